@@ -1,0 +1,92 @@
+# sigil: entry points. Everything goes through CMake presets (CMakePresets.json).
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+MAKEFLAGS += --no-print-directory
+
+JOBS ?= $(shell nproc)
+CTEST_JOBS ?= 2
+FUZZ_SECONDS ?= 20
+# `make fuzz` fuzzes longer unless FUZZ_SECONDS was given explicitly.
+FUZZ_LONG_SECONDS := $(if $(filter command line environment,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),300)
+FUZZ_SOURCES := $(wildcard fuzz/*.cpp)
+CODE_DIRS := $(wildcard src include tests fuzz bench)
+# `make tidy` checks files changed since this revision (plus untracked ones); TIDY_ALL=1 checks all.
+TIDY_BASE ?= HEAD
+
+.PHONY: all build test fuzz bench run format tidy clean bootstrap \
+        release asan fuzz-build fuzz-smoke
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+# ---------------------------------------------------------------- builds
+# RELEASE_TARGETS empty = everything (tests and bench too).
+release: bootstrap
+	cmake --preset release
+	cmake --build --preset release -j $(JOBS) $(if $(RELEASE_TARGETS),--target $(RELEASE_TARGETS))
+
+asan: bootstrap
+	cmake --preset asan
+	cmake --build --preset asan -j $(JOBS)
+
+fuzz-build: bootstrap
+ifeq ($(FUZZ_SOURCES),)
+	@echo "fuzz: no fuzz/*.cpp yet, skipping the fuzz build"
+else
+	cmake --preset fuzz
+	cmake --build --preset fuzz -j $(JOBS)
+endif
+
+# Only the command: `make run` stays quick; `make release` builds everything.
+build:
+	@$(MAKE) release RELEASE_TARGETS=sigil
+	@echo "built: build/release/sigil"
+
+# ---------------------------------------------------------------- tests
+test: asan
+	ctest --preset asan --output-on-failure -j $(CTEST_JOBS)
+	@$(MAKE) fuzz-smoke
+
+fuzz-smoke: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) scripts/fuzz
+
+# ---------------------------------------------------------------- running
+run: build
+	scripts/demo
+
+bench:
+	@$(MAKE) release RELEASE_TARGETS="sigil $(if $(wildcard bench/*.cpp),sigil_bench)"
+	@if [[ -x build/release/sigil_bench ]]; then \
+	  echo "== build/release/sigil_bench"; build/release/sigil_bench; \
+	else echo "bench: no build/release/sigil_bench (no bench/*.cpp yet)"; fi
+	@echo "== build/release/sigil bench"
+	build/release/sigil bench
+
+# ---------------------------------------------------------------- code hygiene
+format:
+	@if [[ -n "$(CODE_DIRS)" ]]; then \
+	  find $(CODE_DIRS) -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.hpp' \) -print0 \
+	    | xargs -0 -r clang-format -i; \
+	fi
+	@echo "format: done"
+
+tidy: bootstrap
+	cmake --preset release >/dev/null
+	@{ if [[ -n "$(TIDY_ALL)" ]] || ! git rev-parse -q --verify "$(TIDY_BASE)^{commit}" >/dev/null; then \
+	     git ls-files; \
+	   else git diff --name-only --diff-filter=d "$(TIDY_BASE)"; fi; \
+	   git ls-files --others --exclude-standard; } \
+	 | python3 -c 'import json,os,sys; db={os.path.realpath(e["file"]) for e in json.load(open("build/release/compile_commands.json"))}; [print(f) for f in sorted(set(sys.stdin.read().split())) if os.path.realpath(f) in db]' \
+	 >build/release/tidy-files.txt
+	@if [[ ! -s build/release/tidy-files.txt ]]; then echo "tidy: no changed source files"; exit 0; fi; \
+	 echo "tidy: $$(wc -l <build/release/tidy-files.txt) file(s)"; \
+	 xargs -r -P $(JOBS) -n 4 clang-tidy --quiet -p build/release <build/release/tidy-files.txt
+
+clean:
+	rm -rf build
