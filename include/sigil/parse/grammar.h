@@ -1,0 +1,119 @@
+// The grammar interface the parser needs from an action registry.
+//
+// The parser recognises markup; it does not know what actions exist. A Grammar tells it which names count
+// (tag names, bracket spellings, MCP servers), how each tag's body is read, and turns what was written into
+// validated, typed arguments. `spec::Registry` implements it; tests may implement small ones.
+// Adding an action never means touching the parser: it means adding a spelling here.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sigil::parse {
+
+// How the bytes after a tag's `>` are read (spec 2.4).
+enum class BodyKind : unsigned char {
+  None,     // complete at `>`
+  Text,     // raw text up to the close tag, trimmed, references decoded
+  Path,     // like Text, but a second non-blank line fails it
+  Json,     // JSON value(s), or the body parameter under the Text rules when it does not start with { or [
+  Markup,   // raw up to the close tag, kept exactly, never abandoned by triggers
+  Content,  // parsed like ordinary text (say)
+};
+
+// What a registered tag name is for.
+enum class TagRole : unsigned char {
+  Action,    // a directive spelling
+  Wrapper,   // `actions`: removable markup (2.6)
+  Say,       // `say`: a say block in say mode, removable markup otherwise (6.1)
+  Sentinel,  // `no-reply`, `no_reply` (7.1)
+  Hidden,    // `think`, `thinking`, `reasoning`, `thought` (8.1)
+};
+
+// One registered tag name. `name` is lower case (tag names match ASCII case-insensitively).
+struct TagName {
+  std::string name;
+  TagRole role = TagRole::Action;
+  BodyKind body = BodyKind::None;
+  std::size_t body_limit = 16 * 1024;  // bytes of body before abandonment (2.8) or invalidity (5.5)
+  int spelling = -1;                   // index into the grammar's spellings, for Action and Say
+  // `none` tags: a tag with no attributes and no `/` that misses a required parameter is text (2.4).
+  bool has_required_params = false;
+  // Json bodies: whether a non-JSON body is the spelling's body parameter (5.2) or makes it invalid.
+  bool has_body_param = false;
+  // Text bodies that a line break fails (2.8: remember, calculate). Json bodies read as text always are.
+  bool single_line = false;
+};
+
+// One registered bracket spelling (`[NAME:args]`, section 3).
+struct BracketName {
+  std::string name;  // as written, upper case
+  int spelling = -1;
+  bool needs_argument = true;  // `[NAME]` alone is text when true (3.4)
+};
+
+// What the parser needs to know about a spelling once it is recognised.
+struct SpellingInfo {
+  std::string action;       // canonical action name (section 13)
+  bool interrupts = false;  // 12.2
+};
+
+// An attribute as written in an open tag (2.2, 2.3). `value` has character references decoded.
+struct Attribute {
+  std::string key;
+  std::string value;
+  bool has_value = false;  // false for a key written without `=`
+};
+
+// A tag's body as the parser read it.
+struct Body {
+  enum class Kind : unsigned char { Absent, Text, Json, JsonError } kind = Kind::Absent;
+  std::string text;          // Text: the body parameter, trimmed, references decoded (Markup: kept exactly)
+  boost::json::value json;   // Json: one parsed value (object or array)
+  std::string error;         // JsonError: the JSON reader's message
+};
+
+// A stable diagnostic code plus a one-line message.
+struct Note {
+  std::string code;
+  std::string message;
+};
+
+// The result of turning what was written into arguments (section 9).
+struct Validated {
+  boost::json::object args;  // canonical names; converted values when valid, as written otherwise (9.4)
+  bool valid = false;
+  std::string error;         // one line, when !valid
+  std::vector<Note> notes;   // duplicate-key, unknown-key, unknown-kind, ...
+};
+
+class Grammar {
+ public:
+  virtual ~Grammar() = default;
+
+  virtual std::span<const TagName> tag_names() const = 0;
+  virtual std::span<const BracketName> bracket_names() const = 0;
+  virtual bool brackets_case_insensitive() const = 0;
+  // Configured MCP server names as configured (5.6); matched case-insensitively by the parser.
+  virtual std::span<const std::string> mcp_servers() const = 0;
+
+  virtual const SpellingInfo& spelling(int index) const = 0;
+  // Index of the spelling whose action is `action` (canonical name), or -1. Used for policy (12.6).
+  virtual std::vector<int> spellings_of(std::string_view action) const = 0;
+
+  // A tag directive: attributes in written order, then the body.
+  virtual Validated validate_tag(int spelling, std::span<const Attribute> attributes, const Body& body) const = 0;
+  // A bracket directive: ARGS exactly as written between `NAME:` and `]` (split and trimmed here, 3.3).
+  // `has_args` is false for `[NAME]`.
+  virtual Validated validate_bracket(int spelling, std::string_view args, bool has_args) const = 0;
+  // An MCP tag `mcp_<server>_<tool>` (5.6): `server` as configured, `tool` as written.
+  virtual Validated validate_mcp(std::string_view server, std::string_view tool,
+                                 std::span<const Attribute> attributes, const Body& body) const = 0;
+};
+
+}  // namespace sigil::parse

@@ -1,0 +1,60 @@
+// The streaming directive parser (spec sections 1-11).
+//
+// Feed a reply in chunks of any size; events go to the sink as soon as they are final. The parser keeps its
+// state between chunks and never re-scans a byte it has released (spec 11.4): total work is linear in the
+// reply's length for any chunking. It holds back only what could still be markup, within the caps of 11.3.
+// It owns no threads and does no I/O.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/parse/events.h"
+#include "sigil/parse/grammar.h"
+
+namespace sigil::parse {
+
+struct ParserOptions {
+  bool say_mode = false;    // spec 6.1
+  bool think_open = false;  // the reply starts inside a hidden region (8.3)
+  std::vector<std::string> denied_actions;  // canonical names policy forbids in this chat (12.6)
+  std::size_t max_directives = 32;          // per reply, say blocks not counted (12.5)
+  std::size_t tag_limit = 8 * 1024;         // an open tag, a comment, a CDATA section (2.8)
+  std::size_t bracket_limit = 4 * 1024;     // bracket ARGS (2.8)
+  std::size_t whitespace_limit = 4 * 1024;  // a longer whitespace run is released untidied (10.3)
+  std::size_t hidden_opener_limit = 4 * 1024;  // a line-start hidden opener waiting for its line end (11.3)
+};
+
+// Work counters, for tests that assert linear work and bounded memory.
+struct ParserStats {
+  std::uint64_t bytes_in = 0;        // reply bytes fed
+  std::uint64_t bytes_examined = 0;  // bytes stepped through a state machine (bulk-skipped bytes not counted)
+  std::uint64_t bytes_replayed = 0;  // bytes fed through the machine a second time (bounded cases only)
+  std::uint64_t text_bytes = 0;      // clean text bytes delivered (visible and hidden)
+  std::uint64_t directives = 0;
+  std::uint64_t diagnostics = 0;
+  std::size_t max_held = 0;          // the most bytes held at once
+};
+
+class Parser {
+ public:
+  Parser(const Grammar& grammar, EventSink& sink, ParserOptions options = {});
+  ~Parser();
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
+  void feed(std::string_view chunk);
+  // Ends the reply. After this, feed and finish must not be called again.
+  void finish(FinishReason reason = FinishReason::Stop);
+
+  const ParserStats& stats() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sigil::parse

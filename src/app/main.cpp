@@ -1,0 +1,57 @@
+// The `sigil` command.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "parse_command.h"
+
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"sigil: directives in model replies, parsed as they stream"};
+  app.require_subcommand(1);
+
+  sigil::app::ParseCommandOptions parse;
+  std::string mcp_servers, deny;
+  CLI::App* parse_cmd = app.add_subcommand("parse", "Parse one reply from standard input and print what it holds");
+  parse_cmd->add_option("--chunk", parse.chunk, "Feed the input in chunks of N bytes")->check(CLI::PositiveNumber);
+  parse_cmd->add_flag("--say", parse.say, "Say mode on (spec 6)");
+  parse_cmd->add_flag("--events", parse.events, "Print events as they happen, one JSON object a line");
+  parse_cmd->add_flag("--stats", parse.stats, "Print only byte and directive counts");
+  parse_cmd->add_option("--mcp-servers", mcp_servers, "Configured MCP server names, comma-separated");
+  parse_cmd->add_flag("--think-open", parse.think_open, "The reply starts inside a hidden region (spec 8.3)");
+  parse_cmd->add_flag("--cut-off", parse.cut_off, "The reply ended with finish reason length (spec 11.6)");
+  parse_cmd->add_option("--deny", deny, "Actions policy forbids in this chat, comma-separated");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    if (parse_cmd->parsed()) {
+      parse.mcp_servers = split_list(mcp_servers);
+      parse.deny = split_list(deny);
+      return sigil::app::run_parse(parse, std::cin, std::cout);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "sigil: internal error: " << e.what() << '\n';
+    return 1;
+  }
+  return 2;
+}

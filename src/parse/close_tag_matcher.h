@@ -1,0 +1,79 @@
+// Matches one known close tag, `</NAME WS? >` (ASCII case-insensitive), byte by byte.
+//
+// Bodies use it for their own close tag, which ends them wherever it stands (except inside a JSON string
+// opened on the same line, which the caller handles by not feeding it). Promise: O(1) per byte, no
+// allocation; a `<` always restarts a match, so no occurrence is missed.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace sigil::parse {
+
+class CloseTagMatcher {
+ public:
+  void set_name(std::string_view lower_name) {
+    name_ = lower_name;
+    reset();
+  }
+  void reset() { matched_ = 0, phase_ = Phase::Idle; }
+
+  // Feeds one byte; true when it was the `>` of the close tag. `position` is the byte's offset (any
+  // coordinate system the caller likes); begin() then gives the offset of the tag's `<`.
+  bool step(unsigned char c, std::size_t position) {
+    switch (phase_) {
+      case Phase::Idle:
+        break;
+      case Phase::Lt:
+        if (c == '/') {
+          phase_ = Phase::Name;
+          return false;
+        }
+        break;
+      case Phase::Name:
+        if (matched_ < name_.size() && lower(c) == static_cast<unsigned char>(name_[matched_])) {
+          ++matched_;
+          return false;
+        }
+        if (matched_ == name_.size()) {
+          if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            phase_ = Phase::Ws;
+            return false;
+          }
+          if (c == '>') {
+            reset();
+            return true;
+          }
+        }
+        break;
+      case Phase::Ws:
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') return false;
+        if (c == '>') {
+          reset();
+          return true;
+        }
+        break;
+    }
+    reset();
+    if (c == '<') {
+      phase_ = Phase::Lt;
+      begin_ = position;
+    }
+    return false;
+  }
+
+  bool in_progress() const { return phase_ != Phase::Idle; }
+  std::size_t begin() const { return begin_; }
+
+ private:
+  enum class Phase : unsigned char { Idle, Lt, Name, Ws };
+  static unsigned char lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c; }
+
+  std::string name_;
+  std::size_t matched_ = 0;
+  std::size_t begin_ = 0;
+  Phase phase_ = Phase::Idle;
+};
+
+}  // namespace sigil::parse

@@ -1,0 +1,187 @@
+#include "open_tag_scan.h"
+
+#include "char_refs.h"
+#include "opener_scan.h"
+
+namespace sigil::parse {
+
+void OpenTagScan::start() {
+  state_ = State::AfterName;
+  quote_ = 0;
+  self_closing_ = false;
+  key_.clear();
+  value_.clear();
+  attributes_.clear();
+}
+
+bool OpenTagScan::in_quoted_value() const {
+  return state_ == State::Quoted || state_ == State::QuotedEscape || state_ == State::BsQuoted ||
+         state_ == State::BsQuotedEscape;
+}
+
+void OpenTagScan::begin_key(unsigned char c) {
+  key_.assign(1, static_cast<char>(c));
+  state_ = State::Key;
+}
+
+void OpenTagScan::end_value() {
+  attributes_.push_back(Attribute{std::move(key_), decode_char_refs(value_), true});
+  key_.clear();
+  value_.clear();
+}
+
+OpenTagScan::Result OpenTagScan::step(unsigned char c) {
+  switch (state_) {
+    case State::AfterName:
+    case State::Between:
+    case State::AfterQuoted:
+      if (is_ws(c)) {
+        state_ = State::Between;
+        return Result::Pending;
+      }
+      if (c == '>') return Result::Complete;
+      if (c == '/') {
+        state_ = State::Slash;
+        return Result::Pending;
+      }
+      // A key must be separated from the name by WS; after a closing quote it may follow directly (2.1).
+      if (is_name_byte(c) && state_ != State::AfterName) {
+        begin_key(c);
+        return Result::Pending;
+      }
+      return Result::Reject;
+    case State::Key:
+      if (is_name_byte(c)) {
+        key_ += static_cast<char>(c);
+        return Result::Pending;
+      }
+      if (c == '=') {
+        state_ = State::AfterEq;
+        return Result::Pending;
+      }
+      if (is_ws(c) || c == '>' || c == '/') {
+        attributes_.push_back(Attribute{std::move(key_), std::string(), false});
+        key_.clear();
+        if (is_ws(c)) {
+          state_ = State::AfterKey;
+          return Result::Pending;
+        }
+        state_ = State::Between;
+        return step(c);
+      }
+      return Result::Reject;
+    case State::AfterKey:
+      if (is_ws(c)) return Result::Pending;
+      if (c == '=') {
+        // The valueless attribute just recorded gets its value after all.
+        key_ = std::move(attributes_.back().key);
+        attributes_.pop_back();
+        state_ = State::AfterEq;
+        return Result::Pending;
+      }
+      state_ = State::Between;
+      return step(c);
+    case State::AfterEq:
+      if (is_ws(c)) return Result::Pending;
+      if (c == '"' || c == '\'') {
+        quote_ = c;
+        state_ = State::Quoted;
+        return Result::Pending;
+      }
+      if (c == '\\') {
+        state_ = State::EqBackslash;
+        return Result::Pending;
+      }
+      if (c == '>') {  // `key=>`: an empty value
+        end_value();
+        return Result::Complete;
+      }
+      if (c == '<') return Result::Reject;
+      value_ += static_cast<char>(c);
+      state_ = c == '/' ? State::UnquotedSlash : State::Unquoted;
+      if (c == '/') value_.pop_back();
+      return Result::Pending;
+    case State::EqBackslash:
+      if (c == '"' || c == '\'') {
+        quote_ = c;
+        state_ = State::BsQuoted;
+        return Result::Pending;
+      }
+      value_ += '\\';
+      state_ = State::Unquoted;
+      return step(c);
+    case State::Quoted:
+      if (c == '\n' || c == '\r') return Result::Reject;
+      if (c == quote_) {
+        end_value();
+        state_ = State::AfterQuoted;
+      } else if (c == '\\') {
+        state_ = State::QuotedEscape;
+      } else {
+        value_ += static_cast<char>(c);
+      }
+      return Result::Pending;
+    case State::QuotedEscape:
+      if (c == quote_) {
+        value_ += static_cast<char>(c);
+        state_ = State::Quoted;
+        return Result::Pending;
+      }
+      value_ += '\\';
+      state_ = State::Quoted;
+      return step(c);
+    case State::BsQuoted:
+      if (c == '\n' || c == '\r') return Result::Reject;
+      if (c == '\\') {
+        state_ = State::BsQuotedEscape;
+      } else {
+        value_ += static_cast<char>(c);
+      }
+      return Result::Pending;
+    case State::BsQuotedEscape:
+      if (c == quote_) {
+        end_value();
+        state_ = State::AfterQuoted;
+        return Result::Pending;
+      }
+      value_ += '\\';
+      state_ = State::BsQuoted;
+      return step(c);
+    case State::Unquoted:
+      if (is_ws(c)) {
+        end_value();
+        state_ = State::Between;
+        return Result::Pending;
+      }
+      if (c == '>') {
+        end_value();
+        return Result::Complete;
+      }
+      if (c == '/') {
+        state_ = State::UnquotedSlash;
+        return Result::Pending;
+      }
+      if (c == '"' || c == '\'' || c == '<') return Result::Reject;
+      value_ += static_cast<char>(c);
+      return Result::Pending;
+    case State::UnquotedSlash:
+      if (c == '>') {
+        end_value();
+        self_closing_ = true;
+        return Result::Complete;
+      }
+      value_ += '/';
+      state_ = State::Unquoted;
+      return step(c);
+    case State::Slash:
+      if (c == ' ' || c == '\t') return Result::Pending;
+      if (c == '>') {
+        self_closing_ = true;
+        return Result::Complete;
+      }
+      return Result::Reject;
+  }
+  return Result::Reject;
+}
+
+}  // namespace sigil::parse

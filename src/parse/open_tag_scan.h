@@ -1,0 +1,61 @@
+// Reads the attributes of an open tag, byte by byte, after its name (spec 2.1-2.3).
+//
+// Promise: each byte is examined once; the result is the same for any chunking. The scanner rejects a tag at
+// the first byte the grammar does not allow, or at a `<` outside quotes, or at a line break inside a quoted
+// value (2.8); that byte is not consumed, so the caller can read it afresh as ordinary text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sigil/parse/grammar.h"
+
+namespace sigil::parse {
+
+class OpenTagScan {
+ public:
+  enum class Result : unsigned char {
+    Pending,   // consumed
+    Complete,  // the tag's `>` was consumed
+    Reject,    // not consumed: the tag is abandoned before this byte
+  };
+
+  void start();
+  Result step(unsigned char c);
+
+  bool self_closing() const { return self_closing_; }
+  // Inside a quoted value only a line break fails the tag, and no trigger counts (2.8).
+  bool in_quoted_value() const;
+  bool has_attributes() const { return !attributes_.empty() || state_ == State::Key; }
+  const std::vector<Attribute>& attributes() const { return attributes_; }
+  std::vector<Attribute> take_attributes() { return std::move(attributes_); }
+
+ private:
+  enum class State : unsigned char {
+    AfterName,      // right after the name: WS, `>` or `/`
+    Between,        // after WS: a key, WS, `>` or `/`
+    Key,
+    AfterKey,       // WS after a key: `=`, another key, `>` or `/`
+    AfterEq,        // WS, then a value
+    EqBackslash,    // `=\`: a backslash-quoted value if a quote follows
+    Quoted,         // "..." or '...'
+    QuotedEscape,   // a backslash inside "..." or '...'
+    BsQuoted,       // \"...\" or \'...\'
+    BsQuotedEscape, // a backslash inside \"...\"
+    Unquoted,
+    UnquotedSlash,  // `/` inside an unquoted value: `/>` ends the tag
+    AfterQuoted,    // right after a closing quote: WS, `>`, `/` or (2.1) another key
+    Slash,          // after `/`: WS, then `>`
+  };
+  void begin_key(unsigned char c);
+  void end_value();
+
+  State state_ = State::AfterName;
+  unsigned char quote_ = 0;
+  bool self_closing_ = false;
+  std::string key_;
+  std::string value_;
+  std::vector<Attribute> attributes_;
+};
+
+}  // namespace sigil::parse

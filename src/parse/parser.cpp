@@ -1,0 +1,1757 @@
+// The streaming recognizer: one pass over the reply, one byte state machine, a few bounded buffers.
+//
+// Layout of the work:
+// - UTF-8 sanitizer -> consume(): ordinary text is skipped in bulk up to the next `<` or `[`;
+// - on_byte(): every other byte steps the code tracker (the "shadow" ordinary-text machine of 2.8) once,
+//   then the state of the pending construct, if any;
+// - released text -> Tidier (section 10) -> SentinelLines (7.3) -> sink.
+// At most one speculative construct is pending at a time (the parser never nests them: an opener inside
+// one is a trigger that abandons it, 2.8). Its bytes are held in `c_.held` until it completes (removed) or
+// is abandoned (released as text, never matched again).
+//
+// Bytes are read a second time only in two bounded cases, both counted in stats().bytes_replayed:
+// a line-start hidden-region opener that turns out to be text (at most hidden_opener_limit bytes), and a
+// `<` after a complete JSON value that turns out not to be the body's close tag (at most a tag name).
+#include "sigil/parse/parser.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+#include "char_refs.h"
+#include "close_tag_matcher.h"
+#include "open_tag_scan.h"
+#include "opener_scan.h"
+#include "sigil/parse/json_lenient.h"
+#include "sigil/parse/json_scanner.h"
+#include "sigil/parse/sentinel_lines.h"
+#include "sigil/parse/tidier.h"
+#include "sigil/text/byte_scan.h"
+#include "sigil/text/code_tracker.h"
+#include "sigil/text/utf8.h"
+
+namespace sigil::parse {
+
+namespace {
+
+constexpr std::size_t npos = std::string::npos;
+
+bool has_non_ws(std::string_view s) {
+  for (char ch : s)
+    if (!is_ws(static_cast<unsigned char>(ch))) return true;
+  return false;
+}
+
+std::string_view trim_ws(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && is_ws(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && is_ws(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+// Counts clean text on its way to the sink, and never lets a text event end inside a UTF-8 sequence: the
+// stages before it may cut anywhere, so an incomplete sequence at the end of a piece waits for the next.
+class Emitter final : public TextSink {
+ public:
+  Emitter(EventSink& sink, bool hidden, ParserStats& stats) : sink_(sink), stats_(stats), hidden_(hidden) {}
+  void clean_text(std::string_view s) override {
+    if (s.empty()) return;
+    count_ += s.size();
+    stats_.text_bytes += s.size();
+    if (!pending_.empty()) {
+      pending_.append(s);
+      std::string out = std::move(pending_);
+      pending_.clear();
+      send(out);
+      return;
+    }
+    send(s);
+  }
+  std::uint64_t count() const { return count_; }
+
+ private:
+  // Where an incomplete UTF-8 sequence at the end of `s` begins (s.size() when there is none).
+  static std::size_t complete_prefix(std::string_view s) {
+    const std::size_t n = s.size();
+    for (std::size_t back = 1; back <= 3 && back <= n; ++back) {
+      const auto b = static_cast<unsigned char>(s[n - back]);
+      if ((b & 0xC0) == 0x80) continue;  // a continuation byte: keep looking for its lead
+      const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+      return need > back ? n - back : n;
+    }
+    return n;
+  }
+  void send(std::string_view s) {
+    const std::size_t cut = complete_prefix(s);
+    if (cut < s.size()) pending_.assign(s.substr(cut));
+    if (cut > 0) sink_.on_text(s.substr(0, cut), hidden_);
+  }
+
+  EventSink& sink_;
+  ParserStats& stats_;
+  std::string pending_;
+  std::uint64_t count_ = 0;
+  bool hidden_;
+};
+
+// Say mode: keeps the current block's tidied text for its directive, and joins blocks with a blank line
+// on their way to the say stream's sentinel judge (cli-parse: blocks joined by "\n\n").
+class SayJoiner final : public TextSink {
+ public:
+  explicit SayJoiner(TextSink& out) : out_(out) {}
+  void begin_block() {
+    block_.clear();
+    started_ = false;
+  }
+  void clean_text(std::string_view s) override {
+    if (s.empty()) return;
+    if (!started_) {
+      if (any_) out_.clean_text("\n\n");
+      started_ = any_ = true;
+    }
+    block_.append(s);
+    out_.clean_text(s);
+  }
+  const std::string& block_text() const { return block_; }
+
+ private:
+  TextSink& out_;
+  std::string block_;
+  bool started_ = false;
+  bool any_ = false;
+};
+
+class NullSink final : public TextSink {
+ public:
+  void clean_text(std::string_view) override {}
+};
+
+}  // namespace
+
+class Parser::Impl {
+ public:
+  Impl(const Grammar& grammar, EventSink& sink, ParserOptions options);
+
+  void feed(std::string_view chunk);
+  void finish(FinishReason reason);
+  const ParserStats& stats() const { return stats_; }
+
+ private:
+  enum class Mode : unsigned char { Text, Hidden };
+  enum class Kind : unsigned char {
+    None,
+    OpenTag,
+    TextBody,    // text, path, and json bodies read as text (5.2)
+    MarkupBody,
+    JsonStart,   // after a json tag's `>`: whitespace so far
+    JsonFence,   // a backtick or tilde run that may open a fence line before the JSON (5.1)
+    JsonFenceLine,
+    JsonAfterFence,
+    JsonBody,
+    JsonDrop,    // past the body limit: dropping up to the close tag (5.5)
+    Bracket,
+    BracketEnd,  // `]` seen: final one byte later unless `(` follows (3.4)
+    Comment,
+    Cdata,
+    HiddenWait,  // a line-start hidden opener waiting for its line break or close tag (8.1)
+  };
+
+  // What the shadow machine knew just before a byte.
+  struct Ctx {
+    bool in_code = false;
+    bool line_ws_only = false;
+  };
+
+  // The pending speculative construct.
+  struct Construct {
+    Kind kind = Kind::None;
+    std::uint64_t begin = 0;         // reply offset (sanitized) of its first byte
+    std::uint64_t clean_offset = 0;  // 11.5
+    std::string held;                // its bytes so far
+    text::CodeTracker::State code_at_begin{};
+    bool line_start = false;  // only spaces and tabs before it on its line
+    // Tags
+    int tag = -1;  // index into names_.tags; -1 for MCP
+    int mcp_server = -1;
+    std::string mcp_tool;
+    std::string name;  // lower case, for the close tag
+    std::vector<Attribute> attrs;
+    bool self_closing = false;
+    // Bodies
+    std::size_t body_begin = 0;     // index in held
+    std::size_t first_nonws = npos; // index in held of the body's first non-whitespace byte
+    std::size_t first_newline = npos;
+    bool single_line = false;
+    bool line_has_content = false;
+    int nonblank_lines = 0;
+    std::size_t line_begin = 0;  // index in held where the current line starts
+    bool json_line_ws = true;    // only whitespace so far on the body's current line
+    bool after_value = false;
+    std::size_t value_end = 0;   // index in held just past the last complete value
+    std::size_t lt_index = 0;    // after a value: the `<` that may start the close tag
+    std::uint64_t lt_pos = 0;
+    text::CodeTracker::State lt_code{};
+    bool lt_line_ws = false;
+    int tail_fence = 0;          // after a value: 0 none, 1 run, 2 fence line, 3 after it
+    std::size_t fence_line_begin = 0;
+    // Brackets
+    int bracket = -1;
+    std::size_t args_begin = 0;
+    std::size_t args_end = 0;
+    bool has_args = true;
+    int depth = 0;
+    bool br_newline_seen = false;
+    bool br_line_ws = true;
+    // Hidden wait
+    std::size_t tag_end = 0;
+    bool hw_content = false;
+  };
+
+  // Input.
+  void consume(std::string_view s);
+  void on_byte(unsigned char c);
+  void dispatch(unsigned char c, const Ctx& ctx, bool fence);
+  void replay(std::string_view bytes, std::uint64_t start_pos);
+
+  // Ordinary text.
+  void text_byte(unsigned char c, const Ctx& ctx);
+  void opener_byte(unsigned char c, const Ctx& ctx);
+  void start_opener(unsigned char c, const Ctx& ctx);
+  void close_tag_in_text(int tag_index, bool is_mcp, std::uint64_t begin);
+  void emit_text(std::string_view s);
+  void emit_byte(unsigned char c) {
+    char ch = static_cast<char>(c);
+    emit_text(std::string_view(&ch, 1));
+  }
+  void gap(GapKind kind);
+  void removed_markup(const text::CodeTracker::State& before, GapKind kind = GapKind::Other);
+  Tidier& tidier();
+
+  // Constructs.
+  void begin_construct(Kind kind, std::uint64_t begin, std::string held, std::uint64_t clean_offset,
+                       const text::CodeTracker::State& code, bool line_start);
+  void begin_from_opener(Kind kind);
+  void release_all();
+  void release_prefix(std::size_t cut);
+  // The construct is abandoned at an opener found inside it (2.8); returns true when handled.
+  bool trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx);
+  void start_trigger(unsigned char c, const Ctx& ctx);
+  OpenerScan::Kind run_trigger(unsigned char c, const Ctx& ctx);
+
+  void open_tag_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void complete_open_tag();
+  void enter_body(BodyKind body);
+  void text_body_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void complete_text_body(std::size_t body_end, std::size_t span_end, bool cut_off = false);
+  void markup_body_byte(unsigned char c);
+  void json_start_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void json_becomes_text(unsigned char c, const Ctx& ctx, bool fence);
+  void json_body_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void json_after_value_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, bool cut_off = false);
+  void end_json_at_value(unsigned char c, const Ctx& ctx);
+  void json_drop_byte(unsigned char c);
+  void bracket_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void bracket_end_byte(unsigned char c, const Ctx& ctx);
+  void complete_bracket(bool cut_off = false);
+  void comment_byte(unsigned char c, const Ctx& ctx);
+  bool hidden_wait_byte(unsigned char c);
+  void hidden_byte(unsigned char c);
+  void enter_hidden(std::uint64_t begin, const text::CodeTracker::State& code);
+
+  // Results.
+  void directive(int spelling, std::string action, Validated v, std::uint64_t begin, std::uint64_t end,
+                 std::uint64_t clean_offset, bool is_say = false, bool cut_off = false);
+  Validated validate_construct(const Body& body);
+  void silence_by_tag(std::uint64_t offset);
+  void start_interrupt();
+  void start_say_block();
+  void end_say_block(std::uint64_t end);
+  void finish_text();
+  void poll_silence();
+  void end_constructs(FinishReason reason);
+  void diag(std::string code, std::uint64_t offset, std::string message);
+  std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
+  std::uint64_t visible_count() const { return visible_.count(); }
+  void note_held() {
+    stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size());
+  }
+
+  const Grammar& grammar_;
+  EventSink& sink_;
+  ParserOptions opt_;
+  NameIndex names_;
+  std::vector<bool> denied_;  // per spelling
+  bool deny_mcp_ = false;
+  ParserStats stats_;
+
+  text::Utf8Sanitizer utf8_;
+  text::CodeTracker code_;
+  text::CodeTracker::State pre_step_{};  // the shadow state before the current byte
+  text::ByteSet text_stops_{"<["};
+
+  // Clean text pipelines: reply (say mode off); hidden and say streams (say mode on).
+  Emitter visible_;
+  Emitter hidden_out_;
+  SentinelLines main_judge_;
+  Tidier main_tidy_;
+  SentinelLines hidden_judge_;
+  Tidier hidden_tidy_;
+  SentinelLines say_judge_;
+  SayJoiner joiner_;
+  std::optional<Tidier> block_tidy_;
+
+  // State.
+  std::uint64_t pos_ = 0;
+  Mode mode_ = Mode::Text;
+  bool line_ws_only_ = true;
+  bool only_removed_ = true;  // 8.1: every earlier byte is whitespace or removed markup
+  bool window_open_ = false;  // 2.6
+  bool interrupted_ = false;
+  bool chain_open_ = false;
+  bool silent_by_tag_ = false;
+  bool silence_reported_ = false;
+  bool text_finished_ = false;
+  bool finished_ = false;
+  std::size_t counted_directives_ = 0;
+  bool any_valid_directive_ = false;
+  bool any_say_block_ = false;
+
+  OpenerScan opener_;
+  std::string opener_bytes_;  // ordinary text: the opener's bytes so far
+  std::uint64_t opener_clean_offset_ = 0;
+  text::CodeTracker::State opener_code_{};
+  bool opener_line_start_ = false;
+  // Inside a construct: where the trigger opener started.
+  text::CodeTracker::State trigger_code_{};
+  bool trigger_line_start_ = false;
+
+  OpenTagScan tag_;
+  CloseTagMatcher close_;
+  JsonScanner json_;
+  Construct c_;
+
+  OpenerScan hidden_scan_;
+  std::uint64_t hidden_begin_ = 0;
+
+  bool in_say_block_ = false;
+  int say_spelling_ = -1;
+  std::uint64_t say_begin_ = 0;
+  std::uint64_t say_clean_offset_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Setup
+
+Parser::Impl::Impl(const Grammar& grammar, EventSink& sink, ParserOptions options)
+    : grammar_(grammar),
+      sink_(sink),
+      opt_(std::move(options)),
+      names_(grammar),
+      visible_(sink, false, stats_),
+      hidden_out_(sink, true, stats_),
+      main_judge_(visible_),
+      main_tidy_(main_judge_, opt_.whitespace_limit),
+      hidden_judge_(hidden_out_),
+      hidden_tidy_(hidden_judge_, opt_.whitespace_limit),
+      say_judge_(visible_),
+      joiner_(say_judge_),
+      opener_(names_),
+      hidden_scan_(names_) {
+  std::size_t spellings = 0;
+  for (const TagName& t : names_.tags) spellings = std::max(spellings, static_cast<std::size_t>(t.spelling + 1));
+  for (const BracketName& b : names_.brackets) spellings = std::max(spellings, static_cast<std::size_t>(b.spelling + 1));
+  denied_.assign(spellings, false);
+  for (const std::string& action : opt_.denied_actions) {
+    if (action == "mcp") deny_mcp_ = true;
+    for (int s : grammar_.spellings_of(action))
+      if (s >= 0 && static_cast<std::size_t>(s) < denied_.size()) denied_[static_cast<std::size_t>(s)] = true;
+  }
+  if (opt_.think_open) {
+    mode_ = Mode::Hidden;
+    hidden_begin_ = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Input
+
+void Parser::Impl::feed(std::string_view chunk) {
+  stats_.bytes_in += chunk.size();
+  utf8_.feed(chunk, [this](std::string_view piece) { consume(piece); });
+}
+
+void Parser::Impl::consume(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    if (mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active()) {
+      // Ordinary text: nothing but `<` and `[` can start markup, so skip to the next one in bulk.
+      std::size_t j = text_stops_.find_first(s, i);
+      if (j == text::ByteSet::npos) j = n;
+      if (j > i) {
+        std::string_view run = s.substr(i, j - i);
+        code_.feed(run);
+        std::size_t nl = run.rfind('\n');
+        std::string_view tail = nl == std::string_view::npos ? run : run.substr(nl + 1);
+        if (nl != std::string_view::npos) line_ws_only_ = true;
+        if (line_ws_only_)
+          for (char ch : tail)
+            if (ch != ' ' && ch != '\t' && ch != '\r') {
+              line_ws_only_ = false;
+              break;
+            }
+        emit_text(run);
+        pos_ += run.size();
+        i = j;
+        continue;
+      }
+    } else if (mode_ == Mode::Hidden && !hidden_scan_.active()) {
+      // Inside a hidden region only a close tag counts: skip to the next `<`, dropping what is before it.
+      const void* lt = std::memchr(s.data() + i, '<', n - i);
+      std::size_t j = lt == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lt) - s.data());
+      pos_ += j - i;
+      i = j;
+      if (i == n) break;
+    }
+    on_byte(static_cast<unsigned char>(s[i]));
+    ++i;
+  }
+}
+
+void Parser::Impl::on_byte(unsigned char c) {
+  ++stats_.bytes_examined;
+  if (c_.kind == Kind::HiddenWait && hidden_wait_byte(c)) {
+    ++pos_;
+    return;
+  }
+  if (mode_ == Mode::Hidden) {
+    hidden_byte(c);
+    ++pos_;
+    return;
+  }
+  Ctx ctx{code_.in_code(), line_ws_only_};
+  pre_step_ = code_.snapshot();
+  code_.step(c);
+  const bool fence = code_.fence_line_started();
+  if (c == '\n') line_ws_only_ = true;
+  else if (c != ' ' && c != '\t' && c != '\r') line_ws_only_ = false;
+  dispatch(c, ctx, fence);
+  note_held();
+  ++pos_;
+}
+
+void Parser::Impl::dispatch(unsigned char c, const Ctx& ctx, bool fence) {
+  switch (c_.kind) {
+    case Kind::None:
+      if (opener_.active()) opener_byte(c, ctx);
+      else text_byte(c, ctx);
+      return;
+    case Kind::OpenTag: return open_tag_byte(c, ctx, fence);
+    case Kind::TextBody: return text_body_byte(c, ctx, fence);
+    case Kind::MarkupBody: return markup_body_byte(c);
+    case Kind::JsonStart:
+    case Kind::JsonFence:
+    case Kind::JsonFenceLine:
+    case Kind::JsonAfterFence: return json_start_byte(c, ctx, fence);
+    case Kind::JsonBody:
+      if (c_.after_value) return json_after_value_byte(c, ctx, fence);
+      return json_body_byte(c, ctx, fence);
+    case Kind::JsonDrop: return json_drop_byte(c);
+    case Kind::Bracket: return bracket_byte(c, ctx, fence);
+    case Kind::BracketEnd: return bracket_end_byte(c, ctx);
+    case Kind::Comment:
+    case Kind::Cdata: return comment_byte(c, ctx);
+    case Kind::HiddenWait: return;  // handled in on_byte
+  }
+}
+
+// Feeds bytes again from `start_pos`, from the shadow state the caller restored. Bounded by the callers.
+void Parser::Impl::replay(std::string_view bytes, std::uint64_t start_pos) {
+  stats_.bytes_replayed += bytes.size();
+  pos_ = start_pos;
+  for (char ch : bytes) on_byte(static_cast<unsigned char>(ch));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Ordinary text
+
+Tidier& Parser::Impl::tidier() {
+  if (!opt_.say_mode) return main_tidy_;
+  return in_say_block_ ? *block_tidy_ : hidden_tidy_;
+}
+
+void Parser::Impl::emit_text(std::string_view s) {
+  if (s.empty()) return;
+  if ((only_removed_ || window_open_ || chain_open_) && has_non_ws(s)) {
+    only_removed_ = false;
+    window_open_ = false;
+    chain_open_ = false;
+  }
+  if (interrupted_ || silent_by_tag_) return;
+  tidier().text(s);
+  poll_silence();
+}
+
+void Parser::Impl::gap(GapKind kind) {
+  if (interrupted_ || silent_by_tag_) return;
+  tidier().gap(kind);
+  poll_silence();
+}
+
+void Parser::Impl::removed_markup(const text::CodeTracker::State& before, GapKind kind) {
+  // Removed markup leaves no trace in the code state (a backtick in a removed tag opens nothing), but it
+  // stood on the line, so no fence can start there.
+  code_.restore(before);
+  code_.mark_line_content();
+  gap(kind);
+}
+
+void Parser::Impl::text_byte(unsigned char c, const Ctx& ctx) {
+  if ((c == '<' || c == '[') && !ctx.in_code) {
+    start_opener(c, ctx);
+    return;
+  }
+  emit_byte(c);
+}
+
+void Parser::Impl::start_opener(unsigned char c, const Ctx& ctx) {
+  OpenerScan::Options o;
+  o.window_open = window_open_;
+  o.at_line_start = ctx.line_ws_only;
+  o.tag_limit = opt_.tag_limit;
+  opener_.start(c, pos_, o);
+  opener_bytes_.assign(1, static_cast<char>(c));
+  opener_clean_offset_ = visible_count();
+  opener_code_ = pre_step_;
+  opener_line_start_ = ctx.line_ws_only;
+}
+
+void Parser::Impl::opener_byte(unsigned char c, const Ctx& ctx) {
+  using K = OpenerScan::Kind;
+  const K k = opener_.step(c);
+  switch (k) {
+    case K::Pending:
+      opener_bytes_ += static_cast<char>(c);
+      return;
+    case K::NotMarkup: {
+      std::string bytes = std::move(opener_bytes_);
+      opener_bytes_.clear();
+      emit_text(bytes);
+      text_byte(c, ctx);
+      return;
+    }
+    case K::TagOpen:
+      begin_from_opener(Kind::OpenTag);
+      tag_.start();
+      open_tag_byte(c, ctx, false);
+      return;
+    case K::CloseTag: {
+      opener_bytes_.clear();
+      close_tag_in_text(opener_.index(), opener_.is_mcp(), opener_.start_offset());
+      return;
+    }
+    case K::CommentOpen:
+    case K::CdataOpen:
+      opener_bytes_ += static_cast<char>(c);
+      begin_from_opener(k == K::CommentOpen ? Kind::Comment : Kind::Cdata);
+      return;
+    case K::BracketOpen:
+      opener_bytes_ += static_cast<char>(c);
+      begin_from_opener(Kind::Bracket);
+      c_.bracket = opener_.index();
+      c_.args_begin = c_.held.size();
+      return;
+    case K::BracketBare:
+      opener_bytes_ += static_cast<char>(c);
+      if (names_.brackets[static_cast<std::size_t>(opener_.index())].needs_argument) {
+        std::string bytes = std::move(opener_bytes_);
+        opener_bytes_.clear();
+        emit_text(bytes);  // 3.4: `[NAME]` for an action that needs an argument is text
+        return;
+      }
+      begin_from_opener(Kind::BracketEnd);
+      c_.bracket = opener_.index();
+      c_.has_args = false;
+      c_.args_begin = c_.args_end = c_.held.size() - 1;
+      return;
+    case K::Unregistered:
+      opener_bytes_.clear();
+      diag("unregistered-tag-removed", input_offset(opener_.start_offset()),
+           "an unregistered tag right after <actions> was removed");
+      removed_markup(opener_code_);
+      return;
+    case K::HiddenTrigger:
+      return;  // trigger mode only
+  }
+}
+
+void Parser::Impl::close_tag_in_text(int tag_index, bool is_mcp, std::uint64_t begin) {
+  const text::CodeTracker::State before = (c_.kind == Kind::None) ? opener_code_ : trigger_code_;
+  TagRole role = is_mcp ? TagRole::Action : names_.tags[static_cast<std::size_t>(tag_index)].role;
+  if (role == TagRole::Say && opt_.say_mode && in_say_block_) {
+    code_.restore(before);
+    code_.mark_line_content();
+    end_say_block(pos_ + 1);
+    return;
+  }
+  if (role == TagRole::Wrapper) {
+    window_open_ = false;
+  } else {
+    diag("orphan-close-tag", input_offset(begin), "a close tag with nothing open was removed");
+  }
+  removed_markup(before);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Constructs: shared
+
+void Parser::Impl::begin_construct(Kind kind, std::uint64_t begin, std::string held, std::uint64_t clean_offset,
+                                   const text::CodeTracker::State& code, bool line_start) {
+  c_ = Construct{};
+  c_.kind = kind;
+  c_.begin = begin;
+  c_.held = std::move(held);
+  c_.clean_offset = clean_offset;
+  c_.code_at_begin = code;
+  c_.line_start = line_start;
+}
+
+void Parser::Impl::begin_from_opener(Kind kind) {
+  std::string held = std::move(opener_bytes_);
+  opener_bytes_.clear();
+  begin_construct(kind, opener_.start_offset(), std::move(held), opener_clean_offset_, opener_code_,
+                  opener_line_start_);
+  if (kind == Kind::OpenTag) {
+    c_.tag = opener_.index();
+    c_.mcp_server = opener_.mcp_server();
+    if (c_.mcp_server >= 0) c_.mcp_tool = std::string(opener_.mcp_tool());
+    c_.name = opener_.name();
+  }
+}
+
+void Parser::Impl::release_all() {
+  std::string held = std::move(c_.held);
+  diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
+  c_ = Construct{};
+  opener_.reset();
+  emit_text(held);
+}
+
+// Releases held[0, cut) as text and leaves held[cut, end) in c_.held for the caller.
+void Parser::Impl::release_prefix(std::size_t cut) {
+  std::string released = c_.held.substr(0, cut);
+  c_.held.erase(0, cut);
+  diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
+  emit_text(released);
+}
+
+void Parser::Impl::start_trigger(unsigned char c, const Ctx& ctx) {
+  OpenerScan::Options o;
+  o.trigger_mode = true;
+  o.at_line_start = ctx.line_ws_only;
+  o.tag_limit = opt_.tag_limit;
+  opener_.start(c, pos_, o);
+  trigger_code_ = pre_step_;
+  trigger_line_start_ = ctx.line_ws_only;
+}
+
+// Steps the trigger scanner; `c` must already be in c_.held. Returns what it found (Pending when nothing).
+OpenerScan::Kind Parser::Impl::run_trigger(unsigned char c, const Ctx& ctx) {
+  using K = OpenerScan::Kind;
+  if (opener_.active()) {
+    K k = opener_.step(c);
+    if (k != K::NotMarkup) return k;
+  }
+  if ((c == '<' || c == '[') && !ctx.in_code) start_trigger(c, ctx);
+  return K::Pending;
+}
+
+// An opener found inside the construct abandons it (2.8): the bytes before the opener are released as
+// text, and the opener carries on as a construct of its own. `c` is in c_.held (for TagOpen it is the
+// delimiter, which the new open tag reads afresh).
+bool Parser::Impl::trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx) {
+  using K = OpenerScan::Kind;
+  if (k != K::TagOpen && k != K::CommentOpen && k != K::CdataOpen && k != K::BracketOpen &&
+      k != K::HiddenTrigger)
+    return false;
+  const std::size_t t = static_cast<std::size_t>(opener_.start_offset() - c_.begin);
+  release_prefix(t);
+  std::string rest = std::move(c_.held);
+  const std::uint64_t begin = opener_.start_offset();
+  const std::uint64_t clean = visible_count();
+  switch (k) {
+    case K::TagOpen:
+      rest.pop_back();  // the delimiter
+      begin_construct(Kind::OpenTag, begin, std::move(rest), clean, trigger_code_, trigger_line_start_);
+      c_.tag = opener_.index();
+      c_.mcp_server = opener_.mcp_server();
+      if (c_.mcp_server >= 0) c_.mcp_tool = std::string(opener_.mcp_tool());
+      c_.name = opener_.name();
+      tag_.start();
+      open_tag_byte(c, ctx, false);
+      return true;
+    case K::CommentOpen:
+    case K::CdataOpen:
+      begin_construct(k == K::CommentOpen ? Kind::Comment : Kind::Cdata, begin, std::move(rest), clean,
+                      trigger_code_, trigger_line_start_);
+      return true;
+    case K::BracketOpen:
+      begin_construct(Kind::Bracket, begin, std::move(rest), clean, trigger_code_, trigger_line_start_);
+      c_.bracket = opener_.index();
+      c_.args_begin = c_.held.size();
+      return true;
+    case K::HiddenTrigger:
+      c_ = Construct{};
+      enter_hidden(begin, trigger_code_);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Open tags
+
+void Parser::Impl::open_tag_byte(unsigned char c, const Ctx& ctx, bool fence) {
+  if (fence) {  // a fence line abandons an open tag spread over lines; the line is code
+    c_.held += static_cast<char>(c);
+    release_all();
+    return;
+  }
+  if (c_.held.size() >= opt_.tag_limit) {
+    diag("tag-too-long", input_offset(c_.begin), "an open tag reached its limit and was released as text");
+    release_all();
+    text_byte(c, ctx);
+    return;
+  }
+  const bool quoted = tag_.in_quoted_value();
+  const OpenTagScan::Result r = tag_.step(c);
+  if (r == OpenTagScan::Result::Reject) {
+    release_all();
+    text_byte(c, ctx);
+    return;
+  }
+  c_.held += static_cast<char>(c);
+  if (r == OpenTagScan::Result::Complete) {
+    opener_.reset();
+    complete_open_tag();
+    return;
+  }
+  // Inside quotes nothing triggers (2.8); elsewhere `[NAME:` in an unquoted value does (`<` is rejected).
+  if (!quoted && !tag_.in_quoted_value()) {
+    OpenerScan::Kind k = run_trigger(c, ctx);
+    trigger(k, c, ctx);
+  } else {
+    opener_.reset();
+  }
+}
+
+void Parser::Impl::complete_open_tag() {
+  const bool mcp = c_.tag < 0;
+  const TagName* t = mcp ? nullptr : &names_.tags[static_cast<std::size_t>(c_.tag)];
+  c_.attrs = tag_.take_attributes();
+  c_.self_closing = tag_.self_closing();
+  const TagRole role = mcp ? TagRole::Action : t->role;
+  const BodyKind body = mcp ? BodyKind::Json : t->body;
+  const std::uint64_t end = c_.begin + c_.held.size();
+  switch (role) {
+    case TagRole::Hidden:
+      if (only_removed_ || c_.self_closing) {
+        const std::uint64_t begin = c_.begin;
+        const auto code = c_.code_at_begin;
+        const bool self_closing = c_.self_closing;
+        c_ = Construct{};
+        if (self_closing) {
+          removed_markup(code);
+        } else {
+          enter_hidden(begin, code);
+        }
+      } else if (c_.line_start) {
+        c_.kind = Kind::HiddenWait;
+        c_.tag_end = c_.held.size();
+        c_.hw_content = false;
+        hidden_scan_.reset();
+      } else {
+        std::string held = std::move(c_.held);
+        c_ = Construct{};
+        emit_text(held);  // 8.1: elsewhere a hidden-region tag is text
+      }
+      return;
+    case TagRole::Sentinel: {
+      const auto code = c_.code_at_begin;
+      const std::uint64_t begin = c_.begin;
+      c_ = Construct{};
+      removed_markup(code);
+      silence_by_tag(begin);
+      return;
+    }
+    case TagRole::Wrapper: {
+      const auto code = c_.code_at_begin;
+      const bool self_closing = c_.self_closing;
+      c_ = Construct{};
+      removed_markup(code);
+      window_open_ = !self_closing;
+      return;
+    }
+    case TagRole::Say: {
+      const auto code = c_.code_at_begin;
+      const std::uint64_t begin = c_.begin;
+      const bool self_closing = c_.self_closing;
+      const int spelling = t->spelling;
+      c_ = Construct{};
+      if (!opt_.say_mode || interrupted_) {
+        removed_markup(code);
+      } else if (in_say_block_) {
+        diag("nested-say", input_offset(begin), "a say tag inside a say block was removed");
+        removed_markup(code);
+      } else if (self_closing) {
+        diag("empty-say", input_offset(begin), "an empty say block was dropped");
+        removed_markup(code);
+      } else {
+        removed_markup(code);
+        say_spelling_ = spelling;
+        say_begin_ = begin;
+        start_say_block();
+      }
+      return;
+    }
+    case TagRole::Action:
+      break;
+  }
+  if (body == BodyKind::None || c_.self_closing) {
+    if (body == BodyKind::None && !c_.self_closing && c_.attrs.empty() && t->has_required_params) {
+      std::string held = std::move(c_.held);
+      c_ = Construct{};
+      emit_text(held);  // 2.4: `I can react with <react>.` is text
+      return;
+    }
+    Validated v = validate_construct(Body{});
+    const auto code = c_.code_at_begin;
+    const int spelling = mcp ? -1 : t->spelling;
+    const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+    c_ = Construct{};
+    code_.restore(code);
+    code_.mark_line_content();
+    directive(spelling, {}, std::move(v), begin, end, clean);
+    return;
+  }
+  enter_body(body);
+}
+
+void Parser::Impl::enter_body(BodyKind body) {
+  c_.body_begin = c_.held.size();
+  c_.line_begin = c_.held.size();
+  close_.set_name(c_.name);
+  const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+  switch (body) {
+    case BodyKind::Text:
+    case BodyKind::Path:
+      c_.kind = Kind::TextBody;
+      c_.single_line = t != nullptr && t->single_line;
+      return;
+    case BodyKind::Markup:
+      c_.kind = Kind::MarkupBody;
+      return;
+    case BodyKind::Json:
+      c_.kind = Kind::JsonStart;
+      return;
+    default:
+      c_.kind = Kind::TextBody;
+      return;
+  }
+}
+
+Validated Parser::Impl::validate_construct(const Body& body) {
+  if (c_.tag < 0)
+    return grammar_.validate_mcp(names_.mcp_servers[static_cast<std::size_t>(c_.mcp_server)], c_.mcp_tool, c_.attrs,
+                                 body);
+  return grammar_.validate_tag(names_.tags[static_cast<std::size_t>(c_.tag)].spelling, c_.attrs, body);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Text, path and markup bodies
+
+std::size_t body_limit_of(const NameIndex& names, int tag) {
+  return tag >= 0 ? names.tags[static_cast<std::size_t>(tag)].body_limit : 256 * 1024;
+}
+
+void Parser::Impl::text_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
+  if (fence) {  // the fence line is code; the body so far is text (2.8)
+    c_.held += static_cast<char>(c);
+    release_all();
+    return;
+  }
+  if (c_.held.size() - c_.body_begin >= body_limit_of(names_, c_.tag)) {
+    diag("body-too-long", input_offset(c_.begin), "a body reached its limit and was released as text");
+    release_all();
+    text_byte(c, ctx);
+    return;
+  }
+  const bool closing = close_.in_progress();
+  if (close_.step(c, c_.held.size())) {
+    c_.held += static_cast<char>(c);
+    opener_.reset();
+    complete_text_body(close_.begin(), c_.held.size());
+    return;
+  }
+  // Failure rules (2.8).
+  if (c == '\n' && c_.single_line && !(closing && close_.in_progress())) {
+    release_all();
+    text_byte(c, ctx);
+    return;
+  }
+  const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+  if (t != nullptr && t->body == BodyKind::Path) {
+    if (c == '\n') {
+      c_.line_has_content = false;
+    } else if (!is_ws(c) && !c_.line_has_content) {
+      if (c_.nonblank_lines == 1) {  // a second non-blank line
+        release_all();
+        text_byte(c, ctx);
+        return;
+      }
+      c_.nonblank_lines = 1;
+      c_.line_has_content = true;
+    }
+  }
+  c_.held += static_cast<char>(c);
+  if (c_.first_nonws == npos && !is_ws(c)) c_.first_nonws = c_.held.size() - 1;
+  using K = OpenerScan::Kind;
+  const K k = run_trigger(c, ctx);
+  if (k == K::TagOpen && !opener_.is_mcp() && opener_.name() == c_.name &&
+      c_.first_nonws == static_cast<std::size_t>(opener_.start_offset() - c_.begin)) {
+    // 2.5: a repeated opening tag with only whitespace before it counts once, with its own attributes.
+    diag("repeated-tag", input_offset(opener_.start_offset()), "a repeated opening tag counted once");
+    c_.held.pop_back();
+    c_.kind = Kind::OpenTag;
+    c_.attrs.clear();
+    c_.first_nonws = npos;
+    tag_.start();
+    open_tag_byte(c, ctx, false);
+    return;
+  }
+  if (k == K::CloseTag && (opener_.is_mcp() || opener_.name() != c_.name)) {
+    // 2.4: a close tag of another registered name ends the body there, then counts as in ordinary text.
+    const std::uint64_t close_begin = opener_.start_offset();
+    const int idx = opener_.index();
+    const bool mcp = opener_.is_mcp();
+    const auto code = trigger_code_;
+    const std::size_t body_end = static_cast<std::size_t>(close_begin - c_.begin);
+    complete_text_body(body_end, body_end);
+    trigger_code_ = code;
+    close_tag_in_text(idx, mcp, close_begin);
+    return;
+  }
+  trigger(k, c, ctx);
+}
+
+void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end, bool cut_off) {
+  const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+  std::string_view raw = std::string_view(c_.held).substr(c_.body_begin, body_end - c_.body_begin);
+  Body body;
+  if (c_.kind == Kind::MarkupBody) {
+    body.kind = Body::Kind::Text;
+    body.text = std::string(raw);
+  } else {
+    std::string_view trimmed = trim_ws(raw);
+    const bool json_spelling = t == nullptr || t->body == BodyKind::Json;
+    if (!(json_spelling && trimmed.empty())) {  // an empty json body means {} (5.1)
+      body.kind = Body::Kind::Text;
+      body.text = decode_char_refs(trimmed);
+    }
+  }
+  Validated v = validate_construct(body);
+  const int spelling = t != nullptr ? t->spelling : -1;
+  const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+  const auto code = c_.code_at_begin;
+  c_ = Construct{};
+  opener_.reset();
+  close_.reset();
+  code_.restore(code);
+  code_.mark_line_content();
+  directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, cut_off);
+}
+
+void Parser::Impl::markup_body_byte(unsigned char c) {
+  if (close_.step(c, c_.held.size())) {
+    c_.held += static_cast<char>(c);
+    complete_text_body(close_.begin(), c_.held.size());
+    return;
+  }
+  if (c_.held.size() - c_.body_begin >= body_limit_of(names_, c_.tag)) {
+    diag("body-too-long", input_offset(c_.begin), "a markup body passed its limit: invalid, removed");
+    c_.kind = Kind::JsonDrop;  // drop up to the close tag, like an oversized JSON body (5.5)
+    return;
+  }
+  c_.held += static_cast<char>(c);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// JSON bodies
+
+void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) {
+  switch (c_.kind) {
+    case Kind::JsonStart:
+      if (is_ws(c)) {
+        if (c == '\n' && c_.first_newline == npos) c_.first_newline = c_.held.size();
+        c_.held += static_cast<char>(c);
+        return;
+      }
+      if (c == '{' || c == '[') {
+        c_.kind = Kind::JsonBody;
+        json_.reset();
+        c_.json_line_ws = false;
+        json_.step(c);
+        c_.held += static_cast<char>(c);
+        return;
+      }
+      if (c == '`' || c == '~') {
+        c_.kind = Kind::JsonFence;
+        c_.fence_line_begin = c_.held.size();
+        c_.held += static_cast<char>(c);
+        if (fence) c_.kind = Kind::JsonFenceLine;
+        return;
+      }
+      return json_becomes_text(c, ctx, fence);
+    case Kind::JsonFence:
+      if (fence) {
+        c_.kind = Kind::JsonFenceLine;
+        c_.held += static_cast<char>(c);
+        return;
+      }
+      if (c == static_cast<unsigned char>(c_.held[c_.fence_line_begin])) {
+        c_.held += static_cast<char>(c);
+        return;
+      }
+      return json_becomes_text(c, ctx, fence);
+    case Kind::JsonFenceLine:
+      c_.held += static_cast<char>(c);
+      if (c == '\n') c_.kind = Kind::JsonAfterFence;
+      return;
+    case Kind::JsonAfterFence:
+      if (is_ws(c)) {
+        c_.held += static_cast<char>(c);
+        return;
+      }
+      if (c == '{' || c == '[') {
+        c_.kind = Kind::JsonBody;
+        json_.reset();
+        c_.json_line_ws = false;
+        json_.step(c);
+        c_.held += static_cast<char>(c);
+        return;
+      }
+      // Not JSON after all, so the body is text, and its fence line abandoned it (2.8): the fence is code.
+      {
+        std::string held = std::move(c_.held);
+        const std::size_t cut = c_.fence_line_begin;
+        c_ = Construct{};
+        std::size_t line = held.rfind('\n', cut == 0 ? 0 : cut - 1);
+        line = (line == npos || cut == 0) ? cut : line + 1;
+        diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
+        emit_text(std::string_view(held).substr(0, line));
+        emit_text(std::string_view(held).substr(line));
+        text_byte(c, ctx);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// The body does not start with `{` or `[`: it is the spelling's body parameter under the text rules (5.2),
+// and a line break fails it (2.8).
+void Parser::Impl::json_becomes_text(unsigned char c, const Ctx& ctx, bool fence) {
+  if (c_.first_newline != npos) {
+    const std::size_t cut = c_.first_newline;
+    std::string held = std::move(c_.held);
+    c_ = Construct{};
+    diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
+    emit_text(std::string_view(held).substr(0, cut));
+    emit_text(std::string_view(held).substr(cut));
+    text_byte(c, ctx);
+    return;
+  }
+  c_.kind = Kind::TextBody;
+  c_.single_line = true;
+  // Backticks already held opened an inline span in the shadow machine; the body goes on from here.
+  for (std::size_t i = c_.body_begin; i < c_.held.size(); ++i)
+    if (!is_ws(static_cast<unsigned char>(c_.held[i])) && c_.first_nonws == npos) c_.first_nonws = i;
+  text_body_byte(c, ctx, fence);
+}
+
+void Parser::Impl::json_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
+  (void)fence;
+  if (c_.held.size() - c_.body_begin >= body_limit_of(names_, c_.tag)) {
+    diag("body-too-long", input_offset(c_.begin), "a JSON body passed its limit: invalid, removed");
+    c_.kind = Kind::JsonDrop;
+    close_.reset();
+    json_drop_byte(c);
+    return;
+  }
+  // 5.4: a close tag inside a `"` string opened on the same line is content; anywhere else it ends the body.
+  bool closed = false;
+  if (c == '<' && json_.close_tag_is_content()) {
+    close_.reset();
+  } else {
+    closed = close_.step(c, c_.held.size());
+  }
+  if (closed) {
+    c_.held += static_cast<char>(c);
+    complete_json(close_.begin(), c_.held.size(), false);
+    return;
+  }
+  // 5.4: an incomplete value and a line that cannot continue it: the body ends before that line.
+  if (c_.json_line_ws && !is_ws(c) && !json_.line_start_acceptable(c)) {
+    const std::size_t line = c_.line_begin;
+    std::string tail = c_.held.substr(line);
+    complete_json(line, line, true);
+    emit_text(tail);
+    text_byte(c, ctx);
+    return;
+  }
+  if (c == '\n') {
+    c_.json_line_ws = true;
+    c_.line_begin = c_.held.size() + 1;
+  } else if (!is_ws(c)) {
+    c_.json_line_ws = false;
+  }
+  const JsonScanner::Step st = json_.step(c);
+  c_.held += static_cast<char>(c);
+  if (st == JsonScanner::Step::ValueEnd) {
+    c_.after_value = true;
+    c_.value_end = c_.held.size();
+    c_.tail_fence = 0;
+  }
+}
+
+void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx, bool fence) {
+  const bool was_closing = close_.in_progress();
+  if (close_.step(c, c_.held.size())) {
+    c_.held += static_cast<char>(c);
+    complete_json(close_.begin(), c_.held.size(), false);
+    return;
+  }
+  if (was_closing) {
+    // Not our close tag after all: the body ended at its value, and from the `<` on it is ordinary text,
+    // read again from the shadow state before that `<`.
+    const std::size_t lt = c_.lt_index;
+    std::string again = c_.held.substr(lt);
+    again += static_cast<char>(c);
+    const std::uint64_t lt_pos = c_.lt_pos;
+    const auto lt_code = c_.lt_code;
+    const bool lt_line_ws = c_.lt_line_ws;
+    std::string tail = c_.held.substr(c_.value_end, lt - c_.value_end);
+    complete_json(c_.value_end, c_.value_end, true);
+    emit_text(tail);
+    code_.restore(lt_code);
+    line_ws_only_ = lt_line_ws;
+    const std::uint64_t here = pos_;
+    replay(again, lt_pos);
+    pos_ = here;  // on_byte() moves past this byte
+    (void)ctx;
+    return;
+  }
+  if (c == '<') {
+    c_.lt_index = c_.held.size();
+    c_.lt_pos = pos_;
+    c_.lt_code = pre_step_;
+    c_.lt_line_ws = ctx.line_ws_only;
+    c_.held += static_cast<char>(c);
+    return;
+  }
+  if (c_.tail_fence == 1) {
+    if (fence) c_.tail_fence = 2;
+    if (fence || c == static_cast<unsigned char>(c_.held[c_.fence_line_begin])) {
+      c_.held += static_cast<char>(c);
+      return;
+    }
+    return end_json_at_value(c, ctx);
+  }
+  if (c_.tail_fence == 2) {
+    c_.held += static_cast<char>(c);
+    if (c == '\n') c_.tail_fence = 3;
+    return;
+  }
+  if (is_ws(c)) {
+    c_.held += static_cast<char>(c);
+    return;
+  }
+  if (c_.tail_fence == 0 && (c == '`' || c == '~') && ctx.line_ws_only) {
+    c_.tail_fence = 1;
+    c_.fence_line_begin = c_.held.size();
+    c_.held += static_cast<char>(c);
+    return;
+  }
+  if (c_.tail_fence == 0 && (c == ',' || c == '{' || c == '[')) {
+    // 5.4: several values in a row, optionally separated by commas.
+    const JsonScanner::Step st = json_.step(c);
+    c_.held += static_cast<char>(c);
+    if (st == JsonScanner::Step::ValueStart) {
+      c_.after_value = false;
+      c_.json_line_ws = false;
+    }
+    return;
+  }
+  end_json_at_value(c, ctx);
+}
+
+// Something else follows a complete value: the directive counts, and what follows is ordinary text (5.4).
+void Parser::Impl::end_json_at_value(unsigned char c, const Ctx& ctx) {
+  std::string tail = c_.held.substr(c_.value_end);
+  complete_json(c_.value_end, c_.value_end, true);
+  emit_text(tail);
+  text_byte(c, ctx);
+}
+
+void Parser::Impl::complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, bool cut_off) {
+  std::string_view text = std::string_view(c_.held).substr(c_.body_begin, json_end - c_.body_begin);
+  std::vector<LenientResult> values = parse_lenient_sequence(text);
+  const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+  const int spelling = t != nullptr ? t->spelling : -1;
+  const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+  const auto code = c_.code_at_begin;
+  if (unclosed) diag("unclosed", input_offset(begin), "the JSON body's close tag never came");
+  std::vector<Validated> results;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    LenientResult& r = values[i];
+    Body body;
+    if (r.ok) {
+      body.kind = Body::Kind::Json;
+      body.json = std::move(r.value);
+      if (!r.repairs.empty()) {
+        std::string list;
+        for (const std::string& rep : r.repairs) list += (list.empty() ? "" : ", ") + rep;
+        diag("json-repaired", input_offset(begin), "JSON repaired: " + list);
+      }
+    } else {
+      body.kind = Body::Kind::JsonError;
+      body.error = r.error;
+    }
+    if (i > 0) diag("extra-value", input_offset(begin), "another JSON value in the same body: one more directive");
+    results.push_back(validate_construct(body));
+  }
+  c_ = Construct{};
+  opener_.reset();
+  close_.reset();
+  code_.restore(code);
+  code_.mark_line_content();
+  for (Validated& v : results) directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, cut_off);
+}
+
+void Parser::Impl::json_drop_byte(unsigned char c) {
+  if (close_.step(c, 0)) {
+    Body body;
+    body.kind = Body::Kind::JsonError;
+    body.error = "the body is over its size limit";
+    Validated v = validate_construct(body);
+    v.valid = false;
+    v.args = c_.tag < 0 ? v.args : boost::json::object{};
+    if (v.error.empty() || v.error.find("limit") == std::string::npos) v.error = "the body is over its size limit";
+    const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+    const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+    const auto code = c_.code_at_begin;
+    c_ = Construct{};
+    close_.reset();
+    code_.restore(code);
+    code_.mark_line_content();
+    directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, pos_ + 1, clean);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Brackets
+
+void Parser::Impl::bracket_byte(unsigned char c, const Ctx& ctx, bool fence) {
+  if (fence) {
+    c_.held += static_cast<char>(c);
+    release_all();
+    return;
+  }
+  if (c_.held.size() - c_.args_begin >= opt_.bracket_limit) {
+    diag("bracket-too-long", input_offset(c_.begin), "bracket arguments reached their limit: released as text");
+    release_all();
+    text_byte(c, ctx);
+    return;
+  }
+  if (c == '\n') {
+    if (c_.br_newline_seen && c_.br_line_ws) {  // a blank line (3.2)
+      release_all();
+      text_byte(c, ctx);
+      return;
+    }
+    c_.br_newline_seen = true;
+    c_.br_line_ws = true;
+  } else if (!is_ws(c)) {
+    c_.br_line_ws = false;
+  }
+  c_.held += static_cast<char>(c);
+  const OpenerScan::Kind k = run_trigger(c, ctx);
+  if (trigger(k, c, ctx)) return;
+  if (c == '[') {
+    ++c_.depth;
+  } else if (c == ']') {
+    if (c_.depth == 0) {
+      c_.kind = Kind::BracketEnd;
+      c_.args_end = c_.held.size() - 1;
+      opener_.reset();
+    } else {
+      --c_.depth;
+    }
+  }
+}
+
+void Parser::Impl::bracket_end_byte(unsigned char c, const Ctx& ctx) {
+  if (c == '(') {  // 3.4: a Markdown link
+    std::string held = std::move(c_.held);
+    c_ = Construct{};
+    emit_text(held);
+    text_byte(c, ctx);
+    return;
+  }
+  // The byte after `]` was stepped from the shadow state with the bracket in it; the bracket is removed.
+  const auto code = c_.code_at_begin;
+  complete_bracket();
+  code_.restore(code);
+  code_.mark_line_content();
+  pre_step_ = code_.snapshot();
+  Ctx again{code_.in_code(), ctx.line_ws_only};
+  code_.step(c);
+  text_byte(c, again);
+}
+
+void Parser::Impl::complete_bracket(bool cut_off) {
+  const BracketName& b = names_.brackets[static_cast<std::size_t>(c_.bracket)];
+  const std::size_t args_end = c_.kind == Kind::BracketEnd ? c_.args_end : c_.held.size();
+  std::string_view args = std::string_view(c_.held).substr(c_.args_begin, args_end - c_.args_begin);
+  Validated v = grammar_.validate_bracket(b.spelling, args, c_.has_args);
+  const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+  const std::uint64_t end = begin + (c_.kind == Kind::BracketEnd ? args_end + 1 : c_.held.size());
+  c_ = Construct{};
+  opener_.reset();
+  directive(b.spelling, {}, std::move(v), begin, end, clean, false, cut_off);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Comments and CDATA (2.7): removed whole; nothing inside counts; only their limit abandons them.
+
+void Parser::Impl::comment_byte(unsigned char c, const Ctx& ctx) {
+  if (c_.held.size() >= opt_.tag_limit) {
+    diag("comment-too-long", input_offset(c_.begin), "a comment reached its limit and was released as text");
+    release_all();
+    text_byte(c, ctx);
+    return;
+  }
+  c_.held += static_cast<char>(c);
+  const std::size_t opener = c_.kind == Kind::Comment ? 4 : 9;
+  std::string_view end_mark = c_.kind == Kind::Comment ? "-->" : "]]>";
+  const std::string& h = c_.held;
+  if (h.size() >= opener + 3 && c == '>' && std::string_view(h).substr(h.size() - 3) == end_mark) {
+    const auto code = c_.code_at_begin;
+    c_ = Construct{};
+    removed_markup(code);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Hidden regions (section 8)
+
+void Parser::Impl::enter_hidden(std::uint64_t begin, const text::CodeTracker::State& code) {
+  code_.restore(code);
+  mode_ = Mode::Hidden;
+  hidden_begin_ = begin;
+  hidden_scan_.reset();
+}
+
+void Parser::Impl::hidden_byte(unsigned char c) {
+  using K = OpenerScan::Kind;
+  if (hidden_scan_.active()) {
+    const K k = hidden_scan_.step(c);
+    if (k == K::CloseTag && !hidden_scan_.is_mcp() &&
+        names_.tags[static_cast<std::size_t>(hidden_scan_.index())].role == TagRole::Hidden) {
+      mode_ = Mode::Text;
+      code_.mark_line_content();
+      line_ws_only_ = false;
+      gap(GapKind::Other);
+      return;
+    }
+    if (k == K::Pending) return;
+    hidden_scan_.reset();
+  }
+  if (c == '<') {
+    OpenerScan::Options o;
+    o.trigger_mode = true;
+    o.tag_limit = opt_.tag_limit;
+    hidden_scan_.start(c, pos_, o);
+  }
+}
+
+// A line-start hidden opener mid-reply (8.1): it opens a region if a line break follows (spaces before it
+// allowed) or its close tag stands later on the same line. Returns false when the wait ended without a
+// region and the byte must be read as ordinary text (the held bytes were replayed).
+bool Parser::Impl::hidden_wait_byte(unsigned char c) {
+  using K = OpenerScan::Kind;
+  if (!c_.hw_content) {
+    if (c == '\n') {
+      const std::uint64_t begin = c_.begin;
+      const auto code = c_.code_at_begin;
+      c_ = Construct{};
+      enter_hidden(begin, code);
+      return true;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      c_.held += static_cast<char>(c);
+      return true;
+    }
+    c_.hw_content = true;
+  }
+  if (c != '\n' && c_.held.size() - c_.tag_end < opt_.hidden_opener_limit) {
+    c_.held += static_cast<char>(c);
+    if (hidden_scan_.active()) {
+      const K k = hidden_scan_.step(c);
+      if (k == K::CloseTag && !hidden_scan_.is_mcp() &&
+          names_.tags[static_cast<std::size_t>(hidden_scan_.index())].role == TagRole::Hidden) {
+        const auto code = c_.code_at_begin;
+        c_ = Construct{};
+        hidden_scan_.reset();
+        removed_markup(code);
+        return true;
+      }
+      if (k == K::Pending) return true;
+      hidden_scan_.reset();
+    }
+    if (c == '<') {
+      OpenerScan::Options o;
+      o.trigger_mode = true;
+      o.tag_limit = opt_.tag_limit;
+      hidden_scan_.start(c, pos_, o);
+    }
+    return true;
+  }
+  // The line ended (or the wait hit its limit) without a close tag: the opener is text, and what followed
+  // it is read as ordinary text.
+  std::string held = std::move(c_.held);
+  const std::size_t tag_end = c_.tag_end;
+  const std::uint64_t begin = c_.begin;
+  c_ = Construct{};
+  hidden_scan_.reset();
+  emit_text(std::string_view(held).substr(0, tag_end));
+  const std::uint64_t here = pos_;
+  replay(std::string_view(held).substr(tag_end), begin + tag_end);
+  pos_ = here;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Results
+
+void Parser::Impl::diag(std::string code, std::uint64_t offset, std::string message) {
+  ++stats_.diagnostics;
+  sink_.on_diagnostic(Diagnostic{std::move(code), offset, std::move(message)});
+}
+
+void Parser::Impl::directive(int spelling, std::string action, Validated v, std::uint64_t begin,
+                             std::uint64_t end, std::uint64_t clean_offset, bool is_say, bool cut_off) {
+  DirectiveEvent e;
+  e.action = spelling >= 0 ? grammar_.spelling(spelling).action : (action.empty() ? std::string("mcp") : action);
+  e.args = std::move(v.args);
+  e.valid = v.valid;
+  e.error = std::move(v.error);
+  e.span_begin = input_offset(begin);
+  e.span_end = input_offset(end);
+  e.clean_offset = clean_offset;
+  e.spelling = spelling;
+  for (Note& note : v.notes) diag(std::move(note.code), e.span_begin, std::move(note.message));
+  const bool interrupting = spelling >= 0 && grammar_.spelling(spelling).interrupts;
+  const bool denied = spelling >= 0 ? (static_cast<std::size_t>(spelling) < denied_.size() &&
+                                       denied_[static_cast<std::size_t>(spelling)])
+                                    : deny_mcp_;
+  auto refuse = [&](const char* code, const char* why) {
+    if (e.valid) {
+      e.valid = false;
+      e.error = why;
+    }
+    diag(code, e.span_begin, why);
+  };
+  if (cut_off) refuse("cut-off", "cut off: the reply ended before this directive was complete");
+  if (!is_say) {
+    if (interrupted_) {
+      if (!(chain_open_ && interrupting && e.valid && !denied)) {
+        chain_open_ = false;
+        refuse("after-interrupt", "after an interrupting directive");
+      }
+    }
+    if (++counted_directives_ > opt_.max_directives) refuse("over-limit", "over the per-reply limit");
+  }
+  if (denied) refuse("not-allowed", "not allowed here");
+  if (!e.valid && !cut_off && e.error.empty()) e.error = "invalid";
+  if (!e.valid && v.valid == false && !denied && !interrupted_)
+    diag("invalid-directive", e.span_begin, e.action + ": " + e.error);
+  e.interrupts = e.valid && interrupting;
+  if (e.valid && !is_say) any_valid_directive_ = true;
+  ++stats_.directives;
+  sink_.on_directive(e);
+  if (!is_say) gap(GapKind::Directive);
+  if (e.interrupts && !interrupted_) start_interrupt();
+}
+
+void Parser::Impl::silence_by_tag(std::uint64_t offset) {
+  if (interrupted_ || silent_by_tag_) return;
+  silent_by_tag_ = true;
+  main_judge_.suppress();
+  hidden_judge_.suppress();
+  say_judge_.suppress();
+  if (visible_count() > 0)
+    diag("late-sentinel", input_offset(offset), "a sentinel came after text had been shown");
+  if (!silence_reported_) {
+    silence_reported_ = true;
+    sink_.on_silence(input_offset(offset));
+  }
+}
+
+void Parser::Impl::poll_silence() {
+  if (opt_.say_mode || silence_reported_ || silent_by_tag_ || !main_judge_.silent()) return;
+  silence_reported_ = true;
+  if (main_judge_.decided_late())
+    diag("late-sentinel", input_offset(pos_), "a sentinel line came after text had been shown");
+  sink_.on_silence(input_offset(pos_));
+}
+
+void Parser::Impl::start_interrupt() {
+  if (in_say_block_) end_say_block(pos_ + 1);
+  finish_text();
+  interrupted_ = true;
+  chain_open_ = true;
+}
+
+void Parser::Impl::start_say_block() {
+  in_say_block_ = true;
+  say_clean_offset_ = visible_count();
+  block_tidy_.emplace(joiner_, opt_.whitespace_limit);
+  joiner_.begin_block();
+}
+
+void Parser::Impl::end_say_block(std::uint64_t end) {
+  block_tidy_->finish();
+  in_say_block_ = false;
+  hidden_tidy_.gap(GapKind::Other);
+  const std::string text = joiner_.block_text();
+  if (text.empty()) {
+    diag("empty-say", input_offset(say_begin_), "an empty say block was dropped");
+    return;
+  }
+  // A block that alone would silence a reply is a sentinel, not a message (say-049).
+  NullSink null;
+  SentinelLines alone(null);
+  alone.clean_text(text);
+  alone.finish();
+  if (alone.silent()) {
+    diag("sentinel-say", input_offset(say_begin_), "a say block holding a sentinel was not listed");
+    return;
+  }
+  Body body;
+  body.kind = Body::Kind::Text;
+  body.text = text;
+  Validated v = grammar_.validate_tag(say_spelling_, {}, body);
+  any_say_block_ = true;
+  directive(say_spelling_, "say", std::move(v), say_begin_, end, say_clean_offset_, true);
+}
+
+void Parser::Impl::finish_text() {
+  if (text_finished_) return;
+  text_finished_ = true;
+  if (!opt_.say_mode) {
+    main_tidy_.finish();
+    main_judge_.finish();
+    poll_silence();
+  } else {
+    hidden_tidy_.finish();
+    hidden_judge_.finish();
+    say_judge_.finish();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The end of the reply (11.6)
+
+void Parser::Impl::end_constructs(FinishReason reason) {
+  const bool cut = reason == FinishReason::Length;
+  for (int guard = 0; guard < 1000; ++guard) {
+    if (mode_ == Mode::Hidden) return;
+    switch (c_.kind) {
+      case Kind::None:
+        if (opener_.active()) {
+          std::string bytes = std::move(opener_bytes_);
+          opener_bytes_.clear();
+          const bool lone = opener_.lone_start();
+          const std::uint64_t begin = opener_.start_offset();
+          opener_.reset();
+          if (cut && !lone) {
+            diag("cut-off", input_offset(begin), "an unfinished opener at a cut-off end was removed");
+            removed_markup(code_.snapshot());
+          } else {
+            emit_text(bytes);
+          }
+        }
+        return;
+      case Kind::OpenTag:
+        if (cut) {
+          diag("cut-off", input_offset(c_.begin), "an unfinished tag at a cut-off end was removed");
+          const auto code = c_.code_at_begin;
+          c_ = Construct{};
+          removed_markup(code);
+        } else {
+          release_all();
+        }
+        return;
+      case Kind::TextBody:
+      case Kind::MarkupBody: {
+        const bool markup = c_.kind == Kind::MarkupBody;
+        const bool partial_close = close_.in_progress();
+        const std::size_t body_end = partial_close ? close_.begin() : c_.held.size();
+        if (partial_close && !cut) {
+          complete_text_body(body_end, c_.held.size());
+        } else if (cut || markup) {
+          diag(cut ? "cut-off" : "unclosed-markup", input_offset(c_.begin), "a body never closed");
+          complete_text_body(body_end, c_.held.size(), true);
+        } else {
+          release_all();
+        }
+        return;
+      }
+      case Kind::JsonStart:
+      case Kind::JsonFence:
+      case Kind::JsonFenceLine:
+      case Kind::JsonAfterFence: {
+        // An empty body means {} (5.1).
+        if (has_non_ws(std::string_view(c_.held).substr(c_.body_begin)) && c_.kind != Kind::JsonFenceLine &&
+            c_.kind != Kind::JsonAfterFence) {
+          if (cut) {
+            complete_text_body(c_.held.size(), c_.held.size(), true);
+          } else {
+            release_all();
+          }
+          return;
+        }
+        Validated v = validate_construct(Body{});
+        const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+        const std::uint64_t begin = c_.begin, clean = c_.clean_offset, end = c_.begin + c_.held.size();
+        const auto code = c_.code_at_begin;
+        c_ = Construct{};
+        code_.restore(code);
+        code_.mark_line_content();
+        directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, end, clean, false, cut);
+        return;
+      }
+      case Kind::JsonBody: {
+        const std::size_t end = c_.after_value ? c_.value_end : c_.held.size();
+        complete_json(end, c_.held.size(), !c_.after_value || true, cut);
+        return;
+      }
+      case Kind::JsonDrop: {
+        close_.reset();
+        close_.set_name("");
+        Body body;
+        body.kind = Body::Kind::JsonError;
+        body.error = "the body is over its size limit";
+        Validated v = validate_construct(body);
+        v.valid = false;
+        if (c_.tag >= 0) v.args = boost::json::object{};
+        v.error = "the body is over its size limit";
+        const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+        const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+        const auto code = c_.code_at_begin;
+        c_ = Construct{};
+        code_.restore(code);
+        code_.mark_line_content();
+        directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, pos_, clean, false, cut);
+        return;
+      }
+      case Kind::Bracket:
+        if (cut) {
+          complete_bracket(true);
+        } else {
+          release_all();
+        }
+        return;
+      case Kind::BracketEnd: {
+        const auto code = c_.code_at_begin;
+        complete_bracket();
+        code_.restore(code);
+        code_.mark_line_content();
+        return;
+      }
+      case Kind::Comment:
+      case Kind::Cdata: {
+        diag("unclosed-comment", input_offset(c_.begin), "a comment never closed: removed");
+        const auto code = c_.code_at_begin;
+        c_ = Construct{};
+        removed_markup(code);
+        return;
+      }
+      case Kind::HiddenWait: {
+        std::string held = std::move(c_.held);
+        const std::size_t tag_end = c_.tag_end;
+        const std::uint64_t begin = c_.begin;
+        c_ = Construct{};
+        hidden_scan_.reset();
+        emit_text(std::string_view(held).substr(0, tag_end));
+        const std::uint64_t here = pos_;
+        replay(std::string_view(held).substr(tag_end), begin + tag_end);
+        pos_ = here;
+        continue;  // the replay may have left something pending
+      }
+    }
+  }
+}
+
+void Parser::Impl::finish(FinishReason reason) {
+  if (finished_) return;
+  utf8_.finish([this](std::string_view piece) { consume(piece); });
+  end_constructs(reason);
+  if (mode_ == Mode::Hidden) {
+    if (opt_.think_open && hidden_begin_ == 0 && pos_ > 0) {
+      // A reply that never left the reasoning it started in.
+    }
+    diag("unclosed-hidden", input_offset(hidden_begin_), "a hidden region never closed: it hides the rest");
+    mode_ = Mode::Text;
+    gap(GapKind::Other);
+  }
+  if (in_say_block_) end_say_block(pos_);
+  finish_text();
+  bool silent = silent_by_tag_;
+  bool fallback = false;
+  if (opt_.say_mode) {
+    fallback = !any_say_block_ && !any_valid_directive_ && !silent_by_tag_;
+    if (!silent) {
+      SentinelLines& judge = fallback ? hidden_judge_ : say_judge_;
+      silent = judge.silent();
+      if (silent && judge.decided_late())
+        diag("late-sentinel", input_offset(pos_), "a sentinel line came after text had been shown");
+    }
+    if (silent && !silence_reported_) {
+      silence_reported_ = true;
+      sink_.on_silence(input_offset(pos_));
+    }
+    if (fallback) {
+      diag("no-say-block", 0, "say mode without a say block: the clean text is delivered");
+      sink_.on_fallback();
+    }
+  } else {
+    silent = silent || main_judge_.silent();
+  }
+  finished_ = true;
+  sink_.on_end(silent);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+Parser::Parser(const Grammar& grammar, EventSink& sink, ParserOptions options)
+    : impl_(std::make_unique<Impl>(grammar, sink, std::move(options))) {}
+Parser::~Parser() = default;
+void Parser::feed(std::string_view chunk) { impl_->feed(chunk); }
+void Parser::finish(FinishReason reason) { impl_->finish(reason); }
+const ParserStats& Parser::stats() const { return impl_->stats(); }
+
+}  // namespace sigil::parse

@@ -1,0 +1,122 @@
+// Runs every vector of ../shared/conformance/*.jsonl, whole and in chunks of 1, 2, 3, 7 and 64 bytes,
+// exactly as the suite's README says: text, silent and directives must match the expectation, and the six
+// outputs of one vector must be identical in full (diagnostics and errors included, spec 11.2).
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "../support/run_parse.h"
+
+namespace {
+
+namespace json = boost::json;
+using sigil::testing::RunOptions;
+using sigil::testing::same_json;
+
+std::string base64_decode(std::string_view in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  int buffer = 0, bits = 0;
+  for (char c : in) {
+    int v = val(c);
+    if (v < 0) continue;
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+bool matches(const json::object& out, const json::object& expect, std::string* why) {
+  if (out.at("text") != expect.at("text")) {
+    *why = "text " + json::serialize(out.at("text")) + " != expected " + json::serialize(expect.at("text"));
+    return false;
+  }
+  if (out.at("silent") != expect.at("silent")) {
+    *why = "silent " + json::serialize(out.at("silent"));
+    return false;
+  }
+  const json::array& od = out.at("directives").as_array();
+  const json::array& ed = expect.at("directives").as_array();
+  bool ok = od.size() == ed.size();
+  for (std::size_t i = 0; ok && i < od.size(); ++i) {
+    const json::object& o = od[i].as_object();
+    const json::object& e = ed[i].as_object();
+    ok = o.at("action") == e.at("action") && o.at("valid") == e.at("valid") && same_json(o.at("args"), e.at("args"));
+  }
+  if (!ok) *why = "directives " + json::serialize(od) + " != expected " + json::serialize(ed);
+  return ok;
+}
+
+void run_file(const std::string& stem) {
+  const std::filesystem::path path = std::filesystem::path(SIGIL_CONFORMANCE_DIR) / (stem + ".jsonl");
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << "cannot open " << path;
+  std::string line;
+  int vectors = 0, failures = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    ++vectors;
+    const json::object v = json::parse(line).as_object();
+    const std::string id(v.at("id").as_string());
+    std::string reply = v.contains("input_b64") ? base64_decode(v.at("input_b64").as_string())
+                                                : std::string(v.at("input").as_string());
+    RunOptions o;
+    o.say = v.at("say").as_bool();
+    o.think_open = v.contains("think_open") && v.at("think_open").as_bool();
+    o.cut_off = v.contains("cut_off") && v.at("cut_off").as_bool();
+    if (v.contains("deny"))
+      for (const auto& d : v.at("deny").as_array()) o.deny.emplace_back(d.as_string());
+    const json::object& expect = v.at("expect").as_object();
+    std::string first;
+    for (std::size_t chunk : {0, 1, 2, 3, 7, 64}) {
+      const json::object out = sigil::testing::run_parse(reply, o, chunk).summary;
+      std::string why;
+      if (!matches(out, expect, &why)) {
+        ADD_FAILURE() << id << " (chunk " << chunk << "): " << why << "\n  note: " << v.at("note").as_string();
+        ++failures;
+        break;
+      }
+      const std::string printed = json::serialize(out);
+      if (chunk == 0) {
+        first = printed;
+      } else if (printed != first) {
+        ADD_FAILURE() << id << ": chunk " << chunk << " differs from the whole reply (11.2)\n  whole: " << first
+                      << "\n  chunk: " << printed;
+        ++failures;
+        break;
+      }
+    }
+  }
+  EXPECT_GT(vectors, 0);
+  std::cout << stem << ": " << (vectors - failures) << "/" << vectors << " vectors pass\n";
+}
+
+}  // namespace
+
+TEST(Conformance, Tags) { run_file("tags"); }
+TEST(Conformance, Abandon) { run_file("abandon"); }
+TEST(Conformance, Brackets) { run_file("brackets"); }
+TEST(Conformance, Json) { run_file("json"); }
+TEST(Conformance, Say) { run_file("say"); }
+TEST(Conformance, Sentinels) { run_file("sentinels"); }
+TEST(Conformance, Hidden) { run_file("hidden"); }
+TEST(Conformance, Code) { run_file("code"); }
+TEST(Conformance, CleanText) { run_file("cleantext"); }
+TEST(Conformance, Eos) { run_file("eos"); }
+TEST(Conformance, Utf8) { run_file("utf8"); }
+TEST(Conformance, Policy) { run_file("policy"); }

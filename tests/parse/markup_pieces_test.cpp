@@ -1,0 +1,207 @@
+// Unit tests for the parser's small machines: character references, the opener scanner, the open-tag
+// attribute scanner and the close-tag matcher.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "parse/char_refs.h"
+#include "parse/close_tag_matcher.h"
+#include "parse/open_tag_scan.h"
+#include "parse/opener_scan.h"
+#include "support/run_parse.h"
+
+namespace sigil::parse {
+namespace {
+
+TEST(CharRefs, NamedNumericAndUnknown) {
+  EXPECT_EQ(decode_char_refs("Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos; &gt;"), "Tom & Jerry <3 \"hi\" 'yo' >");
+  EXPECT_EQ(decode_char_refs("&#x1F44D;&#127881;"), "\xF0\x9F\x91\x8D\xF0\x9F\x8E\x89");
+  EXPECT_EQ(decode_char_refs("a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;"), "a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;");
+  EXPECT_EQ(decode_char_refs("a&#0;b &#xD800; &#x110000; &#99999999999999999999;"),
+            "a\xEF\xBF\xBD" "b \xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD");
+  EXPECT_EQ(decode_char_refs("&#65;&#x42;&#X43;"), "ABC");
+  EXPECT_EQ(decode_char_refs(""), "");
+  EXPECT_EQ(decode_char_refs("&"), "&");
+}
+
+struct Scanned {
+  OpenerScan::Kind kind;
+  std::size_t consumed;  // bytes consumed when the scan ended
+};
+
+Scanned scan(OpenerScan& s, std::string_view text, OpenerScan::Options o = {}) {
+  s.start(static_cast<unsigned char>(text[0]), 0, o);
+  for (std::size_t i = 1; i < text.size(); ++i) {
+    OpenerScan::Kind k = s.step(static_cast<unsigned char>(text[i]));
+    if (k != OpenerScan::Kind::Pending) return {k, i};
+  }
+  return {OpenerScan::Kind::Pending, text.size()};
+}
+
+class OpenerScanTest : public ::testing::Test {
+ protected:
+  const NameIndex names{sigil::testing::conformance_registry()};
+  OpenerScan scanner{names};
+};
+
+TEST_F(OpenerScanTest, RegisteredTagNamesAreWholeWords) {
+  using K = OpenerScan::Kind;
+  EXPECT_EQ(scan(scanner, "<react ").kind, K::TagOpen);
+  EXPECT_EQ(scanner.name(), "react");
+  EXPECT_EQ(scan(scanner, "<REACT/").kind, K::TagOpen);
+  EXPECT_EQ(scan(scanner, "<react>").kind, K::TagOpen);
+  EXPECT_EQ(scan(scanner, "<react-x ").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "<reaction ").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "<react,").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "< react").kind, K::NotMarkup);
+  // Gives up at the first byte that rules markup out, not later.
+  EXPECT_EQ(scan(scanner, "<bxxxxxxxx").consumed, 1u);
+}
+
+TEST_F(OpenerScanTest, CloseTagsCommentsAndCdata) {
+  using K = OpenerScan::Kind;
+  EXPECT_EQ(scan(scanner, "</voice>").kind, K::CloseTag);
+  EXPECT_EQ(scan(scanner, "</VOICE \n>").kind, K::CloseTag);
+  EXPECT_EQ(scan(scanner, "</b>").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "<!--").kind, K::CommentOpen);
+  EXPECT_EQ(scan(scanner, "<![CDATA[").kind, K::CdataOpen);
+  EXPECT_EQ(scan(scanner, "<!-x").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "<![CDAT ").kind, K::NotMarkup);
+}
+
+TEST_F(OpenerScanTest, Brackets) {
+  using K = OpenerScan::Kind;
+  EXPECT_EQ(scan(scanner, "[REMEMBER:").kind, K::BracketOpen);
+  EXPECT_EQ(scan(scanner, "[SEARCH]").kind, K::BracketBare);
+  EXPECT_EQ(scan(scanner, "[remember:").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "[REMEMBER :").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "[SEARCH\xEF\xBC\x9A").kind, K::NotMarkup);  // full-width colon
+  EXPECT_EQ(scan(scanner, "[NOTE:").kind, K::NotMarkup);
+}
+
+TEST_F(OpenerScanTest, McpNamesNeedAConfiguredServerAndATool) {
+  using K = OpenerScan::Kind;
+  EXPECT_EQ(scan(scanner, "<mcp_github_create_issue>").kind, K::TagOpen);
+  EXPECT_TRUE(scanner.is_mcp());
+  EXPECT_EQ(scanner.mcp_tool(), "create_issue");
+  EXPECT_EQ(scan(scanner, "<MCP_My_Server_files.read/").kind, K::TagOpen);
+  EXPECT_EQ(names.mcp_servers[static_cast<std::size_t>(scanner.mcp_server())], "my_server");
+  EXPECT_EQ(scanner.mcp_tool(), "files.read");
+  EXPECT_EQ(scan(scanner, "<mcp_gitlab_x>").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "<mcp_github>").kind, K::NotMarkup);
+  EXPECT_EQ(scan(scanner, "<mcp_github_>").kind, K::NotMarkup);
+  std::string long_tool = "<mcp_github_" + std::string(129, 't') + ">";
+  EXPECT_EQ(scan(scanner, long_tool).kind, K::NotMarkup);
+}
+
+TEST_F(OpenerScanTest, WindowHoldsUnregisteredTagsUntilTheirEnd) {
+  using K = OpenerScan::Kind;
+  OpenerScan::Options o;
+  o.window_open = true;
+  EXPECT_EQ(scan(scanner, "<thumbsup/>", o).kind, K::Unregistered);
+  EXPECT_EQ(scan(scanner, "<unknown emoji=\"a>b\">", o).kind, K::Unregistered);
+  EXPECT_EQ(scan(scanner, "</b>", o).kind, K::Unregistered);
+  EXPECT_EQ(scan(scanner, "<b <", o).kind, K::NotMarkup);
+  o.tag_limit = 16;
+  EXPECT_EQ(scan(scanner, "<b " + std::string(40, 'x') + ">", o).kind, K::NotMarkup);
+}
+
+TEST_F(OpenerScanTest, TriggerModeHiddenOpenerNeedsLineStartAndLineBreak) {
+  using K = OpenerScan::Kind;
+  OpenerScan::Options o;
+  o.trigger_mode = true;
+  o.at_line_start = true;
+  EXPECT_EQ(scan(scanner, "<think>\n", o).kind, K::HiddenTrigger);
+  EXPECT_EQ(scan(scanner, "<think>  \r\n", o).kind, K::HiddenTrigger);
+  EXPECT_EQ(scan(scanner, "<think> x", o).kind, K::NotMarkup);
+  o.at_line_start = false;
+  EXPECT_EQ(scan(scanner, "<think>\n", o).kind, K::NotMarkup);
+}
+
+std::vector<Attribute> attrs_of(std::string_view tag_rest, OpenTagScan::Result* last = nullptr, bool* self = nullptr) {
+  OpenTagScan s;
+  s.start();
+  OpenTagScan::Result r = OpenTagScan::Result::Pending;
+  for (char c : tag_rest) {
+    r = s.step(static_cast<unsigned char>(c));
+    if (r != OpenTagScan::Result::Pending) break;
+  }
+  if (last) *last = r;
+  if (self) *self = s.self_closing();
+  return s.attributes();
+}
+
+TEST(OpenTagScan, QuotingStyles) {
+  OpenTagScan::Result r;
+  bool self = false;
+  auto a = attrs_of(" a=\"x y\" b='z' c=\\\"q\\\" d=\\'w\\' e=plain f=&amp;/>", &r, &self);
+  ASSERT_EQ(r, OpenTagScan::Result::Complete);
+  EXPECT_TRUE(self);
+  ASSERT_EQ(a.size(), 6u);
+  EXPECT_EQ(a[0].value, "x y");
+  EXPECT_EQ(a[1].value, "z");
+  EXPECT_EQ(a[2].value, "q");
+  EXPECT_EQ(a[3].value, "w");
+  EXPECT_EQ(a[4].value, "plain");
+  EXPECT_EQ(a[5].value, "&");
+}
+
+TEST(OpenTagScan, EscapedQuotesValuelessKeysAndGluedAttributes) {
+  OpenTagScan::Result r;
+  auto a = attrs_of(" caption=\"She said \\\"hi\\\"\" cleanup x='it\\'s'y=\"1\">", &r);
+  ASSERT_EQ(r, OpenTagScan::Result::Complete);
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_EQ(a[0].value, "She said \"hi\"");
+  EXPECT_FALSE(a[1].has_value);
+  EXPECT_EQ(a[2].value, "it's");
+  EXPECT_EQ(a[3].key, "y");
+}
+
+TEST(OpenTagScan, UnquotedValuesKeepSlashes) {
+  bool self = false;
+  OpenTagScan::Result r;
+  auto a = attrs_of(" path=/tmp/a.png mode=photo/>", &r, &self);
+  ASSERT_EQ(r, OpenTagScan::Result::Complete);
+  EXPECT_TRUE(self);
+  EXPECT_EQ(a[0].value, "/tmp/a.png");
+  EXPECT_EQ(a[1].value, "photo");
+}
+
+TEST(OpenTagScan, Rejections) {
+  OpenTagScan::Result r;
+  attrs_of(" note, please>", &r);
+  EXPECT_EQ(r, OpenTagScan::Result::Reject);
+  attrs_of(" emoji=\"a\n\"/>", &r);
+  EXPECT_EQ(r, OpenTagScan::Result::Reject);
+  attrs_of(" emoji=\"a\"=x/>", &r);
+  EXPECT_EQ(r, OpenTagScan::Result::Reject);
+  attrs_of(" emoji=<3/>", &r);
+  EXPECT_EQ(r, OpenTagScan::Result::Reject);
+  attrs_of(" a <b", &r);
+  EXPECT_EQ(r, OpenTagScan::Result::Reject);
+  attrs_of(" a=\"<voice>\"/>", &r);  // `<` inside quotes is fine
+  EXPECT_EQ(r, OpenTagScan::Result::Complete);
+}
+
+TEST(CloseTagMatcher, MatchesCaseInsensitivelyWithWhitespace) {
+  CloseTagMatcher m;
+  m.set_name("voice");
+  std::string s = "ab</VOICE \n>";
+  bool done = false;
+  for (std::size_t i = 0; i < s.size(); ++i) done = m.step(static_cast<unsigned char>(s[i]), i);
+  EXPECT_TRUE(done);
+  EXPECT_EQ(m.begin(), 2u);
+  m.reset();
+  s = "<</voice>";
+  done = false;
+  for (std::size_t i = 0; i < s.size(); ++i) done = m.step(static_cast<unsigned char>(s[i]), i);
+  EXPECT_TRUE(done);
+  EXPECT_EQ(m.begin(), 1u);
+  m.reset();
+  for (char c : std::string("</voices>")) done = m.step(static_cast<unsigned char>(c), 0);
+  EXPECT_FALSE(done);
+}
+
+}  // namespace
+}  // namespace sigil::parse

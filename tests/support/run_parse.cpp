@@ -1,0 +1,76 @@
+#include "run_parse.h"
+
+#include <map>
+#include <memory>
+
+namespace sigil::testing {
+
+const spec::Registry& conformance_registry() {
+  static const spec::Registry registry = [] {
+    spec::RegistryOptions o;
+    o.mcp_servers = RunOptions{}.mcp_servers;
+    return spec::Registry::builtin(o);
+  }();
+  return registry;
+}
+
+namespace {
+class RecordingSink : public parse::SummarySink {
+ public:
+  void on_text(std::string_view text, bool hidden) override {
+    parse::SummarySink::on_text(text, hidden);
+    if (!hidden) texts.emplace_back(text);
+  }
+  std::vector<std::string> texts;
+};
+}  // namespace
+
+RunResult run_parse(std::string_view reply, const RunOptions& options, std::size_t chunk) {
+  static std::map<std::vector<std::string>, std::unique_ptr<spec::Registry>> registries;
+  auto& slot = registries[options.mcp_servers];
+  if (!slot) {
+    spec::RegistryOptions ro;
+    ro.mcp_servers = options.mcp_servers;
+    slot = std::make_unique<spec::Registry>(spec::Registry::builtin(ro));
+  }
+  parse::ParserOptions po;
+  po.say_mode = options.say;
+  po.think_open = options.think_open;
+  po.denied_actions = options.deny;
+  RecordingSink sink;
+  parse::Parser parser(*slot, sink, po);
+  const std::size_t step = chunk == 0 ? std::max<std::size_t>(reply.size(), 1) : chunk;
+  for (std::size_t i = 0; i < reply.size(); i += step) parser.feed(reply.substr(i, step));
+  parser.finish(options.cut_off ? parse::FinishReason::Length : parse::FinishReason::Stop);
+  RunResult r;
+  r.summary = sink.summary();
+  r.stats = parser.stats();
+  r.text_events = std::move(sink.texts);
+  return r;
+}
+
+bool same_json(const boost::json::value& a, const boost::json::value& b) {
+  if (a.is_number() && b.is_number()) return a.to_number<double>() == b.to_number<double>();
+  if (a.kind() != b.kind()) return false;
+  if (a.is_object()) {
+    const auto& x = a.get_object();
+    const auto& y = b.get_object();
+    if (x.size() != y.size()) return false;
+    for (const auto& kv : x) {
+      auto it = y.find(kv.key());
+      if (it == y.end() || !same_json(kv.value(), it->value())) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    const auto& x = a.get_array();
+    const auto& y = b.get_array();
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_json(x[i], y[i])) return false;
+    return true;
+  }
+  return a == b;
+}
+
+}  // namespace sigil::testing

@@ -1,0 +1,38 @@
+// Test support: run the parser over a whole reply with a given chunking and collect the summary.
+#pragma once
+
+#include <boost/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/parse/parser.h"
+#include "sigil/parse/summary.h"
+#include "sigil/spec/registry.h"
+
+namespace sigil::testing {
+
+struct RunOptions {
+  bool say = false;
+  bool think_open = false;
+  bool cut_off = false;
+  std::vector<std::string> deny;
+  std::vector<std::string> mcp_servers{"brave-search", "github", "my_server", "context7"};
+};
+
+// The built-in registry with the conformance suite's MCP servers (cached per server list).
+const spec::Registry& conformance_registry();
+
+struct RunResult {
+  boost::json::object summary;  // as `sigil parse` prints it
+  parse::ParserStats stats;
+  std::vector<std::string> text_events;  // visible text events, in order
+};
+
+// Feeds `reply` in chunks of `chunk` bytes (0: whole) and returns the summary.
+RunResult run_parse(std::string_view reply, const RunOptions& options, std::size_t chunk);
+
+// Deep equality with numbers compared by value (90 == 90.0) and objects by key set.
+bool same_json(const boost::json::value& a, const boost::json::value& b);
+
+}  // namespace sigil::testing
