@@ -1,0 +1,22 @@
+// Unicode character classes the directive language needs (spec 7.2 decoration, 7.3 the first-line rule),
+// answered from utf8proc's tables, with ASCII answered inline-fast since that is what models mostly write.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace sigil::text {
+
+// General category P* (Pc Pd Ps Pe Pi Pf Po). ASCII `$ + < = > ^ ` | ~` are symbols (S*), not punctuation.
+bool is_punctuation(char32_t c) noexcept;
+// General category Ll.
+bool is_lowercase_letter(char32_t c) noexcept;
+// General category Nd.
+bool is_decimal_digit(char32_t c) noexcept;
+
+// Decodes the code point starting at s[i] (i < s.size()) and stores its length in *len. Meant for
+// well-formed UTF-8; on an ill-formed unit it returns U+FFFD with *len the unit's length (as utf8.h cuts
+// them), so callers can always advance. For i >= s.size() it returns 0 with *len == 0.
+char32_t decode_at(std::string_view s, std::size_t i, std::size_t* len) noexcept;
+
+}  // namespace sigil::text
