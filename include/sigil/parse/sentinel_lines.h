@@ -1,0 +1,131 @@
+// The sentinel line rules (spec 7.2, 7.3): whether a reply's tidied clean text says "stay silent".
+//
+// A decorated sentinel is one sentinel form with up to 3 decoration characters on each side (Unicode
+// punctuation P*, or `*` `_` `~` and the backtick) and up to 64 spaces and tabs per side, between and around
+// them. Forms: each bare word as written (`NO_REPLY`, `NO_MESSAGE`: exact case), and for each tag name
+// `<name/>`, `<name />`, `<name>`, `<name></name>` with the name in any ASCII case. A tag form can only reach
+// this stage written in code (`` `<no-reply/>` ``, the exception of 7.3 to 1.2); the recognizer removes real
+// tag sentinels and calls suppress().
+//
+// The clean text is silent when
+// (a) its last non-empty line is exactly one decorated sentinel, or
+// (b) its first non-empty line begins with a decorated sentinel (left decoration, then the form), and the
+//     first character after the form and any spaces or tabs is no lower-case letter (Ll) and no digit (Nd)
+//     (OPEN_QUESTIONS.md, "Where the first-line check looks"; a line end counts as neither, and so does
+//     a 65th space).
+// Lines of fenced code blocks, fence lines included, are never sentinel lines (sentinels-043); fences are
+// tracked on the text seen here (text::CodeTracker). Lines end at "\n"; a CR is a space.
+//
+// Streaming: text is passed on as soon as it cannot be part of a deciding line. Held back: the first
+// non-empty line (and blank lines before it) until rule (b) decides it; a later line while it could still
+// be exactly a decorated sentinel; a line that is one, with the blank lines after it, until a later
+// non-empty line starts (then it is passed on) or finish() (then the text is silent and it is dropped).
+// A held line is bounded by the decoration limits; blank lines are held up to kMaxHeldBlank bytes, past
+// which they are passed on (the rules still apply; a sentinel found later is then a late one). Once
+// silent, or suppressed, nothing more is passed on. Output and emitted() depend only on the input so far,
+// never on how clean_text() calls split it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/parse/tidier.h"
+#include "sigil/text/code_tracker.h"
+
+namespace sigil::parse {
+
+// The sentinel set (7.1; configurable). A bare word, or tag name, that is empty or begins with a space or
+// a decoration character is ignored, as are forms beyond the 64th.
+struct SentinelWords {
+  std::vector<std::string> bare{"NO_REPLY", "NO_MESSAGE"};
+  std::vector<std::string> tags{"no-reply", "no_reply"};
+};
+
+class SentinelLines : public TextSink {
+ public:
+  static constexpr std::size_t kMaxSpaces = 64;       // spaces and tabs per side (7.2)
+  static constexpr std::size_t kMaxDecoration = 3;    // decoration characters per side (7.2)
+  static constexpr std::size_t kMaxHeldBlank = 4096;  // bytes of blank lines held around a candidate
+
+  explicit SentinelLines(TextSink& out, SentinelWords words = {});
+  SentinelLines(const SentinelLines&) = delete;
+  SentinelLines& operator=(const SentinelLines&) = delete;
+
+  // Tidied clean text, split anywhere.
+  void clean_text(std::string_view bytes) override;
+  // End of the text: applies the last-line rule, passes on what was held unless silent.
+  void finish();
+  // A line rule made the text silent.
+  bool silent() const noexcept { return silent_; }
+  // Silence was decided after some text had already been passed on (a late sentinel, 7.4).
+  bool decided_late() const noexcept { return late_; }
+  // Stop passing text on: a tag sentinel elsewhere made the reply silent. Drops what is held.
+  void suppress();
+  // Bytes passed on so far.
+  std::uint64_t emitted() const noexcept { return emitted_; }
+  // Bytes held back right now.
+  std::size_t held_bytes() const noexcept { return held_.size(); }
+
+ private:
+  struct Form {
+    std::string text;  // lower case when fold
+    bool fold;         // ASCII case-insensitive (tag forms)
+  };
+  // A way the line so far could be: a complete form, then right decoration.
+  struct Right {
+    std::uint8_t deco;
+    std::uint8_t spaces;
+  };
+
+  void step(unsigned char b);
+  void on_code_point(char32_t cp, std::string_view bytes);
+  void advance_form(std::string_view bytes);
+  void line_end();
+  void new_line();
+  void first_content();
+  void die();
+  void silence();
+  void release_all();
+  void emit(std::string_view s);
+
+  TextSink& out_;
+  std::vector<Form> forms_;
+  std::uint64_t all_forms_ = 0;
+  text::CodeTracker code_;
+
+  std::string held_;            // a suffix of the input not yet passed on
+  std::size_t line_start_ = 0;  // where the current line begins in held_
+  bool holding_ = true;         // bytes of the current line go to held_ (else straight out)
+  bool first_decided_ = false;  // rule (b) is settled
+  bool first_line_ = false;     // the current line is the first non-empty one
+  bool last_exact_ = false;     // the last non-empty line so far is exactly a decorated sentinel
+  bool silent_ = false;
+  bool late_ = false;
+  bool suppressed_ = false;
+  bool finished_ = false;
+  std::uint64_t emitted_ = 0;
+
+  // The current line.
+  bool dead_ = false;       // cannot be a sentinel line (nor the start of one, for rule (b))
+  bool nonempty_ = false;   // a character other than a space has been seen
+  bool code_line_ = false;  // inside a fence, or a fence line
+  bool left_alive_ = true;  // the line so far is decoration and spaces that may precede a form
+  std::uint8_t left_deco_ = 0;
+  std::uint8_t left_spaces_ = 0;
+  std::uint64_t form_mask_ = 0;  // forms that still match, and are longer than form_pos_
+  std::size_t form_pos_ = 0;
+  std::array<Right, 8> rights_{};
+  std::uint8_t rights_len_ = 0;
+  bool look_pending_ = false;  // rule (b): a form ended; looking for the next character past spaces
+  bool look_ok_ = false;       // rule (b) holds for the line
+  std::uint8_t look_spaces_ = 0;
+  unsigned char cp_bytes_[4] = {};
+  unsigned cp_len_ = 0;
+  unsigned cp_need_ = 0;
+};
+
+}  // namespace sigil::parse

@@ -1,0 +1,301 @@
+#include "sigil/parse/sentinel_lines.h"
+
+#include <bit>
+
+#include "sigil/text/unicode.h"
+
+// How it works: each line is matched as it arrives against "decoration, form, decoration" by a tiny
+// nondeterministic matcher (left decoration counts, the set of forms still matching, and one right-side
+// count per way a form could have ended). A line is held only while that matcher is alive; the moment it
+// dies the line is passed on and its rest goes straight through. Every decision depends only on the bytes
+// seen, never on how they were split.
+
+namespace sigil::parse {
+namespace {
+
+constexpr std::size_t kMaxForms = 64;
+
+bool is_decoration(char32_t cp) noexcept {
+  return cp == '`' || cp == '~' || cp == '*' || cp == '_' || text::is_punctuation(cp);
+}
+
+constexpr bool is_space(char32_t cp) noexcept { return cp == ' ' || cp == '\t' || cp == '\r'; }
+
+constexpr unsigned char ascii_lower(unsigned char b) noexcept {
+  return b >= 'A' && b <= 'Z' ? static_cast<unsigned char>(b - 'A' + 'a') : b;
+}
+
+std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(ascii_lower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// A form must begin with something that ends the left decoration, so the matcher needs no backtracking.
+bool usable_start(std::string_view s) {
+  if (s.empty()) return false;
+  std::size_t len = 0;
+  const char32_t cp = text::decode_at(s, 0, &len);
+  return !is_space(cp) && cp != '\n' && !is_decoration(cp);
+}
+
+}  // namespace
+
+SentinelLines::SentinelLines(TextSink& out, SentinelWords words) : out_(out) {
+  auto add = [this](std::string text, bool fold) {
+    if (forms_.size() < kMaxForms) forms_.push_back(Form{std::move(text), fold});
+  };
+  for (const std::string& w : words.bare)
+    if (usable_start(w)) add(w, false);
+  for (const std::string& t : words.tags) {
+    if (t.empty() || !usable_start(t)) continue;
+    const std::string name = ascii_lower(t);
+    add("<" + name + "/>", true);
+    add("<" + name + " />", true);
+    add("<" + name + ">", true);
+    add("<" + name + "></" + name + ">", true);
+  }
+  all_forms_ = forms_.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << forms_.size()) - 1;
+  new_line();
+}
+
+void SentinelLines::clean_text(std::string_view s) {
+  if (silent_ || suppressed_ || finished_) return;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (dead_) {
+      // No rule can use the rest of this line: pass it on in one piece, up to and with its break.
+      const std::size_t nl = s.find('\n', i);
+      const std::size_t end = nl == std::string_view::npos ? s.size() : nl;
+      const std::string_view seg = s.substr(i, end - i);
+      if (!nonempty_ && seg.find_first_not_of(" \t\r") != std::string_view::npos) {
+        nonempty_ = true;
+        last_exact_ = false;
+        first_decided_ = true;  // if this is the first non-empty line, it is no sentinel line
+      }
+      code_.feed(seg);
+      emit(seg);
+      i = end;
+      if (nl == std::string_view::npos) break;
+      code_.step('\n');
+      emit("\n");
+      ++i;
+      new_line();
+      continue;
+    }
+    step(static_cast<unsigned char>(s[i++]));
+    if (silent_) return;
+  }
+}
+
+void SentinelLines::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (silent_ || suppressed_) return;
+  if (!dead_ && nonempty_) {
+    if (first_line_) {
+      if (look_pending_ || look_ok_) return silence();  // the form ends the text
+      first_decided_ = true;
+    } else if (!code_line_ && rights_len_ != 0) {
+      last_exact_ = true;
+    }
+  }
+  if (last_exact_) return silence();
+  release_all();
+}
+
+void SentinelLines::suppress() {
+  suppressed_ = true;
+  held_.clear();
+  line_start_ = 0;
+  holding_ = false;
+}
+
+// ------------------------------------------------------------------------------------------------ lines
+
+void SentinelLines::step(unsigned char b) {
+  code_.step(b);
+  if (code_.in_fence()) code_line_ = true;
+  if (b == '\n') return line_end();
+  if (holding_)
+    held_.push_back(static_cast<char>(b));
+  else
+    emit(std::string_view(reinterpret_cast<const char*>(&b), 1));
+
+  if (cp_len_ == 0) cp_need_ = b < 0xC0 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
+  cp_bytes_[cp_len_++] = b;
+  if (cp_len_ < cp_need_) return;
+  const std::string_view bytes(reinterpret_cast<const char*>(cp_bytes_), cp_len_);
+  cp_len_ = 0;
+  std::size_t len = 0;
+  on_code_point(text::decode_at(bytes, 0, &len), bytes);
+  if (silent_ || dead_) return;
+
+  if (code_line_) return die();
+  if (first_line_) {
+    if (look_ok_) return silence();
+    if (!left_alive_ && form_mask_ == 0 && !look_pending_) die();
+  } else if (!left_alive_ && form_mask_ == 0 && rights_len_ == 0) {
+    die();
+  }
+}
+
+void SentinelLines::on_code_point(char32_t cp, std::string_view bytes) {
+  const bool space = is_space(cp);
+  if (!space && !nonempty_) first_content();
+  const bool deco = !space && is_decoration(cp);
+
+  // What follows a form that ended before this code point: rule (b)'s look-ahead, right decoration.
+  if (look_pending_) {
+    if (space) {
+      if (++look_spaces_ > kMaxSpaces) look_pending_ = false, look_ok_ = true;
+    } else {
+      look_pending_ = false;
+      if (!text::is_lowercase_letter(cp) && !text::is_decimal_digit(cp)) look_ok_ = true;
+    }
+  }
+  std::uint8_t kept = 0;
+  for (std::uint8_t k = 0; k < rights_len_; ++k) {
+    Right r = rights_[k];
+    const bool alive = space ? ++r.spaces <= kMaxSpaces : deco && ++r.deco <= kMaxDecoration;
+    if (alive) rights_[kept++] = r;
+  }
+  rights_len_ = kept;
+
+  // The left decoration, then the form.
+  if (form_mask_ != 0) {
+    advance_form(bytes);
+  } else if (left_alive_) {
+    if (space) {
+      if (++left_spaces_ > kMaxSpaces) left_alive_ = false;
+    } else if (deco) {
+      if (++left_deco_ > kMaxDecoration) left_alive_ = false;
+    } else {
+      left_alive_ = false;
+      form_mask_ = all_forms_;
+      form_pos_ = 0;
+      advance_form(bytes);
+    }
+  }
+}
+
+void SentinelLines::advance_form(std::string_view bytes) {
+  for (unsigned char b : bytes) {
+    std::uint64_t next = 0;
+    for (std::uint64_t m = form_mask_; m != 0; m &= m - 1) {
+      const int i = std::countr_zero(m);
+      const Form& f = forms_[static_cast<std::size_t>(i)];
+      if (form_pos_ < f.text.size() &&
+          static_cast<unsigned char>(f.text[form_pos_]) == (f.fold ? ascii_lower(b) : b))
+        next |= std::uint64_t{1} << i;
+    }
+    form_mask_ = next;
+    ++form_pos_;
+  }
+  bool ended = false;
+  std::uint64_t longer = 0;
+  for (std::uint64_t m = form_mask_; m != 0; m &= m - 1) {
+    const int i = std::countr_zero(m);
+    if (forms_[static_cast<std::size_t>(i)].text.size() == form_pos_)
+      ended = true;
+    else
+      longer |= std::uint64_t{1} << i;
+  }
+  form_mask_ = longer;
+  if (!ended) return;
+  // A form ends here: the line may go on with right decoration, or (rule b) anything but Ll/Nd.
+  bool have = false;
+  for (std::uint8_t k = 0; k < rights_len_; ++k)
+    have = have || (rights_[k].deco == 0 && rights_[k].spaces == 0);
+  if (!have && rights_len_ < rights_.size()) rights_[rights_len_++] = Right{0, 0};
+  look_pending_ = true;
+  look_spaces_ = 0;
+}
+
+// The first character of a line that is not a space.
+void SentinelLines::first_content() {
+  nonempty_ = true;
+  last_exact_ = false;
+  if (!first_decided_) {
+    first_line_ = true;
+  } else if (line_start_ != 0) {
+    // A later non-empty line: what was held before it (a sentinel line, blank lines) is not the end.
+    emit(std::string_view(held_).substr(0, line_start_));
+    held_.erase(0, line_start_);
+    line_start_ = 0;
+  }
+}
+
+void SentinelLines::line_end() {
+  if (holding_)
+    held_.push_back('\n');
+  else
+    emit("\n");
+  cp_len_ = 0;
+  if (!nonempty_) {
+    // A blank line: held while it may lie between a sentinel line and the end, or before the first line.
+    const bool keep = holding_ && (line_start_ != 0 || !first_decided_);
+    if (!keep || held_.size() > kMaxHeldBlank) release_all();
+  } else if (first_line_) {
+    if (look_pending_ || look_ok_) return silence();  // a line end after the form: rule (b) holds
+    first_decided_ = true;
+    release_all();
+  } else if (!code_line_ && rights_len_ != 0) {
+    last_exact_ = true;  // hold it, and the blank lines after it, until a later non-empty line
+  } else {
+    release_all();
+  }
+  new_line();
+}
+
+void SentinelLines::new_line() {
+  dead_ = false;
+  nonempty_ = false;
+  first_line_ = false;
+  code_line_ = code_.in_fence();
+  left_alive_ = true;
+  left_deco_ = 0;
+  left_spaces_ = 0;
+  form_mask_ = 0;
+  form_pos_ = 0;
+  rights_len_ = 0;
+  look_pending_ = false;
+  look_ok_ = false;
+  look_spaces_ = 0;
+  cp_len_ = 0;
+  holding_ = true;
+  line_start_ = held_.size();
+  if (code_line_) die();  // inside a fence: code, never a sentinel line
+}
+
+void SentinelLines::die() {
+  dead_ = true;
+  if (first_line_) {
+    first_decided_ = true;
+    first_line_ = false;
+  }
+  release_all();
+}
+
+void SentinelLines::silence() {
+  silent_ = true;
+  late_ = emitted_ != 0;
+  held_.clear();
+  line_start_ = 0;
+  holding_ = false;
+}
+
+void SentinelLines::release_all() {
+  emit(held_);
+  held_.clear();
+  line_start_ = 0;
+  holding_ = false;
+}
+
+void SentinelLines::emit(std::string_view s) {
+  if (s.empty()) return;
+  out_.clean_text(s);
+  emitted_ += s.size();
+}
+
+}  // namespace sigil::parse

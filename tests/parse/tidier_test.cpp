@@ -1,0 +1,387 @@
+// Tidier (spec 10.1, 10.3, 11.2, 11.3): every cleantext vector as the call sequence the recognizer makes,
+// under many chunkings, plus streaming properties on random inputs.
+//
+// Notation: an input is the reply with each removed piece of markup replaced by one marker byte:
+// '\x01' = a removed directive (GapKind::Directive), '\x02' = any other removal (GapKind::Other).
+#include "sigil/parse/tidier.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sigil::parse {
+namespace {
+
+constexpr char D = '\x01';
+constexpr char O = '\x02';
+
+class Recorder final : public TextSink {
+ public:
+  void clean_text(std::string_view bytes) override {
+    EXPECT_FALSE(bytes.empty());
+    text.append(bytes);
+    ++calls;
+  }
+  std::string text;
+  std::size_t calls = 0;
+};
+
+struct Result {
+  std::string text;
+  std::vector<std::uint64_t> emitted_at_gaps;   // emitted() right before each gap()
+  std::vector<std::size_t> emitted_after_text;  // emitted() after each whole text segment
+  std::size_t max_held = 0;
+};
+
+// Splits text segments into pieces: size k, or random sizes 1..16 when k == 0.
+Result run(std::string_view input, std::size_t k, std::uint32_t seed = 1, std::size_t limit = 4096) {
+  Recorder sink;
+  Tidier t(sink, limit);
+  Result r;
+  std::mt19937 rng(seed);
+  std::string segment;
+  auto feed = [&] {
+    for (std::size_t i = 0; i < segment.size();) {
+      std::size_t n = k != 0 ? k : 1 + rng() % 16;
+      n = std::min(n, segment.size() - i);
+      t.text(std::string_view(segment).substr(i, n));
+      EXPECT_EQ(t.emitted(), sink.text.size());
+      r.max_held = std::max(r.max_held, t.held_bytes());
+      i += n;
+    }
+    r.emitted_after_text.push_back(t.emitted());
+    segment.clear();
+  };
+  for (char c : input) {
+    if (c == D || c == O) {
+      feed();
+      r.emitted_at_gaps.push_back(t.emitted());
+      t.gap(c == D ? GapKind::Directive : GapKind::Other);
+      r.max_held = std::max(r.max_held, t.held_bytes());
+    } else {
+      segment.push_back(c);
+    }
+  }
+  feed();
+  t.finish();
+  EXPECT_EQ(t.emitted(), sink.text.size());
+  EXPECT_EQ(t.held_bytes(), 0u);
+  r.text = sink.text;
+  return r;
+}
+
+// Whole, 1, 2, 3, 7 bytes and random pieces: same text, same emitted() at every gap and after every
+// text segment, bounded holding.
+void expect_clean(std::string_view input, std::string_view expected, std::size_t limit = 4096) {
+  const Result whole = run(input, std::string_view::npos, 1, limit);
+  EXPECT_EQ(whole.text, expected) << "whole";
+  for (std::size_t k : {1, 2, 3, 7}) {
+    const Result r = run(input, k, 1, limit);
+    EXPECT_EQ(r.text, expected) << "chunk " << k;
+    EXPECT_EQ(r.emitted_at_gaps, whole.emitted_at_gaps) << "chunk " << k;
+    EXPECT_EQ(r.emitted_after_text, whole.emitted_after_text) << "chunk " << k;
+    EXPECT_LE(r.max_held, limit + 32) << "chunk " << k;
+  }
+  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+    const Result r = run(input, 0, seed, limit);
+    EXPECT_EQ(r.text, expected) << "random seed " << seed;
+    EXPECT_EQ(r.emitted_at_gaps, whole.emitted_at_gaps) << "random seed " << seed;
+    EXPECT_EQ(r.emitted_after_text, whole.emitted_after_text) << "random seed " << seed;
+  }
+}
+
+struct Vector {
+  const char* id;
+  std::string input;
+  std::string expected;
+};
+
+// All 60 vectors of cleantext.jsonl, each reply translated by hand into the text and gaps the recognizer
+// produces for it.
+std::vector<Vector> cleantext_vectors() {
+  const std::string spaces(5000, ' ');
+  return {
+      {"cleantext-001", "Start \x01 Middle", "Start Middle"},
+      {"cleantext-002", "Start   \x01   Middle", "Start Middle"},
+      {"cleantext-003",
+       "A\x01"
+       "B",
+       "AB"},
+      {"cleantext-004",
+       "A \x01"
+       "B",
+       "A B"},
+      {"cleantext-005", "A\n\n\x02\x01\x02\n\nB", "A\n\nB"},  // <actions> <react/> </actions>
+      {"cleantext-006", "A\n\x01\nB", "A\nB"},
+      {"cleantext-007", "A\n\x01\n\nB", "A\n\nB"},
+      {"cleantext-008", "A\n\n\n\x01\n\n\nB", "A\n\nB"},
+      {"cleantext-009", "A\n\n\n\nB", "A\n\n\n\nB"},
+      {"cleantext-010", "Para one.\n\n\x01\n\nPara two.", "Para one.\n\nPara two."},
+      {"cleantext-011", "A\n\n\x01\n\n\x01\n\nB", "A\n\nB"},
+      {"cleantext-012", "Line one\n\x01\n\x01\nLine two", "Line one\nLine two"},
+      {"cleantext-013", "A \x01\x01 B", "A B"},
+      {"cleantext-014", "A \x01 \x01 B", "A B"},
+      {"cleantext-015", "\x01 Hello", "Hello"},
+      {"cleantext-016", "\x01\nHello", "Hello"},
+      {"cleantext-017", "Hello \x01", "Hello"},
+      {"cleantext-018", "\x01\n\nHello\n\n\x01", "Hello"},
+      {"cleantext-019", "Hello\n\n\x02\n  \x01\n  \x01\n\x02", "Hello"},
+      {"cleantext-020", "\x01", ""},
+      {"cleantext-021", "  \n\n  Hello there  \n\n ", "Hello there"},
+      {"cleantext-022", "", ""},
+      {"cleantext-023", "   \n\t  ", ""},
+      {"cleantext-024", "Tom &amp; Jerry <3", "Tom &amp; Jerry <3"},
+      {"cleantext-025", "The answer is \x01.", "The answer is."},  // inline action not run
+      {"cleantext-026", "Caf\xC3\xA9 \xE2\x98\x95 \x01 ok \xF0\x9F\x98\x80",
+       "Caf\xC3\xA9 \xE2\x98\x95 ok \xF0\x9F\x98\x80"},
+      {"cleantext-027", "Thanks! \x01\nMore", "Thanks!\nMore"},
+      {"cleantext-028", "A\n\x01 B", "A\nB"},
+      {"cleantext-029", "A\n  \x01  \nB", "A\nB"},
+      {"cleantext-030", "Done.\t\x01\nNext", "Done.\nNext"},
+      {"cleantext-031", "Hi \x02 there", "Hi there"},  // orphan </say>
+      {"cleantext-032", "A\r\n\x01\r\nB", "A\r\nB"},
+      {"cleantext-033", "A\r\n\r\n\x01\r\n\r\nB", "A\r\n\r\nB"},
+      {"cleantext-034", "Line one\r\nLine two \x01\r\nLine three", "Line one\r\nLine two\r\nLine three"},
+      {"cleantext-035", "A\n\x01\r\nB\r\nC", "A\nB\r\nC"},
+      {"cleantext-036", "A\n\x02\nB", "A\nB"},  // comment
+      {"cleantext-037", "One \x01  \n  \x01 two", "One\ntwo"},
+      {"cleantext-038", "Line with a hard break  \n\x01\nNext", "Line with a hard break  \nNext"},
+      {"cleantext-039", "Noted! **\x01**", "Noted!"},
+      {"cleantext-040", "Sure _\x01_ thing", "Sure thing"},
+      {"cleantext-041", "Done ~~ \x01 ~~", "Done ~~ ~~"},
+      {"cleantext-042", "Ok * \x01 * fine", "Ok * * fine"},
+      {"cleantext-043", "Great!\n**\x01**\nNext", "Great!\nNext"},
+      {"cleantext-044", "**Yes\x01**", "**Yes**"},
+      {"cleantext-045", "Rule: ** ** stays \x01", "Rule: ** ** stays"},
+      {"cleantext-046", "Wow ***\x01***", "Wow"},
+      {"cleantext-047", "Done ~~\x01~~ next", "Done next"},
+      {"cleantext-048", "Done **\x02**", "Done ****"},  // a comment is no directive
+      {"cleantext-049", "**Yes \x01**", "**Yes **"},
+      {"cleantext-050", "A" + spaces + "\x01\nB", "A" + spaces + "\nB"},
+      {"cleantext-051", "I'll remember that \x01.", "I'll remember that."},
+      {"cleantext-052", "Really \x01?", "Really?"},
+      {"cleantext-053", "(see \x01 )", "(see)"},
+      {"cleantext-054", "Steps:\n- \x01\n- Water the plants", "Steps:\n- Water the plants"},
+      {"cleantext-055", "1. \x01\n2. Next", "2. Next"},
+      {"cleantext-056", "1) \x01\n2) Next", "2) Next"},
+      {"cleantext-057", "**bold**\x01**more**", "**bold****more**"},
+      {"cleantext-058", "Done!**\x01**", "Done!"},
+      {"cleantext-059", "Ok ****\x01****", "Ok ********"},
+      {"cleantext-060", "Say **\x01**now", "Say ****now"},
+  };
+}
+
+TEST(Tidier, CleantextVectorsAnyChunking) {
+  const auto vectors = cleantext_vectors();
+  ASSERT_EQ(vectors.size(), 60u);
+  for (const Vector& v : vectors) {
+    SCOPED_TRACE(v.id);
+    expect_clean(v.input, v.expected);
+  }
+}
+
+// Rules the vectors leave to the implementation (documented in tidier.h).
+TEST(Tidier, MoreRules) {
+  struct Case {
+    std::string input, expected;
+  };
+  const std::vector<Case> cases = {
+      // Runs are taken only by a gap group that holds a directive; a comment next to it does not matter.
+      {"Done **\x02\x01** now", "Done now"},
+      {"Done **\x01\x02** now", "Done now"},
+      // The run after must have the same length.
+      {"Ok **\x01*** x", "Ok ***** x"},
+      {"Ok **\x01* x", "Ok *** x"},
+      // Different characters are no pair.
+      {"Ok **\x01__ x", "Ok **__ x"},
+      // Punctuation, also non-ASCII, around the runs.
+      {"(**\x01**)", "()"},
+      {"\xE2\x80\x9C**\x01**\xE2\x80\x9D", "\xE2\x80\x9C\xE2\x80\x9D"},
+      {"x**\x01**y", "x****y"},
+      {"a **\x01**\xC3\xA9", "a ****\xC3\xA9"},
+      // A run after a gap may be emphasis for the next directive.
+      {"A \x02**\x01** B", "A B"},
+      {"A \x02 **\x01**now", "A ****now"},
+      // Closing punctuation after blanks only on the left.
+      {"Hi \x01, there", "Hi, there"},
+      {"Hi \x01\t)", "Hi)"},
+      // CRLF is a line break; a lone CR is a blank.
+      {"A\rB \x01 C", "A\rB C"},
+      {"A \x01\r\nB", "A\r\nB"},
+      {"A \x01\rB", "A B"},
+      {"A\r", "A"},
+      {"A\r \t", "A"},
+      {"\r-\r\x01\r\nB", "B"},
+      // Lines holding a marker or digits that no gap touched stay; with a gap they go.
+      {"A\n-\nB", "A\n-\nB"},
+      {"A\n12\nB", "A\n12\nB"},
+      {"A\n12 \x01\nB", "A\n12\nB"},
+      {"A\n12. \x01\nB", "A\nB"},
+      {"A\n  * \x01\nB", "A\nB"},
+      {"A\n  + \x01  \r\nB", "A\nB"},
+      {"A\n1234567890. \x01\nB", "A\n1234567890.\nB"},
+      {"A\n- x \x01\nB", "A\n- x\nB"},
+      {"A\n\x01 - \x01\nB", "A\nB"},
+      // Blank lines merge into the first of them, kept as written.
+      {"A\n \n\t\n\x01\n\nB", "A\n \nB"},
+      {"A\n\n\x01\n\n\x02\n\n\nB\n\n\nC", "A\n\nB\n\n\nC"},
+      // Removed last lines and trailing whitespace.
+      {"A\n\n\x01", "A"},
+      {"A\n- \x01", "A"},
+      {"A\n-", "A\n-"},
+      {"A\n**", "A\n**"},
+      {"A **", "A **"},
+      {"A **\x01", "A **"},
+      // Leading whitespace and leading removed lines.
+      {"\x02\n\n\x01\n  Hello", "Hello"},
+      {"\n\n- \x01\n1. one", "1. one"},
+      {"  - item", "- item"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::PrintToString(c.input));
+    expect_clean(c.input, c.expected);
+  }
+}
+
+TEST(Tidier, WhitespaceLimit) {
+  // A run over the limit is released as written, with the rest of it, and its line stays.
+  expect_clean("A" + std::string(20, ' ') + "\x01\nB", "A" + std::string(20, ' ') + "\nB", 8);
+  expect_clean("A" + std::string(8, ' ') + "\x01\nB", "A\nB", 8);
+  expect_clean("A\n" + std::string(20, ' ') + "\x01\nB", "A\n" + std::string(20, ' ') + "\nB", 8);
+  expect_clean("A" + std::string(20, '\n') + "B", "A" + std::string(20, '\n') + "B", 8);
+  expect_clean("A" + std::string(20, '\n') + "\x01\nB", "A" + std::string(21, '\n') + "B", 8);
+  expect_clean("A\n\n\x01\n\nB", "A\n\nB", 8);
+  // Exactly at the default limit it is still tidied.
+  expect_clean("A" + std::string(4096, ' ') + "\x01\nB", "A\nB");
+  expect_clean("A" + std::string(4097, ' ') + "\x01\nB", "A" + std::string(4097, ' ') + "\nB");
+}
+
+TEST(Tidier, EmitsEagerly) {
+  Recorder sink;
+  Tidier t(sink);
+  t.text("Hello wor");
+  EXPECT_EQ(sink.text, "Hello wor");
+  t.text("ld  ");
+  EXPECT_EQ(sink.text, "Hello world");  // trailing blanks may meet a gap
+  t.gap(GapKind::Directive);
+  t.text(" there **");
+  EXPECT_EQ(sink.text, "Hello world there");  // the run may be emphasis for the next directive
+  t.text("x");
+  EXPECT_EQ(sink.text, "Hello world there **x");
+  t.text("\n\n");
+  EXPECT_EQ(sink.text, "Hello world there **x");  // line breaks may be trailing or merge
+  t.text("- ");
+  EXPECT_EQ(sink.text, "Hello world there **x");  // a line holding only a marker may still go
+  t.text("item");
+  EXPECT_EQ(sink.text, "Hello world there **x\n\n- item");
+  t.finish();
+  EXPECT_EQ(sink.text, "Hello world there **x\n\n- item");
+}
+
+TEST(Tidier, BulkPassesProseInFewCalls) {
+  std::string prose;
+  const std::string sentence = "The quick brown fox, caf\xC3\xA9 \xE2\x80\xA6 jumps over *the* lazy dog.\n";
+  while (prose.size() < (1u << 20)) prose += sentence;
+  Recorder sink;
+  Tidier t(sink);
+  std::size_t pieces = 0;
+  for (std::size_t i = 0; i < prose.size(); i += 4096, ++pieces)
+    t.text(std::string_view(prose).substr(i, 4096));
+  t.finish();
+  EXPECT_EQ(sink.text, prose.substr(0, prose.size() - 1));  // trailing newline trimmed
+  EXPECT_LE(sink.calls, 3 * pieces);
+}
+
+// Random replies over a small alphabet that hits every rule: every chunking gives the same text and the
+// same emitted() at every gap; without gaps the text is the input trimmed; holding stays bounded.
+TEST(Tidier, RandomInputsAnyChunking) {
+  const std::vector<std::string> tokens = {
+      "a",
+      "b",
+      "x y",
+      "\xC3\xA9",
+      "\xE2\x80\xA6",
+      "\xF0\x9F\x91\x8D",
+      " ",
+      " ",
+      "  ",
+      "\t",
+      "\n",
+      "\n",
+      "\r\n",
+      "\r",
+      "*",
+      "**",
+      "_",
+      "~~",
+      "-",
+      "1.",
+      "2)",
+      ".",
+      ",",
+      ")",
+      "?",
+      "\x01",
+      "\x01",
+      "\x02",
+      "\n\n",
+      "  -",
+      "12",
+      "3.",
+      "`",
+      "\x01\n",
+      "\n\x02",
+      "\x01**",
+      "**\x01",
+  };
+  std::mt19937 rng(12345);
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string input;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::size_t limit = iter % 3 == 0 ? 6 : 4096;
+    SCOPED_TRACE(testing::PrintToString(input));
+    const Result whole = run(input, std::string_view::npos, 1, limit);
+    const std::string& text = whole.text;
+    if (!text.empty()) {
+      EXPECT_EQ(text.find_first_not_of(" \t\r\n"), 0u);
+      if (limit == 4096) {
+        EXPECT_EQ(text.find_last_not_of(" \t\r\n"), text.size() - 1);
+      }
+    }
+    if (input.find_first_of("\x01\x02") == std::string::npos && limit == 4096) {
+      const std::size_t b = input.find_first_not_of(" \t\r\n");
+      const std::size_t e = input.find_last_not_of(" \t\r\n");
+      EXPECT_EQ(text, b == std::string::npos ? "" : input.substr(b, e + 1 - b));
+    }
+    for (std::size_t k : {1, 2, 3}) {
+      const Result r = run(input, k, 1, limit);
+      ASSERT_EQ(r.text, text) << "chunk " << k;
+      ASSERT_EQ(r.emitted_at_gaps, whole.emitted_at_gaps) << "chunk " << k;
+      ASSERT_EQ(r.emitted_after_text, whole.emitted_after_text) << "chunk " << k;
+      ASSERT_LE(r.max_held, limit + 32);
+    }
+    const Result r = run(input, 0, iter, limit);
+    ASSERT_EQ(r.text, text);
+    ASSERT_EQ(r.emitted_at_gaps, whole.emitted_at_gaps);
+  }
+}
+
+TEST(Tidier, IgnoresInputAfterFinish) {
+  Recorder sink;
+  Tidier t(sink);
+  t.text("Hi");
+  t.finish();
+  t.text(" more");
+  t.gap(GapKind::Directive);
+  t.finish();
+  EXPECT_EQ(sink.text, "Hi");
+}
+
+}  // namespace
+}  // namespace sigil::parse
