@@ -69,6 +69,7 @@ void OpenerScan::start(unsigned char c, std::uint64_t offset, Options options) {
   start_ = offset;
   length_ = 1;
   name_.clear();
+  raw_name_.clear();
   index_ = -1;
   mcp_server_ = -1;
   state_ = (c == '<') ? State::Lt : State::Bracket;
@@ -142,6 +143,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
       }
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
+        raw_name_ += static_cast<char>(c);
         state_ = State::TagName;
         if (!tag_prefix_possible() && !options_.window_open) break;
         return Kind::Pending;
@@ -150,6 +152,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
     case State::TagName:
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
+        raw_name_ += static_cast<char>(c);
         if (options_.window_open && !options_.trigger_mode) {
           if (length_ > options_.tag_limit) break;
           return Kind::Pending;
@@ -162,6 +165,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
     case State::CloseSlash:
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
+        raw_name_ += static_cast<char>(c);
         state_ = State::CloseName;
         if (!tag_prefix_possible() && !(options_.window_open && !options_.trigger_mode)) break;
         return Kind::Pending;
@@ -170,6 +174,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
     case State::CloseName:
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
+        raw_name_ += static_cast<char>(c);
         if (options_.window_open && !options_.trigger_mode) {
           if (length_ > options_.tag_limit) break;
           return Kind::Pending;

@@ -79,7 +79,7 @@ class OpenerScan {
   int index() const { return index_; }
   bool is_mcp() const { return mcp_server_ >= 0; }
   int mcp_server() const { return mcp_server_; }
-  std::string_view mcp_tool() const { return std::string_view(name_).substr(mcp_tool_begin_); }
+  std::string_view mcp_tool() const { return std::string_view(raw_name_).substr(mcp_tool_begin_); }
   const std::string& name() const { return name_; }  // lower case for tags; as written for brackets
 
   // For the end of a reply: what is pending.
@@ -103,6 +103,7 @@ class OpenerScan {
   std::uint64_t start_ = 0;
   std::size_t length_ = 0;
   std::string name_;
+  std::string raw_name_;  // tag names as written (an MCP tool keeps its case, 5.6)
   int index_ = -1;
   int mcp_server_ = -1;
   std::size_t mcp_tool_begin_ = 0;

@@ -193,6 +193,9 @@ class Parser::Impl {
     text::CodeTracker::State lt_code{};
     bool lt_line_ws = false;
     int tail_fence = 0;          // after a value: 0 none, 1 run, 2 fence line, 3 after it
+    int tail_run = 0;            // length of that run
+    bool lt_pending = false;     // an empty json body: a `<` that may start its close tag
+    bool second_line_lt = false; // a path body: a second line starting with `<` (its close tag?)
     std::size_t fence_line_begin = 0;
     // Brackets
     int bracket = -1;
@@ -335,6 +338,7 @@ class Parser::Impl {
   std::uint64_t hidden_begin_ = 0;
 
   bool in_say_block_ = false;
+  std::string say_name_ = "say";
   int say_spelling_ = -1;
   std::uint64_t say_begin_ = 0;
   std::uint64_t say_clean_offset_ = 0;
@@ -367,6 +371,8 @@ Parser::Impl::Impl(const Grammar& grammar, EventSink& sink, ParserOptions option
     for (int s : grammar_.spellings_of(action))
       if (s >= 0 && static_cast<std::size_t>(s) < denied_.size()) denied_[static_cast<std::size_t>(s)] = true;
   }
+  for (const TagName& t : names_.tags)
+    if (t.role == TagRole::Say) say_name_ = ascii_lower(t.name);
   if (opt_.think_open) {
     mode_ = Mode::Hidden;
     hidden_begin_ = 0;
@@ -906,10 +912,13 @@ void Parser::Impl::text_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
     if (c == '\n') {
       c_.line_has_content = false;
     } else if (!is_ws(c) && !c_.line_has_content) {
-      if (c_.nonblank_lines == 1) {  // a second non-blank line
-        release_all();
-        text_byte(c, ctx);
-        return;
+      if (c_.nonblank_lines == 1) {
+        if (c != '<') {  // a second non-blank line
+          release_all();
+          text_byte(c, ctx);
+          return;
+        }
+        c_.second_line_lt = true;  // unless it is the close tag: judged once the tag resolves
       }
       c_.nonblank_lines = 1;
       c_.line_has_content = true;
@@ -943,7 +952,10 @@ void Parser::Impl::text_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
     close_tag_in_text(idx, mcp, close_begin);
     return;
   }
-  trigger(k, c, ctx);
+  if (trigger(k, c, ctx)) return;
+  if (c_.second_line_lt && !close_.in_progress() && !opener_.active()) {
+    release_all();  // the second line was not the close tag: a second non-blank line fails a path body
+  }
 }
 
 void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end, bool cut_off) {
@@ -993,6 +1005,54 @@ void Parser::Impl::markup_body_byte(unsigned char c) {
 void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) {
   switch (c_.kind) {
     case Kind::JsonStart:
+      if (c_.lt_pending) {
+        if (close_.step(c, c_.held.size())) {  // an empty body: {} (5.1)
+          c_.held += static_cast<char>(c);
+          complete_text_body(c_.body_begin, c_.held.size());
+          return;
+        }
+        if (close_.in_progress()) {
+          c_.held += static_cast<char>(c);
+          return;
+        }
+        // Not the close tag: the body is text (5.2). Read it again from the `<` as such.
+        std::string again = c_.held.substr(c_.lt_index);
+        again += static_cast<char>(c);
+        const std::uint64_t lt_pos = c_.lt_pos;
+        const auto lt_code = c_.lt_code;
+        const bool lt_line_ws = c_.lt_line_ws;
+        if (c_.first_newline != npos) {  // a line break fails a body read as text (2.8)
+          std::string held = std::move(c_.held);
+          const std::size_t cut = c_.first_newline, lt = c_.lt_index;
+          c_ = Construct{};
+          diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
+          emit_text(std::string_view(held).substr(0, cut));
+          emit_text(std::string_view(held).substr(cut, lt - cut));
+        } else {
+          c_.held.resize(c_.lt_index);
+          c_.kind = Kind::TextBody;
+          c_.single_line = true;
+          c_.lt_pending = false;
+        }
+        close_.reset();
+        opener_.reset();
+        code_.restore(lt_code);
+        line_ws_only_ = lt_line_ws;
+        const std::uint64_t here = pos_;
+        replay(again, lt_pos);
+        pos_ = here;
+        return;
+      }
+      if (c == '<') {
+        c_.lt_pending = true;
+        c_.lt_index = c_.held.size();
+        c_.lt_pos = pos_;
+        c_.lt_code = pre_step_;
+        c_.lt_line_ws = ctx.line_ws_only;
+        close_.step(c, c_.held.size());
+        c_.held += static_cast<char>(c);
+        return;
+      }
       if (is_ws(c)) {
         if (c == '\n' && c_.first_newline == npos) c_.first_newline = c_.held.size();
         c_.held += static_cast<char>(c);
@@ -1133,7 +1193,7 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx, bool f
     complete_json(close_.begin(), c_.held.size(), false);
     return;
   }
-  if (was_closing) {
+  if (was_closing && (c == '<' || !close_.in_progress())) {
     // Not our close tag after all: the body ended at its value, and from the `<` on it is ordinary text,
     // read again from the shadow state before that `<`.
     const std::size_t lt = c_.lt_index;
@@ -1153,6 +1213,10 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx, bool f
     (void)ctx;
     return;
   }
+  if (close_.in_progress() && c != '<') {
+    c_.held += static_cast<char>(c);
+    return;
+  }
   if (c == '<') {
     c_.lt_index = c_.held.size();
     c_.lt_pos = pos_;
@@ -1162,12 +1226,13 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx, bool f
     return;
   }
   if (c_.tail_fence == 1) {
-    if (fence) c_.tail_fence = 2;
-    if (fence || c == static_cast<unsigned char>(c_.held[c_.fence_line_begin])) {
+    if (c == static_cast<unsigned char>(c_.held[c_.fence_line_begin])) {
+      ++c_.tail_run;
       c_.held += static_cast<char>(c);
       return;
     }
-    return end_json_at_value(c, ctx);
+    if (c_.tail_run < 3) return end_json_at_value(c, ctx);
+    c_.tail_fence = 2;  // a closing fence line (5.4): the rest of its line goes with it
   }
   if (c_.tail_fence == 2) {
     c_.held += static_cast<char>(c);
@@ -1180,6 +1245,7 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx, bool f
   }
   if (c_.tail_fence == 0 && (c == '`' || c == '~') && ctx.line_ws_only) {
     c_.tail_fence = 1;
+    c_.tail_run = 1;
     c_.fence_line_begin = c_.held.size();
     c_.held += static_cast<char>(c);
     return;
@@ -1548,6 +1614,7 @@ void Parser::Impl::end_say_block(std::uint64_t end) {
   alone.finish();
   if (alone.silent()) {
     diag("sentinel-say", input_offset(say_begin_), "a say block holding a sentinel was not listed");
+    any_say_block_ = true;  // it still counts as a say block: no fallback (6.5)
     return;
   }
   Body body;
@@ -1581,6 +1648,13 @@ void Parser::Impl::end_constructs(FinishReason reason) {
     if (mode_ == Mode::Hidden) return;
     switch (c_.kind) {
       case Kind::None:
+        if (opener_.active() && in_say_block_ && opener_.partial_close_of(say_name_)) {
+          // The say block's own close tag, partly written: it ends the block (eos-041).
+          opener_bytes_.clear();
+          opener_.reset();
+          removed_markup(opener_code_);
+          return;
+        }
         if (opener_.active()) {
           std::string bytes = std::move(opener_bytes_);
           opener_bytes_.clear();
@@ -1625,8 +1699,9 @@ void Parser::Impl::end_constructs(FinishReason reason) {
       case Kind::JsonFenceLine:
       case Kind::JsonAfterFence: {
         // An empty body means {} (5.1).
-        if (has_non_ws(std::string_view(c_.held).substr(c_.body_begin)) && c_.kind != Kind::JsonFenceLine &&
-            c_.kind != Kind::JsonAfterFence) {
+        const bool partial_close = c_.lt_pending && close_.in_progress();
+        if (!partial_close && has_non_ws(std::string_view(c_.held).substr(c_.body_begin)) &&
+            c_.kind != Kind::JsonFenceLine && c_.kind != Kind::JsonAfterFence) {
           if (cut) {
             complete_text_body(c_.held.size(), c_.held.size(), true);
           } else {

@@ -120,6 +120,7 @@ std::vector<ActionSpec> builtin_actions() {
     a.params = {required_string("fact", "the fact")};
     a.body_param = "fact";
     a.spellings = {bracket("REMEMBER", {"fact"}), tag("remember", BodyKind::Text, 4 * KiB)};
+    a.spellings.back().single_line = true;  // 2.8: a line break fails the body
     a.concurrency = Concurrency::SerialPerConversation;
     out.push_back(std::move(a));
   }
@@ -195,6 +196,7 @@ std::vector<ActionSpec> builtin_actions() {
     a.params = {required_string("expression", "the arithmetic expression")};
     a.body_param = "expression";
     a.spellings = {bracket("CALCULATE", {"expression"}), tag("calculate", BodyKind::Text, 4 * KiB)};
+    a.spellings.back().single_line = true;  // 2.8: a line break fails the body
     a.result_to = ResultTo::Inline;
     out.push_back(std::move(a));
   }

@@ -180,6 +180,7 @@ void Registry::index(std::size_t action_index) {
         t.spelling = index;
         t.has_required_params = needs_written_params(action, s);
         t.has_body_param = !action.body_param.empty();
+        t.single_line = s.single_line;
         tag_names_.push_back(std::move(t));
         break;
       }

@@ -111,6 +111,8 @@ struct Spelling {
   // parameter.
   std::vector<std::string> positional;
   std::vector<PresetParam> presets;
+  // Text bodies that a line break fails (2.8): remember, calculate.
+  bool single_line = false;
 };
 
 struct ActionSpec {
