@@ -28,6 +28,7 @@ NameIndex::NameIndex(const Grammar& grammar)
     longest_server = std::max(longest_server, s.size());
   }
   longest_tag = tag_table.longest();
+  mcp_body_limit = grammar.mcp_body_limit();
   longest_mcp = mcp_servers.empty() ? 0 : kMcpPrefix.size() + longest_server + 1 + kMaxToolName;
 }
 

@@ -30,6 +30,7 @@ struct NameIndex {
   std::vector<std::string> mcp_servers;        // as configured
   std::vector<std::string> mcp_servers_lower;  // for matching
   std::size_t longest_tag = 0;
+  std::size_t mcp_body_limit = 256 * 1024;
   std::size_t longest_mcp = 0;  // `mcp_` + longest server + `_` + 128
 
   // 5.6: the longest configured server s with `name` == "mcp_" s "_" tool, tool 1..128 bytes. -1 if none.

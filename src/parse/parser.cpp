@@ -130,7 +130,7 @@ class NullSink final : public TextSink {
 
 class Parser::Impl {
  public:
-  Impl(const Grammar& grammar, EventSink& sink, ParserOptions options);
+  Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options);
 
   void feed(std::string_view chunk);
   void finish(FinishReason reason);
@@ -250,7 +250,7 @@ class Parser::Impl {
   void json_start_byte(unsigned char c, const Ctx& ctx, bool fence);
   void json_becomes_text(unsigned char c, const Ctx& ctx, bool fence);
   void json_body_byte(unsigned char c, const Ctx& ctx, bool fence);
-  void json_after_value_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void json_after_value_byte(unsigned char c, const Ctx& ctx);
   void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, bool cut_off = false);
   void end_json_at_value(unsigned char c, const Ctx& ctx);
   void json_drop_byte(unsigned char c);
@@ -283,7 +283,7 @@ class Parser::Impl {
   const Grammar& grammar_;
   EventSink& sink_;
   ParserOptions opt_;
-  NameIndex names_;
+  const NameIndex& names_;
   std::vector<bool> denied_;  // per spelling
   bool deny_mcp_ = false;
   ParserStats stats_;
@@ -347,11 +347,11 @@ class Parser::Impl {
 // ---------------------------------------------------------------------------------------------------------
 // Setup
 
-Parser::Impl::Impl(const Grammar& grammar, EventSink& sink, ParserOptions options)
-    : grammar_(grammar),
+Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options)
+    : grammar_(grammar.grammar()),
       sink_(sink),
       opt_(std::move(options)),
-      names_(grammar),
+      names_(grammar.names()),
       visible_(sink, false, stats_),
       hidden_out_(sink, true, stats_),
       main_judge_(visible_),
@@ -461,7 +461,7 @@ void Parser::Impl::dispatch(unsigned char c, const Ctx& ctx, bool fence) {
     case Kind::JsonFenceLine:
     case Kind::JsonAfterFence: return json_start_byte(c, ctx, fence);
     case Kind::JsonBody:
-      if (c_.after_value) return json_after_value_byte(c, ctx, fence);
+      if (c_.after_value) return json_after_value_byte(c, ctx);
       return json_body_byte(c, ctx, fence);
     case Kind::JsonDrop: return json_drop_byte(c);
     case Kind::Bracket: return bracket_byte(c, ctx, fence);
@@ -878,8 +878,8 @@ Validated Parser::Impl::validate_construct(const Body& body) {
 // ---------------------------------------------------------------------------------------------------------
 // Text, path and markup bodies
 
-std::size_t body_limit_of(const NameIndex& names, int tag) {
-  return tag >= 0 ? names.tags[static_cast<std::size_t>(tag)].body_limit : 256 * 1024;
+static std::size_t body_limit_of(const NameIndex& names, int tag) {
+  return tag >= 0 ? names.tags[static_cast<std::size_t>(tag)].body_limit : names.mcp_body_limit;
 }
 
 void Parser::Impl::text_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
@@ -1186,7 +1186,7 @@ void Parser::Impl::json_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
   }
 }
 
-void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx, bool fence) {
+void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx) {
   const bool was_closing = close_.in_progress();
   if (close_.step(c, c_.held.size())) {
     c_.held += static_cast<char>(c);
@@ -1822,8 +1822,14 @@ void Parser::Impl::finish(FinishReason reason) {
 
 // ---------------------------------------------------------------------------------------------------------
 
-Parser::Parser(const Grammar& grammar, EventSink& sink, ParserOptions options)
+CompiledGrammar::CompiledGrammar(const Grammar& grammar)
+    : grammar_(&grammar), names_(std::make_shared<const NameIndex>(grammar)) {}
+
+Parser::Parser(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options)
     : impl_(std::make_unique<Impl>(grammar, sink, std::move(options))) {}
+Parser::Parser(const Grammar& grammar, EventSink& sink, ParserOptions options)
+    : own_grammar_(std::make_unique<CompiledGrammar>(grammar)),
+      impl_(std::make_unique<Impl>(*own_grammar_, sink, std::move(options))) {}
 Parser::~Parser() = default;
 void Parser::feed(std::string_view chunk) { impl_->feed(chunk); }
 void Parser::finish(FinishReason reason) { impl_->finish(reason); }

@@ -26,19 +26,24 @@ class RecordingSink : public parse::SummarySink {
 }  // namespace
 
 RunResult run_parse(std::string_view reply, const RunOptions& options, std::size_t chunk) {
-  static std::map<std::vector<std::string>, std::unique_ptr<spec::Registry>> registries;
+  struct Compiled {
+    spec::Registry registry;
+    parse::CompiledGrammar grammar{registry};
+    explicit Compiled(spec::Registry r) : registry(std::move(r)) {}
+  };
+  static std::map<std::vector<std::string>, std::unique_ptr<Compiled>> registries;
   auto& slot = registries[options.mcp_servers];
   if (!slot) {
     spec::RegistryOptions ro;
     ro.mcp_servers = options.mcp_servers;
-    slot = std::make_unique<spec::Registry>(spec::Registry::builtin(ro));
+    slot = std::make_unique<Compiled>(spec::Registry::builtin(ro));
   }
   parse::ParserOptions po;
   po.say_mode = options.say;
   po.think_open = options.think_open;
   po.denied_actions = options.deny;
   RecordingSink sink;
-  parse::Parser parser(*slot, sink, po);
+  parse::Parser parser(slot->grammar, sink, po);
   const std::size_t step = chunk == 0 ? std::max<std::size_t>(reply.size(), 1) : chunk;
   for (std::size_t i = 0; i < reply.size(); i += step) parser.feed(reply.substr(i, step));
   parser.finish(options.cut_off ? parse::FinishReason::Length : parse::FinishReason::Stop);

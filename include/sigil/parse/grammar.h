@@ -101,6 +101,8 @@ class Grammar {
   virtual bool brackets_case_insensitive() const = 0;
   // Configured MCP server names as configured (5.6); matched case-insensitively by the parser.
   virtual std::span<const std::string> mcp_servers() const = 0;
+  // Body limit of MCP tags (5.6, 13).
+  virtual std::size_t mcp_body_limit() const { return 256 * 1024; }
 
   virtual const SpellingInfo& spelling(int index) const = 0;
   // Index of the spelling whose action is `action` (canonical name), or -1. Used for policy (12.6).

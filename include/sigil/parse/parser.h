@@ -39,8 +39,26 @@ struct ParserStats {
   std::size_t max_held = 0;          // the most bytes held at once
 };
 
+struct NameIndex;
+
+// A grammar's names indexed for byte-by-byte matching. Building it sorts and copies every name, so build
+// it once per grammar and share it between parsers (one per reply); it is immutable and thread-safe to
+// share. The grammar must outlive it.
+class CompiledGrammar {
+ public:
+  explicit CompiledGrammar(const Grammar& grammar);
+  const Grammar& grammar() const { return *grammar_; }
+  const NameIndex& names() const { return *names_; }
+
+ private:
+  const Grammar* grammar_;
+  std::shared_ptr<const NameIndex> names_;
+};
+
 class Parser {
  public:
+  Parser(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options = {});
+  // Compiles the grammar for this parser alone: convenient, but slower per reply.
   Parser(const Grammar& grammar, EventSink& sink, ParserOptions options = {});
   ~Parser();
   Parser(const Parser&) = delete;
@@ -54,6 +72,7 @@ class Parser {
 
  private:
   class Impl;
+  std::unique_ptr<CompiledGrammar> own_grammar_;  // only when built from a bare Grammar
   std::unique_ptr<Impl> impl_;
 };
 

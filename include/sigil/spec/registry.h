@@ -61,7 +61,7 @@ class Registry : public parse::Grammar {
   // The index of the Mcp spelling, or -1 when no `mcp` action is registered.
   int mcp_spelling() const { return mcp_spelling_; }
   // Body limit of MCP tags (5.5, 13).
-  std::size_t mcp_body_limit() const;
+  std::size_t mcp_body_limit() const override;
 
   // parse::Grammar
   std::span<const parse::TagName> tag_names() const override { return tag_names_; }
