@@ -1529,31 +1529,33 @@ void Parser::Impl::directive(int spelling, std::string action, Validated v, std:
   e.clean_offset = clean_offset;
   e.spelling = spelling;
   for (Note& note : v.notes) diag(std::move(note.code), e.span_begin, std::move(note.message));
+  if (!e.valid) diag("invalid-directive", e.span_begin, e.action + ": " + e.error);
   const bool interrupting = spelling >= 0 && grammar_.spelling(spelling).interrupts;
   const bool denied = spelling >= 0 ? (static_cast<std::size_t>(spelling) < denied_.size() &&
                                        denied_[static_cast<std::size_t>(spelling)])
                                     : deny_mcp_;
+  // A refusal is why the directive will not run, so its reason replaces a validation error; the first
+  // refusal is the one reported in `error`, every one gets a diagnostic.
+  bool refused = false;
   auto refuse = [&](const char* code, const char* why) {
-    if (e.valid) {
+    if (!refused) {
       e.valid = false;
       e.error = why;
+      refused = true;
     }
-    diag(code, e.span_begin, why);
+    diag(code, e.span_begin, std::string(e.action) + ": " + why);
   };
   if (cut_off) refuse("cut-off", "cut off: the reply ended before this directive was complete");
   if (!is_say) {
-    if (interrupted_) {
-      if (!(chain_open_ && interrupting && e.valid && !denied)) {
-        chain_open_ = false;
-        refuse("after-interrupt", "after an interrupting directive");
-      }
+    // 12.2: after an interrupting directive only a chain of valid interrupting ones, separated by
+    // whitespace alone, still runs.
+    if (interrupted_ && !(chain_open_ && interrupting && e.valid && !denied)) {
+      chain_open_ = false;
+      refuse("after-interrupt", "after an interrupting directive");
     }
     if (++counted_directives_ > opt_.max_directives) refuse("over-limit", "over the per-reply limit");
   }
   if (denied) refuse("not-allowed", "not allowed here");
-  if (!e.valid && !cut_off && e.error.empty()) e.error = "invalid";
-  if (!e.valid && v.valid == false && !denied && !interrupted_)
-    diag("invalid-directive", e.span_begin, e.action + ": " + e.error);
   e.interrupts = e.valid && interrupting;
   if (e.valid && !is_say) any_valid_directive_ = true;
   ++stats_.directives;
