@@ -22,6 +22,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);
   CLI::App app{"sigil: directives in model replies, parsed as they stream"};
   app.require_subcommand(1);
 

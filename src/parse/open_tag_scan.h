@@ -29,6 +29,11 @@ class OpenTagScan {
   bool has_attributes() const { return !attributes_.empty() || state_ == State::Key; }
   const std::vector<Attribute>& attributes() const { return attributes_; }
   std::vector<Attribute> take_attributes() { return std::move(attributes_); }
+  // Swaps the attributes into `out` (cleared first), so both vectors keep their capacity for the next tag.
+  void take_attributes_into(std::vector<Attribute>& out) {
+    out.clear();
+    out.swap(attributes_);
+  }
 
  private:
   enum class State : unsigned char {

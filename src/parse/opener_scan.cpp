@@ -73,11 +73,12 @@ void OpenerScan::start(unsigned char c, std::uint64_t offset, Options options) {
   raw_name_.clear();
   index_ = -1;
   mcp_server_ = -1;
+  node_ = NameTable::kRoot;
   state_ = (c == '<') ? State::Lt : State::Bracket;
 }
 
 bool OpenerScan::tag_prefix_possible() const {
-  return names_->tag_table.has_prefix(name_) || names_->could_be_mcp(name_);
+  return node_ != NameTable::kDead || names_->could_be_mcp(name_);
 }
 
 bool OpenerScan::partial_close_of(std::string_view lower_name) const {
@@ -89,7 +90,7 @@ bool OpenerScan::partial_close_of(std::string_view lower_name) const {
 
 OpenerScan::Kind OpenerScan::resolve_tag_name(unsigned char delimiter) {
   bool delimits = is_ws(delimiter) || delimiter == '>' || delimiter == '/';
-  index_ = names_->tag_table.find(name_);
+  index_ = names_->tag_table.value(node_);
   if (index_ < 0) mcp_server_ = names_->match_mcp(name_, &mcp_tool_begin_);
   bool registered = index_ >= 0 || mcp_server_ >= 0;
   if (!delimits) {
@@ -119,7 +120,7 @@ OpenerScan::Kind OpenerScan::resolve_tag_name(unsigned char delimiter) {
 }
 
 OpenerScan::Kind OpenerScan::resolve_close_name() {
-  index_ = names_->tag_table.find(name_);
+  index_ = names_->tag_table.value(node_);
   if (index_ < 0) mcp_server_ = names_->match_mcp(name_, &mcp_tool_begin_);
   state_ = State::Idle;
   if (index_ >= 0 || mcp_server_ >= 0) return Kind::CloseTag;
@@ -145,6 +146,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
         raw_name_ += static_cast<char>(c);
+        node_ = names_->tag_table.walk(node_, c);
         state_ = State::TagName;
         if (!tag_prefix_possible() && !options_.window_open) break;
         return Kind::Pending;
@@ -154,6 +156,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
         raw_name_ += static_cast<char>(c);
+        node_ = names_->tag_table.walk(node_, c);
         if (options_.window_open && !options_.trigger_mode) {
           if (length_ > options_.tag_limit) break;
           return Kind::Pending;
@@ -167,6 +170,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
         raw_name_ += static_cast<char>(c);
+        node_ = names_->tag_table.walk(node_, c);
         state_ = State::CloseName;
         if (!tag_prefix_possible() && !(options_.window_open && !options_.trigger_mode)) break;
         return Kind::Pending;
@@ -176,6 +180,7 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
       if (is_name_byte(c)) {
         name_ += ascii_lower(static_cast<char>(c));
         raw_name_ += static_cast<char>(c);
+        node_ = names_->tag_table.walk(node_, c);
         if (options_.window_open && !options_.trigger_mode) {
           if (length_ > options_.tag_limit) break;
           return Kind::Pending;
@@ -226,13 +231,15 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
     case State::BracketName: {
       bool name_byte = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
       if (name_byte) {
-        name_ += names_->brackets_ci ? ascii_upper(static_cast<char>(c)) : static_cast<char>(c);
+        const char b = names_->brackets_ci ? ascii_upper(static_cast<char>(c)) : static_cast<char>(c);
+        name_ += b;
+        node_ = names_->bracket_table.walk(node_, static_cast<unsigned char>(b));
         state_ = State::BracketName;
-        if (!names_->bracket_table.has_prefix(name_)) break;
+        if (node_ == NameTable::kDead) break;
         return Kind::Pending;
       }
       if (state_ == State::BracketName && (c == ':' || c == ']')) {
-        index_ = names_->bracket_table.find(name_);
+        index_ = names_->bracket_table.value(node_);
         if (index_ < 0) break;
         state_ = State::Idle;
         return c == ':' ? Kind::BracketOpen : Kind::BracketBare;

@@ -24,8 +24,8 @@ struct NameIndex {
 
   std::span<const TagName> tags;
   std::span<const BracketName> brackets;
-  NameTable tag_table;      // lower-case name -> index into tags
-  NameTable bracket_table;  // name (upper case when case-insensitive) -> index into brackets
+  NameTable tag_table{true};       // name, any case -> index into tags
+  NameTable bracket_table{false};  // name (upper case when case-insensitive) -> index into brackets
   bool brackets_ci = false;
   std::vector<std::string> mcp_servers;        // as configured
   std::vector<std::string> mcp_servers_lower;  // for matching
@@ -110,6 +110,7 @@ class OpenerScan {
   std::size_t mcp_tool_begin_ = 0;
   unsigned char quote_ = 0;
   std::size_t cdata_matched_ = 0;
+  int node_ = NameTable::kRoot;  // where the name so far leads in the tag or bracket table
 };
 
 }  // namespace sigil::parse

@@ -231,8 +231,10 @@ class Parser::Impl {
   Tidier& tidier();
 
   // Constructs.
-  void begin_construct(Kind kind, std::uint64_t begin, std::string held, std::uint64_t clean_offset,
+  void begin_construct(Kind kind, std::uint64_t begin, std::string_view held, std::uint64_t clean_offset,
                        const text::CodeTracker::State& code, bool line_start);
+  // Forgets the construct but keeps its buffers' capacity: no allocation per construct in the steady state.
+  void reset_construct();
   void begin_from_opener(Kind kind);
   void release_all();
   void release_prefix(std::size_t cut);
@@ -437,7 +439,8 @@ void Parser::Impl::on_byte(unsigned char c) {
     return;
   }
   Ctx ctx{code_.in_code(), line_ws_only_};
-  pre_step_ = code_.snapshot();
+  // Only a byte that can start markup needs the shadow state before it (to undo the markup later).
+  if (c == '<' || c == '[') pre_step_ = code_.snapshot();
   code_.step(c);
   const bool fence = code_.fence_line_started();
   if (c == '\n') line_ws_only_ = true;
@@ -612,22 +615,31 @@ void Parser::Impl::close_tag_in_text(int tag_index, bool is_mcp, std::uint64_t b
 // ---------------------------------------------------------------------------------------------------------
 // Constructs: shared
 
-void Parser::Impl::begin_construct(Kind kind, std::uint64_t begin, std::string held, std::uint64_t clean_offset,
-                                   const text::CodeTracker::State& code, bool line_start) {
+void Parser::Impl::reset_construct() {
+  std::string held = std::move(c_.held);
+  std::vector<Attribute> attrs = std::move(c_.attrs);
   c_ = Construct{};
+  held.clear();
+  attrs.clear();
+  c_.held = std::move(held);
+  c_.attrs = std::move(attrs);
+}
+
+void Parser::Impl::begin_construct(Kind kind, std::uint64_t begin, std::string_view held, std::uint64_t clean_offset,
+                                   const text::CodeTracker::State& code, bool line_start) {
+  reset_construct();
   c_.kind = kind;
   c_.begin = begin;
-  c_.held = std::move(held);
+  c_.held.assign(held);
   c_.clean_offset = clean_offset;
   c_.code_at_begin = code;
   c_.line_start = line_start;
 }
 
 void Parser::Impl::begin_from_opener(Kind kind) {
-  std::string held = std::move(opener_bytes_);
-  opener_bytes_.clear();
-  begin_construct(kind, opener_.start_offset(), std::move(held), opener_clean_offset_, opener_code_,
+  begin_construct(kind, opener_.start_offset(), opener_bytes_, opener_clean_offset_, opener_code_,
                   opener_line_start_);
+  opener_bytes_.clear();
   if (kind == Kind::OpenTag) {
     c_.tag = opener_.index();
     c_.mcp_server = opener_.mcp_server();
@@ -639,7 +651,7 @@ void Parser::Impl::begin_from_opener(Kind kind) {
 void Parser::Impl::release_all() {
   std::string held = std::move(c_.held);
   diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
-  c_ = Construct{};
+  reset_construct();
   opener_.reset();
   emit_text(held);
 }
@@ -689,7 +701,7 @@ bool Parser::Impl::trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx) 
   switch (k) {
     case K::TagOpen:
       rest.pop_back();  // the delimiter
-      begin_construct(Kind::OpenTag, begin, std::move(rest), clean, trigger_code_, trigger_line_start_);
+      begin_construct(Kind::OpenTag, begin, rest, clean, trigger_code_, trigger_line_start_);
       c_.tag = opener_.index();
       c_.mcp_server = opener_.mcp_server();
       if (c_.mcp_server >= 0) c_.mcp_tool = std::string(opener_.mcp_tool());
@@ -699,16 +711,16 @@ bool Parser::Impl::trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx) 
       return true;
     case K::CommentOpen:
     case K::CdataOpen:
-      begin_construct(k == K::CommentOpen ? Kind::Comment : Kind::Cdata, begin, std::move(rest), clean,
+      begin_construct(k == K::CommentOpen ? Kind::Comment : Kind::Cdata, begin, rest, clean,
                       trigger_code_, trigger_line_start_);
       return true;
     case K::BracketOpen:
-      begin_construct(Kind::Bracket, begin, std::move(rest), clean, trigger_code_, trigger_line_start_);
+      begin_construct(Kind::Bracket, begin, rest, clean, trigger_code_, trigger_line_start_);
       c_.bracket = opener_.index();
       c_.args_begin = c_.held.size();
       return true;
     case K::HiddenTrigger:
-      c_ = Construct{};
+      reset_construct();
       enter_hidden(begin, trigger_code_);
       return true;
     default:
@@ -756,7 +768,7 @@ void Parser::Impl::open_tag_byte(unsigned char c, const Ctx& ctx, bool fence) {
 void Parser::Impl::complete_open_tag() {
   const bool mcp = c_.tag < 0;
   const TagName* t = mcp ? nullptr : &names_.tags[static_cast<std::size_t>(c_.tag)];
-  c_.attrs = tag_.take_attributes();
+  tag_.take_attributes_into(c_.attrs);
   c_.self_closing = tag_.self_closing();
   const TagRole role = mcp ? TagRole::Action : t->role;
   const BodyKind body = mcp ? BodyKind::Json : t->body;
@@ -767,7 +779,7 @@ void Parser::Impl::complete_open_tag() {
         const std::uint64_t begin = c_.begin;
         const auto code = c_.code_at_begin;
         const bool self_closing = c_.self_closing;
-        c_ = Construct{};
+        reset_construct();
         if (self_closing) {
           removed_markup(code);
         } else {
@@ -780,14 +792,14 @@ void Parser::Impl::complete_open_tag() {
         hidden_scan_.reset();
       } else {
         std::string held = std::move(c_.held);
-        c_ = Construct{};
+        reset_construct();
         emit_text(held);  // 8.1: elsewhere a hidden-region tag is text
       }
       return;
     case TagRole::Sentinel: {
       const auto code = c_.code_at_begin;
       const std::uint64_t begin = c_.begin;
-      c_ = Construct{};
+      reset_construct();
       removed_markup(code);
       silence_by_tag(begin);
       return;
@@ -795,7 +807,7 @@ void Parser::Impl::complete_open_tag() {
     case TagRole::Wrapper: {
       const auto code = c_.code_at_begin;
       const bool self_closing = c_.self_closing;
-      c_ = Construct{};
+      reset_construct();
       removed_markup(code);
       window_open_ = !self_closing;
       return;
@@ -805,7 +817,7 @@ void Parser::Impl::complete_open_tag() {
       const std::uint64_t begin = c_.begin;
       const bool self_closing = c_.self_closing;
       const int spelling = t->spelling;
-      c_ = Construct{};
+      reset_construct();
       if (!opt_.say_mode || interrupted_) {
         removed_markup(code);
       } else if (in_say_block_) {
@@ -828,7 +840,7 @@ void Parser::Impl::complete_open_tag() {
   if (body == BodyKind::None || c_.self_closing) {
     if (body == BodyKind::None && !c_.self_closing && c_.attrs.empty() && t->has_required_params) {
       std::string held = std::move(c_.held);
-      c_ = Construct{};
+      reset_construct();
       emit_text(held);  // 2.4: `I can react with <react>.` is text
       return;
     }
@@ -836,7 +848,7 @@ void Parser::Impl::complete_open_tag() {
     const auto code = c_.code_at_begin;
     const int spelling = mcp ? -1 : t->spelling;
     const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
-    c_ = Construct{};
+    reset_construct();
     code_.restore(code);
     code_.mark_line_content();
     directive(spelling, {}, std::move(v), begin, end, clean);
@@ -977,7 +989,7 @@ void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end
   const int spelling = t != nullptr ? t->spelling : -1;
   const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
   const auto code = c_.code_at_begin;
-  c_ = Construct{};
+  reset_construct();
   opener_.reset();
   close_.reset();
   code_.restore(code);
@@ -1024,7 +1036,7 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
         if (c_.first_newline != npos) {  // a line break fails a body read as text (2.8)
           std::string held = std::move(c_.held);
           const std::size_t cut = c_.first_newline, lt = c_.lt_index;
-          c_ = Construct{};
+          reset_construct();
           diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
           emit_text(std::string_view(held).substr(0, cut));
           emit_text(std::string_view(held).substr(cut, lt - cut));
@@ -1106,7 +1118,7 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
       {
         std::string held = std::move(c_.held);
         const std::size_t cut = c_.fence_line_begin;
-        c_ = Construct{};
+        reset_construct();
         std::size_t line = held.rfind('\n', cut == 0 ? 0 : cut - 1);
         line = (line == npos || cut == 0) ? cut : line + 1;
         diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
@@ -1126,7 +1138,7 @@ void Parser::Impl::json_becomes_text(unsigned char c, const Ctx& ctx, bool fence
   if (c_.first_newline != npos) {
     const std::size_t cut = c_.first_newline;
     std::string held = std::move(c_.held);
-    c_ = Construct{};
+    reset_construct();
     diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
     emit_text(std::string_view(held).substr(0, cut));
     emit_text(std::string_view(held).substr(cut));
@@ -1298,7 +1310,7 @@ void Parser::Impl::complete_json(std::size_t json_end, std::size_t span_end, boo
     if (i > 0) diag("extra-value", input_offset(begin), "another JSON value in the same body: one more directive");
     results.push_back(validate_construct(body));
   }
-  c_ = Construct{};
+  reset_construct();
   opener_.reset();
   close_.reset();
   code_.restore(code);
@@ -1318,7 +1330,7 @@ void Parser::Impl::json_drop_byte(unsigned char c) {
     const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
     const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
     const auto code = c_.code_at_begin;
-    c_ = Construct{};
+    reset_construct();
     close_.reset();
     code_.restore(code);
     code_.mark_line_content();
@@ -1371,7 +1383,7 @@ void Parser::Impl::bracket_byte(unsigned char c, const Ctx& ctx, bool fence) {
 void Parser::Impl::bracket_end_byte(unsigned char c, const Ctx& ctx) {
   if (c == '(') {  // 3.4: a Markdown link
     std::string held = std::move(c_.held);
-    c_ = Construct{};
+    reset_construct();
     emit_text(held);
     text_byte(c, ctx);
     return;
@@ -1394,7 +1406,7 @@ void Parser::Impl::complete_bracket(bool cut_off) {
   Validated v = grammar_.validate_bracket(b.spelling, args, c_.has_args);
   const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
   const std::uint64_t end = begin + (c_.kind == Kind::BracketEnd ? args_end + 1 : c_.held.size());
-  c_ = Construct{};
+  reset_construct();
   opener_.reset();
   directive(b.spelling, {}, std::move(v), begin, end, clean, false, cut_off);
 }
@@ -1415,7 +1427,7 @@ void Parser::Impl::comment_byte(unsigned char c, const Ctx& ctx) {
   const std::string& h = c_.held;
   if (h.size() >= opener + 3 && c == '>' && std::string_view(h).substr(h.size() - 3) == end_mark) {
     const auto code = c_.code_at_begin;
-    c_ = Construct{};
+    reset_construct();
     removed_markup(code);
   }
 }
@@ -1462,7 +1474,7 @@ bool Parser::Impl::hidden_wait_byte(unsigned char c) {
     if (c == '\n') {
       const std::uint64_t begin = c_.begin;
       const auto code = c_.code_at_begin;
-      c_ = Construct{};
+      reset_construct();
       enter_hidden(begin, code);
       return true;
     }
@@ -1479,7 +1491,7 @@ bool Parser::Impl::hidden_wait_byte(unsigned char c) {
       if (k == K::CloseTag && !hidden_scan_.is_mcp() &&
           names_.tags[static_cast<std::size_t>(hidden_scan_.index())].role == TagRole::Hidden) {
         const auto code = c_.code_at_begin;
-        c_ = Construct{};
+        reset_construct();
         hidden_scan_.reset();
         removed_markup(code);
         return true;
@@ -1500,7 +1512,7 @@ bool Parser::Impl::hidden_wait_byte(unsigned char c) {
   std::string held = std::move(c_.held);
   const std::size_t tag_end = c_.tag_end;
   const std::uint64_t begin = c_.begin;
-  c_ = Construct{};
+  reset_construct();
   hidden_scan_.reset();
   emit_text(std::string_view(held).substr(0, tag_end));
   const std::uint64_t here = pos_;
@@ -1675,7 +1687,7 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         if (cut) {
           diag("cut-off", input_offset(c_.begin), "an unfinished tag at a cut-off end was removed");
           const auto code = c_.code_at_begin;
-          c_ = Construct{};
+          reset_construct();
           removed_markup(code);
         } else {
           release_all();
@@ -1715,7 +1727,7 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
         const std::uint64_t begin = c_.begin, clean = c_.clean_offset, end = c_.begin + c_.held.size();
         const auto code = c_.code_at_begin;
-        c_ = Construct{};
+        reset_construct();
         code_.restore(code);
         code_.mark_line_content();
         directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, end, clean, false, cut);
@@ -1739,7 +1751,7 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
         const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
         const auto code = c_.code_at_begin;
-        c_ = Construct{};
+        reset_construct();
         code_.restore(code);
         code_.mark_line_content();
         directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, pos_, clean, false, cut);
@@ -1763,7 +1775,7 @@ void Parser::Impl::end_constructs(FinishReason reason) {
       case Kind::Cdata: {
         diag("unclosed-comment", input_offset(c_.begin), "a comment never closed: removed");
         const auto code = c_.code_at_begin;
-        c_ = Construct{};
+        reset_construct();
         removed_markup(code);
         return;
       }
@@ -1771,7 +1783,7 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         std::string held = std::move(c_.held);
         const std::size_t tag_end = c_.tag_end;
         const std::uint64_t begin = c_.begin;
-        c_ = Construct{};
+        reset_construct();
         hidden_scan_.reset();
         emit_text(std::string_view(held).substr(0, tag_end));
         const std::uint64_t here = pos_;

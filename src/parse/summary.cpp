@@ -31,8 +31,9 @@ void SummarySink::on_end(bool silent) {
   silent_ = silent;
   ended_ = true;
   // Reply order is the order of each directive's first byte (12.1); events came in completion order.
-  std::stable_sort(directives_.begin(), directives_.end(),
-                   [](const DirectiveEvent& a, const DirectiveEvent& b) { return a.span_begin < b.span_begin; });
+  auto by_first_byte = [](const DirectiveEvent& a, const DirectiveEvent& b) { return a.span_begin < b.span_begin; };
+  if (!std::is_sorted(directives_.begin(), directives_.end(), by_first_byte))
+    std::stable_sort(directives_.begin(), directives_.end(), by_first_byte);
 }
 
 std::string SummarySink::clean_text() const {
