@@ -1572,7 +1572,16 @@ void Parser::Impl::directive(int spelling, std::string action, Validated v, std:
   if (e.valid && !is_say) any_valid_directive_ = true;
   ++stats_.directives;
   sink_.on_directive(e);
-  if (!is_say) gap(GapKind::Directive);
+  if (!is_say) {
+    std::optional<std::string> inline_text;
+    if (e.valid && spelling >= 0 && opt_.inline_resolver && grammar_.spelling(spelling).inline_result)
+      inline_text = opt_.inline_resolver(e);
+    if (inline_text && !inline_text->empty()) {
+      emit_text(*inline_text);  // 10.2: the result takes the directive's place; its surroundings stay
+    } else {
+      gap(GapKind::Directive);
+    }
+  }
   if (e.interrupts && !interrupted_) start_interrupt();
 }
 

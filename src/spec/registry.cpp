@@ -169,7 +169,7 @@ void Registry::index(std::size_t action_index) {
     const Spelling& s = action.spellings[i];
     const int index = static_cast<int>(refs_.size());
     refs_.push_back({action_index, i});
-    infos_.push_back({action.name, action.interrupts});
+    infos_.push_back({action.name, action.interrupts, action.result_to == ResultTo::Inline});
     switch (s.dialect) {
       case Dialect::Tag: {
         parse::TagName t;

@@ -205,3 +205,36 @@ TEST(CloseTagMatcher, MatchesCaseInsensitivelyWithWhitespace) {
 
 }  // namespace
 }  // namespace sigil::parse
+
+namespace sigil::parse {
+namespace {
+
+std::string run_with_resolver(std::string_view reply, std::size_t chunk) {
+  const auto& registry = sigil::testing::conformance_registry();
+  ParserOptions o;
+  o.inline_resolver = [](const DirectiveEvent& d) -> std::optional<std::string> {
+    if (d.args.at("expression").as_string() == "fail") return std::nullopt;
+    return std::string("<") + std::string(d.args.at("expression").as_string()) + ">";
+  };
+  SummarySink sink;
+  Parser parser(registry, sink, o);
+  const std::size_t step = chunk == 0 ? reply.size() : chunk;
+  for (std::size_t i = 0; i < reply.size(); i += step) parser.feed(reply.substr(i, step));
+  parser.finish();
+  return sink.clean_text();
+}
+
+TEST(InlineResolver, ResultStandsWhereTheDirectiveStood) {
+  for (std::size_t chunk : {0, 1, 3}) {
+    // 10.2: the spaces and emphasis around an inline directive stay.
+    EXPECT_EQ(run_with_resolver("Total: [CALCULATE:342*15] USD", chunk), "Total: <342*15> USD");
+    EXPECT_EQ(run_with_resolver("It is **<calculate>6*7</calculate>** exactly.", chunk), "It is **<6*7>** exactly.");
+    // A failed calculation leaves the place tidied, like sigil parse.
+    EXPECT_EQ(run_with_resolver("Total: [CALCULATE:fail] USD", chunk), "Total: USD");
+    // Other actions are never resolved inline.
+    EXPECT_EQ(run_with_resolver("Noted [REMEMBER:x] here", chunk), "Noted here");
+  }
+}
+
+}  // namespace
+}  // namespace sigil::parse

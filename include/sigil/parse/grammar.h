@@ -61,6 +61,7 @@ struct BracketName {
 struct SpellingInfo {
   std::string action;       // canonical action name (section 13)
   bool interrupts = false;  // 12.2
+  bool inline_result = false;  // `result_to: inline`: its result stands where it stood (10.2)
 };
 
 // An attribute as written in an open tag (2.2, 2.3). `value` has character references decoded.

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,10 @@ struct ParserOptions {
   std::size_t bracket_limit = 4 * 1024;     // bracket ARGS (2.8)
   std::size_t whitespace_limit = 4 * 1024;  // a longer whitespace run is released untidied (10.3)
   std::size_t hidden_opener_limit = 4 * 1024;  // a line-start hidden opener waiting for its line end (11.3)
+  // Runs a valid `result_to: inline` directive (calculate) the moment it completes; the text it returns
+  // stands where the directive stood, keeping the spaces and emphasis around it (10.2). Without a
+  // resolver, or when it returns nothing (a failure), the directive's place is tidied like any other.
+  std::function<std::optional<std::string>(const DirectiveEvent&)> inline_resolver;
 };
 
 // Work counters, for tests that assert linear work and bounded memory.
