@@ -1,0 +1,123 @@
+// The embedded Store: one SQLite database file (WAL), the C API directly.
+//
+// Connection settings: journal_mode=WAL (other processes may read while we write), synchronous=NORMAL
+// (a commit survives a crash of the process; the last commits may roll back on power loss), foreign keys
+// on, a busy timeout for other processes holding the write lock. Exactly-once log writes are the
+// exception: by default they commit with synchronous=FULL, so a recorded begin or completion also
+// survives power loss (OpenOptions::sync_once_log).
+//
+// Schema: versioned migrations (schema_version table, one row). Each migration is a list of SQL statements
+// applied in its own transaction together with the version bump, so a database is always at exactly one
+// version. A database whose version is newer than this build knows is refused, never touched.
+//
+// Isolation by construction: every table holding user data has user_id and conversation_id columns, and
+// every query that reads or changes such data binds both (?1, ?2) from the Scope.
+//
+// Thread-safety: one connection guarded by a mutex; every call locks it for its whole duration, so calls
+// from several threads are serialised (SQLite work is short; handlers do their slow work outside the store).
+// Prepared statements are cached per connection.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "sigil/store/store.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace sigil::store::sqlite {
+
+struct OpenOptions {
+    std::chrono::milliseconds busy_timeout{5000};
+    // Commit exactly-once log writes with synchronous=FULL (one fsync each). Off: NORMAL like the rest,
+    // which survives a process crash but not power loss.
+    bool sync_once_log = true;
+};
+
+class SqliteStore final : public Store {
+public:
+    // Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory
+    // database (no WAL there).
+    static Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {});
+    // The schema version this build creates and reads.
+    static int latest_schema_version() noexcept;
+
+    ~SqliteStore() override;
+    SqliteStore(const SqliteStore&) = delete;
+    SqliteStore& operator=(const SqliteStore&) = delete;
+
+    Status set_item(const Scope& scope, std::string_view item_id, std::string_view value_json,
+                    std::optional<TimePoint> expires_at, TimePoint now) override;
+    Result<std::optional<MemoryItem>> get_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
+    Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
+    Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) override;
+    Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) override;
+    Result<std::size_t> cleanup_expired_all(TimePoint now) override;
+
+    Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) override;
+    Result<std::size_t> forget(const Scope& scope, std::string_view fact) override;
+    Result<Correction> correct(const Scope& scope, std::string_view old_fact, std::string_view new_fact,
+                               TimePoint now) override;
+    Result<std::vector<Fact>> list_facts(const Scope& scope) override;
+
+    Result<ArchiveOutcome> archive_items(const Scope& scope, std::span<const std::string> item_ids,
+                                         TimePoint now) override;
+    Result<std::int64_t> add_archive_text(const Scope& scope, std::string_view title, std::string_view text,
+                                          std::string_view source, TimePoint now) override;
+    Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query, int top_k,
+                                                   double min_score) override;
+
+    Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
+                                        std::string_view turn_id, TimePoint at) override;
+    Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) override;
+    Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query, int top_k) override;
+
+    Result<std::string> add_task(const Scope& scope, std::string_view id, std::string_view message,
+                                 TimePoint due_at, TimePoint now) override;
+    Result<std::vector<ScheduledTask>> list_tasks(const Scope& scope) override;
+    Result<std::size_t> delete_task(const Scope& scope, std::string_view id) override;
+    Result<std::size_t> delete_tasks_due_at(const Scope& scope, TimePoint due_at) override;
+    Result<std::vector<ScheduledTask>> due_tasks(TimePoint now, std::size_t limit) override;
+    Result<bool> mark_fired(const Scope& scope, std::string_view id, TimePoint at) override;
+
+    Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) override;
+    Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
+                         TimePoint now) override;
+    Result<bool> once_release(const Scope& scope, std::string_view key) override;
+    Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) override;
+
+    Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
+                          bool csp_allows_scripts, TimePoint now) override;
+    Result<std::optional<Page>> get_page(std::string_view slug) override;
+    Result<std::vector<Page>> list_pages(const Scope& scope) override;
+    Result<bool> delete_page(const Scope& scope, std::string_view slug) override;
+
+private:
+    SqliteStore(sqlite3* db, const OpenOptions& options, std::string session);
+
+    Status configure(bool in_memory);
+    Status migrate(const std::string& path);
+    Status load_page_salt();
+    // The cached prepared statement for `sql`, which must be a string literal: the cache keys on its text
+    // without copying it.
+    Result<sqlite3_stmt*> prepare(std::string_view sql);
+    Status exec(const char* sql);
+    // Bumps a named counter in the meta table (inside the caller's transaction) and returns its new value.
+    Result<std::int64_t> next_counter(std::string_view name);
+    // synchronous=FULL around exactly-once log writes, when sync_once_log is on.
+    Status full_sync(bool on);
+
+    std::mutex mutex_;
+    sqlite3* db_ = nullptr;
+    OpenOptions options_;
+    std::string session_;    // random per instance: tells this instance's running keys from in-doubt ones
+    std::string page_salt_;  // random per database
+    std::unordered_map<std::string_view, sqlite3_stmt*> statements_;
+};
+
+}  // namespace sigil::store::sqlite
