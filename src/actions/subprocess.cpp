@@ -1,0 +1,237 @@
+#include "subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <system_error>
+#include <utility>
+
+#include "sigil/actions/unique_fd.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
+
+namespace sigil::actions::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string errno_text(int err) { return std::system_category().message(err); }
+
+// Kills and reaps the child unless finish() did. Kills the whole process group: the child is its leader
+// (POSIX_SPAWN_SETPGROUP 0), and the group id stays reserved while the leader is an unreaped zombie, so
+// the group kill can never hit an unrelated process.
+class ChildGuard {
+ public:
+  explicit ChildGuard(pid_t pid) noexcept : pid_(pid) {}
+  ChildGuard(const ChildGuard&) = delete;
+  ChildGuard& operator=(const ChildGuard&) = delete;
+  ~ChildGuard() {
+    if (pid_ <= 0) return;
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  // Call once the child has exited (seen with WNOWAIT): kills what it left behind, then reaps it.
+  Result<int> finish() noexcept {
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    pid_t r;
+    while ((r = ::waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+    }
+    const int err = errno;
+    pid_ = -1;
+    if (r < 0) return make_error(ErrorCode::io, "waitpid failed: " + errno_text(err));
+    return status;
+  }
+
+ private:
+  pid_t pid_;
+};
+
+struct SpawnFileActions {
+  posix_spawn_file_actions_t fa;
+  SpawnFileActions() { posix_spawn_file_actions_init(&fa); }
+  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&fa); }
+  SpawnFileActions(const SpawnFileActions&) = delete;
+  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
+};
+
+struct SpawnAttr {
+  posix_spawnattr_t attr;
+  SpawnAttr() { posix_spawnattr_init(&attr); }
+  ~SpawnAttr() { posix_spawnattr_destroy(&attr); }
+  SpawnAttr(const SpawnAttr&) = delete;
+  SpawnAttr& operator=(const SpawnAttr&) = delete;
+};
+
+int poll_timeout_ms(Clock::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, INT_MAX));
+}
+
+Error timeout_error(std::chrono::milliseconds timeout) {
+  return make_error(ErrorCode::timeout, "timed out after " + std::to_string(timeout.count()) + " ms; killed");
+}
+
+bool set_nonblocking(int fd) noexcept {
+  const int flags = ::fcntl(fd, F_GETFL);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
+}
+
+}  // namespace
+
+Result<RunOutcome> run_captured(const RunRequest& request) {
+  if (request.program.empty()) return make_error(ErrorCode::invalid_argument, "no program to run");
+
+  // stdin is a socket so that writing to a child that has quit gives EPIPE (MSG_NOSIGNAL), not SIGPIPE:
+  // a pipe would need the process-wide signal disposition changed.
+  int in_pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pair) != 0)
+    return make_error(ErrorCode::io, "socketpair failed: " + errno_text(errno));
+  UniqueFd in_parent(in_pair[0]), in_child(in_pair[1]);
+  int out_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
+    return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
+  UniqueFd out_read(out_pipe[0]), out_write(out_pipe[1]);
+  int err_pipe[2];
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
+    return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
+  UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
+
+  SpawnFileActions actions;
+  // dup2 clears FD_CLOEXEC on the copies; every other descriptor of ours is O_CLOEXEC and closes at exec.
+  if (posix_spawn_file_actions_adddup2(&actions.fa, in_child.get(), STDIN_FILENO) != 0 ||
+      posix_spawn_file_actions_adddup2(&actions.fa, out_write.get(), STDOUT_FILENO) != 0 ||
+      posix_spawn_file_actions_adddup2(&actions.fa, err_write.get(), STDERR_FILENO) != 0)
+    return make_error(ErrorCode::io, "posix_spawn_file_actions failed");
+
+  SpawnAttr attr;
+  sigset_t empty, all;
+  sigemptyset(&empty);
+  sigfillset(&all);
+  sigdelset(&all, SIGKILL);
+  sigdelset(&all, SIGSTOP);
+  if (posix_spawnattr_setflags(&attr.attr,
+                               POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) != 0 ||
+      posix_spawnattr_setpgroup(&attr.attr, 0) != 0 || posix_spawnattr_setsigmask(&attr.attr, &empty) != 0 ||
+      posix_spawnattr_setsigdefault(&attr.attr, &all) != 0)
+    return make_error(ErrorCode::io, "posix_spawnattr failed");
+
+  std::vector<std::string> argv_storage;
+  argv_storage.reserve(request.args.size() + 1);
+  argv_storage.push_back(request.program);
+  argv_storage.insert(argv_storage.end(), request.args.begin(), request.args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  pid_t pid = -1;
+  const bool has_slash = request.program.find('/') != std::string::npos;
+  const int rc =
+      has_slash ? posix_spawn(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), environ)
+                : posix_spawnp(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), environ);
+  if (rc != 0) {
+    if (rc == ENOENT) return make_error(ErrorCode::tool_missing, "'" + request.program + "' not found");
+    if (rc == EACCES)
+      return make_error(ErrorCode::permission_denied,
+                        "'" + request.program + "' cannot be run: " + errno_text(rc));
+    return make_error(ErrorCode::io, "cannot start '" + request.program + "': " + errno_text(rc));
+  }
+  ChildGuard child(pid);
+  in_child.reset();
+  out_write.reset();
+  err_write.reset();
+  if (!set_nonblocking(in_parent.get()) || !set_nonblocking(out_read.get()) ||
+      !set_nonblocking(err_read.get()))
+    return make_error(ErrorCode::io, "fcntl failed: " + errno_text(errno));
+
+  const auto deadline = Clock::now() + request.timeout;
+  RunOutcome outcome;
+  std::size_t written = 0;
+  if (request.input.empty()) in_parent.reset();  // EOF at once
+  char buf[64 * 1024];
+
+  while (out_read || err_read) {
+    pollfd fds[3];
+    nfds_t n = 0;
+    auto watch = [&](const UniqueFd& fd, short events) {
+      if (!fd) return -1;
+      fds[n] = pollfd{fd.get(), events, 0};
+      return static_cast<int>(n++);
+    };
+    const int in_at = watch(in_parent, POLLOUT);
+    const int out_at = watch(out_read, POLLIN);
+    const int err_at = watch(err_read, POLLIN);
+    if (Clock::now() >= deadline) return timeout_error(request.timeout);
+    const int ready = ::poll(fds, n, poll_timeout_ms(deadline));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      return make_error(ErrorCode::io, "poll failed: " + errno_text(errno));
+    }
+    if (ready == 0) continue;
+
+    if (in_at >= 0 && fds[in_at].revents != 0) {
+      const std::size_t chunk = std::min<std::size_t>(request.input.size() - written, sizeof buf);
+      const ssize_t w =
+          ::send(in_parent.get(), request.input.data() + written, chunk, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w > 0) written += static_cast<std::size_t>(w);
+      // The child closing its stdin early is its business; how it ends tells whether that was a failure.
+      if ((w < 0 && errno != EAGAIN && errno != EINTR) || written == request.input.size()) in_parent.reset();
+    }
+    if (out_at >= 0 && fds[out_at].revents != 0) {
+      const ssize_t r = ::read(out_read.get(), buf, sizeof buf);
+      if (r > 0) {
+        outcome.output.append(buf, static_cast<std::size_t>(r));
+        if (outcome.output.size() > request.max_output)
+          return make_error(ErrorCode::tool_failed, "'" + request.program + "' wrote more than " +
+                                                        std::to_string(request.max_output) +
+                                                        " bytes; killed");
+      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+        out_read.reset();
+      }
+    }
+    if (err_at >= 0 && fds[err_at].revents != 0) {
+      const ssize_t r = ::read(err_read.get(), buf, sizeof buf);
+      if (r > 0) {
+        const std::size_t room = request.max_errors - std::min(request.max_errors, outcome.errors.size());
+        outcome.errors.append(buf, std::min(room, static_cast<std::size_t>(r)));
+      } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+        err_read.reset();
+      }
+    }
+  }
+  in_parent.reset();
+
+  // Both pipes are closed; wait (still within the deadline) for the child itself to end. WNOWAIT leaves
+  // it a zombie so that finish() can kill its group before reaping it.
+  for (;;) {
+    siginfo_t info{};
+    const int r = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (r == 0 && info.si_pid == pid) break;
+    if (r < 0 && errno != EINTR) return make_error(ErrorCode::io, "waitid failed: " + errno_text(errno));
+    if (Clock::now() >= deadline) return timeout_error(request.timeout);
+    ::poll(nullptr, 0, std::min(5, poll_timeout_ms(deadline)));
+  }
+  auto status = child.finish();
+  if (!status) return std::move(status).error();
+  if (WIFEXITED(*status)) {
+    outcome.exited = true;
+    outcome.exit_code = WEXITSTATUS(*status);
+  } else if (WIFSIGNALED(*status)) {
+    outcome.signal = WTERMSIG(*status);
+  }
+  return outcome;
+}
+
+}  // namespace sigil::actions::detail
