@@ -20,17 +20,17 @@
 
 namespace sigil::app::bench {
 
-inline constexpr std::size_t kProseBytes = std::size_t{1} << 20;        // (a)
-inline constexpr std::size_t kDirectiveBytes = std::size_t{1} << 20;    // (b)
-inline constexpr std::size_t kReacts = 10'000;                          // (b)
-inline constexpr std::size_t kReactsPerBlock = 5;                       // (b)
+inline constexpr std::size_t kProseBytes = std::size_t{1} << 20;         // (a)
+inline constexpr std::size_t kDirectiveBytes = std::size_t{1} << 20;     // (b)
+inline constexpr std::size_t kReacts = 10'000;                           // (b)
+inline constexpr std::size_t kReactsPerBlock = 5;                        // (b)
 inline constexpr std::size_t kStreamSmallBytes = std::size_t{64} << 10;  // (c)
 inline constexpr std::size_t kStreamLargeBytes = std::size_t{4} << 20;   // (c)
-inline constexpr std::size_t kStreamChunk = 16;                         // (c)
+inline constexpr std::size_t kStreamChunk = 16;                          // (c)
 inline constexpr std::size_t kOpenerBytes = std::size_t{256} << 10;      // (d)
-inline constexpr std::size_t kOpeners = 4'096;                          // (d)
-inline constexpr std::size_t kTypicalBytes = 2'048;                     // (e)
-inline constexpr std::size_t kTypicalDirectives = 2;                    // (e)
+inline constexpr std::size_t kOpeners = 4'096;                           // (d)
+inline constexpr std::size_t kTypicalBytes = 2'048;                      // (e)
+inline constexpr std::size_t kTypicalDirectives = 2;                     // (e)
 
 // (a): sentences of common words (a few with accents or an em dash), paragraphs split by blank lines; no
 // `<`, `[`, `&`, backticks, tildes or sentinel words. `seed` picks another text of the same kind.

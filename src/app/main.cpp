@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_command.h"
 #include "parse_command.h"
 
 namespace {
@@ -38,6 +39,12 @@ int main(int argc, char** argv) {
   parse_cmd->add_flag("--cut-off", parse.cut_off, "The reply ended with finish reason length (spec 11.6)");
   parse_cmd->add_option("--deny", deny, "Actions policy forbids in this chat, comma-separated");
 
+  sigil::app::BenchCommandOptions bench;
+  CLI::App* bench_cmd =
+      app.add_subcommand("bench", "Measure the parser on the benchmark cases (README \"Benchmarks\")");
+  bench_cmd->add_flag("--json", bench.json, "Print one JSON object instead of the table");
+  bench_cmd->add_flag("--quick", bench.quick, "Fewer, shorter runs (rougher figures; for tests)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -50,6 +57,7 @@ int main(int argc, char** argv) {
       parse.deny = split_list(deny);
       return sigil::app::run_parse(parse, std::cin, std::cout);
     }
+    if (bench_cmd->parsed()) return sigil::app::run_bench(bench, std::cout);
   } catch (const std::exception& e) {
     std::cerr << "sigil: internal error: " << e.what() << '\n';
     return 1;

@@ -1,0 +1,133 @@
+// Google Benchmark cases for the streaming parser (README "Benchmarks"); `sigil bench` runs the same cases
+// without this library. Each case has a BM_Memchr twin over the same bytes (a byte absent from them), and
+// the console output ends with each case's ratio to it.
+//
+//   (a) BM_Parse/prose            1 MiB of markup-free prose
+//   (b) BM_Parse/reacts           1 MiB holding 10,000 react directives in actions blocks
+//   (c) BM_Parse/stream_64k, _4m  a 64 KiB and a 4 MiB reply fed in 16-byte chunks (counter ns_per_chunk)
+//   (d) BM_Parse/openers          256 KiB of 4,096 unclosed openers (and openers_64k: 1,024 in 64 KiB)
+//   (e) BM_Parse/typical          a typical 2 KiB reply with two directives
+//
+// One CompiledGrammar for everything, a fresh Parser per reply, a sink that only counts.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/bench_inputs.h"
+
+namespace {
+
+namespace bench = sigil::app::bench;
+
+struct Case {
+  std::string name;
+  std::string input;
+  sigil::parse::ParserOptions options;
+  std::size_t chunk = 0;  // 0: fed whole
+};
+
+std::vector<Case>& cases() {
+  static std::vector<Case> all = [] {
+    const sigil::parse::ParserOptions defaults;
+    const sigil::parse::ParserOptions many = bench::options_for_many_directives();
+    std::vector<Case> v;
+    v.push_back({"prose", bench::prose(bench::kProseBytes), defaults, 0});
+    v.push_back({"reacts", bench::reacts_in_actions(), many, 0});
+    v.push_back({"stream_64k", bench::long_reply(bench::kStreamSmallBytes), many, bench::kStreamChunk});
+    v.push_back({"stream_4m", bench::long_reply(bench::kStreamLargeBytes), many, bench::kStreamChunk});
+    v.push_back({"openers", bench::unclosed_openers(), defaults, 0});
+    v.push_back(
+        {"openers_64k", bench::unclosed_openers(bench::kOpenerBytes / 4, bench::kOpeners / 4), defaults, 0});
+    v.push_back({"typical", bench::typical_reply(), defaults, 0});
+    return v;
+  }();
+  return all;
+}
+
+void BM_Parse(benchmark::State& state, const Case* c) {
+  const sigil::parse::CompiledGrammar& grammar = bench::grammar();
+  std::uint64_t directives = 0;
+  for (auto _ : state) {
+    bench::CountingSink sink;
+    bench::parse_reply(grammar, c->options, c->input, c->chunk, sink);
+    benchmark::DoNotOptimize(sink.text_bytes);
+    directives = sink.directives;
+  }
+  const auto iterations = static_cast<std::int64_t>(state.iterations());
+  state.SetBytesProcessed(iterations * static_cast<std::int64_t>(c->input.size()));
+  state.counters["directives"] = static_cast<double>(directives);
+  if (c->chunk != 0) {
+    const double chunks = static_cast<double>((c->input.size() + c->chunk - 1) / c->chunk);
+    // Seconds per chunk (shown with an SI prefix: 40n = 40 ns).
+    state.counters["ns_per_chunk"] = benchmark::Counter(
+        chunks, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  }
+}
+
+void BM_Memchr(benchmark::State& state, const Case* c) {
+  const char absent = bench::absent_byte(c->input);
+  for (auto _ : state) {
+    const void* p = bench::memchr_pass(c->input, absent);
+    benchmark::DoNotOptimize(p);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(c->input.size()));
+}
+
+// The console reporter, plus a last table: each case's parser throughput as a ratio to memchr's.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      auto it = run.counters.find("bytes_per_second");
+      if (it != run.counters.end()) rates_[run.benchmark_name()] = it->second.value;
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    std::printf("\n%-14s %14s %14s %10s\n", "case", "parse MB/s", "memchr MB/s", "x memchr");
+    for (const Case& c : cases()) {
+      auto p = rates_.find("BM_Parse/" + c.name);
+      auto m = rates_.find("BM_Memchr/" + c.name);
+      if (p == rates_.end() || m == rates_.end()) continue;
+      std::printf("%-14s %14.1f %14.1f %10.4f\n", c.name.c_str(), p->second / 1e6, m->second / 1e6,
+                  p->second / m->second);
+    }
+  }
+
+ private:
+  std::map<std::string, double> rates_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  bench::grammar();  // built once, before any timing (and outside a profiler's view of BM_Parse)
+  for (const Case& c : cases()) {
+    benchmark::RegisterBenchmark(("BM_Parse/" + c.name).c_str(), BM_Parse, &c);
+    benchmark::RegisterBenchmark(("BM_Memchr/" + c.name).c_str(), BM_Memchr, &c);
+  }
+  // The ratio table only with the default console output; other formats are printed as they are.
+  bool console = true;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--benchmark_format=", 19) == 0 && std::strcmp(argv[i] + 19, "console") != 0)
+      console = false;
+  if (console) {
+    RatioReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,251 @@
+#include "bench_command.h"
+
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <cmath>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bench_inputs.h"
+
+namespace sigil::app {
+
+namespace {
+
+// The thread's CPU time, like Google Benchmark's rates: other processes on a busy machine then slow the
+// figures less (they still share caches and memory bandwidth).
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// Keeps the compiler from dropping a result or hoisting a pure call out of a timing loop.
+inline void keep(const void* p) { asm volatile("" : : "g"(p) : "memory"); }
+
+struct Settings {
+  double min_seconds = 0.2;  // each timed run lasts at least this long
+  int runs = 5;              // the median of these is reported
+};
+
+template <class F>
+double time_n(F& f, std::size_t n) {
+  const double t0 = cpu_seconds();
+  for (std::size_t i = 0; i < n; ++i) f();
+  return cpu_seconds() - t0;
+}
+
+// The number of calls that take at least `min_seconds`.
+template <class F>
+std::size_t calibrate(F& f, double min_seconds) {
+  std::size_t n = 1;
+  for (;;) {
+    const double t = time_n(f, n);
+    if (t >= min_seconds) return n;
+    const double grow = t <= 0 ? 100.0 : std::clamp(1.2 * min_seconds / t, 2.0, 100.0);
+    n = static_cast<std::size_t>(std::ceil(static_cast<double>(n) * grow));
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+// Seconds per pass over one input: the parser (fresh Parser per reply) and memchr, in the same run.
+struct Measured {
+  double parse = 0;
+  double memchr = 0;
+  std::size_t parse_iterations = 0;
+  std::size_t memchr_iterations = 0;
+  bench::CountingSink counts;  // what one parse of the input found
+};
+
+Measured measure(std::string_view data, const parse::ParserOptions& options, std::size_t chunk,
+                 const Settings& settings) {
+  Measured m;
+  bench::parse_reply(bench::grammar(), options, data, chunk, m.counts);
+  auto parse_once = [&] {
+    bench::CountingSink sink;
+    bench::parse_reply(bench::grammar(), options, data, chunk, sink);
+    keep(&sink);
+  };
+  const char absent = bench::absent_byte(data);
+  auto memchr_once = [&] { keep(bench::memchr_pass(data, absent)); };
+  m.parse_iterations = calibrate(parse_once, settings.min_seconds);
+  m.memchr_iterations = calibrate(memchr_once, settings.min_seconds);
+  std::vector<double> parse, mem;
+  for (int r = 0; r < settings.runs; ++r) {
+    parse.push_back(time_n(parse_once, m.parse_iterations) / static_cast<double>(m.parse_iterations));
+    mem.push_back(time_n(memchr_once, m.memchr_iterations) / static_cast<double>(m.memchr_iterations));
+  }
+  m.parse = median(parse);
+  m.memchr = median(mem);
+  return m;
+}
+
+struct Row {
+  std::string id;
+  std::string label;
+  std::size_t bytes = 0;
+  Measured m;
+  std::string figure;  // the case-specific figure, for the table
+  std::string aim;
+  bool met = false;
+  boost::json::object extra;  // the case-specific figures, for --json
+
+  double mb_per_s() const { return static_cast<double>(bytes) / m.parse / 1e6; }
+  double memchr_mb_per_s() const { return static_cast<double>(bytes) / m.memchr / 1e6; }
+  double ratio() const { return m.memchr / m.parse; }
+};
+
+Row make_row(std::string id, std::string label, const std::string& input, const parse::ParserOptions& options,
+             std::size_t chunk, const Settings& settings) {
+  Row r;
+  r.id = std::move(id);
+  r.label = std::move(label);
+  r.bytes = input.size();
+  r.m = measure(input, options, chunk, settings);
+  return r;
+}
+
+std::vector<Row> run_cases(const Settings& settings) {
+  const parse::ParserOptions defaults;
+  const parse::ParserOptions many = bench::options_for_many_directives();
+  std::vector<Row> rows;
+
+  {
+    Row r = make_row("a", "(a) prose, no markup", bench::prose(bench::kProseBytes), defaults, 0, settings);
+    r.figure = fmt::format("{:.1f} us/MiB", r.m.parse * 1e6 * (1 << 20) / static_cast<double>(r.bytes));
+    r.aim = ">= 0.3x memchr";
+    r.met = r.ratio() >= 0.3;
+    rows.push_back(std::move(r));
+  }
+  {
+    Row r = make_row("b", "(b) 10,000 reacts in actions", bench::reacts_in_actions(), many, 0, settings);
+    const double ns = r.m.parse * 1e9 / static_cast<double>(bench::kReacts);
+    r.figure = fmt::format("{:.0f} ns/directive", ns);
+    r.extra["ns_per_directive"] = ns;
+    r.aim = ">= 1 GB/s";
+    r.met = r.mb_per_s() >= 1000;
+    rows.push_back(std::move(r));
+  }
+  {
+    Row small = make_row("c64k", "(c) 64 KiB reply, 16 B chunks", bench::long_reply(bench::kStreamSmallBytes),
+                         many, bench::kStreamChunk, settings);
+    Row large = make_row("c4m", "(c) 4 MiB reply, 16 B chunks", bench::long_reply(bench::kStreamLargeBytes),
+                         many, bench::kStreamChunk, settings);
+    auto ns_per_chunk = [](const Row& r) {
+      return r.m.parse * 1e9 / static_cast<double>((r.bytes + bench::kStreamChunk - 1) / bench::kStreamChunk);
+    };
+    const double per_byte = (large.m.parse / static_cast<double>(large.bytes)) /
+                            (small.m.parse / static_cast<double>(small.bytes));
+    small.figure = fmt::format("{:.1f} ns/chunk", ns_per_chunk(small));
+    small.extra["ns_per_chunk"] = ns_per_chunk(small);
+    small.aim = "< 100 ns/chunk";
+    small.met = ns_per_chunk(small) < 100;
+    large.figure = fmt::format("{:.1f} ns/chunk, {:.2f}x per byte", ns_per_chunk(large), per_byte);
+    large.extra["ns_per_chunk"] = ns_per_chunk(large);
+    large.extra["per_byte_vs_64k"] = per_byte;
+    large.aim = "flat: <= 1.5x per byte";
+    large.met = per_byte <= 1.5;
+    rows.push_back(std::move(small));
+    rows.push_back(std::move(large));
+  }
+  {
+    Row full = make_row("d", "(d) 4,096 unclosed openers", bench::unclosed_openers(), defaults, 0, settings);
+    Row quarter = make_row("d64k", "(d) 1,024 unclosed openers",
+                           bench::unclosed_openers(bench::kOpenerBytes / 4, bench::kOpeners / 4), defaults, 0,
+                           settings);
+    const double per_byte = (full.m.parse / static_cast<double>(full.bytes)) /
+                            (quarter.m.parse / static_cast<double>(quarter.bytes));
+    full.figure = fmt::format("{:.3f} ms, {:.2f}x per byte", full.m.parse * 1e3, per_byte);
+    full.extra["ms"] = full.m.parse * 1e3;
+    full.extra["per_byte_vs_64k"] = per_byte;
+    full.aim = "linear: <= 1.5x per byte";
+    full.met = per_byte <= 1.5;
+    quarter.figure = fmt::format("{:.3f} ms", quarter.m.parse * 1e3);
+    quarter.extra["ms"] = quarter.m.parse * 1e3;
+    quarter.aim = "(reference for d)";
+    quarter.met = true;
+    rows.push_back(std::move(full));
+    rows.push_back(std::move(quarter));
+  }
+  {
+    Row r = make_row("e", "(e) typical 2 KiB reply", bench::typical_reply(), defaults, 0, settings);
+    const double us = r.m.parse * 1e6;
+    r.figure = fmt::format("{:.2f} us/reply", us);
+    r.extra["us_per_reply"] = us;
+    r.aim = "< 1 us/reply";
+    r.met = us < 1;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void print_table(const std::vector<Row>& rows, const Settings& settings, std::ostream& out) {
+  out << fmt::format(
+      "sigil bench: median of {} runs of >= {:.2f} s of CPU time each; MB = 10^6 bytes; memchr over the "
+      "same bytes in the same run\n\n",
+      settings.runs, settings.min_seconds);
+  out << fmt::format("{:<32} {:>9} {:>10} {:>12} {:>9}  {:<36} {:<26} {}\n", "case", "bytes", "MB/s",
+                     "memchr MB/s", "x memchr", "figure", "aim", "met");
+  for (const Row& r : rows)
+    out << fmt::format("{:<32} {:>9} {:>10.1f} {:>12.1f} {:>9.4f}  {:<36} {:<26} {}\n", r.label, r.bytes,
+                       r.mb_per_s(), r.memchr_mb_per_s(), r.ratio(), r.figure, r.aim, r.met ? "yes" : "no");
+}
+
+void print_json(const std::vector<Row>& rows, const Settings& settings, std::ostream& out) {
+  boost::json::object o;
+  o["runs"] = settings.runs;
+  o["min_seconds"] = settings.min_seconds;
+  o["mb"] = 1e6;
+  o["clock"] = "thread CPU time";
+  boost::json::array cases;
+  for (const Row& r : rows) {
+    boost::json::object c;
+    c["id"] = r.id;
+    c["label"] = r.label;
+    c["bytes"] = r.bytes;
+    c["seconds_per_pass"] = r.m.parse;
+    c["memchr_seconds_per_pass"] = r.m.memchr;
+    c["mb_per_s"] = r.mb_per_s();
+    c["memchr_mb_per_s"] = r.memchr_mb_per_s();
+    c["ratio_to_memchr"] = r.ratio();
+    c["iterations"] = r.m.parse_iterations;
+    c["directives"] = r.m.counts.directives;
+    c["valid_directives"] = r.m.counts.valid_directives;
+    c["text_bytes"] = r.m.counts.text_bytes;
+    for (const auto& kv : r.extra) c[kv.key()] = kv.value();
+    c["aim"] = r.aim;
+    c["aim_met"] = r.met;
+    cases.push_back(std::move(c));
+  }
+  o["cases"] = std::move(cases);
+  out << boost::json::serialize(o) << '\n';
+}
+
+}  // namespace
+
+int run_bench(const BenchCommandOptions& options, std::ostream& out) {
+  Settings settings;
+  if (options.quick) {
+    settings.min_seconds = 0.02;
+    settings.runs = 3;
+  }
+  const std::vector<Row> rows = run_cases(settings);
+  if (options.json)
+    print_json(rows, settings, out);
+  else
+    print_table(rows, settings, out);
+  return 0;
+}
+
+}  // namespace sigil::app
