@@ -1,6 +1,6 @@
 #include "parse_command.h"
 
-#include <boost/json/serialize.hpp>
+#include "sigil/parse/json_text.h"
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -23,6 +23,15 @@ int run_parse(const ParseCommandOptions& options, std::istream& in, std::ostream
   registry_options.mcp_servers = options.mcp_servers;
   const spec::Registry registry = spec::Registry::builtin(registry_options);
 
+  for (const std::string& name : options.deny) {
+    if (registry.find_action(name) == nullptr) {
+      std::string known;
+      for (const spec::ActionSpec& a : registry.actions()) known += (known.empty() ? "" : ", ") + a.name;
+      std::cerr << "sigil parse: --deny: no action named \"" << name << "\" (actions: " << known << ")\n";
+      return 2;
+    }
+  }
+
   parse::ParserOptions parser_options;
   parser_options.say_mode = options.say;
   parser_options.think_open = options.think_open;
@@ -44,10 +53,10 @@ int run_parse(const ParseCommandOptions& options, std::istream& in, std::ostream
     o["text_bytes"] = summary.clean_text().size();
     o["directives"] = summary.directives().size();
     o["diagnostics"] = summary.diagnostics().size();
-    out << boost::json::serialize(o) << '\n';
+    out << parse::json_text(o) << '\n';
     return 0;
   }
-  out << boost::json::serialize(summary.summary()) << '\n';
+  out << parse::json_text(summary.summary()) << '\n';
   return 0;
 }
 

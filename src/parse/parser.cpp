@@ -156,6 +156,9 @@ class Parser::Impl {
     HiddenWait,  // a line-start hidden opener waiting for its line break or close tag (8.1)
   };
 
+  // How a directive's markup ended, when not normally (11.6, 5.5): the reason it is refused.
+  enum class Ending : unsigned char { Complete, CutOff, Unclosed, TooLong };
+
   // What the shadow machine knew just before a byte.
   struct Ctx {
     bool in_code = false;
@@ -211,6 +214,8 @@ class Parser::Impl {
   };
 
   // Input.
+  static constexpr std::size_t kUtf8NotesShown = 16;
+  void consume_piece(std::string_view piece);
   void consume(std::string_view s);
   void on_byte(unsigned char c);
   void dispatch(unsigned char c, const Ctx& ctx, bool fence);
@@ -247,18 +252,20 @@ class Parser::Impl {
   void complete_open_tag();
   void enter_body(BodyKind body);
   void text_body_byte(unsigned char c, const Ctx& ctx, bool fence);
-  void complete_text_body(std::size_t body_end, std::size_t span_end, bool cut_off = false);
+  void complete_text_body(std::size_t body_end, std::size_t span_end, Ending ending = Ending::Complete);
   void markup_body_byte(unsigned char c);
   void json_start_byte(unsigned char c, const Ctx& ctx, bool fence);
   void json_becomes_text(unsigned char c, const Ctx& ctx, bool fence);
   void json_body_byte(unsigned char c, const Ctx& ctx, bool fence);
   void json_after_value_byte(unsigned char c, const Ctx& ctx);
-  void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, bool cut_off = false);
+  void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, Ending ending = Ending::Complete);
   void end_json_at_value(unsigned char c, const Ctx& ctx);
+  Ctx restep_text_after_body(std::string_view tail, unsigned char c, const Ctx& ctx);
   void json_drop_byte(unsigned char c);
+  void complete_oversized(std::uint64_t end);
   void bracket_byte(unsigned char c, const Ctx& ctx, bool fence);
   void bracket_end_byte(unsigned char c, const Ctx& ctx);
-  void complete_bracket(bool cut_off = false);
+  void complete_bracket(Ending ending = Ending::Complete);
   void comment_byte(unsigned char c, const Ctx& ctx);
   bool hidden_wait_byte(unsigned char c);
   void hidden_byte(unsigned char c);
@@ -266,7 +273,7 @@ class Parser::Impl {
 
   // Results.
   void directive(int spelling, std::string action, Validated v, std::uint64_t begin, std::uint64_t end,
-                 std::uint64_t clean_offset, bool is_say = false, bool cut_off = false);
+                 std::uint64_t clean_offset, bool is_say = false, Ending ending = Ending::Complete);
   Validated validate_construct(const Body& body);
   void silence_by_tag(std::uint64_t offset);
   void start_interrupt();
@@ -339,6 +346,12 @@ class Parser::Impl {
   OpenerScan hidden_scan_;
   std::uint64_t hidden_begin_ = 0;
 
+  // 2.4: the name of a `none` tag just completed; its close tag after only whitespace belongs to it.
+  std::string none_close_name_;
+  bool interrupt_text_noted_ = false;
+  std::uint64_t interrupt_pos_ = 0;
+  std::size_t utf8_noted_ = 0;  // invalid UTF-8 replacements reported so far
+
   bool in_say_block_ = false;
   std::string say_name_ = "say";
   int say_spelling_ = -1;
@@ -386,7 +399,17 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
 
 void Parser::Impl::feed(std::string_view chunk) {
   stats_.bytes_in += chunk.size();
-  utf8_.feed(chunk, [this](std::string_view piece) { consume(piece); });
+  utf8_.feed(chunk, [this](std::string_view piece) { consume_piece(piece); });
+}
+
+// A replacement for invalid UTF-8 comes as its own piece; it is reported where it stands in the stream
+// (so diagnostics do not depend on chunking), the first few one by one and the rest as a count at the end.
+void Parser::Impl::consume_piece(std::string_view piece) {
+  if (piece.data() == text::Utf8Sanitizer::kReplacementChar.data()) {
+    if (++utf8_noted_ <= kUtf8NotesShown)
+      diag("invalid-utf8", input_offset(pos_), "an ill-formed UTF-8 sequence became U+FFFD");
+  }
+  consume(piece);
 }
 
 void Parser::Impl::consume(std::string_view s) {
@@ -492,10 +515,18 @@ Tidier& Parser::Impl::tidier() {
 
 void Parser::Impl::emit_text(std::string_view s) {
   if (s.empty()) return;
-  if ((only_removed_ || window_open_ || chain_open_) && has_non_ws(s)) {
+  if ((only_removed_ || window_open_ || chain_open_ || !none_close_name_.empty() ||
+       (interrupted_ && !interrupt_text_noted_)) &&
+      has_non_ws(s)) {
     only_removed_ = false;
     window_open_ = false;
     chain_open_ = false;
+    none_close_name_.clear();
+    if (interrupted_ && !interrupt_text_noted_ && !silent_by_tag_) {
+      interrupt_text_noted_ = true;
+      // Reported at the interruption, which (unlike where a text run starts) does not depend on chunking.
+      diag("interrupted-text", input_offset(interrupt_pos_), "text after an interrupting directive was not delivered");
+    }
   }
   if (interrupted_ || silent_by_tag_) return;
   tidier().text(s);
@@ -604,9 +635,14 @@ void Parser::Impl::close_tag_in_text(int tag_index, bool is_mcp, std::uint64_t b
     end_say_block(pos_ + 1);
     return;
   }
+  // 2.4: a `none` tag's own close tag after only whitespace belongs to it; say tags with say mode off and
+  // wrapper tags are removable markup in any number. Anything else closes nothing.
+  const bool belongs = !is_mcp && !none_close_name_.empty() &&
+                       ascii_lower(names_.tags[static_cast<std::size_t>(tag_index)].name) == none_close_name_;
+  none_close_name_.clear();
   if (role == TagRole::Wrapper) {
     window_open_ = false;
-  } else {
+  } else if (!belongs && !(role == TagRole::Say && !opt_.say_mode)) {
     diag("orphan-close-tag", input_offset(begin), "a close tag with nothing open was removed");
   }
   removed_markup(before);
@@ -799,9 +835,11 @@ void Parser::Impl::complete_open_tag() {
     case TagRole::Sentinel: {
       const auto code = c_.code_at_begin;
       const std::uint64_t begin = c_.begin;
+      std::string name = c_.self_closing ? std::string() : c_.name;
       reset_construct();
       removed_markup(code);
       silence_by_tag(begin);
+      none_close_name_ = std::move(name);  // `<no-reply></no-reply>`
       return;
     }
     case TagRole::Wrapper: {
@@ -819,6 +857,8 @@ void Parser::Impl::complete_open_tag() {
       const int spelling = t->spelling;
       reset_construct();
       if (!opt_.say_mode || interrupted_) {
+        if (opt_.say_mode && interrupted_)
+          diag("interrupted-say", input_offset(begin), "a say block after an interrupting directive was not delivered");
         removed_markup(code);
       } else if (in_say_block_) {
         diag("nested-say", input_offset(begin), "a say tag inside a say block was removed");
@@ -848,10 +888,12 @@ void Parser::Impl::complete_open_tag() {
     const auto code = c_.code_at_begin;
     const int spelling = mcp ? -1 : t->spelling;
     const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+    std::string name = (body == BodyKind::None && !c_.self_closing) ? c_.name : std::string();
     reset_construct();
     code_.restore(code);
     code_.mark_line_content();
     directive(spelling, {}, std::move(v), begin, end, clean);
+    none_close_name_ = std::move(name);
     return;
   }
   enter_body(body);
@@ -970,7 +1012,7 @@ void Parser::Impl::text_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
   }
 }
 
-void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end, bool cut_off) {
+void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end, Ending ending) {
   const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
   std::string_view raw = std::string_view(c_.held).substr(c_.body_begin, body_end - c_.body_begin);
   Body body;
@@ -994,7 +1036,7 @@ void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end
   close_.reset();
   code_.restore(code);
   code_.mark_line_content();
-  directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, cut_off);
+  directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, ending);
 }
 
 void Parser::Impl::markup_body_byte(unsigned char c) {
@@ -1036,8 +1078,9 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
         if (c_.first_newline != npos) {  // a line break fails a body read as text (2.8)
           std::string held = std::move(c_.held);
           const std::size_t cut = c_.first_newline, lt = c_.lt_index;
+          const std::uint64_t begin = c_.begin;
           reset_construct();
-          diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
+          diag("abandoned", input_offset(begin), "unfinished markup was released as text");
           emit_text(std::string_view(held).substr(0, cut));
           emit_text(std::string_view(held).substr(cut, lt - cut));
         } else {
@@ -1118,10 +1161,11 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
       {
         std::string held = std::move(c_.held);
         const std::size_t cut = c_.fence_line_begin;
+        const std::uint64_t begin = c_.begin;
         reset_construct();
         std::size_t line = held.rfind('\n', cut == 0 ? 0 : cut - 1);
         line = (line == npos || cut == 0) ? cut : line + 1;
-        diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
+        diag("abandoned", input_offset(begin), "unfinished markup was released as text");
         emit_text(std::string_view(held).substr(0, line));
         emit_text(std::string_view(held).substr(line));
         text_byte(c, ctx);
@@ -1137,9 +1181,10 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
 void Parser::Impl::json_becomes_text(unsigned char c, const Ctx& ctx, bool fence) {
   if (c_.first_newline != npos) {
     const std::size_t cut = c_.first_newline;
+    const std::uint64_t begin = c_.begin;
     std::string held = std::move(c_.held);
     reset_construct();
-    diag("abandoned", input_offset(pos_), "unfinished markup was released as text");
+    diag("abandoned", input_offset(begin), "unfinished markup was released as text");
     emit_text(std::string_view(held).substr(0, cut));
     emit_text(std::string_view(held).substr(cut));
     text_byte(c, ctx);
@@ -1180,7 +1225,8 @@ void Parser::Impl::json_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
     std::string tail = c_.held.substr(line);
     complete_json(line, line, true);
     emit_text(tail);
-    text_byte(c, ctx);
+    const Ctx again = restep_text_after_body(tail, c, ctx);
+    text_byte(c, again);
     return;
   }
   if (c == '\n') {
@@ -1212,12 +1258,11 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx) {
     std::string again = c_.held.substr(lt);
     again += static_cast<char>(c);
     const std::uint64_t lt_pos = c_.lt_pos;
-    const auto lt_code = c_.lt_code;
     const bool lt_line_ws = c_.lt_line_ws;
     std::string tail = c_.held.substr(c_.value_end, lt - c_.value_end);
     complete_json(c_.value_end, c_.value_end, true);
     emit_text(tail);
-    code_.restore(lt_code);
+    code_.feed(tail);  // the body is removed markup: the shadow machine goes on from its start
     line_ws_only_ = lt_line_ws;
     const std::uint64_t here = pos_;
     replay(again, lt_pos);
@@ -1280,10 +1325,21 @@ void Parser::Impl::end_json_at_value(unsigned char c, const Ctx& ctx) {
   std::string tail = c_.held.substr(c_.value_end);
   complete_json(c_.value_end, c_.value_end, true);
   emit_text(tail);
-  text_byte(c, ctx);
+  const Ctx again = restep_text_after_body(tail, c, ctx);
+  text_byte(c, again);
 }
 
-void Parser::Impl::complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, bool cut_off) {
+// complete_json() rewound the shadow machine to the body's start (the body is removed markup); the bytes
+// after the body are ordinary text, so they and the current byte are stepped again from there.
+Parser::Impl::Ctx Parser::Impl::restep_text_after_body(std::string_view tail, unsigned char c, const Ctx& ctx) {
+  code_.feed(tail);
+  Ctx again{code_.in_code(), ctx.line_ws_only};
+  if (c == '<' || c == '[') pre_step_ = code_.snapshot();
+  code_.step(c);
+  return again;
+}
+
+void Parser::Impl::complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, Ending ending) {
   std::string_view text = std::string_view(c_.held).substr(c_.body_begin, json_end - c_.body_begin);
   std::vector<LenientResult> values = parse_lenient_sequence(text);
   const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
@@ -1315,27 +1371,30 @@ void Parser::Impl::complete_json(std::size_t json_end, std::size_t span_end, boo
   close_.reset();
   code_.restore(code);
   code_.mark_line_content();
-  for (Validated& v : results) directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, cut_off);
+  for (Validated& v : results) directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, ending);
 }
 
 void Parser::Impl::json_drop_byte(unsigned char c) {
-  if (close_.step(c, 0)) {
-    Body body;
-    body.kind = Body::Kind::JsonError;
-    body.error = "the body is over its size limit";
-    Validated v = validate_construct(body);
-    v.valid = false;
-    v.args = c_.tag < 0 ? v.args : boost::json::object{};
-    if (v.error.empty() || v.error.find("limit") == std::string::npos) v.error = "the body is over its size limit";
-    const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
-    const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
-    const auto code = c_.code_at_begin;
-    reset_construct();
-    close_.reset();
-    code_.restore(code);
-    code_.mark_line_content();
-    directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, pos_ + 1, clean);
+  if (close_.step(c, 0)) complete_oversized(pos_ + 1);
+}
+
+// A JSON or markup body past its limit (5.5): listed invalid with nothing parsed, its bytes removed.
+void Parser::Impl::complete_oversized(std::uint64_t end) {
+  Validated v;
+  if (c_.tag < 0) {
+    Body none;
+    none.kind = Body::Kind::JsonError;
+    v = validate_construct(none);  // MCP: {server, tool, arguments: {}}
   }
+  v.valid = false;
+  const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
+  const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
+  const auto code = c_.code_at_begin;
+  reset_construct();
+  close_.reset();
+  code_.restore(code);
+  code_.mark_line_content();
+  directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, end, clean, false, Ending::TooLong);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1399,7 +1458,7 @@ void Parser::Impl::bracket_end_byte(unsigned char c, const Ctx& ctx) {
   text_byte(c, again);
 }
 
-void Parser::Impl::complete_bracket(bool cut_off) {
+void Parser::Impl::complete_bracket(Ending ending) {
   const BracketName& b = names_.brackets[static_cast<std::size_t>(c_.bracket)];
   const std::size_t args_end = c_.kind == Kind::BracketEnd ? c_.args_end : c_.held.size();
   std::string_view args = std::string_view(c_.held).substr(c_.args_begin, args_end - c_.args_begin);
@@ -1408,7 +1467,7 @@ void Parser::Impl::complete_bracket(bool cut_off) {
   const std::uint64_t end = begin + (c_.kind == Kind::BracketEnd ? args_end + 1 : c_.held.size());
   reset_construct();
   opener_.reset();
-  directive(b.spelling, {}, std::move(v), begin, end, clean, false, cut_off);
+  directive(b.spelling, {}, std::move(v), begin, end, clean, false, ending);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1530,7 +1589,8 @@ void Parser::Impl::diag(std::string code, std::uint64_t offset, std::string mess
 }
 
 void Parser::Impl::directive(int spelling, std::string action, Validated v, std::uint64_t begin,
-                             std::uint64_t end, std::uint64_t clean_offset, bool is_say, bool cut_off) {
+                             std::uint64_t end, std::uint64_t clean_offset, bool is_say, Ending ending) {
+  none_close_name_.clear();
   DirectiveEvent e;
   e.action = spelling >= 0 ? grammar_.spelling(spelling).action : (action.empty() ? std::string("mcp") : action);
   e.args = std::move(v.args);
@@ -1541,7 +1601,7 @@ void Parser::Impl::directive(int spelling, std::string action, Validated v, std:
   e.clean_offset = clean_offset;
   e.spelling = spelling;
   for (Note& note : v.notes) diag(std::move(note.code), e.span_begin, std::move(note.message));
-  if (!e.valid) diag("invalid-directive", e.span_begin, e.action + ": " + e.error);
+  if (!e.valid) diag("invalid-directive", e.span_begin, e.error);
   const bool interrupting = spelling >= 0 && grammar_.spelling(spelling).interrupts;
   const bool denied = spelling >= 0 ? (static_cast<std::size_t>(spelling) < denied_.size() &&
                                        denied_[static_cast<std::size_t>(spelling)])
@@ -1552,12 +1612,17 @@ void Parser::Impl::directive(int spelling, std::string action, Validated v, std:
   auto refuse = [&](const char* code, const char* why) {
     if (!refused) {
       e.valid = false;
-      e.error = why;
+      e.error = e.action + ": " + why;
       refused = true;
     }
-    diag(code, e.span_begin, std::string(e.action) + ": " + why);
+    diag(code, e.span_begin, e.action + ": " + why);
   };
-  if (cut_off) refuse("cut-off", "cut off: the reply ended before this directive was complete");
+  switch (ending) {
+    case Ending::Complete: break;
+    case Ending::CutOff: refuse("cut-off", "cut off: the reply ended before this directive was complete"); break;
+    case Ending::Unclosed: refuse("unclosed-body", "its body never closed"); break;
+    case Ending::TooLong: refuse("body-too-long", "its body is over the size limit"); break;
+  }
   if (!is_say) {
     // 12.2: after an interrupting directive only a chain of valid interrupting ones, separated by
     // whitespace alone, still runs.
@@ -1611,6 +1676,7 @@ void Parser::Impl::start_interrupt() {
   if (in_say_block_) end_say_block(pos_ + 1);
   finish_text();
   interrupted_ = true;
+  interrupt_pos_ = pos_ + 1;
   chain_open_ = true;
 }
 
@@ -1710,8 +1776,7 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         if (partial_close && !cut) {
           complete_text_body(body_end, c_.held.size());
         } else if (cut || markup) {
-          diag(cut ? "cut-off" : "unclosed-markup", input_offset(c_.begin), "a body never closed");
-          complete_text_body(body_end, c_.held.size(), true);
+          complete_text_body(body_end, c_.held.size(), cut ? Ending::CutOff : Ending::Unclosed);
         } else {
           release_all();
         }
@@ -1726,7 +1791,7 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         if (!partial_close && has_non_ws(std::string_view(c_.held).substr(c_.body_begin)) &&
             c_.kind != Kind::JsonFenceLine && c_.kind != Kind::JsonAfterFence) {
           if (cut) {
-            complete_text_body(c_.held.size(), c_.held.size(), true);
+            complete_text_body(c_.held.size(), c_.held.size(), Ending::CutOff);
           } else {
             release_all();
           }
@@ -1739,36 +1804,22 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         reset_construct();
         code_.restore(code);
         code_.mark_line_content();
-        directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, end, clean, false, cut);
+        directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, end, clean, false,
+                  cut ? Ending::CutOff : Ending::Complete);
         return;
       }
       case Kind::JsonBody: {
+        // The close tag never came: the body is what was read, repaired (stop) or refused (length).
         const std::size_t end = c_.after_value ? c_.value_end : c_.held.size();
-        complete_json(end, c_.held.size(), !c_.after_value || true, cut);
+        complete_json(end, c_.held.size(), true, cut ? Ending::CutOff : Ending::Complete);
         return;
       }
-      case Kind::JsonDrop: {
-        close_.reset();
-        close_.set_name("");
-        Body body;
-        body.kind = Body::Kind::JsonError;
-        body.error = "the body is over its size limit";
-        Validated v = validate_construct(body);
-        v.valid = false;
-        if (c_.tag >= 0) v.args = boost::json::object{};
-        v.error = "the body is over its size limit";
-        const TagName* t = c_.tag >= 0 ? &names_.tags[static_cast<std::size_t>(c_.tag)] : nullptr;
-        const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
-        const auto code = c_.code_at_begin;
-        reset_construct();
-        code_.restore(code);
-        code_.mark_line_content();
-        directive(t != nullptr ? t->spelling : -1, {}, std::move(v), begin, pos_, clean, false, cut);
+      case Kind::JsonDrop:
+        complete_oversized(pos_);
         return;
-      }
       case Kind::Bracket:
         if (cut) {
-          complete_bracket(true);
+          complete_bracket(Ending::CutOff);
         } else {
           release_all();
         }
@@ -1806,7 +1857,10 @@ void Parser::Impl::end_constructs(FinishReason reason) {
 
 void Parser::Impl::finish(FinishReason reason) {
   if (finished_) return;
-  utf8_.finish([this](std::string_view piece) { consume(piece); });
+  utf8_.finish([this](std::string_view piece) { consume_piece(piece); });
+  if (utf8_noted_ > kUtf8NotesShown)
+    diag("invalid-utf8", input_offset(pos_),
+         std::to_string(utf8_noted_) + " ill-formed UTF-8 sequences in all became U+FFFD");
   end_constructs(reason);
   if (mode_ == Mode::Hidden) {
     if (opt_.think_open && hidden_begin_ == 0 && pos_ > 0) {

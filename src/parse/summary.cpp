@@ -1,7 +1,7 @@
 #include "sigil/parse/summary.h"
 
 #include <algorithm>
-#include <boost/json/serialize.hpp>
+#include "sigil/parse/json_text.h"
 
 namespace sigil::parse {
 
@@ -59,7 +59,7 @@ void EventsWriter::on_text(std::string_view text, bool hidden) {
   o["event"] = "text";
   o["text"] = text;
   if (hidden) o["hidden"] = true;
-  out_ << boost::json::serialize(o) << '\n';
+  out_ << json_text(o) << '\n';
 }
 
 void EventsWriter::on_directive(const DirectiveEvent& d) {
@@ -68,21 +68,21 @@ void EventsWriter::on_directive(const DirectiveEvent& d) {
   for (auto& kv : directive_json(d)) o[kv.key()] = kv.value();
   o["span"] = boost::json::array{d.span_begin, d.span_end};
   o["clean_offset"] = d.clean_offset;
-  out_ << boost::json::serialize(o) << '\n';
+  out_ << json_text(o) << '\n';
 }
 
 void EventsWriter::on_diagnostic(const Diagnostic& g) {
   boost::json::object o;
   o["event"] = "diagnostic";
   for (auto& kv : diagnostic_json(g)) o[kv.key()] = kv.value();
-  out_ << boost::json::serialize(o) << '\n';
+  out_ << json_text(o) << '\n';
 }
 
 void EventsWriter::on_silence(std::uint64_t offset) {
   boost::json::object o;
   o["event"] = "silence";
   o["offset"] = offset;
-  out_ << boost::json::serialize(o) << '\n';
+  out_ << json_text(o) << '\n';
 }
 
 void EventsWriter::on_fallback() { out_ << "{\"event\":\"fallback\"}\n"; }
@@ -91,7 +91,7 @@ void EventsWriter::on_end(bool silent) {
   boost::json::object o;
   o["event"] = "end";
   o["silent"] = silent;
-  out_ << boost::json::serialize(o) << '\n' << std::flush;
+  out_ << json_text(o) << '\n' << std::flush;
 }
 
 }  // namespace sigil::parse

@@ -2,6 +2,8 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+
+#include "sigil/parse/json_text.h"
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -34,7 +36,7 @@ std::string quoted(std::string_view name) {
 // A written value for an error message: JSON-quoted, cut to a readable length at a UTF-8 boundary.
 std::string shown(const json::value& v) {
   constexpr std::size_t kMax = 60;
-  std::string s = json::serialize(v);
+  std::string s = parse::json_text(v);
   if (s.size() <= kMax) return s;
   std::size_t cut = kMax;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
