@@ -280,7 +280,6 @@ class Parser::Impl {
   void start_say_block();
   void end_say_block(std::uint64_t end);
   void finish_text();
-  void poll_silence();
   void end_constructs(FinishReason reason);
   void diag(std::string code, std::uint64_t offset, std::string message);
   std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
@@ -307,10 +306,16 @@ class Parser::Impl {
   Emitter hidden_out_;
   SentinelLines main_judge_;
   Tidier main_tidy_;
-  SentinelLines hidden_judge_;
-  Tidier hidden_tidy_;
-  SentinelLines say_judge_;
-  SayJoiner joiner_;
+  // Say mode only (built on demand: most replies never need them).
+  struct SayStreams {
+    SayStreams(Emitter& hidden_out, Emitter& visible, std::size_t whitespace_limit)
+        : hidden_judge(hidden_out), hidden_tidy(hidden_judge, whitespace_limit), say_judge(visible), joiner(say_judge) {}
+    SentinelLines hidden_judge;
+    Tidier hidden_tidy;
+    SentinelLines say_judge;
+    SayJoiner joiner;
+  };
+  std::optional<SayStreams> say_;
   std::optional<Tidier> block_tidy_;
 
   // State.
@@ -371,10 +376,6 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
       hidden_out_(sink, true, stats_),
       main_judge_(visible_),
       main_tidy_(main_judge_, opt_.whitespace_limit),
-      hidden_judge_(hidden_out_),
-      hidden_tidy_(hidden_judge_, opt_.whitespace_limit),
-      say_judge_(visible_),
-      joiner_(say_judge_),
       opener_(names_),
       hidden_scan_(names_) {
   std::size_t spellings = 0;
@@ -388,6 +389,7 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
   }
   for (const TagName& t : names_.tags)
     if (t.role == TagRole::Say) say_name_ = ascii_lower(t.name);
+  if (opt_.say_mode) say_.emplace(hidden_out_, visible_, opt_.whitespace_limit);
   if (opt_.think_open) {
     mode_ = Mode::Hidden;
     hidden_begin_ = 0;
@@ -510,7 +512,7 @@ void Parser::Impl::replay(std::string_view bytes, std::uint64_t start_pos) {
 
 Tidier& Parser::Impl::tidier() {
   if (!opt_.say_mode) return main_tidy_;
-  return in_say_block_ ? *block_tidy_ : hidden_tidy_;
+  return in_say_block_ ? *block_tidy_ : say_->hidden_tidy;
 }
 
 void Parser::Impl::emit_text(std::string_view s) {
@@ -530,13 +532,11 @@ void Parser::Impl::emit_text(std::string_view s) {
   }
   if (interrupted_ || silent_by_tag_) return;
   tidier().text(s);
-  poll_silence();
 }
 
 void Parser::Impl::gap(GapKind kind) {
   if (interrupted_ || silent_by_tag_) return;
   tidier().gap(kind);
-  poll_silence();
 }
 
 void Parser::Impl::removed_markup(const text::CodeTracker::State& before, GapKind kind) {
@@ -1654,8 +1654,10 @@ void Parser::Impl::silence_by_tag(std::uint64_t offset) {
   if (interrupted_ || silent_by_tag_) return;
   silent_by_tag_ = true;
   main_judge_.suppress();
-  hidden_judge_.suppress();
-  say_judge_.suppress();
+  if (say_) {
+    say_->hidden_judge.suppress();
+    say_->say_judge.suppress();
+  }
   if (visible_count() > 0)
     diag("late-sentinel", input_offset(offset), "a sentinel came after text had been shown");
   if (!silence_reported_) {
@@ -1664,13 +1666,6 @@ void Parser::Impl::silence_by_tag(std::uint64_t offset) {
   }
 }
 
-void Parser::Impl::poll_silence() {
-  if (opt_.say_mode || silence_reported_ || silent_by_tag_ || !main_judge_.silent()) return;
-  silence_reported_ = true;
-  if (main_judge_.decided_late())
-    diag("late-sentinel", input_offset(pos_), "a sentinel line came after text had been shown");
-  sink_.on_silence(input_offset(pos_));
-}
 
 void Parser::Impl::start_interrupt() {
   if (in_say_block_) end_say_block(pos_ + 1);
@@ -1683,15 +1678,15 @@ void Parser::Impl::start_interrupt() {
 void Parser::Impl::start_say_block() {
   in_say_block_ = true;
   say_clean_offset_ = visible_count();
-  block_tidy_.emplace(joiner_, opt_.whitespace_limit);
-  joiner_.begin_block();
+  block_tidy_.emplace(say_->joiner, opt_.whitespace_limit);
+  say_->joiner.begin_block();
 }
 
 void Parser::Impl::end_say_block(std::uint64_t end) {
   block_tidy_->finish();
   in_say_block_ = false;
-  hidden_tidy_.gap(GapKind::Other);
-  const std::string text = joiner_.block_text();
+  say_->hidden_tidy.gap(GapKind::Other);
+  const std::string text = say_->joiner.block_text();
   if (text.empty()) {
     diag("empty-say", input_offset(say_begin_), "an empty say block was dropped");
     return;
@@ -1720,11 +1715,10 @@ void Parser::Impl::finish_text() {
   if (!opt_.say_mode) {
     main_tidy_.finish();
     main_judge_.finish();
-    poll_silence();
-  } else {
-    hidden_tidy_.finish();
-    hidden_judge_.finish();
-    say_judge_.finish();
+    } else {
+    say_->hidden_tidy.finish();
+    say_->hidden_judge.finish();
+    say_->say_judge.finish();
   }
 }
 
@@ -1877,7 +1871,7 @@ void Parser::Impl::finish(FinishReason reason) {
   if (opt_.say_mode) {
     fallback = !any_say_block_ && !any_valid_directive_ && !silent_by_tag_;
     if (!silent) {
-      SentinelLines& judge = fallback ? hidden_judge_ : say_judge_;
+      SentinelLines& judge = fallback ? say_->hidden_judge : say_->say_judge;
       silent = judge.silent();
       if (silent && judge.decided_late())
         diag("late-sentinel", input_offset(pos_), "a sentinel line came after text had been shown");
@@ -1890,8 +1884,14 @@ void Parser::Impl::finish(FinishReason reason) {
       diag("no-say-block", 0, "say mode without a say block: the clean text is delivered");
       sink_.on_fallback();
     }
-  } else {
-    silent = silent || main_judge_.silent();
+  } else if (!silent && main_judge_.silent()) {
+    // The line rules (7.3) judge the whole clean text, so their silence is reported where the reply ended:
+    // a place that does not depend on how the reply was chunked. (The judge already withheld the text.)
+    silent = true;
+    if (main_judge_.decided_late())
+      diag("late-sentinel", input_offset(pos_), "a sentinel line came after text had been shown");
+    silence_reported_ = true;
+    sink_.on_silence(input_offset(pos_));
   }
   finished_ = true;
   sink_.on_end(silent);

@@ -41,7 +41,8 @@ class EventSink {
   virtual void on_text(std::string_view text, bool hidden) = 0;
   virtual void on_directive(const DirectiveEvent& directive) = 0;
   virtual void on_diagnostic(const Diagnostic& diagnostic) = 0;
-  // The reply became silent (section 7); `offset` is where that was decided.
+  // The reply became silent (section 7). `offset`: a tag sentinel's first byte, reported as it completes;
+  // for the line rules (7.3), which judge the whole clean text, the end of the reply, reported at its end.
   virtual void on_silence(std::uint64_t offset) = 0;
   // Say mode: no say block, no valid directive and no tag sentinel: the hidden text is the reply (6.5).
   virtual void on_fallback() = 0;
