@@ -41,9 +41,12 @@ bool usable_start(std::string_view s) {
 
 }  // namespace
 
-SentinelLines::SentinelLines(TextSink& out, SentinelWords words) : out_(out) {
-  auto add = [this](std::string text, bool fold) {
-    if (forms_.size() < kMaxForms) forms_.push_back(Form{std::move(text), fold});
+namespace {
+
+std::vector<SentinelLines::Form> build_forms(const SentinelWords& words, std::size_t max_forms) {
+  std::vector<SentinelLines::Form> forms;
+  auto add = [&](std::string text, bool fold) {
+    if (forms.size() < max_forms) forms.push_back(SentinelLines::Form{std::move(text), fold});
   };
   for (const std::string& w : words.bare)
     if (usable_start(w)) add(w, false);
@@ -55,7 +58,20 @@ SentinelLines::SentinelLines(TextSink& out, SentinelWords words) : out_(out) {
     add("<" + name + ">", true);
     add("<" + name + "></" + name + ">", true);
   }
-  all_forms_ = forms_.size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << forms_.size()) - 1;
+  return forms;
+}
+
+bool same_words(const SentinelWords& a, const SentinelWords& b) { return a.bare == b.bare && a.tags == b.tags; }
+
+}  // namespace
+
+SentinelLines::SentinelLines(TextSink& out, SentinelWords words) : out_(out) {
+  // A judge is made per reply; the default words' forms are built once and shared (immutable).
+  static const std::shared_ptr<const std::vector<Form>> kDefault =
+      std::make_shared<const std::vector<Form>>(build_forms(SentinelWords{}, kMaxForms));
+  forms_ = same_words(words, SentinelWords{}) ? kDefault
+                                              : std::make_shared<const std::vector<Form>>(build_forms(words, kMaxForms));
+  all_forms_ = forms_->size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << forms_->size()) - 1;
   new_line();
 }
 
@@ -184,7 +200,7 @@ void SentinelLines::advance_form(std::string_view bytes) {
     std::uint64_t next = 0;
     for (std::uint64_t m = form_mask_; m != 0; m &= m - 1) {
       const int i = std::countr_zero(m);
-      const Form& f = forms_[static_cast<std::size_t>(i)];
+      const Form& f = (*forms_)[static_cast<std::size_t>(i)];
       if (form_pos_ < f.text.size() &&
           static_cast<unsigned char>(f.text[form_pos_]) == (f.fold ? ascii_lower(b) : b))
         next |= std::uint64_t{1} << i;
@@ -196,7 +212,7 @@ void SentinelLines::advance_form(std::string_view bytes) {
   std::uint64_t longer = 0;
   for (std::uint64_t m = form_mask_; m != 0; m &= m - 1) {
     const int i = std::countr_zero(m);
-    if (forms_[static_cast<std::size_t>(i)].text.size() == form_pos_)
+    if ((*forms_)[static_cast<std::size_t>(i)].text.size() == form_pos_)
       ended = true;
     else
       longer |= std::uint64_t{1} << i;

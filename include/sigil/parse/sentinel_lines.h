@@ -29,6 +29,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,11 +71,13 @@ class SentinelLines : public TextSink {
   // Bytes held back right now.
   std::size_t held_bytes() const noexcept { return held_.size(); }
 
- private:
+  // One written form of a sentinel, matched per line (shared, immutable).
   struct Form {
     std::string text;  // lower case when fold
     bool fold;         // ASCII case-insensitive (tag forms)
   };
+
+ private:
   // A way the line so far could be: a complete form, then right decoration.
   struct Right {
     std::uint8_t deco;
@@ -93,7 +96,7 @@ class SentinelLines : public TextSink {
   void emit(std::string_view s);
 
   TextSink& out_;
-  std::vector<Form> forms_;
+  std::shared_ptr<const std::vector<Form>> forms_;  // shared between judges with the same words
   std::uint64_t all_forms_ = 0;
   text::CodeTracker code_;
 
