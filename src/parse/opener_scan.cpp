@@ -77,6 +77,16 @@ void OpenerScan::start(unsigned char c, std::uint64_t offset, Options options) {
   state_ = (c == '<') ? State::Lt : State::Bracket;
 }
 
+// Adds a tag-name byte. False when no registered name can follow, or, holding an unregistered tag in the
+// 2.6 window, when it grew past the tag limit.
+bool OpenerScan::add_name_byte(unsigned char c) {
+  name_ += ascii_lower(static_cast<char>(c));
+  raw_name_ += static_cast<char>(c);
+  node_ = names_->tag_table.walk(node_, c);
+  if (options_.window_open && !options_.trigger_mode) return length_ <= options_.tag_limit;
+  return tag_prefix_possible();
+}
+
 bool OpenerScan::tag_prefix_possible() const {
   return node_ != NameTable::kDead || names_->could_be_mcp(name_);
 }
@@ -144,48 +154,28 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
         return Kind::Pending;
       }
       if (is_name_byte(c)) {
-        name_ += ascii_lower(static_cast<char>(c));
-        raw_name_ += static_cast<char>(c);
-        node_ = names_->tag_table.walk(node_, c);
         state_ = State::TagName;
-        if (!tag_prefix_possible() && !options_.window_open) break;
+        if (!add_name_byte(c)) break;
         return Kind::Pending;
       }
       break;
     case State::TagName:
       if (is_name_byte(c)) {
-        name_ += ascii_lower(static_cast<char>(c));
-        raw_name_ += static_cast<char>(c);
-        node_ = names_->tag_table.walk(node_, c);
-        if (options_.window_open && !options_.trigger_mode) {
-          if (length_ > options_.tag_limit) break;
-          return Kind::Pending;
-        }
-        if (!tag_prefix_possible()) break;
+        if (!add_name_byte(c)) break;
         return Kind::Pending;
       }
       --length_;  // the delimiter is not consumed
       return resolve_tag_name(c);
     case State::CloseSlash:
       if (is_name_byte(c)) {
-        name_ += ascii_lower(static_cast<char>(c));
-        raw_name_ += static_cast<char>(c);
-        node_ = names_->tag_table.walk(node_, c);
         state_ = State::CloseName;
-        if (!tag_prefix_possible() && !(options_.window_open && !options_.trigger_mode)) break;
+        if (!add_name_byte(c)) break;
         return Kind::Pending;
       }
       break;
     case State::CloseName:
       if (is_name_byte(c)) {
-        name_ += ascii_lower(static_cast<char>(c));
-        raw_name_ += static_cast<char>(c);
-        node_ = names_->tag_table.walk(node_, c);
-        if (options_.window_open && !options_.trigger_mode) {
-          if (length_ > options_.tag_limit) break;
-          return Kind::Pending;
-        }
-        if (!tag_prefix_possible()) break;
+        if (!add_name_byte(c)) break;
         return Kind::Pending;
       }
       if (is_ws(c)) {

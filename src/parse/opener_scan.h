@@ -96,6 +96,7 @@ class OpenerScan {
   };
   Kind resolve_tag_name(unsigned char delimiter);
   Kind resolve_close_name();
+  bool add_name_byte(unsigned char c);
   bool tag_prefix_possible() const;
 
   const NameIndex* names_;

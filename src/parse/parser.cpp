@@ -256,6 +256,7 @@ class Parser::Impl {
   void markup_body_byte(unsigned char c);
   void json_start_byte(unsigned char c, const Ctx& ctx, bool fence);
   void json_becomes_text(unsigned char c, const Ctx& ctx, bool fence);
+  void begin_json_value(unsigned char c);
   void json_body_byte(unsigned char c, const Ctx& ctx, bool fence);
   void json_after_value_byte(unsigned char c, const Ctx& ctx);
   void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, Ending ending = Ending::Complete);
@@ -1113,14 +1114,7 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
         c_.held += static_cast<char>(c);
         return;
       }
-      if (c == '{' || c == '[') {
-        c_.kind = Kind::JsonBody;
-        json_.reset();
-        c_.json_line_ws = false;
-        json_.step(c);
-        c_.held += static_cast<char>(c);
-        return;
-      }
+      if (c == '{' || c == '[') return begin_json_value(c);
       if (c == '`' || c == '~') {
         c_.kind = Kind::JsonFence;
         c_.fence_line_begin = c_.held.size();
@@ -1149,14 +1143,7 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
         c_.held += static_cast<char>(c);
         return;
       }
-      if (c == '{' || c == '[') {
-        c_.kind = Kind::JsonBody;
-        json_.reset();
-        c_.json_line_ws = false;
-        json_.step(c);
-        c_.held += static_cast<char>(c);
-        return;
-      }
+      if (c == '{' || c == '[') return begin_json_value(c);
       // Not JSON after all, so the body is text, and its fence line abandoned it (2.8): the fence is code.
       {
         std::string held = std::move(c_.held);
@@ -1174,6 +1161,15 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
     default:
       return;
   }
+}
+
+// The body starts with `{` or `[` (after whitespace or a fence line): it is JSON (5.1).
+void Parser::Impl::begin_json_value(unsigned char c) {
+  c_.kind = Kind::JsonBody;
+  json_.reset();
+  c_.json_line_ws = false;
+  json_.step(c);
+  c_.held += static_cast<char>(c);
 }
 
 // The body does not start with `{` or `[`: it is the spelling's body parameter under the text rules (5.2),
