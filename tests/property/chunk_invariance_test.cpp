@@ -1,0 +1,301 @@
+// Spec 11.2, any chunking, same answer: for random replies from the whole grammar, the reply fed whole and
+// fed in random chunkings (sizes 1..64 with empty chunks now and then, 1..4, and byte by byte) must give the
+// same summary (text, silent, directives with args and errors, diagnostics), the same concatenated visible
+// and hidden text, and the same sequence of directive (span and clean_offset included), diagnostic, silence,
+// fallback and end events. Say mode on and off, finish `stop` and `length`, `--think-open`, policy denials.
+//
+// Reproduce a failure: SIGIL_PROPERTY_SEED=<seed printed> SIGIL_PROPERTY_CASES=1 ./sigil_tests
+//   --gtest_filter='PropertyChunkInvariance.*'
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "grammar_gen.h"
+
+namespace {
+
+namespace json = boost::json;
+using namespace sigil::testing;
+using namespace sigil::testing::gen;
+
+std::string describe_options(const RunOptions& o) {
+  std::string s = std::string("say=") + (o.say ? "1" : "0") + " cut_off=" + (o.cut_off ? "1" : "0") +
+                  " think_open=" + (o.think_open ? "1" : "0");
+  if (!o.deny.empty()) {
+    s += " deny=";
+    for (const auto& d : o.deny) s += d + ",";
+  }
+  return s;
+}
+
+RunOptions random_options(ReplyGenerator& g) {
+  RunOptions o;
+  o.say = g.chance(0.33);
+  o.cut_off = g.chance(0.2);
+  o.think_open = g.chance(0.05);
+  if (g.chance(0.08)) {
+    static const std::vector<std::vector<std::string>> denials = {{"voice"}, {"react", "mcp"}, {"search"},
+                                                                  {"remember", "setMemory"}};
+    o.deny = g.pick(denials);
+  }
+  return o;
+}
+
+struct Tally {
+  int cases = 0;
+  int runs = 0;
+  std::uint64_t bytes = 0;
+  int failures = 0;
+  // What the whole runs reached: the generator must keep covering the grammar.
+  std::map<std::string, int> actions, codes;
+  int valid = 0, invalid = 0, silent = 0;
+};
+
+std::string histogram(const std::map<std::string, int>& m) {
+  std::string s;
+  for (const auto& [k, n] : m) s += k + "=" + std::to_string(n) + " ";
+  return s;
+}
+
+// Runs `reply` whole and in the given chunkings; reports the first difference or protocol problem.
+void check_reply(const std::string& reply, const RunOptions& o, std::uint64_t seed,
+                 const std::vector<std::vector<std::size_t>>& chunkings, Tally& t) {
+  ++t.cases;
+  t.bytes += reply.size();
+  const EventLog whole = run_events(reply, o, {});
+  ++t.runs;
+  auto fail = [&](const std::vector<std::size_t>& sizes, const std::string& why) {
+    ++t.failures;
+    ADD_FAILURE() << "seed " << seed << " (" << describe_options(o) << "), chunking " << describe_chunks(sizes)
+                  << ":\n  " << why << "\n  reply (" << reply.size() << " bytes): " << c_literal(reply)
+                  << "\n  reproduce: SIGIL_PROPERTY_SEED=" << seed << " SIGIL_PROPERTY_CASES=1";
+  };
+  if (!whole.problems.empty()) {
+    fail({}, whole.problems.front());
+    return;
+  }
+  for (const auto& d : whole.directives) {
+    ++t.actions[d.action];
+    ++(d.valid ? t.valid : t.invalid);
+  }
+  for (const auto& g : whole.diagnostics) ++t.codes[g.code];
+  if (whole.summary.at("silent").as_bool()) ++t.silent;
+  for (const auto& sizes : chunkings) {
+    const EventLog log = run_events(reply, o, sizes);
+    ++t.runs;
+    if (!log.problems.empty()) return fail(sizes, log.problems.front());
+    if (std::string d = first_difference(whole, log); !d.empty()) return fail(sizes, d);
+  }
+}
+
+std::vector<std::vector<std::size_t>> chunkings_for(std::mt19937_64& rng, std::size_t size) {
+  return {
+      fixed_chunking(size, 1),
+      random_chunking(rng, size, 64),
+      random_chunking(rng, size, 64),
+      random_chunking(rng, size, 4),
+  };
+}
+
+TEST(PropertyChunkInvariance, RandomReplies) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t base = property_seed(0x51617000);
+  const int cases = property_cases(3000);
+  Tally t;
+  for (int i = 0; i < cases && t.failures < 10; ++i) {
+    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
+    ReplyGenerator g(seed);
+    const std::string reply = g.reply();
+    const RunOptions o = random_options(g);
+    check_reply(reply, o, seed, chunkings_for(g.rng(), reply.size()), t);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "[ property ] chunk invariance: " << t.cases << " replies (" << t.bytes << " bytes), " << t.runs
+            << " parser runs, " << t.failures << " failing, " << secs << " s\n"
+            << "[ property ]   directives: " << t.valid << " valid, " << t.invalid << " invalid; " << t.silent
+            << " silent replies\n[ property ]   actions: " << histogram(t.actions)
+            << "\n[ property ]   diagnostics: " << histogram(t.codes) << "\n";
+  if (cases >= 1000) {  // the generator reaches (nearly) every action and diagnostic
+    EXPECT_GE(t.actions.size(), 22u) << histogram(t.actions);
+    EXPECT_GE(t.codes.size(), 20u) << histogram(t.codes);
+    EXPECT_GT(t.silent, cases / 100);
+  }
+}
+
+// Long replies: many constructs per reply, so state carried across many chunk boundaries.
+TEST(PropertyChunkInvariance, LongReplies) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t base = property_seed(0x10A6000);
+  const int cases = std::max(1, property_cases(3000) / 30);
+  Tally t;
+  for (int i = 0; i < cases && t.failures < 5; ++i) {
+    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
+    ReplyGenerator g(seed);
+    std::string reply;
+    for (int k = 0; k < 8; ++k) reply += g.reply(40) + "\n";
+    const RunOptions o = random_options(g);
+    check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)}, t);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "[ property ] chunk invariance, long replies: " << t.cases << " replies (" << t.bytes
+            << " bytes), " << t.runs << " parser runs, " << secs << " s\n";
+}
+
+// ------------------------------------------------------------------------------------------------ vectors
+
+std::string base64_decode(std::string_view in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  int buffer = 0, bits = 0;
+  for (char c : in) {
+    const int v = val(c);
+    if (v < 0) continue;
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+struct Vector {
+  std::string id;
+  std::string reply;
+  RunOptions options;
+};
+
+const std::vector<Vector>& vectors() {
+  static const std::vector<Vector> all = [] {
+    std::vector<Vector> out;
+    const std::filesystem::path dir(SIGIL_CONFORMANCE_DIR);
+    if (!std::filesystem::is_directory(dir)) return out;
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".jsonl") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::ifstream in(f);
+      std::string line;
+      while (std::getline(in, line)) {
+        if (line.empty()) continue;
+        const json::object v = json::parse(line).as_object();
+        Vector x;
+        x.id = std::string(v.at("id").as_string());
+        x.reply = v.contains("input_b64") ? base64_decode(v.at("input_b64").as_string())
+                                          : std::string(v.at("input").as_string());
+        x.options.say = v.at("say").as_bool();
+        x.options.think_open = v.contains("think_open") && v.at("think_open").as_bool();
+        x.options.cut_off = v.contains("cut_off") && v.at("cut_off").as_bool();
+        if (v.contains("deny"))
+          for (const auto& d : v.at("deny").as_array()) x.options.deny.emplace_back(d.as_string());
+        out.push_back(std::move(x));
+      }
+    }
+    return out;
+  }();
+  return all;
+}
+
+// Every conformance vector, at event level (spans, clean offsets, event order), in random chunkings and with
+// the other finish reason and say setting too.
+TEST(PropertyChunkInvariance, ConformanceVectorsAtEventLevel) {
+  const auto& vs = vectors();
+  if (vs.empty()) GTEST_SKIP() << "no conformance vectors at " << SIGIL_CONFORMANCE_DIR;
+  const auto start = std::chrono::steady_clock::now();
+  std::mt19937_64 rng(property_seed(0xC0FFEE));
+  Tally t;
+  for (std::size_t i = 0; i < vs.size() && t.failures < 10; ++i) {
+    const Vector& v = vs[i];
+    const bool big = v.reply.size() > 64 * 1024;
+    std::vector<std::vector<std::size_t>> chunkings = {random_chunking(rng, v.reply.size(), 64),
+                                                       random_chunking(rng, v.reply.size(), 3)};
+    if (!big) chunkings.push_back(fixed_chunking(v.reply.size(), 1));
+    check_reply(v.reply, v.options, i, chunkings, t);
+    RunOptions flipped = v.options;
+    flipped.cut_off = !flipped.cut_off;
+    flipped.say = (i % 2 == 0) ? !flipped.say : flipped.say;
+    check_reply(v.reply, flipped, i, {random_chunking(rng, v.reply.size(), big ? 4096 : 8)}, t);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "[ property ] conformance vectors at event level: " << t.cases << " cases, " << t.runs
+            << " parser runs, " << secs << " s (a failure's \"seed\" is the vector's index in file order)\n";
+}
+
+// Splices of conformance vectors (a prefix of one, a suffix of another, a random cut): realistic markup
+// broken at random places.
+TEST(PropertyChunkInvariance, SplicedVectors) {
+  const auto& vs = vectors();
+  if (vs.empty()) GTEST_SKIP() << "no conformance vectors";
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t base = property_seed(0x5911CE);
+  const int cases = std::max(1, property_cases(3000) / 3);
+  Tally t;
+  for (int i = 0; i < cases && t.failures < 10; ++i) {
+    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
+    ReplyGenerator g(seed);
+    std::string reply;
+    for (std::size_t k = 0, n = 1 + g.below(3); k < n; ++k) {
+      const Vector& v = vs[g.below(vs.size())];
+      if (v.reply.size() > 20000) continue;
+      const std::size_t a = g.below(v.reply.size() + 1), b = g.below(v.reply.size() + 1);
+      reply += v.reply.substr(std::min(a, b), std::max(a, b) - std::min(a, b));
+      if (g.chance(0.3)) reply += g.directive();
+    }
+    RunOptions o = random_options(g);
+    check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)}, t);
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "[ property ] spliced vectors: " << t.cases << " replies (" << t.bytes << " bytes), " << t.runs
+            << " parser runs, " << secs << " s\n";
+}
+
+// The harness itself must be able to fail: a sink-level difference is reported.
+TEST(PropertyChunkInvariance, HarnessDetectsDifferences) {
+  RunOptions o;
+  EventLog a = run_events("Hi <react emoji=\"x\"/> there", o, {});
+  EventLog b = a;
+  EXPECT_EQ(first_difference(a, b), "");
+  b.visible += "!";
+  EXPECT_NE(first_difference(a, b), "");
+  b = a;
+  ASSERT_FALSE(b.events.empty());
+  b.events.front() += " ";
+  EXPECT_NE(first_difference(a, b), "");
+  EXPECT_EQ(a.directives.size(), 1u);
+  EXPECT_EQ(a.visible, "Hi there");
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------ known bugs
+// Minimal reproducers of parser bugs these properties found, disabled until the parser's owner fixes them.
+namespace {
+
+// BUG: the silence event's offset depends on chunking (events.h promises the same silence events for any
+// chunking). Parser::Impl::poll_silence() reports input_offset(pos_), but consume() advances pos_ only after
+// emit_text() of a whole bulk run, so a sentinel line decided inside a run gets the run's start: 0 when the
+// reply is fed whole, 10 byte by byte, 8 in 4-byte chunks.
+TEST(PropertyKnownBugs, DISABLED_SilenceOffsetIsChunkIndependent) {
+  for (const std::string reply : {"**NO_REPLY**", "NO_REPLY - busy\nmore text here"}) {
+    const EventLog whole = run_events(reply, {}, {});
+    for (std::size_t n : {1, 4}) {
+      const EventLog chunked = run_events(reply, {}, fixed_chunking(reply.size(), n));
+      EXPECT_EQ(whole.events, chunked.events) << c_literal(reply) << " in chunks of " << n;
+    }
+  }
+}
+
+}  // namespace

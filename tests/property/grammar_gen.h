@@ -1,0 +1,147 @@
+// Property-test support: a seeded random reply generator over the directive grammar (spec sections 1-11),
+// random chunkings, and a harness that records every parser event.
+//
+// Everything is deterministic from a seed (std::mt19937_64): a failing case prints its seed, options,
+// chunking and the reply as a C string literal, and SIGIL_PROPERTY_SEED / SIGIL_PROPERTY_CASES (read by the
+// tests through property_seed() and property_cases()) replay it.
+#pragma once
+
+#include <boost/json.hpp>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/parse/events.h"
+#include "sigil/parse/parser.h"
+#include "support/run_parse.h"
+
+namespace sigil::testing::gen {
+
+// ------------------------------------------------------------------------------------------------ the generator
+
+// The full grammar: prose, every directive dialect in valid and broken variants, wrappers, brackets, JSON
+// bodies with repairs, MCP tags, say blocks, sentinels, hidden regions, comments, CDATA, code, and noise
+// (stray `<` `[` `&` quotes, invalid UTF-8, NUL, truncations).
+class ReplyGenerator {
+ public:
+  explicit ReplyGenerator(std::uint64_t seed) : rng_(seed) {}
+
+  // One random reply; `max_items` bounds how many top-level pieces it strings together.
+  std::string reply(int max_items = 24);
+
+  // Pieces, public so tests can build their own shapes.
+  std::string prose(int max_words = 14);   // ordinary prose: ASCII, multi-byte, emoji, punctuation, CRLF...
+  std::string directive();                 // any directive, valid or broken
+  std::string tag_directive();             // `<name …/>`, `<name>body</name>` of every body kind
+  std::string bracket_directive();         // `[NAME:args]`, nested, unclosed, links
+  std::string json_directive();            // `<setMemory>{…}</setMemory>` and friends, with repairs
+  std::string mcp_directive();             // `<mcp_server_tool …>{…}</…>`
+  std::string json_value(int depth = 0);   // lenient JSON (with repairs sometimes)
+  std::string say_block();
+  std::string sentinel();
+  std::string hidden_region();
+  std::string comment();
+  std::string code();
+  std::string wrapper();
+  std::string noise();
+  std::string attr_value();     // a quoted or unquoted value, with references sometimes
+  std::string broken(std::string s);  // a random breakage of well-formed markup
+
+  std::mt19937_64& rng() { return rng_; }
+  std::size_t below(std::size_t n);  // uniform in [0, n)
+  bool chance(double p);
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
+  std::string random_case(std::string_view s);  // each ASCII letter upper or lower at random
+
+ private:
+  std::string word();
+  std::string tag_name(std::string_view name);  // mostly as written, sometimes in another case
+  std::string attrs(const std::vector<std::string>& keys);
+  std::mt19937_64 rng_;
+};
+
+// A reply whose markup is known: prose with no `<`, `>`, `[`, `]`, backtick, `~`, `&` or sentinel word, with
+// well-formed directives, wrappers, comments and hidden regions inserted. Every inserted construct carries a
+// unique marker ("XQZ" + digits) that must never reach a text event.
+struct MarkedReply {
+  std::string reply;
+  std::vector<std::string> markers;  // unique strings that only occur inside markup
+  // The prose that must be shown, in order, as visible and hidden (say mode: outside say blocks) streams;
+  // only meaningful when `complete` is true.
+  std::string visible_prose;
+  std::string hidden_prose;
+  bool complete = true;  // false once an interrupting directive or a sentinel may cut the text short
+};
+MarkedReply marked_reply(ReplyGenerator& g, bool say_mode, int items = 16);
+
+// Random chunk sizes covering `size` bytes: each in [1, max], with an empty chunk now and then.
+std::vector<std::size_t> random_chunking(std::mt19937_64& rng, std::size_t size, std::size_t max);
+// Chunks of exactly `n` bytes (the last one shorter).
+std::vector<std::size_t> fixed_chunking(std::size_t size, std::size_t n);
+
+// A C string literal for `s` (printable ASCII as is, everything else escaped), for failure messages.
+std::string c_literal(std::string_view s, std::size_t max = 4000);
+std::string describe_chunks(const std::vector<std::size_t>& sizes);
+
+// SIGIL_PROPERTY_SEED (default `fallback`) and SIGIL_PROPERTY_CASES (default `fallback`).
+std::uint64_t property_seed(std::uint64_t fallback);
+int property_cases(int fallback);
+
+// ------------------------------------------------------------------------------------------------ the harness
+
+// Everything a parser told its sink for one reply.
+struct EventLog {
+  std::string visible;                    // concatenated visible text events
+  std::string hidden;                     // concatenated hidden text events
+  std::vector<std::string> text_events;   // every text event, visible and hidden, in order
+  std::vector<bool> text_hidden;          // parallel to text_events
+  std::vector<std::string> events;        // every other event as one JSON line, in order (spans, offsets...)
+  std::vector<parse::DirectiveEvent> directives;
+  // Parallel to `directives`: how many reply bytes had been fed when it arrived (the chunk being fed
+  // included), or kAtFinish when it came from finish().
+  std::vector<std::uint64_t> directive_fed;
+  static constexpr std::uint64_t kAtFinish = ~std::uint64_t{0};
+  std::vector<parse::Diagnostic> diagnostics;
+  std::uint64_t text_before_finish = 0;  // visible + hidden text bytes emitted before finish() was called
+  boost::json::object summary;            // as `sigil parse` prints it
+  parse::ParserStats stats;
+  // Protocol violations the sink saw (an event after on_end, a text event that is not valid UTF-8, a span
+  // outside the reply, a clean_offset beyond the clean text emitted so far...). Empty when all is well.
+  std::vector<std::string> problems;
+};
+
+// Counts what a parser says without storing the text (for replies of many MiB).
+class CountingSink final : public parse::EventSink {
+ public:
+  void on_text(std::string_view text, bool hidden) override;
+  void on_directive(const parse::DirectiveEvent& d) override;
+  void on_diagnostic(const parse::Diagnostic& g) override { ++diagnostics[g.code]; }
+  void on_silence(std::uint64_t) override { silent_event = true; }
+  void on_fallback() override {}
+  void on_end(bool s) override {
+    ended = true;
+    silent = s;
+  }
+
+  std::uint64_t visible_bytes = 0, hidden_bytes = 0, text_events = 0, invalid_text_events = 0;
+  std::uint64_t visible_hash = 0xcbf29ce484222325u, hidden_hash = 0xcbf29ce484222325u;  // FNV-1a of the text
+  std::uint64_t directives = 0, valid_directives = 0;
+  std::map<std::string, std::uint64_t> diagnostics;  // by code
+  std::map<std::string, std::uint64_t> errors;       // of invalid directives, by error
+  std::map<std::string, std::uint64_t> actions;      // directives by action
+  bool silent_event = false, ended = false, silent = false;
+};
+
+// Feeds `reply` to one parser in chunks of the given sizes (empty: whole), then finishes it.
+EventLog run_events(std::string_view reply, const RunOptions& options, const std::vector<std::size_t>& sizes);
+
+// The first difference between two logs of the same reply, or "" when they agree on everything 11.2 promises.
+std::string first_difference(const EventLog& a, const EventLog& b);
+
+}  // namespace sigil::testing::gen
