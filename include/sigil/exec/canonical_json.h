@@ -1,0 +1,12 @@
+// Canonical JSON text for exactly-once keys (12.4): object keys sorted (bytewise), no whitespace,
+// strings and numbers as Boost.JSON serializes them.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <string>
+
+namespace sigil::exec {
+
+std::string canonical_json(const boost::json::value& value);
+
+}  // namespace sigil::exec

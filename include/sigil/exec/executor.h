@@ -1,0 +1,96 @@
+// Runs the directives of one reply as the parser finds them (spec 12). Create one Executor per turn.
+//
+//   Executor ex(registry, handlers, store, outbox, ids);
+//   parse::ParserOptions po; po.inline_resolver = ex.inline_resolver();
+//   parse::Parser parser(registry, ex.sink(), po);
+//   parser.feed(...); parser.finish();
+//   TurnReport report = ex.finish();
+//   if (ex.needs_model_call()) send ex.model_message() to the model.
+//
+// Rules (decisions are marked DECIDED):
+// - Text (not hidden) goes to the outbox in order. Say blocks are delivery, not run, and take no ordinal.
+// - Invalid directives are not run: `refused` with the parser's error.
+// - Exactly once (12.4): key = store::once_key(conversation, turn, ordinal, action, canonical_json(args)).
+//   fresh -> run, then once_complete (failures too); completed -> `duplicate`, stored result reused, no
+//   deliveries; running / in_doubt -> `refused` ("in doubt after a crash: not run again"). DECIDED: in-doubt
+//   keys are never released automatically, not even for store-idempotent actions; an operator may
+//   once_release(). A directive with no handler is an error and begins no key (a later handler may run it).
+// - Handlers run on `workers` std::jthreads. Parallel actions run concurrently; SerialPerConversation
+//   actions run one at a time in reply order (within this turn; DECIDED: a timed-out serial handler still
+//   blocks the next serial one until it really returns, so they never overlap).
+// - Time-out (ActionSpec::timeout, overridden by ExecOptions::timeouts; counted from when the handler
+//   starts): the result becomes `error` "timed out after N ms", the handler's stop_token is requested, the
+//   key is completed with that error, and whatever the handler returns later is discarded.
+// - ORDER (12.1): a directive whose action can show something in this chat "holds" text: text after it
+//   waits until its handler finishes (or times out), then its deliveries go out, then the text. DECIDED rule:
+//   an action holds when result_to is `user` or its name is in ExecOptions::delivering_actions (react,
+//   send-file, voice). Other actions never hold text; if their handler returns deliveries anyway they go out
+//   when it finishes, after the text already sent. Errors never hold text beyond that.
+// - Identical attachments (same op and non-empty sha256) go once per turn; later ones are noted
+//   "duplicate-attachment: <path>" on their result.
+// - result_to: model -> every result goes to the model; model_on_error, user and inline -> failures
+//   (error, refused) go to the model, user results that are ok are also delivered as a Text delivery;
+//   none -> nothing. A duplicate is reported with the stored status's rule.
+#pragma once
+
+#include <any>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sigil/exec/handler.h"
+#include "sigil/exec/outbox.h"
+#include "sigil/exec/turn_report.h"
+#include "sigil/parse/events.h"
+#include "sigil/spec/registry.h"
+#include "sigil/store/store.h"
+
+namespace sigil::exec {
+
+struct ExecOptions {
+  unsigned workers = 4;
+  std::function<store::TimePoint()> now = [] { return store::Clock::now(); };
+  // For actions the registry does not know (no ActionSpec).
+  std::chrono::milliseconds default_timeout{30'000};
+  // Per action (canonical name): overrides the ActionSpec's timeout.
+  std::map<std::string, std::chrono::milliseconds, std::less<>> timeouts;
+  // Actions whose handlers deliver into this chat, so their directives hold later text (see above).
+  std::vector<std::string> delivering_actions{"react", "send-file", "voice"};
+  // Handed to handlers as ActionContext::services().
+  std::any services;
+};
+
+class Executor {
+ public:
+  Executor(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
+           TurnIds ids, ExecOptions options = {});
+  // Stops waiting handlers (their stop_tokens are requested) and joins every worker.
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Give this to the parser. Its calls must come from one thread (the parser's).
+  parse::EventSink& sink();
+  // For ParserOptions::inline_resolver: runs an inline action's handler at once (with its time-out) and
+  // returns its message when ok; nothing on failure (the parser then tidies the gap).
+  std::function<std::optional<std::string>(const parse::DirectiveEvent&)> inline_resolver();
+
+  // Waits for every handler's result (or time-out), sends what is left to the outbox, calls outbox.end()
+  // and returns the report. Call once, after the parser's finish().
+  TurnReport finish();
+
+  // After finish(): the results for the model, in reply order, one line each:
+  // "[<ordinal+1>] <action>: <status>: <message>"; empty when none goes to the model.
+  std::string model_message() const;
+  bool needs_model_call() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sigil::exec

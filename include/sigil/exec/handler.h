@@ -1,0 +1,117 @@
+// What an action handler sees and returns (spec 12): the executor calls handlers; handlers never see the
+// parser, the outbox or a channel.
+#pragma once
+
+#include <any>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sigil/store/store.h"
+
+namespace sigil::exec {
+
+struct TurnIds {
+  std::string user, conversation, turn;
+};
+
+// One directive to run. `ordinal`: 0-based position among the reply's directives in reply order, say blocks
+// excluded (it is part of the exactly-once key, 12.4).
+struct Directive {
+  int ordinal = 0;
+  std::string action;
+  boost::json::object args;
+  std::uint64_t clean_offset = 0;
+};
+
+// Something the user sees; a channel renders it.
+struct Delivery {
+  enum class Op : unsigned char { Text, File, Voice, Reaction } op = Op::Text;
+  std::string text;     // Text
+  std::string path;     // File, Voice
+  std::string kind;     // File: image document audio voice video
+  std::string caption;  // File
+  std::string sha256;   // File, Voice: identical attachments in one turn go once (12.4)
+  std::string emoji;    // Reaction
+  std::string message;  // Reaction: the message reacted to (empty: the one being answered)
+};
+
+struct HandlerResult {
+  enum class Status : unsigned char { Ok, Error } status = Status::Ok;
+  std::string message;  // one line for the model (and the user, for result_to user)
+  boost::json::value result;
+  std::vector<Delivery> deliveries;
+
+  static HandlerResult ok(std::string message, boost::json::value result = nullptr) {
+    return {Status::Ok, std::move(message), std::move(result), {}};
+  }
+  static HandlerResult error(std::string message) { return {Status::Error, std::move(message), nullptr, {}}; }
+};
+
+// What a handler may use while it runs. Handlers must honour stop_token(): after a time-out it is
+// requested and whatever the handler returns is discarded.
+class ActionContext {
+ public:
+  ActionContext(const TurnIds& ids, store::Store& store, std::stop_token stop,
+                const std::function<store::TimePoint()>& now, const std::any& services)
+      : ids_(ids), store_(store), stop_(std::move(stop)), now_(now), services_(services) {}
+
+  const TurnIds& ids() const { return ids_; }
+  store::TimePoint now() const { return now_(); }
+  store::Store& store() const { return store_; }
+  const std::stop_token& stop_token() const { return stop_; }
+  bool stop_requested() const { return stop_.stop_requested(); }
+  // The (user, conversation) scope, memory per user; handlers with another memory policy build their own.
+  store::Scope scope() const { return {ids_.user, ids_.conversation, store::MemoryScope::per_user}; }
+  // Services the application plugs in (file sandbox, voice, web clients...): any_cast to what you expect.
+  const std::any& services() const { return services_; }
+
+ private:
+  const TurnIds& ids_;
+  store::Store& store_;
+  std::stop_token stop_;
+  const std::function<store::TimePoint()>& now_;
+  const std::any& services_;
+};
+
+class ActionHandler {
+ public:
+  virtual ~ActionHandler();
+  // Called on a worker thread, possibly concurrently with other handlers (and with itself for different
+  // directives of parallel actions). Exceptions are caught and become error results.
+  virtual HandlerResult run(const Directive& directive, ActionContext& context) = 0;
+};
+
+// Adapts a lambda.
+class FunctionHandler final : public ActionHandler {
+ public:
+  using Fn = std::function<HandlerResult(const Directive&, ActionContext&)>;
+  explicit FunctionHandler(Fn fn) : fn_(std::move(fn)) {}
+  HandlerResult run(const Directive& directive, ActionContext& context) override { return fn_(directive, context); }
+
+ private:
+  Fn fn_;
+};
+
+// Action name (canonical) -> handler. An action with no handler gets an error result "no handler for
+// <action>", never a silent no-op.
+class HandlerTable {
+ public:
+  void add(std::string action, std::shared_ptr<ActionHandler> handler);
+  void add(std::string action, FunctionHandler::Fn fn);
+  // nullptr when none.
+  std::shared_ptr<ActionHandler> find(std::string_view action) const;
+  bool empty() const { return handlers_.empty(); }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<ActionHandler>> handlers_;
+};
+
+}  // namespace sigil::exec

@@ -1,0 +1,38 @@
+// Where a turn's user-visible output goes, in reply order (spec 12.1). The executor calls it from one
+// thread at a time (under its own lock), in order; an implementation should not block for long.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/exec/handler.h"
+
+namespace sigil::exec {
+
+class Outbox {
+ public:
+  virtual ~Outbox() = default;
+  virtual void text(std::string_view text) = 0;        // clean reply text, a piece at a time
+  virtual void deliver(const Delivery& delivery) = 0;  // a file, voice note, reaction, or a separate text
+  virtual void end() = 0;                              // the turn's output is complete
+};
+
+// Records the ordered ops; consecutive text() pieces merge into one Text op (deliver() of a Text delivery
+// stays a separate op). For tests and the console.
+class RecordingOutbox final : public Outbox {
+ public:
+  void text(std::string_view text) override;
+  void deliver(const Delivery& delivery) override;
+  void end() override { ended_ = true; }
+
+  const std::vector<Delivery>& ops() const { return ops_; }
+  bool ended() const { return ended_; }
+
+ private:
+  std::vector<Delivery> ops_;
+  bool merge_text_ = false;  // the last op came from text()
+  bool ended_ = false;
+};
+
+}  // namespace sigil::exec

@@ -1,0 +1,512 @@
+#include "sigil/exec/executor.h"
+
+#include <algorithm>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <set>
+#include <stop_token>
+#include <thread>
+#include <utility>
+
+#include "sigil/exec/canonical_json.h"
+
+namespace sigil::exec {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr std::string_view kInDoubt = "in doubt after a crash: not run again";
+constexpr std::string_view kRunning = "already running in this process: not run again";
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  return s;
+}
+
+std::string stored_result_json(const HandlerResult& r) {
+  boost::json::object o;
+  o["ok"] = r.status == HandlerResult::Status::Ok;
+  o["message"] = r.message;
+  o["result"] = r.result;
+  return boost::json::serialize(o);
+}
+
+bool is_failure(ResultStatus s) { return s == ResultStatus::Error || s == ResultStatus::Refused; }
+
+}  // namespace
+
+class Executor::Impl final : public parse::EventSink {
+  // One directive of the reply (say blocks excluded).
+  struct Slot {
+    Directive directive;
+    const spec::ActionSpec* spec = nullptr;  // nullptr: unknown to the registry
+    std::shared_ptr<ActionHandler> handler;
+    bool holds = false;       // holds later text until final (see executor.h)
+    bool serial = false;
+    std::chrono::milliseconds timeout{0};
+    std::string key;          // exactly-once key, when it ran
+
+    bool final = false;       // entry is settled: deliveries (if any) may go out
+    bool running = false;     // the handler is in run()
+    bool returned = false;    // the handler returned (or threw)
+    bool timed_out = false;
+    bool emitted = false;     // deliveries handed to the outbox
+    bool stored_ok = false;   // duplicate: the stored result was ok
+    SteadyClock::time_point deadline{};
+    std::stop_source stop;
+
+    ResultEntry entry;
+    std::vector<Delivery> deliveries;  // only from a fresh, ok, in-time run
+  };
+
+ public:
+  Impl(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
+       TurnIds ids, ExecOptions options)
+      : registry_(registry),
+        handlers_(handlers),
+        store_(store),
+        outbox_(outbox),
+        ids_(std::move(ids)),
+        options_(std::move(options)) {
+    unsigned n = std::max(1u, options_.workers);
+    for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
+    timer_ = std::jthread([this] { watch(); });
+  }
+
+  ~Impl() override {
+    {
+      std::lock_guard lock(mu_);
+      shutting_down_ = true;
+      for (Slot& s : slots_)
+        if (s.running) s.stop.request_stop();
+    }
+    cv_.notify_all();
+    for (std::jthread& w : workers_) w.join();
+    timer_.join();
+  }
+
+  // ---------------------------------------------------------------------------------- parse::EventSink
+  void on_text(std::string_view text, bool hidden) override {
+    dispatch_pending_inline();
+    std::lock_guard lock(mu_);
+    if (hidden) {
+      hidden_text_.append(text);
+      return;
+    }
+    push_text(text);
+    flush();
+  }
+
+  void on_directive(const parse::DirectiveEvent& e) override {
+    dispatch_pending_inline();
+    if (e.action == registry_.options().say_action) return;  // delivery, not an action (6.1)
+    std::unique_lock lock(mu_);
+    Slot& s = slots_.emplace_back();
+    s.directive.ordinal = static_cast<int>(slots_.size() - 1);
+    s.directive.action = e.action;
+    s.directive.args = e.args;
+    s.directive.clean_offset = e.clean_offset;
+    s.spec = registry_.find_action(e.action);
+    s.entry.ordinal = s.directive.ordinal;
+    s.entry.action = e.action;
+    s.serial = s.spec && s.spec->concurrency == spec::Concurrency::SerialPerConversation;
+    s.timeout = s.spec ? s.spec->timeout : options_.default_timeout;
+    if (auto it = options_.timeouts.find(e.action); it != options_.timeouts.end()) s.timeout = it->second;
+    const bool result_to_user = s.spec && s.spec->result_to == spec::ResultTo::User;
+    s.holds = result_to_user || std::find(options_.delivering_actions.begin(), options_.delivering_actions.end(),
+                                          e.action) != options_.delivering_actions.end();
+    if (s.holds) queue_.push_back(Item{{}, s.directive.ordinal, {}});
+
+    if (!e.valid) {
+      settle(s, ResultStatus::Refused, e.error.empty() ? "invalid directive" : one_line(e.error));
+      flush();
+      return;
+    }
+    s.handler = handlers_.find(e.action);
+    if (!s.handler) {
+      settle(s, ResultStatus::Error, "no handler for " + e.action);
+      flush();
+      return;
+    }
+    if (s.spec && s.spec->result_to == spec::ResultTo::Inline) {
+      // The parser calls the inline resolver right after this event; if it does not, the next event runs it.
+      pending_inline_ = s.directive.ordinal;
+      pending_inline_span_ = e.span_begin;
+      return;
+    }
+    enqueue(s, false);
+  }
+
+  void on_diagnostic(const parse::Diagnostic&) override {}
+  void on_silence(std::uint64_t) override {}
+  void on_fallback() override {
+    std::lock_guard lock(mu_);
+    push_text(hidden_text_);
+    hidden_text_.clear();
+    flush();
+  }
+  void on_end(bool) override { dispatch_pending_inline(); }
+
+  // ---------------------------------------------------------------------------------- inline
+  std::optional<std::string> resolve_inline(const parse::DirectiveEvent& e) {
+    std::unique_lock lock(mu_);
+    if (!pending_inline_ || pending_inline_span_ != e.span_begin) return std::nullopt;
+    Slot& s = slots_[static_cast<std::size_t>(*pending_inline_)];
+    pending_inline_.reset();
+    enqueue(s, true);
+    cv_.wait(lock, [&] { return s.final; });
+    if (s.entry.status == ResultStatus::Ok || (s.entry.status == ResultStatus::Duplicate && s.stored_ok))
+      return s.entry.message;
+    return std::nullopt;
+  }
+
+  // ---------------------------------------------------------------------------------- finish
+  TurnReport finish() {
+    dispatch_pending_inline();
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] {
+      return std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.final; });
+    });
+    flush();
+    outbox_.end();
+    TurnReport report;
+    report.deliveries = sent_;
+    for (const Slot& s : slots_) report.results.push_back(s.entry);
+    finished_ = true;
+    return report;
+  }
+
+  std::string model_message() const {
+    std::lock_guard lock(mu_);
+    std::string out;
+    for (const Slot& s : slots_) {
+      if (!to_model(s)) continue;
+      out += "[" + std::to_string(s.entry.ordinal + 1) + "] " + s.entry.action + ": " +
+             std::string(to_string(s.entry.status)) + ": ";
+      if (!s.entry.message.empty())
+        out += s.entry.message;
+      else if (!s.entry.result.is_null())
+        out += boost::json::serialize(s.entry.result);
+      out += '\n';
+    }
+    return out;
+  }
+
+  bool needs_model_call() const {
+    std::lock_guard lock(mu_);
+    return std::any_of(slots_.begin(), slots_.end(), [this](const Slot& s) { return to_model(s); });
+  }
+
+ private:
+  // The outbox queue: text, or a holding directive (ordinal >= 0), or late deliveries (text empty, late).
+  struct Item {
+    std::string text;
+    int ordinal = -1;
+    std::vector<Delivery> late;
+  };
+
+  bool to_model(const Slot& s) const {
+    spec::ResultTo to = s.spec ? s.spec->result_to : spec::ResultTo::ModelOnError;
+    bool failed = is_failure(s.entry.status) || (s.entry.status == ResultStatus::Duplicate && !s.stored_ok);
+    switch (to) {
+      case spec::ResultTo::Model: return true;
+      case spec::ResultTo::None: return false;
+      default: return failed;
+    }
+  }
+
+  void dispatch_pending_inline() {
+    std::lock_guard lock(mu_);
+    if (!pending_inline_) return;
+    Slot& s = slots_[static_cast<std::size_t>(*pending_inline_)];
+    pending_inline_.reset();
+    enqueue(s, false);
+  }
+
+  // mu_ held.
+  void enqueue(Slot& s, bool front) {
+    int o = s.directive.ordinal;
+    if (s.serial)
+      serial_.push_back(o);
+    else if (front)
+      ready_.push_front(o);
+    else
+      ready_.push_back(o);
+    cv_.notify_all();
+  }
+
+  // mu_ held. Settles a slot that produced no deliveries.
+  void settle(Slot& s, ResultStatus status, std::string message, boost::json::value result = nullptr) {
+    s.entry.status = status;
+    s.entry.message = std::move(message);
+    s.entry.result = std::move(result);
+    s.final = true;
+    cv_.notify_all();
+  }
+
+  // mu_ held.
+  void push_text(std::string_view text) {
+    if (text.empty()) return;
+    if (!queue_.empty() && queue_.back().ordinal < 0 && queue_.back().late.empty()) {
+      queue_.back().text.append(text);
+    } else {
+      queue_.push_back(Item{std::string(text), -1, {}});
+    }
+  }
+
+  // mu_ held. Sends everything that no longer waits for a handler, in order.
+  void flush() {
+    while (!queue_.empty()) {
+      Item& item = queue_.front();
+      if (item.ordinal >= 0) {
+        Slot& s = slots_[static_cast<std::size_t>(item.ordinal)];
+        if (!s.final) return;
+        emit(s);
+      } else if (!item.late.empty()) {
+        for (const Delivery& d : item.late) send(d, nullptr);
+      } else {
+        send_text(item.text);
+      }
+      queue_.pop_front();
+    }
+  }
+
+  void send_text(std::string_view text) {
+    if (text.empty()) return;
+    outbox_.text(text);
+    if (!sent_.empty() && sent_.back().op == Delivery::Op::Text && last_was_text_) {
+      sent_.back().text.append(text);
+    } else {
+      Delivery d;
+      d.op = Delivery::Op::Text;
+      d.text = std::string(text);
+      sent_.push_back(std::move(d));
+    }
+    last_was_text_ = true;
+  }
+
+  void send(const Delivery& d, Slot* owner) {
+    if ((d.op == Delivery::Op::File || d.op == Delivery::Op::Voice) && !d.sha256.empty()) {
+      std::string id = std::to_string(static_cast<int>(d.op)) + ":" + d.sha256;
+      if (!attachments_.insert(id).second) {
+        if (owner) owner->entry.notes.push_back("duplicate-attachment: " + d.path);
+        return;
+      }
+    }
+    outbox_.deliver(d);
+    sent_.push_back(d);
+    last_was_text_ = false;
+  }
+
+  // mu_ held; s is final.
+  void emit(Slot& s) {
+    if (s.emitted) return;
+    s.emitted = true;
+    for (const Delivery& d : s.deliveries) send(d, &s);
+    if (s.entry.status == ResultStatus::Ok && s.spec && s.spec->result_to == spec::ResultTo::User &&
+        !s.entry.message.empty()) {
+      Delivery d;
+      d.op = Delivery::Op::Text;
+      d.text = s.entry.message;
+      send(d, &s);
+    }
+  }
+
+  // mu_ held: the handler's outcome is final.
+  void complete(Slot& s, HandlerResult r, bool from_handler) {
+    s.entry.status = r.status == HandlerResult::Status::Ok ? ResultStatus::Ok : ResultStatus::Error;
+    s.entry.message = one_line(std::move(r.message));
+    s.entry.result = std::move(r.result);
+    if (from_handler && r.status == HandlerResult::Status::Ok) s.deliveries = std::move(r.deliveries);
+    s.final = true;
+    if (!s.holds && !s.deliveries.empty()) {
+      // Not expected of a non-holding action: its deliveries go out now, after the text already queued.
+      queue_.push_back(Item{{}, -1, std::move(s.deliveries)});
+      s.deliveries.clear();
+    }
+    cv_.notify_all();
+    flush();
+  }
+
+  // ---------------------------------------------------------------------------------- workers
+  void work() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return shutting_down_ || !ready_.empty() || (!serial_busy_ && !serial_.empty()); });
+      if (shutting_down_) return;
+      int ordinal;
+      bool serial = false;
+      if (!ready_.empty()) {
+        ordinal = ready_.front();
+        ready_.pop_front();
+      } else {
+        ordinal = serial_.front();
+        serial_.pop_front();
+        serial_busy_ = true;
+        serial = true;
+      }
+      run(slots_[static_cast<std::size_t>(ordinal)], lock);
+      if (serial) {
+        serial_busy_ = false;
+        cv_.notify_all();
+      }
+    }
+  }
+
+  // Called with the lock held; releases it around store calls and the handler.
+  void run(Slot& s, std::unique_lock<std::mutex>& lock) {
+    const store::Scope scope{ids_.user, ids_.conversation, store::MemoryScope::per_user};
+    std::string args = canonical_json(s.directive.args);
+    s.key = store::once_key(ids_.conversation, ids_.turn, static_cast<std::uint32_t>(s.directive.ordinal),
+                            s.directive.action, args);
+    const std::string key = s.key;
+    lock.unlock();
+    store::Result<store::Begun> begun = store_.once_begin(scope, key, options_.now());
+    lock.lock();
+    if (!begun) {
+      settle(s, ResultStatus::Error, "exactly-once log: " + one_line(begun.error()));
+      flush();
+      return;
+    }
+    switch (begun->state) {
+      case store::OnceState::completed: {
+        boost::json::value stored;
+        boost::system::error_code ec;
+        stored = boost::json::parse(begun->result_json, ec);
+        std::string message;
+        boost::json::value result;
+        s.stored_ok = true;
+        if (!ec && stored.is_object()) {
+          const auto& o = stored.get_object();
+          if (auto* m = o.if_contains("message"); m && m->is_string()) message = std::string(m->get_string());
+          if (auto* r = o.if_contains("result")) result = *r;
+          if (auto* ok = o.if_contains("ok"); ok && ok->is_bool()) s.stored_ok = ok->get_bool();
+        }
+        settle(s, ResultStatus::Duplicate, std::move(message), std::move(result));
+        flush();
+        return;
+      }
+      case store::OnceState::running:
+        settle(s, ResultStatus::Refused, std::string(kRunning));
+        flush();
+        return;
+      case store::OnceState::in_doubt:
+        settle(s, ResultStatus::Refused, std::string(kInDoubt));
+        flush();
+        return;
+      case store::OnceState::fresh:
+        break;
+    }
+    s.running = true;
+    s.deadline = SteadyClock::now() + s.timeout;
+    std::stop_token token = s.stop.get_token();
+    std::shared_ptr<ActionHandler> handler = s.handler;
+    Directive directive = s.directive;
+    cv_.notify_all();  // the timer learns the new deadline
+    lock.unlock();
+
+    HandlerResult r;
+    {
+      ActionContext context(ids_, store_, token, options_.now, options_.services);
+      try {
+        r = handler->run(directive, context);
+      } catch (const std::exception& e) {
+        r = HandlerResult::error(std::string("handler failed: ") + e.what());
+      } catch (...) {
+        r = HandlerResult::error("handler failed");
+      }
+    }
+
+    lock.lock();
+    s.running = false;
+    s.returned = true;
+    if (s.timed_out) return;  // late: discarded; the timer completed the key
+    lock.unlock();
+    (void)store_.once_complete(scope, key, stored_result_json(r), options_.now());
+    lock.lock();
+    complete(s, std::move(r), true);
+  }
+
+  // The time-out watcher.
+  void watch() {
+    std::unique_lock lock(mu_);
+    while (!shutting_down_) {
+      auto now = SteadyClock::now();
+      std::optional<SteadyClock::time_point> next;
+      std::vector<std::pair<std::string, std::string>> to_complete;
+      for (Slot& s : slots_) {
+        if (!s.running || s.returned || s.timed_out) continue;
+        if (s.deadline <= now) {
+          s.timed_out = true;
+          s.stop.request_stop();
+          HandlerResult r = HandlerResult::error("timed out after " + std::to_string(s.timeout.count()) + " ms");
+          to_complete.emplace_back(s.key, stored_result_json(r));
+          complete(s, std::move(r), false);
+        } else if (!next || s.deadline < *next) {
+          next = s.deadline;
+        }
+      }
+      if (!to_complete.empty()) {
+        lock.unlock();
+        const store::Scope scope{ids_.user, ids_.conversation, store::MemoryScope::per_user};
+        for (auto& [key, json] : to_complete) (void)store_.once_complete(scope, key, json, options_.now());
+        lock.lock();
+        continue;
+      }
+      if (next)
+        cv_.wait_until(lock, *next);
+      else
+        cv_.wait(lock);
+    }
+  }
+
+  const spec::Registry& registry_;
+  const HandlerTable& handlers_;
+  store::Store& store_;
+  Outbox& outbox_;
+  const TurnIds ids_;
+  const ExecOptions options_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Slot> slots_;  // by ordinal; a deque keeps references stable
+  std::deque<Item> queue_;
+  std::deque<int> ready_;
+  std::deque<int> serial_;
+  bool serial_busy_ = false;
+  bool shutting_down_ = false;
+  bool finished_ = false;
+  std::optional<int> pending_inline_;
+  std::uint64_t pending_inline_span_ = 0;
+  std::string hidden_text_;
+  std::vector<Delivery> sent_;
+  bool last_was_text_ = false;
+  std::set<std::string> attachments_;
+
+  // Last: joined in ~Impl before anything above goes.
+  std::vector<std::jthread> workers_;
+  std::jthread timer_;
+};
+
+Executor::Executor(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store,
+                   Outbox& outbox, TurnIds ids, ExecOptions options)
+    : impl_(std::make_unique<Impl>(registry, handlers, store, outbox, std::move(ids), std::move(options))) {}
+
+Executor::~Executor() = default;
+
+parse::EventSink& Executor::sink() { return *impl_; }
+
+std::function<std::optional<std::string>(const parse::DirectiveEvent&)> Executor::inline_resolver() {
+  return [impl = impl_.get()](const parse::DirectiveEvent& e) { return impl->resolve_inline(e); };
+}
+
+TurnReport Executor::finish() { return impl_->finish(); }
+std::string Executor::model_message() const { return impl_->model_message(); }
+bool Executor::needs_model_call() const { return impl_->needs_model_call(); }
+
+}  // namespace sigil::exec
