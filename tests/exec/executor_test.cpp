@@ -528,6 +528,64 @@ TEST(ExecReport, JsonShape) {
   EXPECT_EQ(t.report.json(), expected) << boost::json::serialize(t.report.json());
 }
 
+TEST(ExecSay, SayModeDeliversSayBlocksOrTheFallbackText) {
+  auto store = open_store();
+  HandlerTable handlers;
+  auto say_turn = [&](std::string_view reply) {
+    RecordingOutbox outbox;
+    Executor ex(registry(), handlers, *store, outbox, kIds);
+    parse::ParserOptions po;
+    po.say_mode = true;
+    parse::Parser parser(registry(), ex.sink(), po);
+    parser.feed(reply);
+    parser.finish();
+    ex.finish();
+    return all_text(outbox);
+  };
+  EXPECT_EQ(say_turn("thinking aloud <say>hi</say> more"), "hi");
+  EXPECT_EQ(say_turn("Just text"), "Just text");  // 6.5: no say block, the hidden text is the reply
+}
+
+TEST(ExecInline, WithoutTheResolverTheActionStillRuns) {
+  auto store = open_store();
+  std::atomic<int> calls{0};
+  HandlerTable handlers;
+  handlers.add("calculate", [&](const Directive&, ActionContext&) {
+    ++calls;
+    return HandlerResult::ok("5130");
+  });
+  RecordingOutbox outbox;
+  Executor ex(registry(), handlers, *store, outbox, kIds);
+  parse::Parser parser(registry(), ex.sink());
+  parser.feed("Total: [CALCULATE:342*15] USD");
+  parser.finish();
+  TurnReport report = ex.finish();
+  EXPECT_EQ(calls.load(), 1);
+  ASSERT_EQ(report.results.size(), 1u);
+  EXPECT_EQ(report.results[0].status, ResultStatus::Ok);
+  EXPECT_EQ(all_text(outbox), "Total: USD");
+}
+
+TEST(ExecOrder, DeliveriesOfANonHoldingActionGoOutWhenItFinishes) {
+  auto store = open_store();
+  std::atomic<bool> release{false};
+  HandlerTable handlers;
+  handlers.add("remember", [&](const Directive&, ActionContext& c) {
+    wait_for([&] { return release.load(); }, c.stop_token());
+    HandlerResult r = HandlerResult::ok("remembered");
+    Delivery d;
+    d.op = Op::Reaction;
+    d.emoji = "ok";
+    r.deliveries.push_back(d);
+    return r;
+  });
+  RecordingOutbox outbox;
+  run_turn("A [REMEMBER:tea] B", handlers, *store, outbox, {}, kIds, [&] { release = true; });
+  ASSERT_EQ(outbox.ops().size(), 2u);
+  EXPECT_EQ(outbox.ops()[0].text, "A B");
+  EXPECT_EQ(outbox.ops()[1].op, Op::Reaction);
+}
+
 TEST(ExecCanonicalJson, SortsKeysRecursively) {
   boost::json::value v = boost::json::parse(R"({"b":1,"a":{"d":[1,{"z":true,"y":null}],"c":"x"}})");
   EXPECT_EQ(canonical_json(v), R"({"a":{"c":"x","d":[1,{"y":null,"z":true}]},"b":1})");
