@@ -267,6 +267,7 @@ class Parser::Impl {
   void bracket_byte(unsigned char c, const Ctx& ctx, bool fence);
   void bracket_end_byte(unsigned char c, const Ctx& ctx);
   void complete_bracket(Ending ending = Ending::Complete);
+  void complete_bracket_here();
   void comment_byte(unsigned char c, const Ctx& ctx);
   bool hidden_wait_byte(unsigned char c);
   void hidden_byte(unsigned char c);
@@ -403,6 +404,9 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
 void Parser::Impl::feed(std::string_view chunk) {
   stats_.bytes_in += chunk.size();
   utf8_.feed(chunk, [this](std::string_view piece) { consume_piece(piece); });
+  // A bracket is final one byte after its `]` (3.4, 11.5). When that byte starts a multi-byte character the
+  // sanitizer holds it for the rest, but its lead byte already says it is no `(`: the bracket is final now.
+  if (c_.kind == Kind::BracketEnd && utf8_.held() > 0) complete_bracket_here();
 }
 
 // A replacement for invalid UTF-8 comes as its own piece; it is reported where it stands in the stream
@@ -456,6 +460,7 @@ void Parser::Impl::consume(std::string_view s) {
 void Parser::Impl::on_byte(unsigned char c) {
   ++stats_.bytes_examined;
   if (c_.kind == Kind::HiddenWait && hidden_wait_byte(c)) {
+    note_held();
     ++pos_;
     return;
   }
@@ -1454,6 +1459,14 @@ void Parser::Impl::bracket_end_byte(unsigned char c, const Ctx& ctx) {
   text_byte(c, again);
 }
 
+// The bracket directive is final before the next byte is read: it leaves no trace in the shadow machine.
+void Parser::Impl::complete_bracket_here() {
+  const auto code = c_.code_at_begin;
+  complete_bracket();
+  code_.restore(code);
+  code_.mark_line_content();
+}
+
 void Parser::Impl::complete_bracket(Ending ending) {
   const BracketName& b = names_.brackets[static_cast<std::size_t>(c_.bracket)];
   const std::size_t args_end = c_.kind == Kind::BracketEnd ? c_.args_end : c_.held.size();
@@ -1814,13 +1827,9 @@ void Parser::Impl::end_constructs(FinishReason reason) {
           release_all();
         }
         return;
-      case Kind::BracketEnd: {
-        const auto code = c_.code_at_begin;
-        complete_bracket();
-        code_.restore(code);
-        code_.mark_line_content();
+      case Kind::BracketEnd:
+        complete_bracket_here();
         return;
-      }
       case Kind::Comment:
       case Kind::Cdata: {
         diag("unclosed-comment", input_offset(c_.begin), "a comment never closed: removed");

@@ -992,12 +992,9 @@ EventLog run_events(std::string_view reply, const RunOptions& options, const std
   return log;
 }
 
-// KNOWN PARSER BUG (reported; reproduced by PropertyKnownBugs.DISABLED_SilenceOffsetIsChunkIndependent in
-// chunk_invariance_test.cpp): the offset of a silence event decided by the sentinel line judge is the parser
-// position at the start of the bulk text run being emitted, so it depends on chunking ("**NO_REPLY**": 0
-// whole, 10 byte by byte). Until that is fixed, silence offsets are masked before comparing (the event
-// itself, and its place in the sequence, are still compared). Set to true once fixed.
-constexpr bool kCompareSentinelOffsets = false;
+// Silence offsets are compared too (the chunk-dependent offset reproduced by
+// PropertyRegression.SilenceOffsetIsChunkIndependent was fixed: line-rule silence is reported at the end).
+constexpr bool kCompareSentinelOffsets = true;
 
 namespace {
 std::string masked_event(const std::string& e) {

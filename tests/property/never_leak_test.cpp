@@ -58,12 +58,10 @@ std::string check_directives(const EventLog& log, const MarkedReply& m, bool byt
                std::to_string(d.span_begin) + ", " + std::to_string(d.span_end) + ") is " + c_literal(span, 200);
     }
     const std::uint64_t fed = log.directive_fed[i];
-    // Tags are final at the last byte of their closing markup; brackets one byte later (3.4) -- KNOWN BUG
-    // (PropertyKnownBugs.DISABLED_BracketIsFinalOneByteAfterItsClose): when that byte starts a multi-byte
-    // character the bracket waits for the whole character, so up to 3 bytes more are tolerated until fixed.
+    // Tags are final at the last byte of their closing markup; brackets one byte later (3.4, 11.5), also
+    // when that byte starts a multi-byte character (PropertyRegression.BracketIsFinalOneByteAfterItsClose).
     const bool bracket = m.reply[d.span_begin] == '[';
-    const std::uint64_t latest =
-        bracket ? d.span_end + std::max<std::size_t>(1, sigil::text::unit_length(m.reply, d.span_end)) : d.span_end;
+    const std::uint64_t latest = bracket ? d.span_end + 1 : d.span_end;
     if (byte_by_byte && fed != EventLog::kAtFinish && (fed < d.span_end || fed > latest))
       return "directive " + std::to_string(i) + " (" + d.action + ", span [" + std::to_string(d.span_begin) + ", " +
              std::to_string(d.span_end) + ")) arrived after " + std::to_string(fed) + " bytes: " +
@@ -299,7 +297,7 @@ namespace {
 // when that byte starts a multi-byte UTF-8 character the parser only sees it once the whole character has
 // arrived (the UTF-8 sanitizer holds the incomplete sequence), so byte by byte the directive is emitted up
 // to 3 bytes late. The lead byte alone already rules out `(`.
-TEST(PropertyKnownBugs, DISABLED_BracketIsFinalOneByteAfterItsClose) {
+TEST(PropertyRegression, BracketIsFinalOneByteAfterItsClose) {
   const std::string reply = "[REMEMBER:tea]\xe2\x80\x9cquoted\xe2\x80\x9d";  // `]` then U+201C
   const EventLog log = run_events(reply, {}, fixed_chunking(reply.size(), 1));
   ASSERT_EQ(log.directives.size(), 1u);
