@@ -1268,7 +1268,6 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx) {
     const std::uint64_t here = pos_;
     replay(again, lt_pos);
     pos_ = here;  // on_byte() moves past this byte
-    (void)ctx;
     return;
   }
   if (close_.in_progress() && c != '<') {
@@ -1278,7 +1277,6 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx) {
   if (c == '<') {
     c_.lt_index = c_.held.size();
     c_.lt_pos = pos_;
-    c_.lt_code = pre_step_;
     c_.lt_line_ws = ctx.line_ws_only;
     c_.held += static_cast<char>(c);
     return;
@@ -1862,9 +1860,6 @@ void Parser::Impl::finish(FinishReason reason) {
          std::to_string(utf8_noted_) + " ill-formed UTF-8 sequences in all became U+FFFD");
   end_constructs(reason);
   if (mode_ == Mode::Hidden) {
-    if (opt_.think_open && hidden_begin_ == 0 && pos_ > 0) {
-      // A reply that never left the reasoning it started in.
-    }
     diag("unclosed-hidden", input_offset(hidden_begin_), "a hidden region never closed: it hides the rest");
     mode_ = Mode::Text;
     gap(GapKind::Other);
