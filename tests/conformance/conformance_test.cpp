@@ -15,31 +15,9 @@ namespace {
 
 namespace json = boost::json;
 using sigil::testing::RunOptions;
+using sigil::testing::base64_decode;
 using sigil::testing::same_json;
 
-std::string base64_decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  int buffer = 0, bits = 0;
-  for (char c : in) {
-    int v = val(c);
-    if (v < 0) continue;
-    buffer = (buffer << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
 
 bool matches(const json::object& out, const json::object& expect, std::string* why) {
   if (out.at("text") != expect.at("text")) {

@@ -15,6 +15,7 @@
 #include <map>
 
 #include "grammar_gen.h"
+#include "support/run_parse.h"
 
 namespace {
 
@@ -147,29 +148,6 @@ TEST(PropertyChunkInvariance, LongReplies) {
 
 // ------------------------------------------------------------------------------------------------ vectors
 
-std::string base64_decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  int buffer = 0, bits = 0;
-  for (char c : in) {
-    const int v = val(c);
-    if (v < 0) continue;
-    buffer = (buffer << 6) | v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
 
 struct Vector {
   std::string id;
@@ -194,7 +172,7 @@ const std::vector<Vector>& vectors() {
         const json::object v = json::parse(line).as_object();
         Vector x;
         x.id = std::string(v.at("id").as_string());
-        x.reply = v.contains("input_b64") ? base64_decode(v.at("input_b64").as_string())
+        x.reply = v.contains("input_b64") ? sigil::testing::base64_decode(v.at("input_b64").as_string())
                                           : std::string(v.at("input").as_string());
         x.options.say = v.at("say").as_bool();
         x.options.think_open = v.contains("think_open") && v.at("think_open").as_bool();

@@ -3,6 +3,8 @@
 // body, or one bracket; basic character references; strict JSON only (no repairs, no triggers, no limits).
 #pragma once
 
+#include "parse/char_refs.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -35,21 +37,7 @@ inline std::string_view trim_ws(std::string_view s) {
 
 inline void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  sigil::parse::append_utf8(out, static_cast<char32_t>(cp));
 }
 
 // Character references of spec 2.3.

@@ -54,6 +54,30 @@ RunResult run_parse(std::string_view reply, const RunOptions& options, std::size
   return r;
 }
 
+std::string base64_decode(std::string_view in) {
+  auto val = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  int buffer = 0, bits = 0;
+  for (char c : in) {
+    int v = val(c);
+    if (v < 0) continue;
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
 bool same_json(const boost::json::value& a, const boost::json::value& b) {
   if (a.is_number() && b.is_number()) return a.to_number<double>() == b.to_number<double>();
   if (a.kind() != b.kind()) return false;
