@@ -38,6 +38,12 @@ boost::json::value delivery_json(const Delivery& d) {
       o["emoji"] = d.emoji;
       o["message"] = d.message;
       break;
+    case Delivery::Op::Message:
+      o["op"] = "message";
+      o["channel"] = d.channel;
+      o["chat"] = d.chat;
+      o["text"] = d.text;
+      break;
   }
   return o;
 }

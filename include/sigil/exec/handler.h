@@ -33,14 +33,17 @@ struct Directive {
 
 // Something the user sees; a channel renders it.
 struct Delivery {
-  enum class Op : unsigned char { Text, File, Voice, Reaction } op = Op::Text;
-  std::string text;     // Text
+  // Message: a text to another chat (send-message), allow-listed by its handler before it gets here.
+  enum class Op : unsigned char { Text, File, Voice, Reaction, Message } op = Op::Text;
+  std::string text;     // Text, Message
   std::string path;     // File, Voice
   std::string kind;     // File: image document audio voice video
   std::string caption;  // File
   std::string sha256;   // File, Voice: identical attachments in one turn go once (12.4)
   std::string emoji;    // Reaction
   std::string message;  // Reaction: the message reacted to (empty: the one being answered)
+  std::string channel;  // Message: target channel
+  std::string chat;     // Message: target chat on that channel
 };
 
 struct HandlerResult {

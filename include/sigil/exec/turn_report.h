@@ -33,7 +33,8 @@ struct TurnReport {
   std::vector<ResultEntry> results;  // by ordinal
 
   // {"deliveries":[{"op":"text","text":…},{"op":"file","path":…,"kind":…,"caption":…,"sha256":…},
-  //   {"op":"voice","path":…},{"op":"reaction","emoji":…,"message":…}],
+  //   {"op":"voice","path":…},{"op":"reaction","emoji":…,"message":…},
+  //   {"op":"message","channel":…,"chat":…,"text":…}],
   //  "results":[{"ordinal":N,"action":…,"status":"ok|error|refused|duplicate","message":…,"result":…}]}
   // A result has "notes":[…] only when it has notes.
   boost::json::value json() const;
