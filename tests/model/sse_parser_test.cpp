@@ -1,0 +1,132 @@
+#include "model/openai/sse_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace sigil::model::openai {
+namespace {
+
+std::vector<SseEvent> parse_in_pieces(std::string_view stream, const std::vector<std::size_t>& cuts) {
+  SseParser parser;
+  std::vector<SseEvent> out;
+  std::size_t from = 0;
+  for (std::size_t cut : cuts) {
+    parser.feed(stream.substr(from, cut - from), out);
+    from = cut;
+  }
+  parser.feed(stream.substr(from), out);
+  parser.finish();
+  return out;
+}
+
+std::vector<SseEvent> parse_whole(std::string_view stream) { return parse_in_pieces(stream, {}); }
+
+TEST(SseParser, OpenAiStyleEvents) {
+  auto events = parse_whole("data: {\"a\":1}\n\ndata: [DONE]\n\n");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].data, "{\"a\":1}");
+  EXPECT_EQ(events[1].data, "[DONE]");
+}
+
+TEST(SseParser, MultiLineDataJoinsWithNewline) {
+  auto events = parse_whole("data: first\ndata: second\ndata:third\n\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data, "first\nsecond\nthird");
+}
+
+TEST(SseParser, CommentsAndUnknownFieldsAreIgnored) {
+  auto events = parse_whole(": keep-alive\nretry: 10\nfoo: bar\ndata: x\n\n: another\n\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data, "x");
+}
+
+TEST(SseParser, EventTypeAndIdAreKept) {
+  auto events = parse_whole("event: ping\nid: 7\ndata: a\n\ndata: b\n\n");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].type, "ping");
+  EXPECT_EQ(events[0].id, "7");
+  EXPECT_EQ(events[1].type, "");
+  EXPECT_EQ(events[1].id, "7");  // the last event id persists
+}
+
+TEST(SseParser, CrLfAndLoneCrEndLines) {
+  auto events = parse_whole("data: a\r\n\r\ndata: b\r\rdata: c\n\n");
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].data, "a");
+  EXPECT_EQ(events[1].data, "b");
+  EXPECT_EQ(events[2].data, "c");
+}
+
+TEST(SseParser, OnlyOneLeadingSpaceIsDropped) {
+  auto events = parse_whole("data:  two spaces\n\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data, " two spaces");
+}
+
+TEST(SseParser, EmptyDataFieldStillDispatches) {
+  auto events = parse_whole("data\n\ndata:\n\n\n\n");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].data, "");
+  EXPECT_EQ(events[1].data, "");
+}
+
+TEST(SseParser, UnterminatedEventIsDroppedAtEnd) {
+  auto events = parse_whole("data: complete\n\ndata: partial\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data, "complete");
+}
+
+TEST(SseParser, LeadingBomIsDropped) {
+  auto events = parse_whole(
+      "\xEF\xBB\xBF"
+      "data: x\n\n");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data, "x");
+}
+
+TEST(SseParser, OverlongLineFails) {
+  SseParser parser(16);
+  std::vector<SseEvent> out;
+  parser.feed("data: 0123456789", out);
+  EXPECT_FALSE(parser.failed());
+  parser.feed("0123456789", out);
+  EXPECT_TRUE(parser.failed());
+  parser.feed("\n\n", out);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(SseParser, CountsBytes) {
+  SseParser parser;
+  std::vector<SseEvent> out;
+  parser.feed("data: x\n", out);
+  parser.feed("\n", out);
+  EXPECT_EQ(parser.bytes_seen(), 9u);
+}
+
+// The property the client depends on: TCP may cut the stream anywhere.
+TEST(SseParser, EveryCutGivesTheSameEvents) {
+  const std::string stream =
+      "\xEF\xBB\xBF: comment\r\n"
+      "event: message\r\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"h\xC3\xA9llo\"}}]}\r\n\r\n"
+      "data: line one\rdata: line two\r\r"
+      "id: 42\n"
+      "data:\n\n"
+      "data: [DONE]\n\n";
+  const auto expected = parse_whole(stream);
+  ASSERT_EQ(expected.size(), 4u);
+  for (std::size_t i = 0; i <= stream.size(); ++i) {
+    EXPECT_EQ(parse_in_pieces(stream, {i}), expected) << "cut at " << i;
+    for (std::size_t j = i; j <= stream.size(); ++j) {
+      ASSERT_EQ(parse_in_pieces(stream, {i, j}), expected) << "cuts at " << i << ", " << j;
+    }
+  }
+  std::vector<std::size_t> every;
+  for (std::size_t i = 1; i < stream.size(); ++i) every.push_back(i);
+  EXPECT_EQ(parse_in_pieces(stream, every), expected);
+}
+
+}  // namespace
+}  // namespace sigil::model::openai
