@@ -1,0 +1,235 @@
+#include "sigil/actions/archive.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actions/memory_support.h"
+#include "sigil/actions/memory.h"
+
+namespace sigil::actions {
+namespace {
+
+namespace json = boost::json;
+using exec::ActionContext;
+using exec::Directive;
+using exec::HandlerResult;
+using namespace memory_detail;
+
+constexpr std::size_t kListedIds = 10;
+
+std::string score_text(double score) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.2f", score);
+  return buf;
+}
+
+std::string ids_listed(const std::vector<std::string>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i == kListedIds) {
+      out += ", \u2026and " + std::to_string(ids.size() - i) + " more";
+      break;
+    }
+    if (i > 0) out += ", ";
+    out += quote_text(ids[i], 80);
+  }
+  return out;
+}
+
+// Joins numbered entries into `message` while it stays within `budget` bytes; says how many did not fit.
+class Listing {
+ public:
+  Listing(std::string head, std::size_t budget) : message_(std::move(head)), budget_(budget) {}
+
+  // False once an entry did not fit (later ones are only counted).
+  bool add(const std::string& entry) {
+    const std::string sep = shown_ == 0 ? ": " : " | ";
+    if (left_out_ > 0 || message_.size() + sep.size() + entry.size() > budget_) {
+      ++left_out_;
+      return false;
+    }
+    message_ += sep + entry;
+    ++shown_;
+    return true;
+  }
+
+  std::string finish() && {
+    if (left_out_ > 0)
+      message_ += " | (+" + std::to_string(left_out_) + " more not shown: ask more narrowly)";
+    return std::move(message_);
+  }
+
+ private:
+  std::string message_;
+  std::size_t budget_;
+  std::size_t shown_ = 0;
+  std::size_t left_out_ = 0;
+};
+
+class ArchiveHandlers {
+ public:
+  explicit ArchiveHandlers(ArchiveConfig config) : config_(config) {}
+
+  HandlerResult archive_items(const Directive& d, ActionContext& ctx) const {
+    const json::value* items = arg(d, "items");
+    if (items == nullptr || !items->is_array() || items->get_array().empty())
+      return HandlerResult::error("archiveItems: \"items\" must be a non-empty array of item ids");
+    const json::array& array = items->get_array();
+    if (array.size() > config_.max_archive_ids) {
+      return HandlerResult::error("archiveItems: " + plural(array.size(), "id") + " given; at most " +
+                                  std::to_string(config_.max_archive_ids) + " per call");
+    }
+    std::vector<std::string> ids;
+    ids.reserve(array.size());
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      const json::value& v = array[i];
+      const std::string_view id = v.is_string() ? trim(v.get_string()) : std::string_view();
+      if (id.empty()) {
+        return HandlerResult::error("archiveItems: \"items\" must hold item ids as non-empty strings; item " +
+                                    std::to_string(i + 1) + " is " + shown(v));
+      }
+      ids.emplace_back(id);
+    }
+    if (ctx.stop_requested()) return stopped("archiveItems");
+    auto outcome = ctx.store().archive_items(memory_scope(ctx.ids(), config_.scope), ids, ctx.now());
+    if (!outcome) return store_failed("archiveItems", "archive the items", outcome.error());
+    if (outcome->archived == 0) {
+      return HandlerResult::error("archiveItems: nothing archived: no item " + ids_listed(outcome->missing) +
+                                  " (never stored, deleted or expired)");
+    }
+    json::array missing;
+    for (const std::string& id : outcome->missing) missing.emplace_back(id);
+    std::string message = "archived " + plural(outcome->archived, "item");
+    if (!outcome->missing.empty()) message += "; not found: " + ids_listed(outcome->missing);
+    return HandlerResult::ok(std::move(message),
+                             json::object{{"archived", outcome->archived}, {"missing", std::move(missing)}});
+  }
+
+  HandlerResult search_archive(const Directive& d, ActionContext& ctx) const {
+    const auto raw = string_arg(d, "query");
+    const std::string_view query = raw ? trim(*raw) : std::string_view();
+    if (query.empty())
+      return HandlerResult::error("searchArchive: \"query\" is missing: write what to look for");
+    int top_k = 10;
+    if (const json::value* v = arg(d, "topK")) {
+      const auto k = integer_of(*v);
+      if (!k || *k < 1 || *k > config_.max_top_k) {
+        return HandlerResult::error("searchArchive: topK must be a whole number from 1 to " +
+                                    std::to_string(config_.max_top_k) + " (got " + shown(*v) + ")");
+      }
+      top_k = static_cast<int>(*k);
+    }
+    double min_score = 0;
+    if (const json::value* v = arg(d, "minScore")) {
+      const auto s = number_of(*v);
+      if (!s || !std::isfinite(*s) || *s < 0 || *s > 1) {
+        return HandlerResult::error("searchArchive: minScore must be a number from 0 to 1 (got " + shown(*v) +
+                                    ")");
+      }
+      min_score = *s;
+    }
+    if (ctx.stop_requested()) return stopped("searchArchive");
+    auto hits = ctx.store().search_archive(memory_scope(ctx.ids(), config_.scope), query, top_k, min_score);
+    if (!hits) return store_failed("searchArchive", "search the archive", hits.error());
+    if (hits->empty()) {
+      return HandlerResult::ok("no results for " + quote_text(query),
+                               json::object{{"query", query}, {"hits", json::array()}});
+    }
+
+    Listing listing(plural(hits->size(), "result") + " for " + quote_text(query), config_.message_bytes);
+    json::array out;
+    for (std::size_t i = 0; i < hits->size(); ++i) {
+      if (ctx.stop_requested()) return stopped("searchArchive");
+      const store::ArchiveHit& h = (*hits)[i];
+      std::string entry = "[" + std::to_string(i + 1) + "] (" + score_text(h.score) + ") ";
+      if (!trim(h.title).empty()) entry += one_line(h.title, 120) + ", ";
+      entry += utc_format(h.created_at, "%Y-%m-%d") + ": " + one_line(h.text, config_.hit_text_bytes);
+      listing.add(entry);
+      out.push_back(json::object{{"id", h.id},
+                                 {"title", h.title},
+                                 {"text", capped(h.text, config_.result_text_bytes)},
+                                 {"score", h.score},
+                                 {"source", h.source},
+                                 {"createdAt", iso_utc(h.created_at)}});
+    }
+    return HandlerResult::ok(std::move(listing).finish(),
+                             json::object{{"query", query}, {"hits", std::move(out)}});
+  }
+
+  HandlerResult request_tier(const Directive& d, ActionContext& ctx) const {
+    const json::value* lv = arg(d, "level");
+    const auto level = lv ? integer_of(*lv) : std::nullopt;
+    if (!level || *level < 1 || *level > 3) {
+      return HandlerResult::error(
+          "request-tier: level must be 1 (first sentence), 2 (first paragraph) or 3 (full text) (got " +
+          (lv ? shown(*lv) : std::string("nothing")) + ")");
+    }
+    const auto raw = string_arg(d, "content");
+    const std::string_view content = raw ? trim(*raw) : std::string_view();
+    if (content.empty())
+      return HandlerResult::error(
+          "request-tier: \"content\" is missing: write what to look up in this conversation");
+    if (ctx.stop_requested()) return stopped("request-tier");
+    // History always belongs to the conversation, whatever the memory policy (store.h).
+    const store::Scope scope{ctx.ids().user, ctx.ids().conversation, store::MemoryScope::per_user};
+    auto hits = ctx.store().search_messages(scope, content, config_.tier_hits);
+    if (!hits) return store_failed("request-tier", "search the stored messages", hits.error());
+    if (hits->empty()) {
+      return HandlerResult::ok(
+          "no stored messages match " + quote_text(content),
+          json::object{{"level", *level}, {"content", content}, {"messages", json::array()}});
+    }
+
+    static constexpr const char* kLevelNames[] = {"", "first sentences", "first paragraphs", "full texts"};
+    Listing listing(plural(hits->size(), "stored message") + (hits->size() == 1 ? " matches " : " match ") +
+                        quote_text(content) + " (level " + std::to_string(*level) + ", " +
+                        kLevelNames[*level] + ")",
+                    config_.tier_message_bytes);
+    json::array out;
+    for (std::size_t i = 0; i < hits->size(); ++i) {
+      if (ctx.stop_requested()) return stopped("request-tier");
+      const store::Message& m = (*hits)[i].message;
+      const std::string text = store::tier_text(m.text, static_cast<int>(*level));
+      listing.add("[" + std::to_string(i + 1) + "] " + one_line(m.role, 20) + ", " + utc_minute(m.at) + ": " +
+                  one_line(text, config_.tier_text_bytes));
+      out.push_back(json::object{{"id", m.id},
+                                 {"role", m.role},
+                                 {"text", capped(text, config_.tier_text_bytes)},
+                                 {"at", iso_utc(m.at)},
+                                 {"turnId", m.turn_id},
+                                 {"score", (*hits)[i].score}});
+    }
+    return HandlerResult::ok(
+        std::move(listing).finish(),
+        json::object{{"level", *level}, {"content", content}, {"messages", std::move(out)}});
+  }
+
+ private:
+  // A text for result JSON: kept as written (line breaks too), cut at a UTF-8 boundary when over `max`.
+  static std::string capped(std::string_view s, std::size_t max) {
+    if (s.size() <= max) return std::string(s);
+    return std::string(s.substr(0, text::safe_cut(s, max))) + "\u2026";
+  }
+
+  ArchiveConfig config_;
+};
+
+}  // namespace
+
+void add_archive_handlers(exec::HandlerTable& table, ArchiveConfig config) {
+  auto h = std::make_shared<const ArchiveHandlers>(config);
+  table.add("archiveItems", [h](const Directive& d, ActionContext& c) { return h->archive_items(d, c); });
+  // Also `[SEARCH_EPISODIC:q]`: the catalogue makes it a spelling of searchArchive.
+  table.add("searchArchive", [h](const Directive& d, ActionContext& c) { return h->search_archive(d, c); });
+  table.add("request-tier", [h](const Directive& d, ActionContext& c) { return h->request_tier(d, c); });
+}
+
+}  // namespace sigil::actions

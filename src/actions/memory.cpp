@@ -1,0 +1,316 @@
+#include "sigil/actions/memory.h"
+
+#include <algorithm>
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "actions/memory_support.h"
+
+namespace sigil::actions {
+namespace {
+
+namespace json = boost::json;
+using exec::ActionContext;
+using exec::Directive;
+using exec::HandlerResult;
+using namespace memory_detail;
+
+// Facts a message lists by name (forget, an ambiguous correct): enough to choose from, never a wall.
+constexpr std::size_t kListedFacts = 5;
+constexpr std::size_t kShownFactBytes = 120;
+
+bool equals_ignoring_ascii_case(char a, char b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return lower(a) == lower(b);
+}
+
+bool contains_ignoring_ascii_case(std::string_view haystack, std::string_view needle) {
+  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                     equals_ignoring_ascii_case) != haystack.end();
+}
+
+// The facts `text` names, by the store's rule (store.h, forget): the one equal to it, else every one
+// containing it, ignoring ASCII case. Used to explain an ambiguous correction before the store refuses it.
+std::vector<const store::Fact*> matching_facts(const std::vector<store::Fact>& facts, std::string_view text) {
+  std::vector<const store::Fact*> out;
+  for (const store::Fact& f : facts)
+    if (f.text == text) return {&f};
+  for (const store::Fact& f : facts)
+    if (contains_ignoring_ascii_case(f.text, text)) out.push_back(&f);
+  return out;
+}
+
+template <class Texts>
+std::string listed(const Texts& texts) {
+  std::string out;
+  std::size_t shown = 0;
+  for (const auto& t : texts) {
+    if (shown == kListedFacts) {
+      out += " | \u2026and " + std::to_string(texts.size() - shown) + " more";
+      break;
+    }
+    if (shown++ > 0) out += " | ";
+    out += quote_text(t, kShownFactBytes);
+  }
+  return out;
+}
+
+bool has_control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7F;
+  });
+}
+
+class MemoryHandlers {
+ public:
+  explicit MemoryHandlers(MemoryConfig config) : config_(config) {}
+
+  store::Scope scope(const ActionContext& ctx) const { return memory_scope(ctx.ids(), config_.scope); }
+
+  // A fact to store: trimmed, one line, not over the limit. Sets *error when it is none of these.
+  std::optional<std::string_view> new_fact(std::string_view action, std::string_view what,
+                                           std::string_view raw, HandlerResult* error) const {
+    const std::string_view fact = trim(raw);
+    const std::string a(action);
+    if (fact.empty()) {
+      *error = HandlerResult::error(a + ": the " + std::string(what) + " is empty: write the fact to store");
+    } else if (has_line_break(fact)) {
+      *error = HandlerResult::error(a + ": a fact is one line: write it without line breaks");
+    } else if (fact.size() > config_.max_fact_bytes) {
+      *error = HandlerResult::error(a + ": the " + std::string(what) + " is " + std::to_string(fact.size()) +
+                                    " bytes; a fact may have at most " +
+                                    std::to_string(config_.max_fact_bytes) + ": shorten it");
+    } else {
+      return fact;
+    }
+    return std::nullopt;
+  }
+
+  HandlerResult facts_full(std::string_view action) const {
+    return HandlerResult::error(std::string(action) + ": memory is full (" +
+                                plural(config_.max_facts, "fact") + "): forget or correct facts first");
+  }
+
+  HandlerResult remember(const Directive& d, ActionContext& ctx) const {
+    const auto raw = string_arg(d, "fact");
+    if (!raw) return HandlerResult::error("remember: \"fact\" is missing: write the fact to store");
+    HandlerResult bad;
+    const auto fact = new_fact("remember", "fact", *raw, &bad);
+    if (!fact) return bad;
+    const store::Scope s = scope(ctx);
+    auto facts = ctx.store().list_facts(s);
+    if (!facts) return store_failed("remember", "read the stored facts", facts.error());
+    const bool known =
+        std::any_of(facts->begin(), facts->end(), [&](const store::Fact& f) { return f.text == *fact; });
+    if (!known && facts->size() >= config_.max_facts) return facts_full("remember");
+    if (ctx.stop_requested()) return stopped("remember");
+    auto added = ctx.store().remember(s, *fact, ctx.now());
+    if (!added) return store_failed("remember", "store the fact", added.error());
+    json::object result{{"fact", *fact}, {"added", *added}};
+    return HandlerResult::ok((*added ? "remembered: " : "already remembered: ") + one_line(*fact, 300),
+                             std::move(result));
+  }
+
+  HandlerResult forget(const Directive& d, ActionContext& ctx) const {
+    const auto raw = string_arg(d, "fact");
+    const std::string_view fact = raw ? trim(*raw) : std::string_view();
+    if (fact.empty()) return HandlerResult::error("forget: \"fact\" is missing: write the fact to remove");
+    const store::Scope s = scope(ctx);
+    // The facts before and after tell the model exactly what went (forget may match several).
+    auto before = ctx.store().list_facts(s);
+    if (!before) return store_failed("forget", "read the stored facts", before.error());
+    if (ctx.stop_requested()) return stopped("forget");
+    auto removed = ctx.store().forget(s, fact);
+    if (!removed) return store_failed("forget", "remove the fact", removed.error());
+    if (*removed == 0) return HandlerResult::error("forget: no stored fact matches " + quote_text(fact));
+    std::vector<std::string> gone;
+    if (auto after = ctx.store().list_facts(s)) {
+      std::unordered_set<std::int64_t> kept;
+      for (const store::Fact& f : *after) kept.insert(f.id);
+      for (const store::Fact& f : *before)
+        if (!kept.contains(f.id)) gone.push_back(f.text);
+    }
+    json::array texts;
+    for (const std::string& t : gone) texts.emplace_back(t);
+    std::string message = "forgot " + plural(*removed, "fact") + " matching " + quote_text(fact);
+    if (!gone.empty()) message += ": " + listed(gone);
+    return HandlerResult::ok(std::move(message),
+                             json::object{{"removed", *removed}, {"facts", std::move(texts)}});
+  }
+
+  HandlerResult correct(const Directive& d, ActionContext& ctx) const {
+    const auto raw_old = string_arg(d, "old");
+    const auto raw_new = string_arg(d, "new");
+    const std::string_view old_fact = raw_old ? trim(*raw_old) : std::string_view();
+    if (old_fact.empty())
+      return HandlerResult::error("correct: \"old\" is missing: write the stored fact to replace");
+    if (!raw_new) return HandlerResult::error("correct: \"new\" is missing: write what the fact becomes");
+    HandlerResult bad;
+    const auto new_text = new_fact("correct", "new fact", *raw_new, &bad);
+    if (!new_text) return bad;
+
+    const store::Scope s = scope(ctx);
+    auto facts = ctx.store().list_facts(s);
+    if (!facts) return store_failed("correct", "read the stored facts", facts.error());
+    const auto matches = matching_facts(*facts, old_fact);
+    if (matches.size() > 1) {
+      std::vector<std::string_view> texts;
+      for (const store::Fact* f : matches) texts.push_back(f->text);
+      return HandlerResult::error("correct: " + plural(matches.size(), "fact") + " contain " +
+                                  quote_text(old_fact) + "; quote one of them exactly: " + listed(texts));
+    }
+    if (ctx.stop_requested()) return stopped("correct");
+    if (!matches.empty()) {
+      auto c = ctx.store().correct(s, old_fact, *new_text, ctx.now());
+      if (!c) return store_failed("correct", "replace the fact", c.error());
+      if (c->replaced == 1) {
+        return HandlerResult::ok(
+            "corrected: " + quote_text(c->old_text, 150) + " \u2192 " + quote_text(*new_text, 150),
+            json::object{{"corrected", true}, {"old", c->old_text}, {"new", *new_text}});
+      }
+      // The fact went between our read and the store's (another conversation forgot it): as no match.
+    }
+    // DECIDED: correcting a fact that is not stored still records what the model now knows to be true.
+    const bool known =
+        std::any_of(facts->begin(), facts->end(), [&](const store::Fact& f) { return f.text == *new_text; });
+    if (!known && facts->size() >= config_.max_facts) {
+      return HandlerResult::error("correct: no stored fact matches " + quote_text(old_fact) +
+                                  ", and memory is full (" + plural(config_.max_facts, "fact") +
+                                  ") so the new fact was not remembered");
+    }
+    auto added = ctx.store().remember(s, *new_text, ctx.now());
+    if (!added) return store_failed("correct", "store the new fact", added.error());
+    return HandlerResult::ok("no stored fact matched " + quote_text(old_fact) + "; " +
+                                 (*added ? "remembered: " : "already remembered: ") +
+                                 one_line(*new_text, 300),
+                             json::object{{"corrected", false}, {"new", *new_text}, {"added", *added}});
+  }
+
+  // An item id: trimmed, non-empty, one line, not over the limit.
+  std::optional<std::string_view> item_id(std::string_view action, const Directive& d,
+                                          HandlerResult* error) const {
+    const auto raw = string_arg(d, "itemId");
+    const std::string_view id = raw ? trim(*raw) : std::string_view();
+    const std::string a(action);
+    if (id.empty()) {
+      *error = HandlerResult::error(a + ": \"itemId\" is missing: name the item");
+    } else if (id.size() > config_.max_item_id_bytes) {
+      *error = HandlerResult::error(a + ": the item id is " + std::to_string(id.size()) + " bytes; at most " +
+                                    std::to_string(config_.max_item_id_bytes));
+    } else if (has_control(id)) {
+      *error = HandlerResult::error(a + ": the item id " + quote_text(id) +
+                                    " has line breaks or control characters: use a short key like memory_tz");
+    } else {
+      return id;
+    }
+    return std::nullopt;
+  }
+
+  HandlerResult set_memory(const Directive& d, ActionContext& ctx) const {
+    HandlerResult bad;
+    const auto id = item_id("setMemory", d, &bad);
+    if (!id) return bad;
+    const json::value* value = arg(d, "value");
+    if (value == nullptr) return HandlerResult::error("setMemory: \"value\" is missing: give any JSON value");
+    const std::string value_json = json::serialize(*value);
+    if (value_json.size() > config_.max_value_bytes) {
+      return HandlerResult::error("setMemory: the value of " + quote_text(*id) + " is " +
+                                  std::to_string(value_json.size()) + " bytes as JSON; at most " +
+                                  std::to_string(config_.max_value_bytes) + ": store less or split it");
+    }
+
+    std::optional<store::TimePoint> expires_at;
+    std::optional<double> minutes;
+    const store::TimePoint now = ctx.now();
+    if (const json::value* exp = arg(d, "expirationInMinutes")) {
+      minutes = number_of(*exp);
+      if (!minutes) {
+        return HandlerResult::error("setMemory: expirationInMinutes must be a number of minutes (got " +
+                                    shown(*exp) + ")");
+      }
+      if (!std::isfinite(*minutes) || *minutes <= 0) {
+        return HandlerResult::error("setMemory: expirationInMinutes must be more than 0 (got " +
+                                    number_text(*minutes) + "); leave it out for an item that never expires");
+      }
+      if (*minutes > config_.max_expiration_minutes) {
+        return HandlerResult::error("setMemory: expirationInMinutes may be at most " +
+                                    number_text(std::floor(config_.max_expiration_minutes)) + " (got " +
+                                    number_text(*minutes) + "); leave it out for an item that never expires");
+      }
+      // Rounded up to a millisecond, so a tiny positive expiry never means "already expired".
+      expires_at = now + std::chrono::ceil<std::chrono::milliseconds>(
+                             std::chrono::duration<double, std::milli>(*minutes * 60'000.0));
+    }
+
+    const store::Scope s = scope(ctx);
+    auto existing = ctx.store().get_item(s, *id, now);
+    if (!existing) return store_failed("setMemory", "read the item", existing.error());
+    const bool replacing = existing->has_value();
+    if (!replacing) {
+      auto items = ctx.store().list_items(s, now);
+      if (!items) return store_failed("setMemory", "count the items", items.error());
+      if (items->size() >= config_.max_items) {
+        return HandlerResult::error("setMemory: memory is full (" + plural(config_.max_items, "item") +
+                                    "): delete or archive items first");
+      }
+    }
+    if (ctx.stop_requested()) return stopped("setMemory");
+    if (auto set = ctx.store().set_item(s, *id, value_json, expires_at, now); !set)
+      return store_failed("setMemory", "store the item", set.error());
+
+    std::string message = (replacing ? "updated item " : "stored item ") + quote_text(*id);
+    if (expires_at)
+      message += " (expires in " + number_text(*minutes) + " minutes, at " + utc_minute(*expires_at) + ")";
+    json::object result{{"itemId", *id}, {"replaced", replacing}};
+    result["expiresAt"] = expires_at ? json::value(iso_utc(*expires_at)) : json::value(nullptr);
+    return HandlerResult::ok(std::move(message), std::move(result));
+  }
+
+  HandlerResult delete_item(const Directive& d, ActionContext& ctx) const {
+    HandlerResult bad;
+    const auto id = item_id("deleteItem", d, &bad);
+    if (!id) return bad;
+    if (ctx.stop_requested()) return stopped("deleteItem");
+    auto deleted = ctx.store().delete_item(scope(ctx), *id, ctx.now());
+    if (!deleted) return store_failed("deleteItem", "delete the item", deleted.error());
+    if (!*deleted)
+      return HandlerResult::error("deleteItem: no item " + quote_text(*id) +
+                                  " (never stored, deleted or expired)");
+    return HandlerResult::ok("deleted item " + quote_text(*id),
+                             json::object{{"itemId", *id}, {"deleted", true}});
+  }
+
+  HandlerResult cleanup(const Directive&, ActionContext& ctx) const {
+    if (ctx.stop_requested()) return stopped("cleanupMemory");
+    auto removed = ctx.store().cleanup_expired(scope(ctx), ctx.now());
+    if (!removed) return store_failed("cleanupMemory", "remove expired items", removed.error());
+    return HandlerResult::ok("removed " + plural(*removed, "expired item"),
+                             json::object{{"removed", *removed}});
+  }
+
+ private:
+  MemoryConfig config_;
+};
+
+}  // namespace
+
+void add_memory_handlers(exec::HandlerTable& table, MemoryConfig config) {
+  auto h = std::make_shared<const MemoryHandlers>(config);
+  table.add("remember", [h](const Directive& d, ActionContext& c) { return h->remember(d, c); });
+  table.add("forget", [h](const Directive& d, ActionContext& c) { return h->forget(d, c); });
+  table.add("correct", [h](const Directive& d, ActionContext& c) { return h->correct(d, c); });
+  table.add("setMemory", [h](const Directive& d, ActionContext& c) { return h->set_memory(d, c); });
+  table.add("deleteItem", [h](const Directive& d, ActionContext& c) { return h->delete_item(d, c); });
+  table.add("cleanupMemory", [h](const Directive& d, ActionContext& c) { return h->cleanup(d, c); });
+}
+
+}  // namespace sigil::actions

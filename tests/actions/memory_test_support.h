@@ -1,0 +1,95 @@
+// Shared by the memory and archive handler tests: handlers called directly with a controllable clock and
+// stop token, and whole replies run through Parser + Registry + SqliteStore + Executor.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <any>
+#include <boost/json.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <string_view>
+
+#include "sigil/exec/executor.h"
+#include "sigil/exec/handler.h"
+#include "sigil/exec/outbox.h"
+#include "sigil/parse/parser.h"
+#include "sigil/spec/registry.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace sigil::actions::testing {
+
+// 2023-11-14 22:13:20 UTC.
+inline const store::TimePoint kT0{std::chrono::seconds(1'700'000'000)};
+inline const exec::TurnIds kAlice{"alice", "conv-1", "turn-1"};
+
+inline std::unique_ptr<store::Store> open_memory_store() {
+  auto opened = store::sqlite::SqliteStore::open(":memory:");
+  if (!opened.ok()) throw std::runtime_error(opened.error());
+  return std::move(opened).value();
+}
+
+// Handlers over one in-memory store; run() calls a handler as the executor would.
+struct Harness {
+  std::unique_ptr<store::Store> store = open_memory_store();
+  exec::HandlerTable handlers;
+  exec::TurnIds ids = kAlice;
+  store::TimePoint now = kT0;
+  std::stop_source stop;
+
+  exec::HandlerResult run(std::string_view action, std::string_view args_json) {
+    exec::Directive d;
+    d.action = std::string(action);
+    d.args = boost::json::parse(args_json).as_object();
+    const std::function<store::TimePoint()> clock = [this] { return now; };
+    const std::any services;
+    exec::ActionContext ctx(ids, *store, stop.get_token(), clock, services);
+    auto handler = handlers.find(action);
+    if (!handler) throw std::runtime_error("no handler for " + std::string(action));
+    return handler->run(d, ctx);
+  }
+
+  // The same with other ids (another user or conversation).
+  exec::HandlerResult run_as(const exec::TurnIds& who, std::string_view action, std::string_view args_json) {
+    const exec::TurnIds saved = ids;
+    ids = who;
+    exec::HandlerResult r = run(action, args_json);
+    ids = saved;
+    return r;
+  }
+};
+
+struct Turn {
+  exec::TurnReport report;
+  std::string model_message;
+};
+
+// One reply through the real parser, the built-in registry and the executor, at time `now`.
+inline Turn run_reply(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store,
+                      exec::TurnIds ids, store::TimePoint now = kT0) {
+  static const spec::Registry registry = spec::Registry::builtin();
+  exec::RecordingOutbox outbox;
+  exec::ExecOptions options;
+  options.now = [now] { return now; };
+  exec::Executor ex(registry, handlers, store, outbox, std::move(ids), std::move(options));
+  parse::ParserOptions po;
+  po.inline_resolver = ex.inline_resolver();
+  parse::Parser parser(registry, ex.sink(), po);
+  parser.feed(reply);
+  parser.finish();
+  Turn t;
+  t.report = ex.finish();
+  t.model_message = ex.model_message();
+  return t;
+}
+
+inline bool is_ok(const exec::HandlerResult& r) { return r.status == exec::HandlerResult::Status::Ok; }
+
+// A message for the model is one line.
+inline bool one_line(const std::string& s) { return s.find_first_of("\r\n") == std::string::npos; }
+
+}  // namespace sigil::actions::testing
