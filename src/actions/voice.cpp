@@ -196,6 +196,14 @@ Error opus_error(std::string_view what, int code, const FileSink& sink) {
   return make_error(ErrorCode::io, std::move(msg));
 }
 
+// FNV-1a over the samples' bytes, folded to a positive int.
+int serial_for(std::span<const float> pcm) {
+  std::uint32_t h = 2166136261u;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(pcm.data());
+  for (std::size_t i = 0; i < pcm.size_bytes(); ++i) h = (h ^ bytes[i]) * 16777619u;
+  return static_cast<int>(h & 0x7fffffffu);
+}
+
 Result<void> encode_ogg_opus(int fd, std::span<const float> pcm48, int bitrate) {
   // libopusenc 0.2.1 asserts in ope_encoder_drain when nothing was written.
   if (pcm48.empty()) return make_error(ErrorCode::tool_failed, "no audio to encode");
@@ -213,6 +221,10 @@ Result<void> encode_ogg_opus(int fd, std::span<const float> pcm48, int bitrate) 
     return opus_error("application", err, sink);
   if ((err = ope_encoder_ctl(enc.get(), OPUS_SET_SIGNAL(OPUS_SIGNAL_VOICE))) != OPE_OK)
     return opus_error("signal", err, sink);
+  // The Ogg stream's serial number is random by default; one derived from the audio makes the same text
+  // give the same bytes, so identical voice notes in one turn are recognised and sent once (spec 12.4).
+  if ((err = ope_encoder_ctl(enc.get(), OPE_SET_SERIALNO(serial_for(pcm48)))) != OPE_OK)
+    return opus_error("serial number", err, sink);
   // 200 ms at a time; libopusenc buffers and frames (20 ms) internally.
   constexpr std::size_t kBlock = 48000 / 50 * 10;
   for (std::size_t at = 0; at < pcm48.size(); at += kBlock) {

@@ -188,8 +188,12 @@ class Executor::Impl final : public parse::EventSink {
       if (!to_model(s)) continue;
       out += "[" + std::to_string(s.entry.ordinal + 1) + "] " + s.entry.action + ": " +
              std::string(to_string(s.entry.status)) + ": ";
-      if (!s.entry.message.empty())
-        out += s.entry.message;
+      // Handlers and the validator start their messages with the action's name; the line already has it.
+      std::string_view message = s.entry.message;
+      const std::string prefix = s.entry.action + ": ";
+      if (message.substr(0, prefix.size()) == prefix) message.remove_prefix(prefix.size());
+      if (!message.empty())
+        out += message;
       else if (!s.entry.result.is_null())
         out += boost::json::serialize(s.entry.result);
       out += '\n';

@@ -3,6 +3,7 @@
 namespace sigil::exec {
 
 ActionHandler::~ActionHandler() = default;
+Payload::~Payload() = default;
 
 void HandlerTable::add(std::string action, std::shared_ptr<ActionHandler> handler) {
   handlers_[std::move(action)] = std::move(handler);

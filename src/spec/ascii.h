@@ -1,4 +1,4 @@
-// ASCII helpers private to spec/: names and keys match ASCII case-insensitively (2.1, 9.2).
+// ASCII helpers private to the library (src/): names and keys match ASCII case-insensitively (2.1, 9.2).
 #pragma once
 
 #include <string>

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <stop_token>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -31,6 +32,21 @@ struct Directive {
   std::uint64_t clean_offset = 0;
 };
 
+// The bytes of a file or voice delivery, opened once by its handler (spec 15: sent from the open file,
+// never reopened by path). Channels read it with read_at(); whatever backs it (an open descriptor, a
+// temporary voice note) lives as long as the last Delivery that holds it.
+class Payload {
+ public:
+  virtual ~Payload();
+  virtual std::uint64_t size() const = 0;
+  // The name a channel shows ("report.pdf").
+  virtual std::string name() const = 0;
+  // "audio/ogg; codecs=opus", "application/pdf", ... (empty: let the channel guess from the name).
+  virtual std::string mime_type() const = 0;
+  // Up to out.size() bytes from offset into out; 0 at the end; -1 on a read error.
+  virtual std::int64_t read_at(std::uint64_t offset, std::span<char> out) const = 0;
+};
+
 // Something the user sees; a channel renders it.
 struct Delivery {
   // Message: a text to another chat (send-message), allow-listed by its handler before it gets here.
@@ -44,6 +60,8 @@ struct Delivery {
   std::string message;  // Reaction: the message reacted to (empty: the one being answered)
   std::string channel;  // Message: target channel
   std::string chat;     // Message: target chat on that channel
+  std::shared_ptr<const Payload> payload;  // File, Voice: the bytes to send (path is for display and reports)
+  std::uint64_t duration_ms = 0;           // Voice
 };
 
 struct HandlerResult {

@@ -1,0 +1,131 @@
+#include "sigil/actions/send_file.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <utility>
+
+#include "spec/ascii.h"
+
+namespace sigil::actions {
+namespace {
+
+class FilePayload final : public exec::Payload {
+ public:
+  FilePayload(OpenedFile file, std::string mime) : file_(std::move(file)), mime_(std::move(mime)) {}
+  std::uint64_t size() const override { return file_.size(); }
+  std::string name() const override { return file_.name(); }
+  std::string mime_type() const override { return mime_; }
+  std::int64_t read_at(std::uint64_t offset, std::span<char> out) const override {
+    auto n = file_.read_at(offset, out);
+    return n ? static_cast<std::int64_t>(*n) : -1;
+  }
+
+ private:
+  OpenedFile file_;
+  std::string mime_;
+};
+
+std::string string_arg(const exec::Directive& d, std::string_view name) {
+  const auto* v = d.args.if_contains(name);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+bool target_allowed(const std::vector<FileTarget>& allowed, std::string_view channel, std::string_view chat) {
+  return std::any_of(allowed.begin(), allowed.end(), [&](const FileTarget& t) {
+    return spec::ascii::iequals(t.channel, channel) && t.chat == chat;
+  });
+}
+
+// Quotes a model-written value for a one-line message: at most 120 bytes, control bytes shown as '?'.
+std::string quote_value(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s.substr(0, 120)) out += static_cast<unsigned char>(c) < 0x20 ? '?' : c;
+  if (s.size() > 120) out += "...";
+  return out + "\"";
+}
+
+exec::HandlerResult send_file(const FilesConfig& config, const exec::Directive& d) {
+  const std::string path = string_arg(d, "path");
+  if (!config.sandbox) return exec::HandlerResult::error("send-file: no folder is configured for files");
+  const std::string channel = string_arg(d, "channel");
+  const std::string chat = string_arg(d, "chat");
+  if (!channel.empty() && !target_allowed(config.allowed_targets, channel, chat))
+    return exec::HandlerResult::error("send-file: " + channel + ":" + chat + " is not an allowed target");
+
+  auto opened = config.sandbox->open(path);
+  if (!opened)
+    return exec::HandlerResult::error("send-file: " + quote_value(path) + ": " + opened.error().message);
+  auto digest = opened->sha256();
+  if (!digest)
+    return exec::HandlerResult::error("send-file: " + quote_value(path) + ": " + digest.error().message);
+
+  std::optional<FileKind> asked;
+  if (const auto* k = d.args.if_contains("kind"); k != nullptr && k->is_string())
+    asked = parse_file_kind(k->get_string());
+  const FileKind kind = kind_for(opened->relative_path(), asked);
+
+  std::string note;
+  const auto* cleanup = d.args.if_contains("cleanup");
+  if (cleanup != nullptr && cleanup->is_bool() && cleanup->get_bool()) {
+    // Removed now: what is sent is the open descriptor, which outlives the name.
+    auto removed = config.sandbox->remove(*opened, config.allow_cleanup);
+    note = removed ? "; deleted after opening" : "; kept (" + removed.error().message + ")";
+  }
+
+  exec::Delivery delivery;
+  delivery.op = exec::Delivery::Op::File;
+  delivery.path = opened->relative_path();
+  delivery.kind = std::string(to_string(kind));
+  delivery.caption = string_arg(d, "caption");
+  delivery.sha256 = *digest;
+  delivery.channel = channel;
+  delivery.chat = chat;
+  const std::uint64_t size = opened->size();
+  const std::string shown = opened->relative_path();
+  delivery.payload = make_file_payload(std::move(*opened), mime_type_for(shown));
+
+  boost::json::object result{{"path", shown}, {"kind", delivery.kind}, {"bytes", size}, {"sha256", *digest}};
+  auto r = exec::HandlerResult::ok(
+      "sent " + shown + " (" + delivery.kind + ", " + std::to_string(size) + " bytes" + note + ")",
+      std::move(result));
+  r.deliveries.push_back(std::move(delivery));
+  return r;
+}
+
+}  // namespace
+
+std::shared_ptr<const exec::Payload> make_file_payload(OpenedFile file, std::string mime_type) {
+  return std::make_shared<FilePayload>(std::move(file), std::move(mime_type));
+}
+
+std::string mime_type_for(std::string_view name) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 30> kTypes{{
+      {"png", "image/png"},         {"jpg", "image/jpeg"},       {"jpeg", "image/jpeg"},
+      {"gif", "image/gif"},         {"webp", "image/webp"},      {"bmp", "image/bmp"},
+      {"tif", "image/tiff"},        {"tiff", "image/tiff"},      {"heic", "image/heic"},
+      {"heif", "image/heif"},       {"ogg", "audio/ogg"},        {"oga", "audio/ogg"},
+      {"opus", "audio/ogg"},        {"mp3", "audio/mpeg"},       {"m4a", "audio/mp4"},
+      {"wav", "audio/wav"},         {"aac", "audio/aac"},        {"flac", "audio/flac"},
+      {"mp4", "video/mp4"},         {"m4v", "video/mp4"},        {"mov", "video/quicktime"},
+      {"webm", "video/webm"},       {"mkv", "video/x-matroska"}, {"avi", "video/x-msvideo"},
+      {"pdf", "application/pdf"},   {"txt", "text/plain"},       {"csv", "text/csv"},
+      {"json", "application/json"}, {"md", "text/markdown"},     {"html", "text/html"},
+  }};
+  const auto slash = name.find_last_of('/');
+  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  const auto dot = name.find_last_of('.');
+  if (dot == std::string_view::npos || dot == 0) return "application/octet-stream";
+  const std::string_view ext = name.substr(dot + 1);
+  for (const auto& [e, type] : kTypes)
+    if (spec::ascii::iequals(e, ext)) return std::string(type);
+  return "application/octet-stream";
+}
+
+void add_send_file_handlers(exec::HandlerTable& table, FilesConfig config) {
+  auto shared = std::make_shared<const FilesConfig>(std::move(config));
+  table.add("send-file",
+            [shared](const exec::Directive& d, exec::ActionContext&) { return send_file(*shared, d); });
+}
+
+}  // namespace sigil::actions
