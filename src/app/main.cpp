@@ -8,6 +8,7 @@
 
 #include "bench_command.h"
 #include "parse_command.h"
+#include "prompt_command.h"
 
 namespace {
 
@@ -45,6 +46,14 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object instead of the table");
   bench_cmd->add_flag("--quick", bench.quick, "Fewer, shorter runs (rougher figures; for tests)");
 
+  sigil::app::PromptCommandOptions prompt;
+  std::string prompt_deny, prompt_mcp_servers;
+  CLI::App* prompt_cmd = app.add_subcommand("prompt", "Print the system-prompt section that teaches the actions");
+  prompt_cmd->add_flag("--tools", prompt.tools, "Print the actions as OpenAI tool schemas (one JSON line)");
+  prompt_cmd->add_flag("--say", prompt.say, "Say mode on: also teach <say> and <file> (spec 6)");
+  prompt_cmd->add_option("--deny", prompt_deny, "Actions policy forbids in this chat, comma-separated");
+  prompt_cmd->add_option("--mcp-servers", prompt_mcp_servers, "Configured MCP server names, comma-separated");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -58,6 +67,11 @@ int main(int argc, char** argv) {
       return sigil::app::run_parse(parse, std::cin, std::cout);
     }
     if (bench_cmd->parsed()) return sigil::app::run_bench(bench, std::cout);
+    if (prompt_cmd->parsed()) {
+      prompt.deny = split_list(prompt_deny);
+      prompt.mcp_servers = split_list(prompt_mcp_servers);
+      return sigil::app::run_prompt(prompt, std::cout, std::cerr);
+    }
   } catch (const std::exception& e) {
     std::cerr << "sigil: internal error: " << e.what() << '\n';
     return 1;

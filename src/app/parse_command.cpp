@@ -1,5 +1,7 @@
 #include "parse_command.h"
 
+#include "action_names.h"
+
 #include "sigil/parse/json_text.h"
 #include <iostream>
 #include <iterator>
@@ -23,14 +25,7 @@ int run_parse(const ParseCommandOptions& options, std::istream& in, std::ostream
   registry_options.mcp_servers = options.mcp_servers;
   const spec::Registry registry = spec::Registry::builtin(registry_options);
 
-  for (const std::string& name : options.deny) {
-    if (registry.find_action(name) == nullptr) {
-      std::string known;
-      for (const spec::ActionSpec& a : registry.actions()) known += (known.empty() ? "" : ", ") + a.name;
-      std::cerr << "sigil parse: --deny: no action named \"" << name << "\" (actions: " << known << ")\n";
-      return 2;
-    }
-  }
+  if (!check_action_names(registry, options.deny, "sigil parse: --deny", std::cerr)) return 2;
 
   parse::ParserOptions parser_options;
   parser_options.say_mode = options.say;
