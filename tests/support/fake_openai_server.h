@@ -1,0 +1,85 @@
+// A fake OpenAI chat-completions server for tests: real HTTP/1.1 on 127.0.0.1 (ephemeral port), the real
+// SSE wire format, scripted per request, optionally over TLS with a certificate made at run time.
+//
+// Each request (any method and path) takes the next scripted FakeResponse from the queue; an empty queue
+// answers 500 with an OpenAI-style error. Request bodies are recorded for assertions. The server runs on
+// its own thread; all methods are thread-safe. Beast stays in the .cpp.
+#pragma once
+
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sigil::testing {
+
+struct FakeResponse {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. {"Retry-After", "1"}
+  // The body. For SSE use sse()/text_stream(): then it is the exact stream bytes.
+  std::string body;
+  std::string content_type = "application/json";
+  bool chunked = false;  // Transfer-Encoding: chunked; else Content-Length (or none, with close_after_bytes)
+  // Write the body in pieces of this many bytes, each flushed separately (0: one piece).
+  std::size_t piece_size = 0;
+  std::chrono::milliseconds delay_before_headers{0};
+  std::chrono::milliseconds delay_between_pieces{0};
+  // Close the connection after this many body bytes (a stream that breaks mid-way).
+  std::optional<std::size_t> close_after_bytes;
+  // After writing the whole body, keep the connection open without a word for this long (idle time-outs).
+  std::chrono::milliseconds hang_after_body{0};
+
+  // An SSE response whose body is `data: <event>\n\n` for each event, then `data: [DONE]\n\n` if `done`.
+  static FakeResponse sse(const std::vector<std::string>& events, bool done = true);
+  // A streamed completion in OpenAI's exact chunk format: one chunk per text piece, then the finish.
+  static FakeResponse text_stream(const std::vector<std::string>& pieces, const std::string& finish = "stop");
+  // An error response with an OpenAI-style body {"error":{"message":...}}.
+  static FakeResponse error(int status, const std::string& message);
+};
+
+// One OpenAI streaming chunk: {"id":..,"object":"chat.completion.chunk","choices":[{"index":0,"delta":..}]}.
+std::string openai_chunk(const boost::json::value& delta, const std::optional<std::string>& finish = {});
+
+struct RecordedRequest {
+  std::string method;
+  std::string target;
+  std::string authorization;
+  std::string body;
+  boost::json::value json;  // null if the body is not JSON
+};
+
+struct TlsIdentity {
+  std::string cert_pem;
+  std::string key_pem;
+};
+
+// A self-signed certificate for "localhost" and 127.0.0.1 (EC P-256, valid for a day), made with OpenSSL.
+TlsIdentity make_self_signed_identity(const std::string& common_name = "localhost");
+
+class FakeOpenAiServer {
+ public:
+  // Without an identity: plain HTTP.
+  explicit FakeOpenAiServer(std::optional<TlsIdentity> tls = std::nullopt);
+  ~FakeOpenAiServer();
+  FakeOpenAiServer(const FakeOpenAiServer&) = delete;
+  FakeOpenAiServer& operator=(const FakeOpenAiServer&) = delete;
+
+  void enqueue(FakeResponse response);
+  unsigned short port() const;
+  // "http://127.0.0.1:PORT/v1" (https://localhost:PORT/v1 with TLS, so the name matches the certificate).
+  std::string base_url() const;
+  std::vector<RecordedRequest> requests() const;
+  std::size_t request_count() const;
+  // Connections accepted so far (a TLS handshake that failed still counts).
+  std::size_t connection_count() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sigil::testing
