@@ -220,11 +220,11 @@ TEST(ToolSchema, NamesOutsideTheToolAlphabetAreReplacedAndKeptUnique) {
   }
   EXPECT_EQ(names[0], "notes_add");
   EXPECT_EQ(names[1], "notes_add_2");
-  EXPECT_EQ(names[2], "caf__order");  // é is two bytes, each replaced
+  EXPECT_EQ(names[2], "caf___order");  // é is two bytes, each replaced
   EXPECT_EQ(names[3], std::string(64, 'x'));
   EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "notes_add"), "notes.add");
   EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "notes_add_2"), "notes_add");
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "caf__order"), "café:order");
+  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "caf___order"), "café:order");
   EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, std::string(64, 'x')), std::string(80, 'x'));
 }
 
