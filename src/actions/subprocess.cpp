@@ -84,6 +84,14 @@ Error timeout_error(std::chrono::milliseconds timeout) {
   return make_error(ErrorCode::timeout, "timed out after " + std::to_string(timeout.count()) + " ms; killed");
 }
 
+Error stopped_error() { return make_error(ErrorCode::timeout, "stopped; killed"); }
+
+// How long one wait may last: until the deadline, but short enough to notice a stop request soon.
+int wait_ms(Clock::time_point deadline, const std::stop_token& stop) {
+  const int left = poll_timeout_ms(deadline);
+  return stop.stop_possible() ? std::min(left, 20) : left;
+}
+
 bool set_nonblocking(int fd) noexcept {
   const int flags = ::fcntl(fd, F_GETFL);
   return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
@@ -173,8 +181,9 @@ Result<RunOutcome> run_captured(const RunRequest& request) {
     const int in_at = watch(in_parent, POLLOUT);
     const int out_at = watch(out_read, POLLIN);
     const int err_at = watch(err_read, POLLIN);
+    if (request.stop.stop_requested()) return stopped_error();
     if (Clock::now() >= deadline) return timeout_error(request.timeout);
-    const int ready = ::poll(fds, n, poll_timeout_ms(deadline));
+    const int ready = ::poll(fds, n, wait_ms(deadline, request.stop));
     if (ready < 0) {
       if (errno == EINTR) continue;
       return make_error(ErrorCode::io, "poll failed: " + errno_text(errno));
@@ -220,6 +229,7 @@ Result<RunOutcome> run_captured(const RunRequest& request) {
     const int r = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
     if (r == 0 && info.si_pid == pid) break;
     if (r < 0 && errno != EINTR) return make_error(ErrorCode::io, "waitid failed: " + errno_text(errno));
+    if (request.stop.stop_requested()) return stopped_error();
     if (Clock::now() >= deadline) return timeout_error(request.timeout);
     ::poll(nullptr, 0, std::min(5, poll_timeout_ms(deadline)));
   }

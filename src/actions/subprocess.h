@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct RunRequest {
   std::chrono::milliseconds timeout{20000};
   std::size_t max_output = 64u << 20;  // stdout beyond this kills the child (tool_failed)
   std::size_t max_errors = 4096;       // stderr beyond this is dropped, not an error
+  // A stop request kills the child (seen within ~20 ms) and fails the call with timeout, "stopped; killed".
+  std::stop_token stop;
 };
 
 struct RunOutcome {
@@ -33,7 +36,7 @@ struct RunOutcome {
 };
 
 // Fails with tool_missing (ENOENT from spawning: not installed), permission_denied (not executable),
-// timeout (killed after `timeout`), tool_failed (too much output) or io. A program that runs and exits
+// timeout (killed after `timeout`, or stopped through `stop`), tool_failed (too much output) or io. A program that runs and exits
 // non-zero is not a failure here: the outcome says how it ended.
 Result<RunOutcome> run_captured(const RunRequest& request);
 

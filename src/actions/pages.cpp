@@ -1,0 +1,165 @@
+#include "sigil/actions/pages.h"
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "sigil/text/utf8.h"
+#include "spec/ascii.h"
+
+namespace sigil::actions {
+namespace {
+
+namespace ascii = spec::ascii;
+
+constexpr std::size_t kMaxTitle = 120;
+
+// Where `needle` (lower case ASCII) first occurs in `hay` at or after `from`, ignoring ASCII case.
+std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t from = 0) {
+  if (needle.size() > hay.size()) return std::string_view::npos;
+  for (std::size_t i = from; i + needle.size() <= hay.size(); ++i)
+    if (ascii::iequals(hay.substr(i, needle.size()), needle)) return i;
+  return std::string_view::npos;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The reference at s[0] ('&'): appends what it means and returns its length, or 0 when it is not one we
+// decode (then the '&' stays as written).
+std::size_t decode_entity(std::string_view s, std::string& out) {
+  const auto semi = s.find(';');
+  if (semi == std::string_view::npos || semi < 2 || semi > 10) return 0;
+  const std::string_view name = s.substr(1, semi - 1);
+  if (name[0] == '#') {
+    const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
+    const std::string_view digits = name.substr(hex ? 2 : 1);
+    if (digits.empty()) return 0;
+    std::uint32_t cp = 0;
+    for (char c : digits) {
+      int v;
+      if (c >= '0' && c <= '9') {
+        v = c - '0';
+      } else if (hex && ascii::lower(c) >= 'a' && ascii::lower(c) <= 'f') {
+        v = ascii::lower(c) - 'a' + 10;
+      } else {
+        return 0;
+      }
+      cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(v);
+      if (cp > 0x10FFFF) cp = 0x110000;  // stays out of range, never overflows
+    }
+    append_utf8(out, cp);
+    return semi + 1;
+  }
+  static constexpr std::pair<std::string_view, std::string_view> kNamed[] = {
+      {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"}, {"nbsp", " "}};
+  for (const auto& [n, v] : kNamed) {
+    if (name == n) {
+      out += v;
+      return semi + 1;
+    }
+  }
+  return 0;
+}
+
+std::string_view string_arg(const exec::Directive& d, const char* name) {
+  const auto* v = d.args.if_contains(name);
+  return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
+}
+
+exec::HandlerResult publish(const PagesConfig& config, const exec::Directive& d, exec::ActionContext& ctx) {
+  const std::string_view html = string_arg(d, "html");
+  if (ascii::trim(html).empty()) return exec::HandlerResult::error("publishWebPage: the page is empty");
+  if (html.size() > config.max_bytes)
+    return exec::HandlerResult::error("publishWebPage: the page is " + std::to_string(html.size()) +
+                                      " bytes; at most " + std::to_string(config.max_bytes) + " are allowed");
+  if (ctx.stop_requested()) return exec::HandlerResult::error("publishWebPage: stopped before it ran");
+
+  const std::string title = page_title(html);
+  auto page = ctx.store().put_page(ctx.scope(), title, html, config.allow_scripts, ctx.now());
+  if (!page) return exec::HandlerResult::error("publishWebPage: could not store the page: " + page.error());
+
+  std::string base = config.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  const std::string url = base + "/pages/" + page->slug;
+  std::string message =
+      title.empty() ? "published an untitled page at " + url : "published \"" + title + "\" at " + url;
+  if (!config.allow_scripts && ifind(html, "<script") != std::string_view::npos)
+    message += "; scripts are blocked on this server";
+  boost::json::object result;
+  result["url"] = url;
+  result["slug"] = page->slug;
+  result["title"] = title;
+  return exec::HandlerResult::ok(std::move(message), std::move(result));
+}
+
+}  // namespace
+
+std::string page_title(std::string_view html) {
+  std::size_t open = 0;
+  for (;;) {
+    open = ifind(html, "<title", open);
+    if (open == std::string_view::npos) return {};
+    const std::size_t after = open + 6;
+    // `<title>` or `<title attr…>`, not `<titles>`.
+    if (after < html.size() && (html[after] == '>' || ascii::is_space(html[after]))) break;
+    open = after;
+  }
+  const std::size_t gt = html.find('>', open);
+  if (gt == std::string_view::npos) return {};
+  const std::size_t close = ifind(html, "</title", gt + 1);
+  const std::string_view raw = html.substr(gt + 1, close == std::string_view::npos ? 0 : close - gt - 1);
+
+  std::string decoded;
+  for (std::size_t i = 0; i < raw.size();) {
+    if (raw[i] == '&') {
+      if (const std::size_t n = decode_entity(raw.substr(i), decoded); n > 0) {
+        i += n;
+        continue;
+      }
+    }
+    decoded += raw[i++];
+  }
+  // Whitespace runs (line breaks included: a message is one line) become one space.
+  std::string title;
+  for (char c : decoded) {
+    if (ascii::is_space(c)) {
+      if (!title.empty() && title.back() != ' ') title += ' ';
+    } else {
+      title += c;
+    }
+  }
+  while (!title.empty() && title.back() == ' ') title.pop_back();
+  if (title.size() > kMaxTitle) {
+    title.resize(text::safe_cut(title, kMaxTitle));
+    while (!title.empty() && title.back() == ' ') title.pop_back();
+  }
+  return title;
+}
+
+void add_pages_handlers(exec::HandlerTable& table, PagesConfig config) {
+  auto shared = std::make_shared<const PagesConfig>(std::move(config));
+  table.add("publishWebPage", [shared](const exec::Directive& d, exec::ActionContext& ctx) {
+    return publish(*shared, d, ctx);
+  });
+}
+
+}  // namespace sigil::actions

@@ -1,0 +1,169 @@
+// send-message and sendTelegram (spec 13, 9.6, 15): allow-listed targets only, the Telegram default chat,
+// and one reply through the real parser and executor.
+#include "sigil/actions/send_message.h"
+
+#include <gtest/gtest.h>
+
+#include <any>
+#include <boost/json.hpp>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <utility>
+
+#include "sigil/exec/executor.h"
+#include "sigil/parse/parser.h"
+#include "sigil/spec/registry.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace sigil::actions {
+namespace {
+
+using Op = exec::Delivery::Op;
+using Status = exec::HandlerResult::Status;
+
+std::unique_ptr<store::Store> open_store() {
+  auto opened = store::sqlite::SqliteStore::open(":memory:");
+  if (!opened.ok()) throw std::runtime_error(opened.error());
+  return std::move(opened).value();
+}
+
+SendMessageConfig config() {
+  SendMessageConfig c;
+  c.allowed = {{"Telegram", "123"}, {"slack", "C42"}};
+  c.default_telegram_chat = "123";
+  return c;
+}
+
+class SendMessageTest : public ::testing::Test {
+ protected:
+  exec::HandlerResult run(const SendMessageConfig& c, boost::json::object args) {
+    exec::HandlerTable table;
+    add_send_message_handlers(table, c);
+    exec::Directive d;
+    d.action = "send-message";
+    d.args = std::move(args);
+    exec::ActionContext ctx(ids_, *store_, std::stop_token{}, now_, services_);
+    return table.find("send-message")->run(d, ctx);
+  }
+
+  std::unique_ptr<store::Store> store_ = open_store();
+  exec::TurnIds ids_{"alice", "conv-1", "turn-1"};
+  std::function<store::TimePoint()> now_ = [] { return store::TimePoint{}; };
+  std::any services_;
+};
+
+TEST_F(SendMessageTest, AllowedTargetGetsOneMessageDelivery) {
+  auto r = run(config(), {{"channel", "telegram"}, {"chat", "123"}, {"text", "  Hello there \n"}});
+  ASSERT_EQ(r.status, Status::Ok) << r.message;
+  EXPECT_EQ(r.message, "sent to Telegram:123");
+  ASSERT_EQ(r.deliveries.size(), 1u);
+  EXPECT_EQ(r.deliveries[0].op, Op::Message);
+  EXPECT_EQ(r.deliveries[0].channel, "Telegram");  // as the operator spells it
+  EXPECT_EQ(r.deliveries[0].chat, "123");
+  EXPECT_EQ(r.deliveries[0].text, "Hello there");
+  EXPECT_EQ(boost::json::serialize(r.result), R"({"channel":"Telegram","chat":"123"})");
+}
+
+TEST_F(SendMessageTest, ChannelIsCaseInsensitiveChatIsExact) {
+  EXPECT_EQ(run(config(), {{"channel", "SLACK"}, {"chat", "C42"}, {"text", "x"}}).status, Status::Ok);
+  auto r = run(config(), {{"channel", "slack"}, {"chat", "c42"}, {"text", "x"}});
+  EXPECT_EQ(r.status, Status::Error);
+  EXPECT_EQ(r.message, "send-message: slack:c42 is not an allowed target");
+  EXPECT_TRUE(r.deliveries.empty());
+}
+
+TEST_F(SendMessageTest, NotAllowedSendsNothing) {
+  auto r = run(config(), {{"channel", "telegram"}, {"chat", "999"}, {"text", "leak"}});
+  EXPECT_EQ(r.status, Status::Error);
+  EXPECT_EQ(r.message, "send-message: telegram:999 is not an allowed target");
+  EXPECT_TRUE(r.deliveries.empty());
+  r = run(config(), {{"channel", "discord"}, {"chat", "123"}, {"text", "leak"}});
+  EXPECT_EQ(r.message, "send-message: discord:123 is not an allowed target");
+}
+
+TEST_F(SendMessageTest, EmptyAllowListRefusesEverything) {
+  SendMessageConfig c;
+  auto r = run(c, {{"channel", "telegram"}, {"chat", "123"}, {"text", "x"}});
+  EXPECT_EQ(r.message, "send-message: telegram:123 is not an allowed target");
+  EXPECT_TRUE(r.deliveries.empty());
+}
+
+TEST_F(SendMessageTest, EmptyAndOverlongText) {
+  auto r = run(config(), {{"channel", "telegram"}, {"chat", "123"}, {"text", " \n "}});
+  EXPECT_EQ(r.message, "send-message: the text is empty");
+  EXPECT_TRUE(r.deliveries.empty());
+  SendMessageConfig c = config();
+  c.max_text = 4;
+  r = run(c, {{"channel", "telegram"}, {"chat", "123"}, {"text", "hello"}});
+  EXPECT_EQ(r.message, "send-message: the text is 5 bytes; at most 4 are allowed");
+}
+
+TEST_F(SendMessageTest, TelegramPresetAndDefaultChat) {
+  // sendTelegram: channel is never in args (a fixed preset), chat may be missing too.
+  auto r = run(config(), {{"text", "to the default"}});
+  ASSERT_EQ(r.status, Status::Ok) << r.message;
+  EXPECT_EQ(r.deliveries[0].chat, "123");
+  SendMessageConfig no_default = config();
+  no_default.default_telegram_chat.clear();
+  r = run(no_default, {{"text", "x"}});
+  EXPECT_EQ(r.message,
+            "send-message: no chat given and no default Telegram chat is configured; write \"chat\"");
+  // A default chat is still only used when allowed.
+  SendMessageConfig unlisted = config();
+  unlisted.default_telegram_chat = "777";
+  EXPECT_EQ(run(unlisted, {{"text", "x"}}).message, "send-message: telegram:777 is not an allowed target");
+}
+
+TEST(SendMessage, FindAllowedTarget) {
+  const SendMessageConfig c = config();
+  ASSERT_NE(find_allowed_target(c, "TELEGRAM", "123"), nullptr);
+  EXPECT_EQ(find_allowed_target(c, "TELEGRAM", "123")->channel, "Telegram");
+  EXPECT_EQ(find_allowed_target(c, "telegram", "1234"), nullptr);
+  EXPECT_EQ(find_allowed_target(c, "telegram", " 123"), nullptr);
+}
+
+struct Turn {
+  exec::TurnReport report;
+  std::vector<exec::Delivery> ops;
+  std::string model_message;
+};
+
+Turn run_turn(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store) {
+  static const spec::Registry registry = spec::Registry::builtin();
+  exec::RecordingOutbox outbox;
+  exec::Executor ex(registry, handlers, store, outbox, {"alice", "conv-1", "turn-1"});
+  parse::Parser parser(registry, ex.sink());
+  parser.feed(reply);
+  parser.finish();
+  Turn t;
+  t.report = ex.finish();
+  t.ops = outbox.ops();
+  t.model_message = ex.model_message();
+  return t;
+}
+
+TEST(SendMessageEndToEnd, BothSpellings) {
+  auto store = open_store();
+  exec::HandlerTable handlers;
+  add_send_message_handlers(handlers, config());
+  Turn t = run_turn(
+      "Telling them. <send-message channel=\"slack\" chat=\"C42\">Build is green</send-message>"
+      "<sendTelegram>{\"text\":\"Deploy done\"}</sendTelegram>"
+      "<send-message channel=\"telegram\" chat=\"666\">psst</send-message> Done.",
+      handlers, *store);
+  ASSERT_EQ(t.report.results.size(), 3u);
+  EXPECT_EQ(t.report.results[0].message, "sent to slack:C42");
+  EXPECT_EQ(t.report.results[1].message, "sent to Telegram:123");
+  EXPECT_EQ(t.report.results[2].status, exec::ResultStatus::Error);
+  std::vector<std::string> messages;
+  for (const exec::Delivery& d : t.ops)
+    if (d.op == Op::Message) messages.push_back(d.channel + ":" + d.chat + ":" + d.text);
+  EXPECT_EQ(messages, (std::vector<std::string>{"slack:C42:Build is green", "Telegram:123:Deploy done"}));
+  EXPECT_EQ(t.model_message, "[3] send-message: error: telegram:666 is not an allowed target\n");
+}
+
+}  // namespace
+}  // namespace sigil::actions
