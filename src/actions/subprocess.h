@@ -36,8 +36,8 @@ struct RunOutcome {
 };
 
 // Fails with tool_missing (ENOENT from spawning: not installed), permission_denied (not executable),
-// timeout (killed after `timeout`, or stopped through `stop`), tool_failed (too much output) or io. A program that runs and exits
-// non-zero is not a failure here: the outcome says how it ended.
+// timeout (killed after `timeout`, or stopped through `stop`), tool_failed (too much output) or io. A program
+// that runs and exits non-zero is not a failure here: the outcome says how it ended.
 Result<RunOutcome> run_captured(const RunRequest& request);
 
 }  // namespace sigil::actions::detail
