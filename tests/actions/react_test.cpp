@@ -361,10 +361,11 @@ TEST(ReactEndToEnd, UnknownEmojiGoesBackToTheModelAndTheTextStillGoesOut) {
   ASSERT_EQ(report.results.size(), 1u);
   EXPECT_EQ(report.results[0].status, exec::ResultStatus::Error);
   EXPECT_TRUE(ex.needs_model_call());
+  // The executor drops the message's repeated "react: ".
   EXPECT_EQ(
       ex.model_message(),
-      "[1] react: error: react: unknown emoji \"thumbs upp\"; write a Unicode emoji or a name like thumbsup, "
-      "heart, tada\n");
+      "[1] react: error: unknown emoji \"thumbs upp\"; write a Unicode emoji or a name like thumbsup, heart, "
+      "tada\n");
 }
 
 }  // namespace
