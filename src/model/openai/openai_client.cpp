@@ -213,7 +213,8 @@ class OpenAiClient final : public ModelClient {
       ssl_context_.load_verify_file(config_.ca_file, ec);
       if (ec)
         throw std::invalid_argument("model: cannot load ca_file " + config_.ca_file + ": " + ec.message());
-    } else {
+    } else if (endpoint_.tls) {
+      // Only for https: reading the system trust store takes a noticeable moment.
       ssl_context_.set_default_verify_paths(ec);
       if (ec) throw std::invalid_argument("model: cannot load the system trust store: " + ec.message());
     }
