@@ -31,12 +31,6 @@ std::string string_arg(const exec::Directive& d, std::string_view name) {
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-bool target_allowed(const std::vector<FileTarget>& allowed, std::string_view channel, std::string_view chat) {
-  return std::any_of(allowed.begin(), allowed.end(), [&](const FileTarget& t) {
-    return spec::ascii::iequals(t.channel, channel) && t.chat == chat;
-  });
-}
-
 // Quotes a model-written value for a one-line message: at most 120 bytes, control bytes shown as '?'.
 std::string quote_value(std::string_view s) {
   std::string out = "\"";
@@ -50,7 +44,7 @@ exec::HandlerResult send_file(const FilesConfig& config, const exec::Directive& 
   if (!config.sandbox) return exec::HandlerResult::error("send-file: no folder is configured for files");
   const std::string channel = string_arg(d, "channel");
   const std::string chat = string_arg(d, "chat");
-  if (!channel.empty() && !target_allowed(config.allowed_targets, channel, chat))
+  if (!channel.empty() && find_allowed_target(config.allowed_targets, channel, chat) == nullptr)
     return exec::HandlerResult::error("send-file: " + channel + ":" + chat + " is not an allowed target");
 
   auto opened = config.sandbox->open(path);

@@ -41,7 +41,7 @@ exec::HandlerResult send(const SendMessageConfig& config, const exec::Directive&
   if (chat.empty())
     return exec::HandlerResult::error("send-message: no chat given for " + std::string(channel));
 
-  const MessageTarget* target = find_allowed_target(config, channel, chat);
+  const MessageTarget* target = find_allowed_target(config.allowed, channel, chat);
   if (target == nullptr)
     return exec::HandlerResult::error("send-message: " + shown(channel, chat) + " is not an allowed target");
 
@@ -67,9 +67,9 @@ exec::HandlerResult send(const SendMessageConfig& config, const exec::Directive&
 
 }  // namespace
 
-const MessageTarget* find_allowed_target(const SendMessageConfig& config, std::string_view channel,
+const MessageTarget* find_allowed_target(std::span<const MessageTarget> allowed, std::string_view channel,
                                          std::string_view chat) {
-  for (const MessageTarget& t : config.allowed)
+  for (const MessageTarget& t : allowed)
     if (ascii::iequals(t.channel, channel) && t.chat == chat) return &t;
   return nullptr;
 }

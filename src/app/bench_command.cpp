@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_executor.h"
 #include "bench_inputs.h"
 
 namespace sigil::app {
@@ -190,7 +191,8 @@ std::vector<Row> run_cases(const Settings& settings) {
   return rows;
 }
 
-void print_table(const std::vector<Row>& rows, const Settings& settings, std::ostream& out) {
+void print_table(const std::vector<Row>& rows, const ExecutorFigures& ex, const Settings& settings,
+                 std::ostream& out) {
   out << fmt::format(
       "sigil bench: median of {} runs of >= {:.2f} s of CPU time each; MB = 10^6 bytes; memchr over the "
       "same bytes in the same run\n\n",
@@ -200,9 +202,19 @@ void print_table(const std::vector<Row>& rows, const Settings& settings, std::os
   for (const Row& r : rows)
     out << fmt::format("{:<32} {:>9} {:>10.1f} {:>12.1f} {:>9.4f}  {:<36} {:<26} {}\n", r.label, r.bytes,
                        r.mb_per_s(), r.memchr_mb_per_s(), r.ratio(), r.figure, r.aim, r.met ? "yes" : "no");
+  out << fmt::format(
+      "\n(f) executor, {} quiet directives per reply, trivial handlers, wall clock:\n"
+      "    parse only {:.1f} us/reply; parse + execute {:.1f} us/reply (store in memory), {:.1f} us/reply "
+      "(store in a file, once log fsynced)\n"
+      "    overhead per directive: {:.2f} us (memory store; aim < 5 us: {}), {:.1f} us (file store); "
+      "{:.0f} directives/s\n",
+      ex.directives, ex.parse_us, ex.exec_memory_us, ex.exec_file_us, ex.overhead_memory_ns() / 1e3,
+      ex.overhead_memory_ns() < 5000 ? "met" : "missed", ex.overhead_file_ns() / 1e3,
+      1e6 * static_cast<double>(ex.directives) / ex.exec_memory_us);
 }
 
-void print_json(const std::vector<Row>& rows, const Settings& settings, std::ostream& out) {
+void print_json(const std::vector<Row>& rows, const ExecutorFigures& ex, const Settings& settings,
+                std::ostream& out) {
   boost::json::object o;
   o["runs"] = settings.runs;
   o["min_seconds"] = settings.min_seconds;
@@ -229,6 +241,7 @@ void print_json(const std::vector<Row>& rows, const Settings& settings, std::ost
     cases.push_back(std::move(c));
   }
   o["cases"] = std::move(cases);
+  o["executor"] = ex.json();
   out << boost::json::serialize(o) << '\n';
 }
 
@@ -241,10 +254,11 @@ int run_bench(const BenchCommandOptions& options, std::ostream& out) {
     settings.runs = 3;
   }
   const std::vector<Row> rows = run_cases(settings);
+  const ExecutorFigures ex = measure_executor(options.quick ? 20 : 200, settings.runs);
   if (options.json)
-    print_json(rows, settings, out);
+    print_json(rows, ex, settings, out);
   else
-    print_table(rows, settings, out);
+    print_table(rows, ex, settings, out);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench_command.h"
+#include "exec_command.h"
 #include "parse_command.h"
 #include "prompt_command.h"
 
@@ -30,8 +31,10 @@ int main(int argc, char** argv) {
 
   sigil::app::ParseCommandOptions parse;
   std::string mcp_servers, deny;
-  CLI::App* parse_cmd = app.add_subcommand("parse", "Parse one reply from standard input and print what it holds");
-  parse_cmd->add_option("--chunk", parse.chunk, "Feed the input in chunks of N bytes")->check(CLI::PositiveNumber);
+  CLI::App* parse_cmd =
+      app.add_subcommand("parse", "Parse one reply from standard input and print what it holds");
+  parse_cmd->add_option("--chunk", parse.chunk, "Feed the input in chunks of N bytes")
+      ->check(CLI::PositiveNumber);
   parse_cmd->add_flag("--say", parse.say, "Say mode on (spec 6)");
   parse_cmd->add_flag("--events", parse.events, "Print events as they happen, one JSON object a line");
   parse_cmd->add_flag("--stats", parse.stats, "Print only byte and directive counts");
@@ -48,11 +51,29 @@ int main(int argc, char** argv) {
 
   sigil::app::PromptCommandOptions prompt;
   std::string prompt_deny, prompt_mcp_servers;
-  CLI::App* prompt_cmd = app.add_subcommand("prompt", "Print the system-prompt section that teaches the actions");
+  CLI::App* prompt_cmd =
+      app.add_subcommand("prompt", "Print the system-prompt section that teaches the actions");
   prompt_cmd->add_flag("--tools", prompt.tools, "Print the actions as OpenAI tool schemas (one JSON line)");
   prompt_cmd->add_flag("--say", prompt.say, "Say mode on: also teach <say> and <file> (spec 6)");
   prompt_cmd->add_option("--deny", prompt_deny, "Actions policy forbids in this chat, comma-separated");
   prompt_cmd->add_option("--mcp-servers", prompt_mcp_servers, "Configured MCP server names, comma-separated");
+
+  sigil::app::ExecCommandOptions exec;
+  std::string exec_deny, exec_files;
+  CLI::App* exec_cmd = app.add_subcommand(
+      "exec",
+      "Parse one reply from standard input, run its directives against a store, print the turn report");
+  exec_cmd->add_option("--data", exec.data_dir, "The store folder (sigil.db, outbound/, voice/)")->required();
+  exec_cmd->add_option("--user", exec.user, "User id (default: console)");
+  exec_cmd->add_option("--conversation", exec.conversation, "Conversation id (default: console)");
+  exec_cmd->add_option("--turn", exec.turn, "Turn id (default: a new one); the same ids repeat nothing");
+  exec_cmd->add_option("--now", exec.now, "The clock, ISO 8601 (e.g. 2026-11-21T10:00:00Z); default: now");
+  exec_cmd->add_option("--chunk", exec.chunk, "Read and feed the reply N bytes at a time")
+      ->check(CLI::PositiveNumber);
+  exec_cmd->add_flag("--say", exec.say, "Say mode on (spec 6)");
+  exec_cmd->add_option("--deny", exec_deny, "Actions policy forbids in this chat, comma-separated");
+  exec_cmd->add_option("--files", exec_files,
+                       "Folders files may be sent from, comma-separated (default: DATA/outbound)");
 
   try {
     app.parse(argc, argv);
@@ -67,6 +88,11 @@ int main(int argc, char** argv) {
       return sigil::app::run_parse(parse, std::cin, std::cout);
     }
     if (bench_cmd->parsed()) return sigil::app::run_bench(bench, std::cout);
+    if (exec_cmd->parsed()) {
+      exec.deny = split_list(exec_deny);
+      exec.files_dirs = split_list(exec_files);
+      return sigil::app::run_exec(exec, 0, std::cout, std::cerr);
+    }
     if (prompt_cmd->parsed()) {
       prompt.deny = split_list(prompt_deny);
       prompt.mcp_servers = split_list(prompt_mcp_servers);

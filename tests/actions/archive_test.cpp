@@ -355,7 +355,7 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
       std::string::npos)
       << m;
   EXPECT_NE(
-      m.find("[4] searchArchive: error: searchArchive: topK must be a whole number from 1 to 50 (got 99)\n"),
+      m.find("[4] searchArchive: error: topK must be a whole number from 1 to 50 (got 99)\n"),
       std::string::npos)
       << m;
 }

@@ -411,8 +411,8 @@ TEST(MemoryEndToEnd, AReplyThroughParserRegistryStoreAndExecutor) {
   EXPECT_EQ(t.report.results[5].message, "removed 0 expired items");
   // model_on_error: only the failures go back to the model.
   EXPECT_EQ(t.model_message,
-            "[4] forget: error: forget: no stored fact matches \"coffee\"\n"
-            "[5] deleteItem: error: deleteItem: no item \"nope\" (never stored, deleted or expired)\n");
+            "[4] forget: error: no stored fact matches \"coffee\"\n"
+            "[5] deleteItem: error: no item \"nope\" (never stored, deleted or expired)\n");
   auto facts = store->list_facts(memory_scope(kAlice, store::MemoryScope::per_user));
   ASSERT_TRUE(facts.ok());
   ASSERT_EQ(facts->size(), 1u);

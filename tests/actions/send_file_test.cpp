@@ -53,7 +53,7 @@ class SendFileTest : public ::testing::Test {
   }
   static void write(const fs::path& p, std::string_view s) { std::ofstream(p, std::ios::binary) << s; }
 
-  exec::HandlerTable handlers(bool allow_cleanup = false, std::vector<FileTarget> targets = {}) {
+  exec::HandlerTable handlers(bool allow_cleanup = false, std::vector<MessageTarget> targets = {}) {
     FilesConfig config;
     FileSandbox::Options o;
     o.roots = {base_ / "out"};

@@ -119,10 +119,10 @@ TEST_F(SendMessageTest, TelegramPresetAndDefaultChat) {
 
 TEST(SendMessage, FindAllowedTarget) {
   const SendMessageConfig c = config();
-  ASSERT_NE(find_allowed_target(c, "TELEGRAM", "123"), nullptr);
-  EXPECT_EQ(find_allowed_target(c, "TELEGRAM", "123")->channel, "Telegram");
-  EXPECT_EQ(find_allowed_target(c, "telegram", "1234"), nullptr);
-  EXPECT_EQ(find_allowed_target(c, "telegram", " 123"), nullptr);
+  ASSERT_NE(find_allowed_target(c.allowed, "TELEGRAM", "123"), nullptr);
+  EXPECT_EQ(find_allowed_target(c.allowed, "TELEGRAM", "123")->channel, "Telegram");
+  EXPECT_EQ(find_allowed_target(c.allowed, "telegram", "1234"), nullptr);
+  EXPECT_EQ(find_allowed_target(c.allowed, "telegram", " 123"), nullptr);
 }
 
 struct Turn {

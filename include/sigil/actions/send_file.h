@@ -19,19 +19,16 @@
 #include <vector>
 
 #include "sigil/actions/file_sandbox.h"
+#include "sigil/actions/send_message.h"
 #include "sigil/exec/handler.h"
 
 namespace sigil::actions {
-
-struct FileTarget {
-  std::string channel, chat;
-};
 
 struct FilesConfig {
   // Shared: handlers run concurrently and only call its const members.
   std::shared_ptr<const FileSandbox> sandbox;
   bool allow_cleanup = false;
-  std::vector<FileTarget> allowed_targets;
+  std::vector<MessageTarget> allowed_targets;  // as send-message's allow-list
 };
 
 // A payload backed by a file opened by the sandbox.

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,7 +37,7 @@ struct SendMessageConfig {
 
 // The allow-list entry for (channel, chat), or nullptr: channel ASCII case-insensitive, chat exact. Also
 // for other handlers that send to another chat (send-file's channel + chat).
-const MessageTarget* find_allowed_target(const SendMessageConfig& config, std::string_view channel,
+const MessageTarget* find_allowed_target(std::span<const MessageTarget> allowed, std::string_view channel,
                                          std::string_view chat);
 
 void add_send_message_handlers(exec::HandlerTable& table, SendMessageConfig config);

@@ -24,8 +24,8 @@
 // - ORDER (12.1): a directive whose action can show something in this chat "holds" text: text after it
 //   waits until its handler finishes (or times out), then its deliveries go out, then the text. DECIDED rule:
 //   an action holds when result_to is `user` or its name is in ExecOptions::delivering_actions (react,
-//   send-file, voice). Other actions never hold text; if their handler returns deliveries anyway they go out
-//   when it finishes, after the text already sent. Errors never hold text beyond that.
+//   send-file, voice, send-message). Other actions never hold text; if their handler returns deliveries
+//   anyway they go out when it finishes, after the text already sent. Errors never hold text beyond that.
 // - Identical attachments (same op and non-empty sha256) go once per turn; later ones are noted
 //   "duplicate-attachment: <path>" on their result.
 // - result_to: model -> every result goes to the model; model_on_error, user and inline -> failures
@@ -59,7 +59,8 @@ struct ExecOptions {
   // Per action (canonical name): overrides the ActionSpec's timeout.
   std::map<std::string, std::chrono::milliseconds, std::less<>> timeouts;
   // Actions whose handlers deliver into this chat, so their directives hold later text (see above).
-  std::vector<std::string> delivering_actions{"react", "send-file", "voice"};
+  // send-message is here too: its messages to another chat keep reply order among themselves.
+  std::vector<std::string> delivering_actions{"react", "send-file", "voice", "send-message"};
   // Handed to handlers as ActionContext::services().
   std::any services;
 };

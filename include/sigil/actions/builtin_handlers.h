@@ -1,0 +1,47 @@
+// Every built-in action's handler (spec 13) in one table, from one configuration.
+//
+// Actions whose provider is not configured still get a handler that says so: a directive never meets
+// "no handler" for a built-in action, and the model learns what is missing
+// (e.g. `search: no web search provider is configured`).
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "sigil/actions/archive.h"
+#include "sigil/actions/calculate.h"
+#include "sigil/actions/command.h"
+#include "sigil/actions/memory.h"
+#include "sigil/actions/pages.h"
+#include "sigil/actions/react.h"
+#include "sigil/actions/result.h"
+#include "sigil/actions/schedule.h"
+#include "sigil/actions/send_file.h"
+#include "sigil/actions/send_message.h"
+#include "sigil/actions/voice.h"
+#include "sigil/exec/handler.h"
+
+namespace sigil::actions {
+
+struct BuiltinConfig {
+  // send-file: the allowed folders (none: send-file says no folder is configured).
+  std::vector<std::filesystem::path> file_roots;
+  std::uint64_t max_file_bytes = std::uint64_t{50} << 20;
+  bool allow_cleanup = false;
+  // voice: espeak-ng's options; voice_enabled false: voice says it is not configured.
+  bool voice_enabled = true;
+  VoiceSynth::Options voice;
+  ReactConfig react;
+  MemoryConfig memory;  // its scope also applies to the archive
+  ArchiveConfig archive;
+  CalculateConfig calculate;
+  SendMessageConfig messages;  // its allow-list also governs send-file's channel + chat
+  ScheduleConfig schedule;
+  CommandConfig commands;
+  PagesConfig pages;
+};
+
+// Fails only when the configuration itself is unusable (a file folder that cannot be opened).
+Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config);
+
+}  // namespace sigil::actions

@@ -1,0 +1,59 @@
+#include "sigil/actions/builtin_handlers.h"
+
+#include <string>
+#include <utility>
+
+#include "sigil/actions/voice_action.h"
+
+namespace sigil::actions {
+namespace {
+
+// Built-in actions whose provider does not exist yet (web search, page fetches, MCP): a directive gets a
+// clear error, never "no handler".
+void add_unavailable(exec::HandlerTable& table, const std::string& action, std::string reason) {
+  table.add(action,
+            [message = action + ": " + std::move(reason)](const exec::Directive&, exec::ActionContext&) {
+              return exec::HandlerResult::error(message);
+            });
+}
+
+}  // namespace
+
+Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
+  exec::HandlerTable table;
+
+  FilesConfig files;
+  if (!config.file_roots.empty()) {
+    FileSandbox::Options options;
+    options.roots = config.file_roots;
+    options.max_bytes = config.max_file_bytes;
+    auto sandbox = FileSandbox::create(std::move(options));
+    if (!sandbox) return make_error(sandbox.error().code, "file folders: " + sandbox.error().message);
+    files.sandbox = std::make_shared<const FileSandbox>(std::move(*sandbox));
+  }
+  files.allow_cleanup = config.allow_cleanup;
+  files.allowed_targets = config.messages.allowed;
+  add_send_file_handlers(table, std::move(files));
+
+  VoiceConfig voice;
+  if (config.voice_enabled) voice.synth = std::make_shared<const VoiceSynth>(config.voice);
+  add_voice_handlers(table, std::move(voice));
+
+  add_react_handlers(table, config.react);
+  add_send_message_handlers(table, config.messages);
+  add_memory_handlers(table, config.memory);
+  ArchiveConfig archive = config.archive;
+  archive.scope = config.memory.scope;
+  add_archive_handlers(table, std::move(archive));
+  add_calculate_handlers(table, config.calculate);
+  add_schedule_handlers(table, config.schedule);
+  add_pages_handlers(table, config.pages);
+  add_command_handlers(table, config.commands);
+
+  add_unavailable(table, "search", "no web search provider is configured");
+  add_unavailable(table, "fetch-page", "page fetching is not available yet");
+  add_unavailable(table, "mcp", "no MCP server is connected");
+  return table;
+}
+
+}  // namespace sigil::actions
