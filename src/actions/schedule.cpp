@@ -60,7 +60,7 @@ std::string_view trim(std::string_view s) {
 }
 
 std::string two(int v) {
-  char buf[8];
+  char buf[16];
   std::snprintf(buf, sizeof buf, "%02d", v);
   return buf;
 }

@@ -46,17 +46,17 @@ class Executor::Impl final : public parse::EventSink {
     Directive directive;
     const spec::ActionSpec* spec = nullptr;  // nullptr: unknown to the registry
     std::shared_ptr<ActionHandler> handler;
-    bool holds = false;       // holds later text until final (see executor.h)
+    bool holds = false;  // holds later text until final (see executor.h)
     bool serial = false;
     std::chrono::milliseconds timeout{0};
-    std::string key;          // exactly-once key, when it ran
+    std::string key;  // exactly-once key, when it ran
 
-    bool final = false;       // entry is settled: deliveries (if any) may go out
-    bool running = false;     // the handler is in run()
-    bool returned = false;    // the handler returned (or threw)
+    bool final = false;     // entry is settled: deliveries (if any) may go out
+    bool running = false;   // the handler is in run()
+    bool returned = false;  // the handler returned (or threw)
     bool timed_out = false;
-    bool emitted = false;     // deliveries handed to the outbox
-    bool stored_ok = false;   // duplicate: the stored result was ok
+    bool emitted = false;    // deliveries handed to the outbox
+    bool stored_ok = false;  // duplicate: the stored result was ok
     SteadyClock::time_point deadline{};
     std::stop_source stop;
 
@@ -85,7 +85,9 @@ class Executor::Impl final : public parse::EventSink {
       for (Slot& s : slots_)
         if (s.running) s.stop.request_stop();
     }
-    cv_.notify_all();
+    work_cv_.notify_all();
+    done_cv_.notify_all();
+    timer_cv_.notify_all();
     for (std::jthread& w : workers_) w.join();
     timer_.join();
   }
@@ -118,8 +120,9 @@ class Executor::Impl final : public parse::EventSink {
     s.timeout = s.spec ? s.spec->timeout : options_.default_timeout;
     if (auto it = options_.timeouts.find(e.action); it != options_.timeouts.end()) s.timeout = it->second;
     const bool result_to_user = s.spec && s.spec->result_to == spec::ResultTo::User;
-    s.holds = result_to_user || std::find(options_.delivering_actions.begin(), options_.delivering_actions.end(),
-                                          e.action) != options_.delivering_actions.end();
+    s.holds = result_to_user ||
+              std::find(options_.delivering_actions.begin(), options_.delivering_actions.end(), e.action) !=
+                  options_.delivering_actions.end();
     if (s.holds) queue_.push_back(Item{{}, s.directive.ordinal, {}});
 
     if (!e.valid) {
@@ -159,7 +162,7 @@ class Executor::Impl final : public parse::EventSink {
     Slot& s = slots_[static_cast<std::size_t>(*pending_inline_)];
     pending_inline_.reset();
     enqueue(s, true);
-    cv_.wait(lock, [&] { return s.final; });
+    done_cv_.wait(lock, [&] { return s.final; });
     if (s.entry.status == ResultStatus::Ok || (s.entry.status == ResultStatus::Duplicate && s.stored_ok))
       return s.entry.message;
     return std::nullopt;
@@ -169,7 +172,7 @@ class Executor::Impl final : public parse::EventSink {
   TurnReport finish() {
     dispatch_pending_inline();
     std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] {
+    done_cv_.wait(lock, [&] {
       return std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.final; });
     });
     flush();
@@ -218,9 +221,12 @@ class Executor::Impl final : public parse::EventSink {
     spec::ResultTo to = s.spec ? s.spec->result_to : spec::ResultTo::ModelOnError;
     bool failed = is_failure(s.entry.status) || (s.entry.status == ResultStatus::Duplicate && !s.stored_ok);
     switch (to) {
-      case spec::ResultTo::Model: return true;
-      case spec::ResultTo::None: return false;
-      default: return failed;
+      case spec::ResultTo::Model:
+        return true;
+      case spec::ResultTo::None:
+        return false;
+      default:
+        return failed;
     }
   }
 
@@ -241,7 +247,7 @@ class Executor::Impl final : public parse::EventSink {
       ready_.push_front(o);
     else
       ready_.push_back(o);
-    cv_.notify_all();
+    work_cv_.notify_one();
   }
 
   // mu_ held. Settles a slot that produced no deliveries.
@@ -250,7 +256,7 @@ class Executor::Impl final : public parse::EventSink {
     s.entry.message = std::move(message);
     s.entry.result = std::move(result);
     s.final = true;
-    cv_.notify_all();
+    done_cv_.notify_all();
   }
 
   // mu_ held.
@@ -333,7 +339,7 @@ class Executor::Impl final : public parse::EventSink {
       queue_.push_back(Item{{}, -1, std::move(s.deliveries)});
       s.deliveries.clear();
     }
-    cv_.notify_all();
+    done_cv_.notify_all();
     flush();
   }
 
@@ -341,7 +347,8 @@ class Executor::Impl final : public parse::EventSink {
   void work() {
     std::unique_lock lock(mu_);
     for (;;) {
-      cv_.wait(lock, [&] { return shutting_down_ || !ready_.empty() || (!serial_busy_ && !serial_.empty()); });
+      work_cv_.wait(lock,
+                    [&] { return shutting_down_ || !ready_.empty() || (!serial_busy_ && !serial_.empty()); });
       if (shutting_down_) return;
       int ordinal;
       bool serial = false;
@@ -357,7 +364,7 @@ class Executor::Impl final : public parse::EventSink {
       run(slots_[static_cast<std::size_t>(ordinal)], lock);
       if (serial) {
         serial_busy_ = false;
-        cv_.notify_all();
+        work_cv_.notify_one();
       }
     }
   }
@@ -411,7 +418,7 @@ class Executor::Impl final : public parse::EventSink {
     std::stop_token token = s.stop.get_token();
     std::shared_ptr<ActionHandler> handler = s.handler;
     Directive directive = s.directive;
-    cv_.notify_all();  // the timer learns the new deadline
+    if (s.deadline < timer_wake_) timer_cv_.notify_one();  // the timer learns an earlier deadline
     lock.unlock();
 
     HandlerResult r;
@@ -448,7 +455,8 @@ class Executor::Impl final : public parse::EventSink {
         if (s.deadline <= now) {
           s.timed_out = true;
           s.stop.request_stop();
-          HandlerResult r = HandlerResult::error("timed out after " + std::to_string(s.timeout.count()) + " ms");
+          HandlerResult r =
+              HandlerResult::error("timed out after " + std::to_string(s.timeout.count()) + " ms");
           to_complete.emplace_back(s.key, stored_result_json(r));
           complete(s, std::move(r), false);
         } else if (!next || s.deadline < *next) {
@@ -462,10 +470,11 @@ class Executor::Impl final : public parse::EventSink {
         lock.lock();
         continue;
       }
+      timer_wake_ = next.value_or(SteadyClock::time_point::max());
       if (next)
-        cv_.wait_until(lock, *next);
+        timer_cv_.wait_until(lock, *next);
       else
-        cv_.wait(lock);
+        timer_cv_.wait(lock);
     }
   }
 
@@ -477,7 +486,10 @@ class Executor::Impl final : public parse::EventSink {
   const ExecOptions options_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
+  // Separate wake-ups, so that one directive does not wake every thread: workers wait for work, finish()
+  // and the inline resolver for results, the timer for an earlier deadline.
+  std::condition_variable work_cv_, done_cv_, timer_cv_;
+  SteadyClock::time_point timer_wake_ = SteadyClock::time_point::max();  // when the timer wakes next
   std::deque<Slot> slots_;  // by ordinal; a deque keeps references stable
   std::deque<Item> queue_;
   std::deque<int> ready_;

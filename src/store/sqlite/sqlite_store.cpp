@@ -542,7 +542,10 @@ Result<std::unique_ptr<Store>> SqliteStore::open(const std::string& path, const 
         sqlite3_close_v2(db);
         return error;
     }
-    std::unique_ptr<SqliteStore> store(new SqliteStore(db, options, random_session()));
+    OpenOptions effective = options;
+    // Nothing to fsync in memory: switching synchronous around each exactly-once write would only cost.
+    if (path == ":memory:" || path.empty()) effective.sync_once_log = false;
+    std::unique_ptr<SqliteStore> store(new SqliteStore(db, effective, random_session()));
     std::lock_guard lock(store->mutex_);
     STORE_TRY(store->configure(path == ":memory:" || path.empty()));
     STORE_TRY(store->migrate(path));
