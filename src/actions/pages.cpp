@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "parse/char_refs.h"
 #include "sigil/text/utf8.h"
 #include "spec/ascii.h"
 
@@ -22,62 +23,6 @@ std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t fro
   for (std::size_t i = from; i + needle.size() <= hay.size(); ++i)
     if (ascii::iequals(hay.substr(i, needle.size()), needle)) return i;
   return std::string_view::npos;
-}
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// The reference at s[0] ('&'): appends what it means and returns its length, or 0 when it is not one we
-// decode (then the '&' stays as written).
-std::size_t decode_entity(std::string_view s, std::string& out) {
-  const auto semi = s.find(';');
-  if (semi == std::string_view::npos || semi < 2 || semi > 10) return 0;
-  const std::string_view name = s.substr(1, semi - 1);
-  if (name[0] == '#') {
-    const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
-    const std::string_view digits = name.substr(hex ? 2 : 1);
-    if (digits.empty()) return 0;
-    std::uint32_t cp = 0;
-    for (char c : digits) {
-      int v;
-      if (c >= '0' && c <= '9') {
-        v = c - '0';
-      } else if (hex && ascii::lower(c) >= 'a' && ascii::lower(c) <= 'f') {
-        v = ascii::lower(c) - 'a' + 10;
-      } else {
-        return 0;
-      }
-      cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(v);
-      if (cp > 0x10FFFF) cp = 0x110000;  // stays out of range, never overflows
-    }
-    append_utf8(out, cp);
-    return semi + 1;
-  }
-  static constexpr std::pair<std::string_view, std::string_view> kNamed[] = {
-      {"amp", "&"}, {"lt", "<"}, {"gt", ">"}, {"quot", "\""}, {"apos", "'"}, {"nbsp", " "}};
-  for (const auto& [n, v] : kNamed) {
-    if (name == n) {
-      out += v;
-      return semi + 1;
-    }
-  }
-  return 0;
 }
 
 std::string_view string_arg(const exec::Directive& d, const char* name) {
@@ -128,16 +73,17 @@ std::string page_title(std::string_view html) {
   const std::size_t close = ifind(html, "</title", gt + 1);
   const std::string_view raw = html.substr(gt + 1, close == std::string_view::npos ? 0 : close - gt - 1);
 
-  std::string decoded;
+  // The parser's character references (spec 2.3), plus &nbsp;, which titles often hold.
+  std::string with_spaces;
   for (std::size_t i = 0; i < raw.size();) {
-    if (raw[i] == '&') {
-      if (const std::size_t n = decode_entity(raw.substr(i), decoded); n > 0) {
-        i += n;
-        continue;
-      }
+    if (raw.substr(i, 6) == "&nbsp;") {
+      with_spaces += ' ';
+      i += 6;
+    } else {
+      with_spaces += raw[i++];
     }
-    decoded += raw[i++];
   }
+  const std::string decoded = parse::decode_char_refs(with_spaces);
   // Whitespace runs (line breaks included: a message is one line) become one space.
   std::string title;
   for (char c : decoded) {

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/temp_dir.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -26,24 +27,7 @@ const store::TimePoint kT0{std::chrono::seconds(1'700'000'000)};
 const store::Scope kAlice{"alice", "conv-1", store::MemoryScope::per_user};
 const store::Scope kBob{"bob", "conv-9", store::MemoryScope::per_user};
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "sigil-sched-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = sigil::test::TempDir;
 
 std::unique_ptr<store::Store> open_store(const std::string& path = ":memory:") {
   auto opened = store::sqlite::SqliteStore::open(path);

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/temp_dir.h"
 #include "sigil/exec/canonical_json.h"
 #include "sigil/parse/parser.h"
 #include "sigil/spec/registry.h"
@@ -35,24 +36,7 @@ std::unique_ptr<store::Store> open_store(const std::string& path = ":memory:") {
   return std::move(opened).value();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "sigil-exec-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = sigil::test::TempDir;
 
 // Waits (bounded) for `pred`, or for a stop request.
 template <class Pred>
@@ -73,7 +57,8 @@ std::string arg(const Directive& d, const char* name) {
 // A registry with two test actions besides the built-ins: `shout` (result_to user) and `quiet` (none).
 spec::Registry test_registry() {
   spec::Registry registry = spec::Registry::builtin();
-  for (auto [name, to] : {std::pair{"shout", spec::ResultTo::User}, std::pair{"quiet", spec::ResultTo::None}}) {
+  for (auto [name, to] :
+       {std::pair{"shout", spec::ResultTo::User}, std::pair{"quiet", spec::ResultTo::None}}) {
     spec::ActionSpec a;
     a.name = name;
     a.summary = "test";
@@ -104,8 +89,9 @@ struct Turn {
   bool needs_model = false;
 };
 
-Turn run_turn(std::string_view reply, const HandlerTable& handlers, store::Store& store, RecordingOutbox& outbox,
-              ExecOptions options = {}, TurnIds ids = kIds, std::function<void()> before_finish = {}) {
+Turn run_turn(std::string_view reply, const HandlerTable& handlers, store::Store& store,
+              RecordingOutbox& outbox, ExecOptions options = {}, TurnIds ids = kIds,
+              std::function<void()> before_finish = {}) {
   options.now = [] { return kT0; };
   Executor ex(registry(), handlers, store, outbox, ids, std::move(options));
   parse::ParserOptions po;
@@ -212,8 +198,9 @@ TEST(ExecConcurrency, ParallelHandlersRunAtTheSameTime) {
     return echo(d, c);
   });
   RecordingOutbox outbox;
-  Turn t = run_turn("<searchArchive>{\"query\":\"a\"}</searchArchive> <searchArchive>{\"query\":\"b\"}</searchArchive>",
-                    handlers, *store, outbox);
+  Turn t = run_turn(
+      "<searchArchive>{\"query\":\"a\"}</searchArchive> <searchArchive>{\"query\":\"b\"}</searchArchive>",
+      handlers, *store, outbox);
   EXPECT_EQ(saw_both.load(), 2);
   ASSERT_EQ(t.report.results.size(), 2u);
   EXPECT_EQ(t.report.results[0].ordinal, 0);
@@ -243,7 +230,8 @@ TEST(ExecConcurrency, SerialActionsNeverOverlapAndRunInReplyOrder) {
     return HandlerResult::ok("ok");
   });
   RecordingOutbox outbox;
-  Turn t = run_turn("[REMEMBER:one] [REMEMBER:two] [REMEMBER:three] [REMEMBER:four]", handlers, *store, outbox);
+  Turn t =
+      run_turn("[REMEMBER:one] [REMEMBER:two] [REMEMBER:three] [REMEMBER:four]", handlers, *store, outbox);
   EXPECT_EQ(max_active.load(), 1);
   EXPECT_EQ(order, (std::vector<std::string>{"one", "two", "three", "four"}));
   ASSERT_EQ(t.report.results.size(), 4u);
@@ -329,8 +317,10 @@ TEST(ExecRefusal, MissingHandlerIsAnError) {
 TEST(ExecRefusal, FailingAndThrowingHandlersAreErrorsThatNeverBlockText) {
   auto store = open_store();
   HandlerTable handlers;
-  handlers.add("command", [](const Directive&, ActionContext&) { return HandlerResult::error("no such command"); });
-  handlers.add("react", [](const Directive&, ActionContext&) -> HandlerResult { throw std::runtime_error("boom"); });
+  handlers.add("command",
+               [](const Directive&, ActionContext&) { return HandlerResult::error("no such command"); });
+  handlers.add("react",
+               [](const Directive&, ActionContext&) -> HandlerResult { throw std::runtime_error("boom"); });
   RecordingOutbox outbox;
   Turn t = run_turn("A [COMMAND:deploy] B <react emoji=\"x\"/> C", handlers, *store, outbox);
   ASSERT_EQ(t.report.results.size(), 2u);
@@ -358,7 +348,8 @@ TEST(ExecOnce, SecondRunOfTheSameTurnIsDuplicateWithoutDeliveries) {
     return send_file(d, c);
   });
   const std::string reply =
-      "Hi <react emoji=\"x\"/> <searchArchive>{\"query\":\"tea\"}</searchArchive> <send-file path=\"/a.png\"/> bye";
+      "Hi <react emoji=\"x\"/> <searchArchive>{\"query\":\"tea\"}</searchArchive> <send-file "
+      "path=\"/a.png\"/> bye";
   RecordingOutbox first;
   Turn t1 = run_turn(reply, handlers, *store, first);
   EXPECT_EQ(calls.load(), 3);
@@ -426,7 +417,8 @@ TEST(ExecOnce, IdenticalAttachmentsAreDeliveredOnce) {
   HandlerTable handlers;
   handlers.add("send-file", send_file);
   RecordingOutbox outbox;
-  Turn t = run_turn("<send-file path=\"/a.png\"/> and <send-file path=\"/b.png\"/>", handlers, *store, outbox);
+  Turn t =
+      run_turn("<send-file path=\"/a.png\"/> and <send-file path=\"/b.png\"/>", handlers, *store, outbox);
   int files = 0;
   for (const Delivery& d : outbox.ops())
     if (d.op == Op::File) ++files;
@@ -441,11 +433,14 @@ TEST(ExecOnce, IdenticalAttachmentsAreDeliveredOnce) {
 TEST(ExecModel, ResultToDecidesWhatGoesToTheModel) {
   auto store = open_store();
   HandlerTable handlers;
-  handlers.add("searchArchive", echo);                                                    // model, ok
-  handlers.add("remember", [](const Directive&, ActionContext&) { return HandlerResult::ok("stored"); });  // ok
+  handlers.add("searchArchive", echo);  // model, ok
+  handlers.add("remember",
+               [](const Directive&, ActionContext&) { return HandlerResult::ok("stored"); });  // ok
   handlers.add("command", [](const Directive&, ActionContext&) { return HandlerResult::error("unknown"); });
-  handlers.add("shout", [](const Directive& d, ActionContext&) { return HandlerResult::ok(arg(d, "text") + "!"); });
-  handlers.add("quiet", [](const Directive&, ActionContext&) { return HandlerResult::error("hidden failure"); });
+  handlers.add("shout",
+               [](const Directive& d, ActionContext&) { return HandlerResult::ok(arg(d, "text") + "!"); });
+  handlers.add("quiet",
+               [](const Directive&, ActionContext&) { return HandlerResult::error("hidden failure"); });
   RecordingOutbox outbox;
   Turn t = run_turn(
       "Start <searchArchive>{\"query\":\"q\"}</searchArchive> [REMEMBER:tea] [COMMAND:x] <shout>hey</shout> "
@@ -495,7 +490,8 @@ TEST(ExecInline, CalculateResultStandsWhereTheDirectiveStood) {
 TEST(ExecInline, FailedCalculationIsTidiedAndReported) {
   auto store = open_store();
   HandlerTable handlers;
-  handlers.add("calculate", [](const Directive&, ActionContext&) { return HandlerResult::error("division by zero"); });
+  handlers.add("calculate",
+               [](const Directive&, ActionContext&) { return HandlerResult::error("division by zero"); });
   RecordingOutbox outbox;
   Turn t = run_turn("Total: [CALCULATE:1/0] USD", handlers, *store, outbox);
   EXPECT_EQ(all_text(outbox), "Total: USD");
@@ -519,7 +515,8 @@ TEST(ExecReport, JsonShape) {
   handlers.add("react", react);
   handlers.add("send-file", send_file);
   RecordingOutbox outbox;
-  Turn t = run_turn("A <react emoji=\"x\"/> B <send-file path=\"/a.png\" caption=\"c\"/>", handlers, *store, outbox);
+  Turn t = run_turn("A <react emoji=\"x\"/> B <send-file path=\"/a.png\" caption=\"c\"/>", handlers, *store,
+                    outbox);
   boost::json::value expected = boost::json::parse(R"({
     "deliveries":[{"op":"text","text":"A"},{"op":"reaction","emoji":"x","message":""},{"op":"text","text":" B"},
                   {"op":"file","path":"/a.png","kind":"image","caption":"c","sha256":"same-bytes"}],

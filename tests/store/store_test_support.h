@@ -12,30 +12,11 @@
 
 #include "sigil/store/store.h"
 #include "store/sqlite/sqlite_store.h"
+#include "../support/temp_dir.h"
 
 namespace sigil::store::testing {
 
-// A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "sigil-store-XXXXXX").string();
-        if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::filesystem::path& path() const { return path_; }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    std::filesystem::path path_;
-};
+using TempDir = sigil::test::TempDir;
 
 // 2023-11-14 22:13:20 UTC: tests never read the clock.
 inline const TimePoint kT0{std::chrono::seconds(1'700'000'000)};
