@@ -1,0 +1,153 @@
+// The turn loop (architecture: agent/): history, the system prompt with the action docs, model call ->
+// parse -> execute -> deliver, again while results must go back to the model, up to a cap (spec 12.5).
+//
+// What it promises:
+// - One Agent per process serves many conversations at once; every public method is thread-safe.
+//   No thread per turn: the model client's callbacks drive a turn. The parser and the executor run on the
+//   client's callback thread; executor.finish() (waiting for handlers) blocks that thread briefly.
+// - A turn: the user's message is appended to the history; each model call sends the system message
+//   (intro + prompt_section) and the last `history_messages` stored messages; the reply streams into a
+//   fresh Parser whose sink is a fresh Executor; the observer gets clean text as the parser releases it
+//   and deliveries in reply order. After the reply the assistant's clean text is appended to the history.
+//   When the executor (or a native tool call) has results for the model, they are appended to the history
+//   as a "user" message and the model is called again, at most max_model_calls times per turn; past that
+//   the turn ends with a `loop-limit` diagnostic.
+// - Exactly once across the calls of one turn: call 1 runs as turn id T, call n > 1 as "T#n", so
+//   directives of different calls never share an exactly-once key, and a replayed turn (same T) reuses
+//   its stored results.
+// - Native tool calls run the same handlers through the same Executor (same exactly-once path): the
+//   arguments are validated by the registry like a JSON body of the action's tag. An unknown or denied
+//   tool name, or an action without a tag spelling, is reported to the model as an error line.
+//   Tool results go back as lines of the same "user" results message, not as role "tool" messages.
+// - finish_reason length (and content_filter) finish the parser with FinishReason::Length: a directive
+//   left unclosed is not run (spec 11.6). A model error or cancellation also finishes the parser with
+//   Length (what was delivered stays), ends the turn with the error in the summary, and is not retried.
+// - on_turn_end is called exactly once per started turn, last, on the client's thread.
+// - The destructor cancels open model calls and waits until every turn has ended.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/exec/executor.h"
+#include "sigil/exec/handler.h"
+#include "sigil/exec/turn_report.h"
+#include "sigil/model/client.h"
+#include "sigil/spec/registry.h"
+#include "sigil/store/store.h"
+
+namespace sigil::agent {
+
+struct AgentConfig {
+  std::string system_prompt_intro;
+  int max_model_calls = 6;            // per inbound message (12.5)
+  std::size_t history_messages = 20;  // stored messages sent with each call (the new one included)
+  bool say_mode = false;
+  std::vector<std::string> denied_actions;  // canonical names: not taught, not parsed as valid, no tools
+  bool native_tools = true;                 // send tool_schemas() with each request
+  std::string model;                        // empty: the client's default
+  std::optional<int> max_tokens;
+  std::optional<double> temperature;
+  exec::ExecOptions exec;  // workers, clock, time-outs, services for the executors
+};
+
+struct TurnInput {
+  std::string user;
+  std::string conversation;
+  std::string text;
+  std::string turn_id;  // empty: generated
+};
+
+enum class TurnStatus : unsigned char {
+  Ok,          // the last reply needed no further model call
+  LoopLimit,   // max_model_calls reached while results were still waiting for the model
+  ModelError,  // the model call failed (or was cancelled); no retry
+  StoreError,  // the history could not be read or written
+};
+std::string_view to_string(TurnStatus status);
+
+struct ModelCallReport {
+  int call = 0;              // 1-based
+  std::string exec_turn_id;  // the turn id the executor used (T or T#n)
+  model::FinishReason finish = model::FinishReason::stop;
+  std::string error;                    // the model's error line, when finish == error
+  exec::TurnReport report;              // deliveries and directive results of this reply
+  std::string model_message;            // what went back to the model (empty: nothing)
+  std::vector<std::string> tool_calls;  // native tool names called, in order
+};
+
+struct TurnSummary {
+  std::string turn_id;
+  std::vector<ModelCallReport> calls;
+  TurnStatus status = TurnStatus::Ok;
+  std::vector<std::string> diagnostics;  // one line each: "loop-limit: …", "model-error: …", "store: …"
+};
+
+// Receives a turn's output. Called from the model client's thread; one call at a time per turn.
+class TurnObserver {
+ public:
+  virtual ~TurnObserver() = default;
+  virtual void on_text(std::string_view text) = 0;               // clean visible text, in order
+  virtual void on_delivery(const exec::Delivery& delivery) = 0;  // files, voice, reactions, texts
+  virtual void on_model_call(int /*n*/) {}                       // before call n (1-based) starts
+  virtual void on_turn_end(const TurnSummary& summary) = 0;
+};
+
+class Agent {
+ public:
+  // Everything passed in must outlive the Agent.
+  Agent(const spec::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
+        model::ModelClient& client, AgentConfig config = {});
+  // Cancels open model calls and waits for every turn's on_turn_end.
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Starts a turn and returns its id at once. The observer may be null.
+  std::string start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer);
+
+  // A due scheduled task as a turn: the user text is "[scheduled task <id>] <message>", in the task's
+  // scope, with `turn_id` (Scheduler::turn_id). Returns true (the turn was started): usable in a
+  // Scheduler::FireFn.
+  bool fire_task(const store::ScheduledTask& task, const std::string& turn_id,
+                 std::shared_ptr<TurnObserver> observer);
+
+  // Cancels the open model call of a turn (it then ends with ModelError "cancelled"). False when unknown.
+  bool cancel(const std::string& turn_id);
+
+  // Blocks until no turn is running.
+  void wait_idle();
+  std::size_t active_turns() const;
+
+  // The system message sent with every request.
+  const std::string& system_message() const { return system_message_; }
+
+ private:
+  class Turn;
+  friend class Turn;
+  void turn_ended(std::uint64_t serial);
+
+  const spec::Registry& registry_;
+  const exec::HandlerTable& handlers_;
+  store::Store& store_;
+  model::ModelClient& client_;
+  AgentConfig config_;
+  std::string system_message_;
+  boost::json::array tools_;
+
+  mutable std::mutex mu_;
+  std::condition_variable idle_;
+  std::uint64_t next_serial_ = 0;
+  std::map<std::uint64_t, std::shared_ptr<Turn>> turns_;  // by start order: turn ids may repeat
+};
+
+}  // namespace sigil::agent

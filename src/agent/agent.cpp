@@ -1,0 +1,409 @@
+#include "sigil/agent/agent.h"
+
+#include <boost/json/parse.hpp>
+#include <chrono>
+#include <random>
+#include <utility>
+
+#include "sigil/parse/parser.h"
+#include "sigil/spec/prompt_doc.h"
+#include "sigil/spec/tool_schema.h"
+
+namespace sigil::agent {
+namespace {
+
+std::string new_turn_id() {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return "turn-" + std::to_string(ms) + "-" + std::to_string(rng() % 1'000'000);
+}
+
+// 11.6: only a reply that ended on its own may run a directive left open at its end.
+parse::FinishReason parser_finish(model::FinishReason reason) {
+  switch (reason) {
+    case model::FinishReason::stop:
+    case model::FinishReason::tool_calls:
+      return parse::FinishReason::Stop;
+    default:
+      return parse::FinishReason::Length;
+  }
+}
+
+// The tag spelling a native tool call is validated as: one without presets first (a preset would fix
+// arguments the tool schema does not show), else any tag spelling; -1 when the action has none.
+int tool_spelling(const spec::Registry& registry, const std::string& action) {
+  int fallback = -1;
+  for (int index : registry.spellings_of(action)) {
+    const spec::Spelling& s = registry.spelling_spec(index);
+    if (s.dialect != spec::Dialect::Tag) continue;
+    if (s.presets.empty()) return index;
+    if (fallback < 0) fallback = index;
+  }
+  return fallback;
+}
+
+}  // namespace
+
+std::string_view to_string(TurnStatus status) {
+  switch (status) {
+    case TurnStatus::Ok:
+      return "ok";
+    case TurnStatus::LoopLimit:
+      return "loop-limit";
+    case TurnStatus::ModelError:
+      return "model-error";
+    case TurnStatus::StoreError:
+      return "store-error";
+  }
+  return "?";
+}
+
+// One turn: a chain of model calls, each with its own Parser and Executor. Its state is touched by one
+// thread at a time (the caller of begin(), then the client's callbacks, one call after another); only the
+// open call handle is shared with cancel(), under mu_.
+class Agent::Turn : public std::enable_shared_from_this<Turn> {
+ public:
+  Turn(Agent& agent, std::uint64_t serial, TurnInput input, std::shared_ptr<TurnObserver> observer)
+      : agent_(agent), serial_(serial), input_(std::move(input)), observer_(std::move(observer)) {
+    summary_.turn_id = input_.turn_id;
+  }
+
+  const std::string& id() const { return input_.turn_id; }
+
+  void begin() {
+    const store::TimePoint now = agent_.config_.exec.now();
+    auto appended = agent_.store_.append_message(scope(), "user", input_.text, input_.turn_id, now);
+    if (!appended) {
+      summary_.diagnostics.push_back("store: cannot append the user message: " + appended.error());
+      end(TurnStatus::StoreError);
+      return;
+    }
+    start_call();
+  }
+
+  void cancel() {
+    std::shared_ptr<model::Call> call;
+    {
+      std::lock_guard lock(mu_);
+      cancelled_ = true;
+      call = call_;
+    }
+    if (call) call->cancel();
+  }
+
+ private:
+  // The observer's side of the executor: clean text and deliveries go straight on; text is also kept
+  // for the history.
+  class ObserverOutbox final : public exec::Outbox {
+   public:
+    explicit ObserverOutbox(TurnObserver* observer) : observer_(observer) {}
+    void text(std::string_view text) override {
+      clean_.append(text);
+      if (observer_ != nullptr) observer_->on_text(text);
+    }
+    void deliver(const exec::Delivery& delivery) override {
+      if (observer_ != nullptr) observer_->on_delivery(delivery);
+    }
+    void end() override {}  // one model call's output ends, not the turn's
+    const std::string& clean() const { return clean_; }
+
+   private:
+    TurnObserver* observer_;
+    std::string clean_;
+  };
+
+  class Sink final : public model::StreamSink {
+   public:
+    explicit Sink(std::shared_ptr<Turn> turn) : turn_(std::move(turn)) {}
+    void on_text(std::string_view delta) override { turn_->on_text(delta); }
+    void on_tool_call(const model::ToolCall& call) override { turn_->on_tool_call(call); }
+    void on_done(const model::Outcome& outcome) override { turn_->on_done(outcome); }
+
+   private:
+    std::shared_ptr<Turn> turn_;
+  };
+
+  // Members are destroyed bottom-up: the parser (which feeds the executor) before the executor, the
+  // executor (which writes to the outbox) before the outbox.
+  struct Call {
+    ObserverOutbox outbox;
+    std::unique_ptr<exec::Executor> executor;
+    std::unique_ptr<parse::Parser> parser;
+    std::vector<std::string> tool_errors;  // lines for the model about tool calls that could not run
+    std::vector<std::string> tool_names;
+    explicit Call(TurnObserver* observer) : outbox(observer) {}
+  };
+
+  store::Scope scope() const { return {input_.user, input_.conversation, store::MemoryScope::per_user}; }
+
+  spec::PromptOptions prompt_options() const {
+    spec::PromptOptions o;
+    o.denied = agent_.config_.denied_actions;
+    o.say_mode = agent_.config_.say_mode;
+    return o;
+  }
+
+  void start_call() {
+    bool cancelled = false;
+    {
+      std::lock_guard lock(mu_);
+      cancelled = cancelled_;
+    }
+    if (cancelled) {
+      summary_.diagnostics.push_back("model-error: cancelled");
+      end(TurnStatus::ModelError);
+      return;
+    }
+    ++calls_;
+    const AgentConfig& config = agent_.config_;
+    model::ChatRequest request;
+    request.model = config.model;
+    request.max_tokens = config.max_tokens;
+    request.temperature = config.temperature;
+    request.tools = agent_.tools_;
+    request.messages.push_back({"system", agent_.system_message_, {}, {}});
+    auto history = agent_.store_.recent_messages(scope(), config.history_messages);
+    if (!history) {
+      summary_.diagnostics.push_back("store: cannot read the history: " + history.error());
+      end(TurnStatus::StoreError);
+      return;
+    }
+    for (const store::Message& m : *history) {
+      // Only user and assistant turns are stored by the loop; anything else is shown as the user's, so a
+      // stray role never makes the provider refuse the request.
+      request.messages.push_back({m.role == "assistant" ? "assistant" : "user", m.text, {}, {}});
+    }
+
+    call_state_ = std::make_unique<Call>(observer_.get());
+    exec::TurnIds ids{input_.user, input_.conversation,
+                      calls_ == 1 ? input_.turn_id : input_.turn_id + "#" + std::to_string(calls_)};
+    exec_turn_id_ = ids.turn;
+    call_state_->executor = std::make_unique<exec::Executor>(
+        agent_.registry_, agent_.handlers_, agent_.store_, call_state_->outbox, ids, config.exec);
+    parse::ParserOptions po;
+    po.say_mode = config.say_mode;
+    po.denied_actions = config.denied_actions;
+    po.inline_resolver = call_state_->executor->inline_resolver();
+    call_state_->parser =
+        std::make_unique<parse::Parser>(agent_.registry_, call_state_->executor->sink(), po);
+
+    if (observer_) observer_->on_model_call(calls_);
+    auto handle = agent_.client_.start(std::move(request), std::make_shared<Sink>(shared_from_this()));
+    std::shared_ptr<model::Call> cancel_now;
+    {
+      std::lock_guard lock(mu_);
+      call_ = handle;
+      if (cancelled_) cancel_now = handle;
+    }
+    if (cancel_now) cancel_now->cancel();
+  }
+
+  void on_text(std::string_view delta) {
+    if (call_state_) call_state_->parser->feed(delta);
+  }
+
+  // A native tool call: validated like a JSON body of the action's tag and handed to the same executor,
+  // so it gets an ordinal, an exactly-once key and the action's result_to rule like written markup.
+  void on_tool_call(const model::ToolCall& tool) {
+    if (!call_state_) return;
+    const spec::Registry& registry = agent_.registry_;
+    call_state_->tool_names.push_back(tool.name);
+    std::optional<std::string> action;
+    if (agent_.config_.native_tools)
+      action = spec::action_for_tool_name(registry, prompt_options(), tool.name);
+    if (!action) {
+      call_state_->tool_errors.push_back("tool " + tool.name +
+                                         ": error: no such tool here; use one of the tools listed");
+      return;
+    }
+    const int spelling = tool_spelling(registry, *action);
+    if (spelling < 0) {
+      call_state_->tool_errors.push_back("tool " + tool.name + ": error: " + *action +
+                                         " cannot be called as a tool; write its markup instead");
+      return;
+    }
+    parse::Body body;
+    boost::system::error_code ec;
+    boost::json::value args =
+        boost::json::parse(tool.arguments_json.empty() ? std::string_view("{}") : tool.arguments_json, ec);
+    if (ec) {
+      body.kind = parse::Body::Kind::JsonError;
+      body.error = ec.message();
+    } else {
+      body.kind = parse::Body::Kind::Json;
+      body.json = std::move(args);
+    }
+    parse::Validated validated = registry.validate_tag(spelling, {}, body);
+    parse::DirectiveEvent event;
+    event.action = *action;
+    event.args = std::move(validated.args);
+    event.valid = validated.valid;
+    event.error = std::move(validated.error);
+    event.spelling = spelling;
+    event.clean_offset = call_state_->outbox.clean().size();
+    call_state_->executor->sink().on_directive(event);
+  }
+
+  void on_done(const model::Outcome& outcome) {
+    {
+      std::lock_guard lock(mu_);
+      call_.reset();
+    }
+    if (!call_state_) return;
+    call_state_->parser->finish(parser_finish(outcome.finish));
+    ModelCallReport report;
+    report.call = calls_;
+    report.exec_turn_id = exec_turn_id_;
+    report.finish = outcome.finish;
+    report.error = outcome.error;
+    report.report = call_state_->executor->finish();
+    report.tool_calls = std::move(call_state_->tool_names);
+    std::string results = call_state_->executor->model_message();
+    for (const std::string& line : call_state_->tool_errors) {
+      if (!results.empty() && results.back() != '\n') results += '\n';
+      results += line;
+    }
+    // One message, no trailing line break: it is stored and matched as written.
+    while (!results.empty() && (results.back() == '\n' || results.back() == '\r')) results.pop_back();
+    const std::string clean = call_state_->outbox.clean();
+    call_state_->parser.reset();
+    call_state_->executor.reset();
+    call_state_.reset();
+
+    const store::TimePoint now = agent_.config_.exec.now();
+    if (!clean.empty()) {
+      auto appended = agent_.store_.append_message(scope(), "assistant", clean, input_.turn_id, now);
+      if (!appended) summary_.diagnostics.push_back("store: cannot append the reply: " + appended.error());
+    }
+
+    if (outcome.finish == model::FinishReason::error || outcome.finish == model::FinishReason::cancelled) {
+      summary_.calls.push_back(std::move(report));
+      summary_.diagnostics.push_back("model-error: " + (outcome.finish == model::FinishReason::cancelled
+                                                            ? std::string("cancelled")
+                                                            : outcome.error));
+      end(TurnStatus::ModelError);
+      return;
+    }
+    const bool again = !results.empty();
+    if (again) report.model_message = results;
+    summary_.calls.push_back(std::move(report));
+    if (!again) {
+      end(TurnStatus::Ok);
+      return;
+    }
+    if (calls_ >= agent_.config_.max_model_calls) {
+      summary_.diagnostics.push_back("loop-limit: " + std::to_string(calls_) +
+                                     " model calls for one message; results of the last reply not sent");
+      end(TurnStatus::LoopLimit);
+      return;
+    }
+    auto appended = agent_.store_.append_message(scope(), "user", results, input_.turn_id, now);
+    if (!appended) {
+      summary_.diagnostics.push_back("store: cannot append the results: " + appended.error());
+      end(TurnStatus::StoreError);
+      return;
+    }
+    start_call();
+  }
+
+  void end(TurnStatus status) {
+    summary_.status = status;
+    if (observer_) observer_->on_turn_end(summary_);
+    observer_.reset();
+    // Last: after this the Agent may be gone.
+    agent_.turn_ended(serial_);
+  }
+
+  Agent& agent_;
+  const std::uint64_t serial_;
+  TurnInput input_;
+  std::shared_ptr<TurnObserver> observer_;
+  TurnSummary summary_;
+  int calls_ = 0;
+  std::string exec_turn_id_;
+  std::unique_ptr<Call> call_state_;
+
+  std::mutex mu_;
+  std::shared_ptr<model::Call> call_;
+  bool cancelled_ = false;
+};
+
+Agent::Agent(const spec::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
+             model::ModelClient& client, AgentConfig config)
+    : registry_(registry), handlers_(handlers), store_(store), client_(client), config_(std::move(config)) {
+  spec::PromptOptions options;
+  options.denied = config_.denied_actions;
+  options.say_mode = config_.say_mode;
+  system_message_ = config_.system_prompt_intro;
+  const std::string section = spec::prompt_section(registry_, options);
+  if (!system_message_.empty() && !section.empty()) system_message_ += "\n\n";
+  system_message_ += section;
+  if (config_.native_tools) tools_ = spec::tool_schemas(registry_, options);
+}
+
+Agent::~Agent() {
+  std::vector<std::shared_ptr<Turn>> open;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [serial, turn] : turns_) open.push_back(turn);
+  }
+  for (auto& turn : open) turn->cancel();
+  wait_idle();
+}
+
+std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer) {
+  if (input.turn_id.empty()) input.turn_id = new_turn_id();
+  std::string id = input.turn_id;
+  std::shared_ptr<Turn> turn;
+  {
+    std::lock_guard lock(mu_);
+    const std::uint64_t serial = next_serial_++;
+    turn = std::make_shared<Turn>(*this, serial, std::move(input), std::move(observer));
+    turns_.emplace(serial, turn);
+  }
+  turn->begin();
+  return id;
+}
+
+bool Agent::fire_task(const store::ScheduledTask& task, const std::string& turn_id,
+                      std::shared_ptr<TurnObserver> observer) {
+  TurnInput input;
+  input.user = task.scope.user_id;
+  input.conversation = task.scope.conversation_id;
+  input.text = "[scheduled task " + task.id + "] " + task.message;
+  input.turn_id = turn_id;
+  start_turn(std::move(input), std::move(observer));
+  return true;
+}
+
+bool Agent::cancel(const std::string& turn_id) {
+  std::vector<std::shared_ptr<Turn>> found;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [serial, turn] : turns_)
+      if (turn->id() == turn_id) found.push_back(turn);
+  }
+  for (auto& turn : found) turn->cancel();
+  return !found.empty();
+}
+
+void Agent::turn_ended(std::uint64_t serial) {
+  std::lock_guard lock(mu_);
+  turns_.erase(serial);
+  // Notified under the lock: a waiter in ~Agent may destroy the condition variable as soon as it wakes.
+  idle_.notify_all();
+}
+
+void Agent::wait_idle() {
+  std::unique_lock lock(mu_);
+  idle_.wait(lock, [this] { return turns_.empty(); });
+}
+
+std::size_t Agent::active_turns() const {
+  std::lock_guard lock(mu_);
+  return turns_.size();
+}
+
+}  // namespace sigil::agent

@@ -1,0 +1,418 @@
+#include "sigil/agent/agent.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sigil/actions/scheduler.h"
+#include "sigil/model/openai.h"
+#include "sigil/model/replay.h"
+#include "sigil/spec/registry.h"
+#include "store/store_test_support.h"
+#include "support/fake_openai_server.h"
+
+namespace sigil::agent {
+namespace {
+
+using namespace std::chrono_literals;
+using exec::Delivery;
+using sigil::testing::FakeOpenAiServer;
+using sigil::testing::FakeResponse;
+using store::testing::TempDir;
+
+// Records what a turn showed, in order; consecutive text pieces merge.
+class RecordingObserver final : public TurnObserver {
+ public:
+  void on_text(std::string_view text) override {
+    std::lock_guard lock(mu_);
+    pieces_.emplace_back(text);
+    if (!ops_.empty() && ops_.back().op == Delivery::Op::Text && merge_) {
+      ops_.back().text.append(text);
+    } else {
+      Delivery d;
+      d.text = std::string(text);
+      ops_.push_back(std::move(d));
+    }
+    merge_ = true;
+  }
+  void on_delivery(const Delivery& delivery) override {
+    std::lock_guard lock(mu_);
+    ops_.push_back(delivery);
+    merge_ = false;
+  }
+  void on_model_call(int n) override {
+    std::lock_guard lock(mu_);
+    calls_.push_back(n);
+  }
+  void on_turn_end(const TurnSummary& summary) override {
+    ++ends_;
+    done_.set_value(summary);
+  }
+
+  TurnSummary wait() {
+    auto future = done_.get_future();
+    if (future.wait_for(20s) != std::future_status::ready) {
+      ADD_FAILURE() << "the turn did not end";
+      return {};
+    }
+    return future.get();
+  }
+  std::string text() const {
+    std::lock_guard lock(mu_);
+    std::string all;
+    for (const auto& p : pieces_) all += p;
+    return all;
+  }
+  std::vector<Delivery> ops() const {
+    std::lock_guard lock(mu_);
+    return ops_;
+  }
+  std::vector<int> calls() const {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
+  int ends() const { return ends_; }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> pieces_;
+  std::vector<Delivery> ops_;
+  std::vector<int> calls_;
+  bool merge_ = false;
+  std::atomic<int> ends_{0};
+  std::promise<TurnSummary> done_;
+};
+
+class AgentTest : public ::testing::Test {
+ protected:
+  AgentTest() : registry_(spec::Registry::builtin()) {
+    store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
+    handlers_.add("searchArchive", [this](const exec::Directive& d, exec::ActionContext&) {
+      ++searches_;
+      return exec::HandlerResult::ok("1 hit for " + std::string(d.args.at("query").as_string()) +
+                                     ": green tea notes");
+    });
+    handlers_.add("react", [](const exec::Directive& d, exec::ActionContext&) {
+      exec::HandlerResult r = exec::HandlerResult::ok("reacted");
+      Delivery reaction;
+      reaction.op = Delivery::Op::Reaction;
+      reaction.emoji = std::string(d.args.at("emoji").as_string());
+      r.deliveries.push_back(std::move(reaction));
+      return r;
+    });
+  }
+
+  std::unique_ptr<model::ModelClient> openai(const FakeOpenAiServer& server) {
+    model::OpenAiConfig config;
+    config.base_url = server.base_url();
+    config.api_key = "sk-test";
+    config.model = "fake-model";
+    config.connect_timeout = 5s;
+    config.first_byte_timeout = 5s;
+    config.idle_timeout = 5s;
+    config.total_timeout = 30s;
+    config.backoff_base = 10ms;
+    config.backoff_cap = 50ms;
+    return model::make_openai_client(config);
+  }
+
+  std::unique_ptr<model::ModelClient> replay(const std::vector<std::string>& lines) {
+    const std::string path = dir_.file("replay-" + std::to_string(replays_++) + ".jsonl");
+    std::ofstream file(path);
+    for (const auto& line : lines) file << line << '\n';
+    file.close();
+    model::ReplayConfig config;
+    config.path = path;
+    config.tokens_per_second = 0;
+    return model::make_replay_client(config);
+  }
+
+  std::vector<store::Message> history(const std::string& conversation = "c1") {
+    auto messages = store_->recent_messages({"u1", conversation, store::MemoryScope::per_user}, 50);
+    EXPECT_TRUE(messages.ok());
+    return messages.ok() ? *messages : std::vector<store::Message>{};
+  }
+
+  static TurnInput input(std::string text, std::string turn = "t1") {
+    return TurnInput{"u1", "c1", std::move(text), std::move(turn)};
+  }
+
+  TempDir dir_;
+  spec::Registry registry_;
+  std::unique_ptr<store::Store> store_;
+  exec::HandlerTable handlers_;
+  std::atomic<int> searches_{0};
+  int replays_ = 0;
+};
+
+TEST_F(AgentTest, PlainReplyStreamsCleanTextAndLandsInHistory) {
+  FakeOpenAiServer server;
+  server.enqueue(FakeResponse::text_stream({"Hello ", "there, ", "friend."}));
+  auto client = openai(server);
+  AgentConfig config;
+  config.system_prompt_intro = "You are a test bot.";
+  Agent agent(registry_, handlers_, *store_, *client, config);
+  auto observer = std::make_shared<RecordingObserver>();
+  EXPECT_EQ(agent.start_turn(input("hi"), observer), "t1");
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  EXPECT_EQ(summary.turn_id, "t1");
+  ASSERT_EQ(summary.calls.size(), 1u);
+  EXPECT_TRUE(summary.diagnostics.empty());
+  EXPECT_EQ(observer->text(), "Hello there, friend.");
+  EXPECT_EQ(observer->calls(), std::vector<int>{1});
+  EXPECT_EQ(observer->ends(), 1);
+
+  auto h = history();
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].role, "user");
+  EXPECT_EQ(h[0].text, "hi");
+  EXPECT_EQ(h[1].role, "assistant");
+  EXPECT_EQ(h[1].text, "Hello there, friend.");
+  EXPECT_EQ(h[1].turn_id, "t1");
+
+  // The request: system message (intro + the action docs), the history, and the tools.
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const auto& messages = requests[0].json.at("messages").as_array();
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0].at("role").as_string(), "system");
+  const std::string system(messages[0].at("content").as_string());
+  EXPECT_EQ(system.rfind("You are a test bot.", 0), 0u);
+  EXPECT_NE(system.find("searchArchive"), std::string::npos);
+  EXPECT_EQ(messages[1].at("content").as_string(), "hi");
+  EXPECT_FALSE(requests[0].json.at("tools").as_array().empty());
+}
+
+TEST_F(AgentTest, ResultsGoBackToTheModelAndTheSecondReplyIsDelivered) {
+  FakeOpenAiServer server;
+  server.enqueue(
+      FakeResponse::text_stream({"Let me look. <searchArch", "ive>{\"query\":\"tea\"}</searchArchive>"}));
+  server.enqueue(FakeResponse::text_stream({"You wrote about ", "green tea."}));
+  auto client = openai(server);
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("what did I say about tea?"), observer);
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  ASSERT_EQ(summary.calls.size(), 2u);
+  EXPECT_EQ(summary.calls[0].exec_turn_id, "t1");
+  EXPECT_EQ(summary.calls[1].exec_turn_id, "t1#2");
+  EXPECT_EQ(summary.calls[0].model_message, "[1] searchArchive: ok: 1 hit for tea: green tea notes");
+  EXPECT_TRUE(summary.calls[1].model_message.empty());
+  EXPECT_EQ(searches_.load(), 1);
+  EXPECT_EQ(observer->calls(), (std::vector<int>{1, 2}));
+  const std::string text = observer->text();
+  EXPECT_NE(text.find("Let me look."), std::string::npos);
+  EXPECT_NE(text.find("You wrote about green tea."), std::string::npos);
+  EXPECT_EQ(text.find('<'), std::string::npos) << text;
+
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  const std::string second = boost::json::serialize(requests[1].json.at("messages"));
+  EXPECT_NE(second.find("[1] searchArchive: ok: 1 hit for tea: green tea notes"), std::string::npos)
+      << second;
+
+  auto h = history();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[1].role, "assistant");
+  EXPECT_EQ(h[2].role, "user");
+  EXPECT_EQ(h[2].text, "[1] searchArchive: ok: 1 hit for tea: green tea notes");
+  EXPECT_EQ(h[3].text, "You wrote about green tea.");
+}
+
+TEST_F(AgentTest, LoopCapEndsWithLoopLimit) {
+  auto client = replay({R"({"reply": "Again <searchArchive>{\"query\":\"tea\"}</searchArchive>"})"});
+  AgentConfig config;
+  config.max_model_calls = 3;
+  Agent agent(registry_, handlers_, *store_, *client, config);
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("loop"), observer);
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+
+  EXPECT_EQ(summary.status, TurnStatus::LoopLimit);
+  EXPECT_EQ(summary.calls.size(), 3u);
+  EXPECT_EQ(observer->calls(), (std::vector<int>{1, 2, 3}));
+  // Each call has its own exactly-once turn id, so the same directive runs once per call.
+  EXPECT_EQ(searches_.load(), 3);
+  ASSERT_EQ(summary.diagnostics.size(), 1u);
+  EXPECT_EQ(summary.diagnostics[0].rfind("loop-limit: 3 model calls", 0), 0u) << summary.diagnostics[0];
+  EXPECT_EQ(observer->ends(), 1);
+}
+
+TEST_F(AgentTest, ModelErrorMidStreamKeepsTextAndEndsTheTurn) {
+  FakeOpenAiServer server;
+  auto response = FakeResponse::text_stream({"Hello ", "there, ", "this never ends"});
+  response.close_after_bytes = response.body.find("this never");
+  server.enqueue(response);
+  auto client = openai(server);
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hi"), observer);
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+
+  EXPECT_EQ(summary.status, TurnStatus::ModelError);
+  ASSERT_EQ(summary.calls.size(), 1u);
+  EXPECT_EQ(summary.calls[0].finish, model::FinishReason::error);
+  ASSERT_EQ(summary.diagnostics.size(), 1u);
+  EXPECT_EQ(summary.diagnostics[0].rfind("model-error: ", 0), 0u);
+  EXPECT_EQ(observer->text().rfind("Hello there,", 0), 0u) << observer->text();
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+TEST_F(AgentTest, ModelErrorFromReplay) {
+  auto client = replay({R"({"reply": "Half an answer", "error": "connection reset"})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hi"), observer);
+  TurnSummary summary = observer->wait();
+  EXPECT_EQ(summary.status, TurnStatus::ModelError);
+  EXPECT_EQ(observer->text(), "Half an answer");
+  ASSERT_EQ(summary.diagnostics.size(), 1u);
+  EXPECT_EQ(summary.diagnostics[0], "model-error: connection reset");
+}
+
+TEST_F(AgentTest, CutOffReplyDoesNotRunAnUnclosedDirective) {
+  FakeOpenAiServer server;
+  server.enqueue(FakeResponse::text_stream({"Looking: ", "<searchArchive>{\"query\":\"tea\"}"}, "length"));
+  server.enqueue(FakeResponse::text_stream({"Sorry, shorter now."}));
+  auto client = openai(server);
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hi"), observer);
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+
+  // Not run; the model learns its directive was cut off and answers again.
+  EXPECT_EQ(searches_.load(), 0);
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  ASSERT_EQ(summary.calls.size(), 2u);
+  EXPECT_EQ(summary.calls[0].finish, model::FinishReason::length);
+  EXPECT_EQ(summary.calls[0].model_message,
+            "[1] searchArchive: refused: cut off: the reply ended before this directive was complete");
+  EXPECT_EQ(observer->text().find("searchArchive"), std::string::npos) << observer->text();
+  EXPECT_NE(observer->text().find("Sorry, shorter now."), std::string::npos) << observer->text();
+  EXPECT_EQ(server.request_count(), 2u);
+}
+
+TEST_F(AgentTest, ReplayLengthAlsoLeavesTheDirectiveUnrun) {
+  auto client = replay(
+      {R"({"match": "hello there", "reply": "Looking: <searchArchive>{\"query\":\"tea\"}", "finish": "length"})",
+       R"({"match": "cut off", "reply": "Shorter."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hello there"), observer);
+  TurnSummary summary = observer->wait();
+  ASSERT_EQ(summary.calls.size(), 2u);
+  EXPECT_EQ(summary.calls[0].finish, model::FinishReason::length);
+  EXPECT_EQ(searches_.load(), 0);
+  // Each reply's trailing space is tidied; on_model_call marks where the second reply starts.
+  EXPECT_EQ(observer->text(), "Looking:Shorter.");
+}
+
+TEST_F(AgentTest, ReactionComesBeforeTheTextAfterIt) {
+  auto client = replay({R"({"reply": "Nice one! <react emoji=\"thumbsup\"/> Glad it worked."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("it works"), observer);
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  ASSERT_EQ(summary.calls.size(), 1u);
+  auto ops = observer->ops();
+  int reaction = -1, after = -1;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].op == Delivery::Op::Reaction) reaction = static_cast<int>(i);
+    if (ops[i].op == Delivery::Op::Text && ops[i].text.find("Glad") != std::string::npos)
+      after = static_cast<int>(i);
+    if (ops[i].op == Delivery::Op::Text) {
+      EXPECT_EQ(ops[i].text.find('<'), std::string::npos);
+    }
+  }
+  ASSERT_GE(reaction, 0);
+  EXPECT_EQ(ops[static_cast<std::size_t>(reaction)].emoji, "thumbsup");
+  ASSERT_GE(after, 0);
+  EXPECT_LT(reaction, after);
+  EXPECT_EQ(observer->text().find("Glad it worked."),
+            observer->text().size() - std::string("Glad it worked.").size());
+}
+
+TEST_F(AgentTest, NativeToolCallRunsTheSameHandler) {
+  auto client = replay({
+      R"({"match": "find tea", "reply": "", "tool_calls": [{"id": "c1", "name": "searchArchive", "arguments": {"query": "tea"}}]})",
+      R"({"match": "searchArchive: ok", "reply": "Found it."})",
+      R"({"match": "bad tool", "reply": "", "tool_calls": [{"id": "c2", "name": "noSuchTool", "arguments": {}}]})",
+      R"({"match": "no such tool", "reply": "Sorry."})",
+  });
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("find tea"), observer);
+  TurnSummary summary = observer->wait();
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  ASSERT_EQ(summary.calls.size(), 2u);
+  EXPECT_EQ(summary.calls[0].tool_calls, std::vector<std::string>{"searchArchive"});
+  EXPECT_EQ(summary.calls[0].model_message, "[1] searchArchive: ok: 1 hit for tea: green tea notes");
+  EXPECT_EQ(searches_.load(), 1);
+  EXPECT_EQ(observer->text(), "Found it.");
+
+  auto observer2 = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("bad tool", "t2"), observer2);
+  TurnSummary bad = observer2->wait();
+  ASSERT_EQ(bad.calls.size(), 2u);
+  EXPECT_NE(bad.calls[0].model_message.find("tool noSuchTool: error: no such tool"), std::string::npos)
+      << bad.calls[0].model_message;
+  EXPECT_EQ(observer2->text(), "Sorry.");
+}
+
+TEST_F(AgentTest, ScheduledTaskFiresAsATurn) {
+  auto client = replay({R"({"reply": "Time for tea!"})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  store::ScheduledTask task;
+  task.scope = {"u1", "c1", store::MemoryScope::per_user};
+  task.id = "task-3";
+  task.message = "remind me about tea";
+  auto observer = std::make_shared<RecordingObserver>();
+  EXPECT_TRUE(agent.fire_task(task, actions::Scheduler::turn_id(task), observer));
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+  EXPECT_EQ(summary.turn_id, "task:task-3");
+  EXPECT_EQ(observer->text(), "Time for tea!");
+  auto h = history();
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].text, "[scheduled task task-3] remind me about tea");
+  EXPECT_EQ(h[0].turn_id, "task:task-3");
+}
+
+TEST_F(AgentTest, ManyConversationsAtOnce) {
+  auto client = replay({R"({"reply": "Hi <react emoji=\"thumbsup\"/> there."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  std::vector<std::shared_ptr<RecordingObserver>> observers;
+  for (int i = 0; i < 8; ++i) {
+    observers.push_back(std::make_shared<RecordingObserver>());
+    agent.start_turn(TurnInput{"u1", "c" + std::to_string(i), "hello", ""}, observers.back());
+  }
+  for (auto& o : observers) {
+    TurnSummary s = o->wait();
+    EXPECT_EQ(s.status, TurnStatus::Ok);
+    EXPECT_EQ(o->text(), "Hi there.");
+  }
+  agent.wait_idle();
+  EXPECT_EQ(agent.active_turns(), 0u);
+}
+
+}  // namespace
+}  // namespace sigil::agent
