@@ -414,5 +414,41 @@ TEST_F(AgentTest, ManyConversationsAtOnce) {
   EXPECT_EQ(agent.active_turns(), 0u);
 }
 
+TEST_F(AgentTest, CancelEndsTheTurnWithoutAnotherCall) {
+  model::ReplayConfig config;
+  config.path = dir_.file("slow.jsonl");
+  std::ofstream(config.path) << R"({"reply": "one two three four five six seven eight nine ten"})" << '\n';
+  config.tokens_per_second = 5;
+  config.split = model::TokenSplit::words;
+  auto client = model::make_replay_client(config);
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("count"), observer);
+  EXPECT_TRUE(agent.cancel("t1"));
+  EXPECT_FALSE(agent.cancel("no-such-turn"));
+  TurnSummary summary = observer->wait();
+  EXPECT_EQ(summary.status, TurnStatus::ModelError);
+  ASSERT_EQ(summary.diagnostics.size(), 1u);
+  EXPECT_EQ(summary.diagnostics[0], "model-error: cancelled");
+  EXPECT_EQ(summary.calls.size(), 1u);
+  agent.wait_idle();
+}
+
+TEST_F(AgentTest, DestroyingTheAgentEndsOpenTurns) {
+  model::ReplayConfig config;
+  config.path = dir_.file("slow.jsonl");
+  std::ofstream(config.path) << R"({"reply": "one two three four five six seven eight nine ten"})" << '\n';
+  config.tokens_per_second = 5;
+  auto client = model::make_replay_client(config);
+  auto observer = std::make_shared<RecordingObserver>();
+  {
+    Agent agent(registry_, handlers_, *store_, *client, {});
+    agent.start_turn(input("count"), observer);
+    EXPECT_EQ(agent.active_turns(), 1u);
+  }
+  EXPECT_EQ(observer->ends(), 1);
+  EXPECT_EQ(observer->wait().status, TurnStatus::ModelError);
+}
+
 }  // namespace
 }  // namespace sigil::agent
