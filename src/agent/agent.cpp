@@ -71,6 +71,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   }
 
   const std::string& id() const { return input_.turn_id; }
+  std::pair<std::string, std::string> key() const { return {input_.user, input_.conversation}; }
 
   void begin() {
     const store::TimePoint now = agent_.config_.exec.now();
@@ -357,13 +358,16 @@ std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> obs
   if (input.turn_id.empty()) input.turn_id = new_turn_id();
   std::string id = input.turn_id;
   std::shared_ptr<Turn> turn;
+  bool run_now = false;
   {
     std::lock_guard lock(mu_);
     const std::uint64_t serial = next_serial_++;
     turn = std::make_shared<Turn>(*this, serial, std::move(input), std::move(observer));
     turns_.emplace(serial, turn);
+    run_now = busy_.insert(turn->key()).second;
+    if (!run_now) waiting_[turn->key()].push_back(turn);
   }
-  turn->begin();
+  if (run_now) turn->begin();
   return id;
 }
 
@@ -390,10 +394,25 @@ bool Agent::cancel(const std::string& turn_id) {
 }
 
 void Agent::turn_ended(std::uint64_t serial) {
-  std::lock_guard lock(mu_);
-  turns_.erase(serial);
-  // Notified under the lock: a waiter in ~Agent may destroy the condition variable as soon as it wakes.
-  idle_.notify_all();
+  std::shared_ptr<Turn> next;
+  {
+    std::lock_guard lock(mu_);
+    auto it = turns_.find(serial);
+    if (it == turns_.end()) return;
+    const auto key = it->second->key();
+    turns_.erase(it);
+    if (auto w = waiting_.find(key); w != waiting_.end()) {
+      next = std::move(w->second.front());
+      w->second.pop_front();
+      if (w->second.empty()) waiting_.erase(w);
+    } else {
+      busy_.erase(key);
+    }
+    // Notified under the lock: a waiter in ~Agent may destroy the condition variable as soon as it wakes.
+    if (turns_.empty()) idle_.notify_all();
+  }
+  // The next turn of this conversation is in turns_, so the Agent stays alive while it begins.
+  if (next) next->begin();
 }
 
 void Agent::wait_idle() {

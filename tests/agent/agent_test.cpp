@@ -441,13 +441,37 @@ TEST_F(AgentTest, DestroyingTheAgentEndsOpenTurns) {
   config.tokens_per_second = 5;
   auto client = model::make_replay_client(config);
   auto observer = std::make_shared<RecordingObserver>();
+  auto waiting = std::make_shared<RecordingObserver>();
   {
     Agent agent(registry_, handlers_, *store_, *client, {});
     agent.start_turn(input("count"), observer);
-    EXPECT_EQ(agent.active_turns(), 1u);
+    agent.start_turn(input("count again", "t2"), waiting);  // same conversation: waits for t1
+    EXPECT_EQ(agent.active_turns(), 2u);
   }
   EXPECT_EQ(observer->ends(), 1);
   EXPECT_EQ(observer->wait().status, TurnStatus::ModelError);
+  EXPECT_EQ(waiting->ends(), 1);
+  EXPECT_EQ(waiting->wait().status, TurnStatus::ModelError);
+}
+
+TEST_F(AgentTest, TurnsOfOneConversationRunOneAfterAnother) {
+  auto client = replay(
+      {R"({"match": "first", "reply": "Answer one."})", R"({"match": "second", "reply": "Answer two."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto one = std::make_shared<RecordingObserver>();
+  auto two = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("first", "t1"), one);
+  agent.start_turn(input("second", "t2"), two);
+  EXPECT_EQ(one->wait().status, TurnStatus::Ok);
+  EXPECT_EQ(two->wait().status, TurnStatus::Ok);
+  agent.wait_idle();
+  EXPECT_EQ(agent.active_turns(), 0u);
+  auto h = history();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[0].text, "first");
+  EXPECT_EQ(h[1].text, "Answer one.");
+  EXPECT_EQ(h[2].text, "second");
+  EXPECT_EQ(h[3].text, "Answer two.");
 }
 
 }  // namespace

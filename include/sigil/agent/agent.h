@@ -23,19 +23,23 @@
 //   left unclosed is not run (spec 11.6). A model error or cancellation also finishes the parser with
 //   Length (what was delivered stays), ends the turn with the error in the summary, and is not retried.
 // - on_turn_end is called exactly once per started turn, last, on the client's thread.
-// - The destructor cancels open model calls and waits until every turn has ended.
+// - Turns of one (user, conversation) run one at a time, in arrival order; others run concurrently.
+// - The destructor cancels open model calls (and waiting turns) and waits until every turn has ended.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sigil/exec/executor.h"
@@ -112,7 +116,8 @@ class Agent {
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
 
-  // Starts a turn and returns its id at once. The observer may be null.
+  // Starts a turn and returns its id at once. The observer may be null. Turns of one (user, conversation)
+  // run one after another in arrival order; a later one waits (without a thread) until the earlier ends.
   std::string start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer);
 
   // A due scheduled task as a turn: the user text is "[scheduled task <id>] <message>", in the task's
@@ -124,8 +129,9 @@ class Agent {
   // Cancels the open model call of a turn (it then ends with ModelError "cancelled"). False when unknown.
   bool cancel(const std::string& turn_id);
 
-  // Blocks until no turn is running.
+  // Blocks until no turn is running or waiting.
   void wait_idle();
+  // Turns running or waiting.
   std::size_t active_turns() const;
 
   // The system message sent with every request.
@@ -147,7 +153,11 @@ class Agent {
   mutable std::mutex mu_;
   std::condition_variable idle_;
   std::uint64_t next_serial_ = 0;
-  std::map<std::uint64_t, std::shared_ptr<Turn>> turns_;  // by start order: turn ids may repeat
+  std::map<std::uint64_t, std::shared_ptr<Turn>> turns_;  // running and waiting, by serial: ids may repeat
+  // One turn at a time per (user, conversation), so a conversation's history never interleaves; later
+  // turns wait here in arrival order.
+  std::map<std::pair<std::string, std::string>, std::deque<std::shared_ptr<Turn>>> waiting_;
+  std::set<std::pair<std::string, std::string>> busy_;
 };
 
 }  // namespace sigil::agent
