@@ -44,7 +44,7 @@ Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
   add_memory_handlers(table, config.memory);
   ArchiveConfig archive = config.archive;
   archive.scope = config.memory.scope;
-  add_archive_handlers(table, std::move(archive));
+  add_archive_handlers(table, archive);
   add_calculate_handlers(table, config.calculate);
   add_schedule_handlers(table, config.schedule);
   add_pages_handlers(table, config.pages);
