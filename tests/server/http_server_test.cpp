@@ -1,0 +1,349 @@
+#include "sigil/server/http_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <cctype>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sigil/actions/builtin_handlers.h"
+#include "sigil/agent/agent.h"
+#include "sigil/model/replay.h"
+#include "sigil/spec/registry.h"
+#include "store/store_test_support.h"
+
+namespace sigil::server {
+namespace {
+
+using store::testing::TempDir;
+
+struct HttpReply {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lowercased
+  std::string body;
+};
+
+// A blocking HTTP/1.1 client over a real loopback socket: sends `request` as written and reads until the
+// server closes (requests say Connection: close; an SSE stream closes after its end event).
+HttpReply http_exchange(unsigned short port, const std::string& request) {
+  HttpReply reply;
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) {
+    ADD_FAILURE() << "socket failed";
+    return reply;
+  }
+  timeval tv{20, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ADD_FAILURE() << "connect failed";
+    ::close(fd);
+    return reply;
+  }
+  std::size_t sent = 0;
+  while (sent < request.size()) {
+    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<std::size_t>(n);
+  }
+  std::string raw;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    raw.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+
+  const auto head_end = raw.find("\r\n\r\n");
+  if (head_end == std::string::npos) {
+    ADD_FAILURE() << "no complete response head in: " << raw;
+    return reply;
+  }
+  const std::string head = raw.substr(0, head_end);
+  reply.body = raw.substr(head_end + 4);
+  std::size_t line_end = head.find("\r\n");
+  const std::string status_line = head.substr(0, line_end);
+  if (status_line.size() >= 12) reply.status = std::stoi(status_line.substr(9, 3));
+  while (line_end != std::string::npos) {
+    const std::size_t start = line_end + 2;
+    line_end = head.find("\r\n", start);
+    const std::string line =
+        head.substr(start, line_end == std::string::npos ? std::string::npos : line_end - start);
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    reply.headers[name] = value;
+  }
+  return reply;
+}
+
+std::string get(const std::string& path, const std::string& extra_headers = "") {
+  return "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + extra_headers + "\r\n";
+}
+
+std::string post(const std::string& path, const std::string& body, const std::string& extra_headers = "") {
+  return "POST " + path +
+         " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n" +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n" + extra_headers + "\r\n" + body;
+}
+
+struct SseEvent {
+  std::string event;
+  std::string data;
+};
+
+std::vector<SseEvent> parse_sse(const std::string& body) {
+  std::vector<SseEvent> events;
+  std::size_t pos = 0;
+  while (pos < body.size()) {
+    auto end = body.find("\n\n", pos);
+    if (end == std::string::npos) end = body.size();
+    SseEvent e;
+    std::size_t line_start = pos;
+    while (line_start < end) {
+      auto line_end = body.find('\n', line_start);
+      if (line_end == std::string::npos || line_end > end) line_end = end;
+      const std::string line = body.substr(line_start, line_end - line_start);
+      if (line.rfind("event: ", 0) == 0) e.event = line.substr(7);
+      if (line.rfind("data: ", 0) == 0) e.data = line.substr(6);
+      line_start = line_end + 1;
+    }
+    if (!e.event.empty()) events.push_back(std::move(e));
+    pos = end + 2;
+  }
+  return events;
+}
+
+constexpr const char* kReply = "<react emoji=\"thumbsup\"/>Hello <b>there</b> [REMEMBER:likes tea]";
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  HttpServerTest() : registry_(spec::Registry::builtin()) {
+    store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
+    auto handlers = actions::builtin_handlers(actions::BuiltinConfig{});
+    EXPECT_TRUE(handlers.ok());
+    if (handlers.ok()) handlers_ = std::move(*handlers);
+
+    const std::string path = dir_.file("replay.jsonl");
+    std::ofstream file(path);
+    file << boost::json::serialize(boost::json::object{{"reply", kReply}}) << '\n';
+    file.close();
+    model::ReplayConfig config;
+    config.path = path;
+    config.tokens_per_second = 0;
+    client_ = model::make_replay_client(config);
+    agent::AgentConfig agent_config;
+    agent_config.max_model_calls = 2;
+    agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *client_, agent_config);
+  }
+
+  ~HttpServerTest() override {
+    server_.reset();
+    agent_.reset();
+  }
+
+  unsigned short start(HttpServerOptions options = {}) {
+    server_ = std::make_unique<HttpServer>(*agent_, *store_, std::move(options));
+    return server_->start();
+  }
+
+  TempDir dir_;
+  spec::Registry registry_;
+  std::unique_ptr<store::Store> store_;
+  exec::HandlerTable handlers_;
+  std::unique_ptr<model::ModelClient> client_;
+  std::unique_ptr<agent::Agent> agent_;
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(HttpServerTest, HealthzSaysOk) {
+  const unsigned short port = start();
+  ASSERT_NE(port, 0);
+  HttpReply r = http_exchange(port, get("/healthz"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok");
+}
+
+TEST_F(HttpServerTest, UnknownPathIs404AndWrongMethodIs405) {
+  const unsigned short port = start();
+  EXPECT_EQ(http_exchange(port, get("/nope")).status, 404);
+  HttpReply r = http_exchange(port, post("/healthz", "{}"));
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.headers["allow"], "GET");
+}
+
+TEST_F(HttpServerTest, MetricsAreInPrometheusTextFormat) {
+  const unsigned short port = start();
+  http_exchange(port, get("/healthz"));
+  http_exchange(port, get("/pages/unknown-slug"));
+  HttpReply r = http_exchange(port, get("/metrics"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"].rfind("text/plain", 0), 0u);
+  EXPECT_NE(r.body.find("# HELP sigil_http_requests_total "), std::string::npos);
+  EXPECT_NE(r.body.find("# TYPE sigil_http_requests_total counter\n"), std::string::npos);
+  EXPECT_NE(r.body.find("sigil_http_requests_total{path=\"/healthz\"} 1\n"), std::string::npos);
+  // The route template, never the raw slug.
+  EXPECT_NE(r.body.find("sigil_http_requests_total{path=\"/pages/{slug}\"} 1\n"), std::string::npos);
+  EXPECT_EQ(r.body.find("unknown-slug"), std::string::npos);
+  EXPECT_NE(r.body.find("# TYPE sigil_turns_total counter\nsigil_turns_total 0\n"), std::string::npos);
+  EXPECT_NE(r.body.find("# TYPE sigil_turns_active gauge\nsigil_turns_active 0\n"), std::string::npos);
+  EXPECT_EQ(r.body.back(), '\n');
+}
+
+TEST_F(HttpServerTest, PagesAreServedWithTheirCspAndUnknownSlugsAre404) {
+  const auto now = store::Clock::now();
+  auto plain = store_->put_page({"u1", "c1"}, "Plan", "<h1>Plan</h1>", false, now);
+  auto scripted = store_->put_page({"u1", "c1"}, "Clock", "<script>1</script>", true, now);
+  ASSERT_TRUE(plain.ok());
+  ASSERT_TRUE(scripted.ok());
+  const unsigned short port = start();
+
+  HttpReply r = http_exchange(port, get("/pages/" + plain->slug));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "<h1>Plan</h1>");
+  EXPECT_EQ(r.headers["content-type"], "text/html; charset=utf-8");
+  EXPECT_EQ(r.headers["content-security-policy"],
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'none'");
+  EXPECT_EQ(r.headers["x-content-type-options"], "nosniff");
+
+  HttpReply s = http_exchange(port, get("/pages/" + scripted->slug));
+  EXPECT_EQ(s.status, 200);
+  EXPECT_EQ(
+      s.headers["content-security-policy"],
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'unsafe-inline'");
+
+  EXPECT_EQ(http_exchange(port, get("/pages/no-such-page-0123")).status, 404);
+}
+
+TEST_F(HttpServerTest, MessageStreamsCleanTextDeliveriesAndEnd) {
+  const unsigned short port = start();
+  HttpReply r = http_exchange(port, post("/v1/conversations/c1/messages", R"({"text":"hi","user":"u1"})"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"].rfind("text/event-stream", 0), 0u);
+
+  const auto events = parse_sse(r.body);
+  ASSERT_FALSE(events.empty()) << r.body;
+  std::string text;
+  int first_text = -1;
+  int reaction = -1;
+  int model_call = -1;
+  for (int i = 0; i < static_cast<int>(events.size()); ++i) {
+    const auto data = boost::json::parse(events[i].data);
+    if (events[i].event == "text") {
+      text += data.at("text").as_string();
+      if (first_text < 0) first_text = i;
+    } else if (events[i].event == "delivery") {
+      if (data.at("op") == "reaction" && reaction < 0) reaction = i;
+      EXPECT_FALSE(data.as_object().contains("payload"));
+    } else if (events[i].event == "model_call" && model_call < 0) {
+      model_call = i;
+    }
+  }
+  EXPECT_NE(text.find("Hello <b>there</b>"), std::string::npos) << text;
+  EXPECT_EQ(text.find("<react"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[REMEMBER"), std::string::npos) << text;
+  ASSERT_GE(reaction, 0) << r.body;
+  ASSERT_GE(first_text, 0) << r.body;
+  EXPECT_LT(reaction, first_text);
+  EXPECT_EQ(model_call, 0);
+  EXPECT_EQ(boost::json::parse(events[reaction].data).at("emoji"), "\xF0\x9F\x91\x8D");
+
+  const SseEvent& end = events.back();
+  EXPECT_EQ(end.event, "end");
+  const auto end_data = boost::json::parse(end.data);
+  EXPECT_TRUE(end_data.at("status").is_string());
+  EXPECT_TRUE(end_data.at("diagnostics").is_array());
+  EXPECT_EQ(std::string(end_data.at("turn_id").as_string()).rfind("web-", 0), 0u);
+
+  agent_->wait_idle();
+  HttpReply m = http_exchange(port, get("/metrics"));
+  EXPECT_NE(m.body.find("sigil_turns_total 1\n"), std::string::npos) << m.body;
+}
+
+TEST_F(HttpServerTest, BadBodiesAre400WithAJsonError) {
+  const unsigned short port = start();
+  for (const std::string body : {"not json", "[1]", R"({"user":"u1"})", R"({"text":5})", R"({"text":""})",
+                                 R"({"text":"hi","user":7})"}) {
+    HttpReply r = http_exchange(port, post("/v1/conversations/c1/messages", body));
+    EXPECT_EQ(r.status, 400) << body;
+    EXPECT_EQ(r.headers["content-type"], "application/json") << body;
+    EXPECT_TRUE(boost::json::parse(r.body).at("error").is_string()) << r.body;
+  }
+  EXPECT_EQ(http_exchange(port, post("/v1/conversations/bad%20id/messages", R"({"text":"hi"})")).status, 400);
+}
+
+TEST_F(HttpServerTest, BodiesOverMaxBodyAre413) {
+  HttpServerOptions options;
+  options.max_body = 64;
+  const unsigned short port = start(options);
+  // Only the head is sent: the server answers from the Content-Length without reading the body.
+  HttpReply r = http_exchange(port,
+                              "POST /v1/conversations/c1/messages HTTP/1.1\r\nHost: localhost\r\n"
+                              "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n");
+  EXPECT_EQ(r.status, 413);
+  EXPECT_TRUE(boost::json::parse(r.body).at("error").is_string()) << r.body;
+}
+
+TEST_F(HttpServerTest, ApiTokenIsRequiredExceptForHealthz) {
+  HttpServerOptions options;
+  options.api_token = "s3cret";
+  const unsigned short port = start(options);
+  EXPECT_EQ(http_exchange(port, get("/healthz")).status, 200);
+  HttpReply no = http_exchange(port, get("/metrics"));
+  EXPECT_EQ(no.status, 401);
+  EXPECT_EQ(no.headers["www-authenticate"], "Bearer");
+  EXPECT_EQ(http_exchange(port, get("/metrics", "Authorization: Bearer wrong!\r\n")).status, 401);
+  EXPECT_EQ(http_exchange(port, get("/metrics", "Authorization: Bearer s3cret\r\n")).status, 200);
+  EXPECT_EQ(http_exchange(port, get("/pages/x")).status, 401);
+  EXPECT_EQ(http_exchange(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})")).status, 401);
+  EXPECT_EQ(http_exchange(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})",
+                                     "Authorization: Bearer s3cret\r\n"))
+                .status,
+            200);
+}
+
+TEST_F(HttpServerTest, NonLoopbackHostWithoutTokenIsRefused) {
+  HttpServerOptions options;
+  options.host = "0.0.0.0";
+  HttpServer server(*agent_, *store_, options);
+  try {
+    server.start();
+    ADD_FAILURE() << "bound 0.0.0.0 without a token";
+  } catch (const HttpServerError& e) {
+    EXPECT_NE(std::string(e.what()).find("api_token"), std::string::npos) << e.what();
+  }
+  HttpServerOptions bad;
+  bad.host = "not-an-address";
+  bad.api_token = "t";
+  HttpServer other(*agent_, *store_, bad);
+  EXPECT_THROW(other.start(), HttpServerError);
+}
+
+TEST_F(HttpServerTest, StopIsIdempotentAndLeavesNoTurnOpen) {
+  // A stopped server must not leave the agent calling into it: stop() returns with no turn open.
+  const unsigned short port = start();
+  EXPECT_EQ(http_exchange(port, get("/healthz")).status, 200);
+  server_->stop();
+  server_->stop();  // idempotent
+  EXPECT_EQ(agent_->active_turns(), 0u);
+}
+
+}  // namespace
+}  // namespace sigil::server
