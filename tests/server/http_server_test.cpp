@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sigil/actions/builtin_handlers.h"
@@ -35,12 +36,12 @@ struct HttpReply {
 
 // A blocking HTTP/1.1 client over a real loopback socket: sends `request` as written and reads until the
 // server closes (requests say Connection: close; an SSE stream closes after its end event).
-HttpReply http_exchange(unsigned short port, const std::string& request) {
-  HttpReply reply;
+// Connects to 127.0.0.1:port and sends `request`; -1 on failure.
+int connect_and_send(unsigned short port, const std::string& request) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) {
     ADD_FAILURE() << "socket failed";
-    return reply;
+    return -1;
   }
   timeval tv{20, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -51,7 +52,7 @@ HttpReply http_exchange(unsigned short port, const std::string& request) {
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     ADD_FAILURE() << "connect failed";
     ::close(fd);
-    return reply;
+    return -1;
   }
   std::size_t sent = 0;
   while (sent < request.size()) {
@@ -59,6 +60,24 @@ HttpReply http_exchange(unsigned short port, const std::string& request) {
     if (n <= 0) break;
     sent += static_cast<std::size_t>(n);
   }
+  return fd;
+}
+
+// Reads until `needle` has arrived (true) or the connection ends (false).
+bool read_until(int fd, std::string& raw, const std::string& needle) {
+  char buf[4096];
+  while (raw.find(needle) == std::string::npos) {
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    raw.append(buf, static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+HttpReply http_exchange(unsigned short port, const std::string& request) {
+  HttpReply reply;
+  const int fd = connect_and_send(port, request);
+  if (fd < 0) return reply;
   std::string raw;
   char buf[4096];
   for (;;) {
@@ -149,9 +168,40 @@ class HttpServerTest : public ::testing::Test {
     config.path = path;
     config.tokens_per_second = 0;
     client_ = model::make_replay_client(config);
+    make_agent();
+  }
+
+  void make_agent() {
     agent::AgentConfig agent_config;
     agent_config.max_model_calls = 2;
     agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *client_, agent_config);
+  }
+
+  // A reply that takes about 20 s to stream, for tests that end a stream half-way.
+  void use_slow_model() {
+    agent_.reset();
+    const std::string path = dir_.file("slow.jsonl");
+    std::string reply;
+    for (int i = 0; i < 400; ++i) reply += "word ";
+    std::ofstream file(path);
+    file << boost::json::serialize(boost::json::object{{"reply", reply}}) << '\n';
+    file.close();
+    model::ReplayConfig config;
+    config.path = path;
+    config.tokens_per_second = 20;
+    config.split = model::TokenSplit::words;
+    client_ = model::make_replay_client(config);
+    make_agent();
+  }
+
+  // True when the agent has no turn left within `limit`.
+  bool idle_within(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (agent_->active_turns() != 0) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return true;
   }
 
   ~HttpServerTest() override {
@@ -343,6 +393,35 @@ TEST_F(HttpServerTest, StopIsIdempotentAndLeavesNoTurnOpen) {
   server_->stop();
   server_->stop();  // idempotent
   EXPECT_EQ(agent_->active_turns(), 0u);
+}
+
+TEST_F(HttpServerTest, ClientHangingUpCancelsItsTurn) {
+  use_slow_model();
+  const unsigned short port = start();
+  const int fd = connect_and_send(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})"));
+  ASSERT_GE(fd, 0);
+  std::string raw;
+  EXPECT_TRUE(read_until(fd, raw, "event: text"));
+  EXPECT_EQ(agent_->active_turns(), 1u);
+  ::close(fd);
+  // The reply would take ~20 s; the hang-up cancels it.
+  EXPECT_TRUE(idle_within(std::chrono::seconds(5)));
+}
+
+TEST_F(HttpServerTest, StopEndsAnOpenStreamAndItsTurn) {
+  use_slow_model();
+  const unsigned short port = start();
+  const int fd = connect_and_send(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})"));
+  ASSERT_GE(fd, 0);
+  std::string raw;
+  EXPECT_TRUE(read_until(fd, raw, "event: text"));
+  const auto before = std::chrono::steady_clock::now();
+  server_->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5));
+  EXPECT_EQ(agent_->active_turns(), 0u);
+  // The stream closes; its end event went out if the strand still ran, which is not promised.
+  EXPECT_FALSE(read_until(fd, raw, "never sent"));
+  ::close(fd);
 }
 
 }  // namespace
