@@ -418,7 +418,9 @@ TEST_F(HttpServerTest, StopEndsAnOpenStreamAndItsTurn) {
   const auto before = std::chrono::steady_clock::now();
   server_->stop();
   EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5));
-  EXPECT_EQ(agent_->active_turns(), 0u);
+  // stop() returns once the turn's last callback into the server (on_turn_end) is done; the agent drops
+  // the turn from its count just after that callback returns.
+  EXPECT_TRUE(idle_within(std::chrono::seconds(5)));
   // The stream closes; its end event went out if the strand still ran, which is not promised.
   EXPECT_FALSE(read_until(fd, raw, "never sent"));
   ::close(fd);
