@@ -1,0 +1,11 @@
+#include "embed/files.h"
+
+namespace sigil::embed {
+
+const File* find(std::span<const File> files, std::string_view path) {
+  for (const File& file : files)
+    if (file.path == path) return &file;
+  return nullptr;
+}
+
+}  // namespace sigil::embed
