@@ -11,13 +11,17 @@
 //   {"reply": "Half a sen", "finish": "length"}
 //   {"reply": "Text, then the stream breaks", "error": "connection reset"}
 // - "reply" (string, required): the assistant text, streamed token by token.
-// - "match" (string, optional): the line answers a request whose last user message contains this text.
+// - "match" (string, optional): the line answers a request whose last user message contains this text
+//   (ASCII letters compared ignoring case).
 //   The first matching line wins. A request no "match" line fits gets the lines WITHOUT "match" in
 //   round-robin (all lines in round-robin if every line has a "match").
 // - "finish" (optional): "stop" (default), "length", "content_filter" or "tool_calls".
 // - "tool_calls" (optional): delivered after the text; "arguments" is a string or any JSON value (then
 //   serialised). With tool calls the default finish is "tool_calls".
 // - "error" (optional): after the text, the call ends with FinishReason::error and this message.
+// - In "reply", the first "{{url}}" becomes the first http:// or https:// URL of the last user message
+//   (e.g. the result line of a publishWebPage that went back to the model), else its first word that
+//   starts with '/', else nothing.
 //
 // Promises: the tokens of a reply concatenate to exactly the reply; no token splits a UTF-8 sequence;
 // tokens come no faster than tokens_per_second (with jitter); a cancelled call gets on_done(cancelled)
@@ -46,6 +50,8 @@ struct ReplayConfig {
   double jitter = 0.0;            // 0..1: each gap varies by up to this fraction, either way
   TokenSplit split = TokenSplit::awkward;
   std::uint64_t seed = 1;  // makes awkward cuts and jitter reproducible
+  // The JSONL itself (an embedded script); when set, `path` only names it in messages and describe().
+  std::string text{};
 };
 
 // A recorded reply, as read from one line of the file.
@@ -64,7 +70,10 @@ std::vector<ReplayEntry> load_replay_file(const std::string& path);
 // How a reply is cut into tokens (exposed for tests and for the bench).
 std::vector<std::string> split_tokens(std::string_view reply, TokenSplit split, std::uint64_t seed);
 
-// Throws like load_replay_file; also when the file holds no lines.
+// The same from JSONL text; `name` stands for the file in messages.
+std::vector<ReplayEntry> load_replay_text(std::string_view text, const std::string& name);
+
+// Throws like load_replay_file; also when the file (or `text`) holds no lines.
 std::unique_ptr<ModelClient> make_replay_client(ReplayConfig config);
 
 }  // namespace sigil::model

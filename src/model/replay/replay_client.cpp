@@ -11,6 +11,7 @@
 #include <mutex>
 #include <queue>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "sigil/model/replay.h"
@@ -24,6 +25,49 @@ namespace {
 bool is_word_byte(unsigned char c) { return c >= 0x80 || std::isalnum(c) != 0 || c == '_'; }
 bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool contains_ignoring_case(std::string_view text, std::string_view needle) {
+  if (needle.empty()) return true;
+  if (needle.size() > text.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= text.size(); ++i) {
+    std::size_t k = 0;
+    while (k < needle.size() && lower(text[i + k]) == lower(needle[k])) ++k;
+    if (k == needle.size()) return true;
+  }
+  return false;
+}
+
+// "{{url}}" in a reply becomes the first http(s) URL of the user message it answers (a result line
+// such as `publishWebPage: ok: published "x" at http://…`), or else its first word that starts with '/'
+// (a relative link), so a canned reply can show a live link.
+std::string with_url(const std::string& reply, std::string_view user) {
+  static constexpr std::string_view placeholder = "{{url}}";
+  const std::size_t at = reply.find(placeholder);
+  if (at == std::string::npos) return reply;
+  std::size_t start = user.find("http://");
+  if (const std::size_t s = user.find("https://"); s < start) start = s;
+  if (start == std::string_view::npos) {
+    for (std::size_t i = 0; i + 1 < user.size(); ++i) {
+      if (user[i + 1] == '/' && is_space(static_cast<unsigned char>(user[i]))) {
+        start = i + 1;
+        break;
+      }
+    }
+  }
+  std::string url;
+  if (start != std::string_view::npos) {
+    std::size_t end = start;
+    while (end < user.size() && !is_space(static_cast<unsigned char>(user[end])) && user[end] != ';' &&
+           user[end] != '"')
+      ++end;
+    url = std::string(user.substr(start, end - start));
+  }
+  std::string out = reply;
+  out.replace(at, placeholder.size(), url);
+  return out;
+}
 
 [[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& why) {
   throw std::runtime_error("replay file " + path + " line " + std::to_string(line) + ": " + why);
@@ -270,7 +314,8 @@ class ReplayClient final : public ModelClient {
     state->sink = std::move(sink);
     state->entries = entries_;
     state->entry = &entry;
-    state->tokens = split_tokens(entry.reply, config_.split, config_.seed + n);
+    state->tokens =
+        split_tokens(with_url(entry.reply, last_user_message(request)), config_.split, config_.seed + n);
     state->rng.seed(config_.seed ^ (n * 0x9E3779B97F4A7C15ULL));
     auto due = Scheduler::Clock::now() + scheduler_->gap(*state);
     auto call = std::make_shared<ReplayCall>(state, scheduler_);
@@ -285,7 +330,7 @@ class ReplayClient final : public ModelClient {
  private:
   const ReplayEntry& choose(std::string_view user) {
     for (const ReplayEntry& entry : *entries_) {
-      if (entry.has_match && user.find(entry.match) != std::string_view::npos) return entry;
+      if (entry.has_match && contains_ignoring_case(user, entry.match)) return entry;
     }
     return (*entries_)[unmatched_[next_.fetch_add(1) % unmatched_.size()]];
   }
@@ -300,9 +345,9 @@ class ReplayClient final : public ModelClient {
 
 }  // namespace
 
-std::vector<ReplayEntry> load_replay_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("replay file " + path + ": cannot open it");
+namespace {
+
+std::vector<ReplayEntry> load_replay_stream(std::istream& in, const std::string& path) {
   std::vector<ReplayEntry> entries;
   std::string line;
   std::size_t number = 0;
@@ -314,6 +359,19 @@ std::vector<ReplayEntry> load_replay_file(const std::string& path) {
     entries.push_back(parse_entry(line, path, number));
   }
   return entries;
+}
+
+}  // namespace
+
+std::vector<ReplayEntry> load_replay_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("replay file " + path + ": cannot open it");
+  return load_replay_stream(in, path);
+}
+
+std::vector<ReplayEntry> load_replay_text(std::string_view text, const std::string& name) {
+  std::istringstream in{std::string(text)};
+  return load_replay_stream(in, name);
 }
 
 std::vector<std::string> split_tokens(std::string_view reply, TokenSplit split, std::uint64_t seed) {
@@ -351,7 +409,8 @@ std::vector<std::string> split_tokens(std::string_view reply, TokenSplit split, 
 }
 
 std::unique_ptr<ModelClient> make_replay_client(ReplayConfig config) {
-  std::vector<ReplayEntry> entries = load_replay_file(config.path);
+  std::vector<ReplayEntry> entries =
+      config.text.empty() ? load_replay_file(config.path) : load_replay_text(config.text, config.path);
   if (entries.empty()) throw std::runtime_error("replay file " + config.path + ": holds no replies");
   return std::make_unique<ReplayClient>(std::move(config), std::move(entries));
 }

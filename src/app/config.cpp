@@ -1,0 +1,411 @@
+// The only translation unit that includes toml++ (it is heavy): everything else sees config.h.
+#include "config.h"
+
+#include <toml++/toml.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <utility>
+
+#include "sigil/actions/schedule.h"
+
+namespace sigil::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+// Reads one TOML document into a Config, strictly: every key is known and has the right type.
+class Reader {
+ public:
+  Reader(std::string name, fs::path base) : name_(std::move(name)), base_(std::move(base)) {}
+
+  void read(const toml::table& root, Config& config) {
+    for (auto&& [key, node] : root) {
+      const std::string section(key.str());
+      const toml::table* table = node.as_table();
+      if (section == "server" || section == "store" || section == "model" || section == "agent" ||
+          section == "actions") {
+        if (table == nullptr) fail_at(node.source(), section + " must be a table ([" + section + "])");
+        section_ = section;
+        if (section == "server") server(*table, config.server);
+        if (section == "store") store(*table, config.store);
+        if (section == "model") model(*table, config.model);
+        if (section == "agent") agent(*table, config.agent);
+        if (section == "actions") actions(*table, config.actions);
+      } else {
+        fail_at(key.source(),
+                "unknown section " + in_quotes(section) + " (known: server, store, model, agent, actions)");
+      }
+    }
+  }
+
+ private:
+  using Setter = std::function<void(const toml::node&, const std::string& key)>;
+
+  [[noreturn]] void fail_at(const toml::source_region& where, const std::string& why) const {
+    throw ConfigError(name_ + ":" + std::to_string(where.begin.line) + ":" +
+                      std::to_string(where.begin.column) + ": " + why);
+  }
+  [[noreturn]] void fail(const toml::node& node, const std::string& key, const std::string& why) const {
+    fail_at(node.source(), "[" + section_ + "] " + (key.empty() ? why : key + " " + why));
+  }
+
+  void each(const toml::table& table, const std::map<std::string, Setter>& setters) {
+    for (auto&& [key, node] : table) {
+      const std::string name(key.str());
+      const auto it = setters.find(name);
+      if (it == setters.end()) {
+        std::string known;
+        for (const auto& [k, unused] : setters) known += (known.empty() ? "" : ", ") + k;
+        fail_at(key.source(),
+                "[" + section_ + "] unknown key " + in_quotes(name) + " (known: " + known + ")");
+      }
+      it->second(node, name);
+    }
+  }
+
+  std::string string(const toml::node& node, const std::string& key) const {
+    const auto* s = node.as_string();
+    if (s == nullptr) fail(node, key, "must be a string");
+    return s->get();
+  }
+  std::string path(const toml::node& node, const std::string& key) const {
+    std::string p = string(node, key);
+    if (p.empty()) return p;
+    fs::path written(p);
+    return written.is_absolute() ? p : (base_ / written).lexically_normal().string();
+  }
+  bool boolean(const toml::node& node, const std::string& key) const {
+    const auto* b = node.as_boolean();
+    if (b == nullptr) fail(node, key, "must be true or false");
+    return b->get();
+  }
+  std::int64_t integer(const toml::node& node, const std::string& key, std::int64_t min,
+                       std::int64_t max) const {
+    const auto* i = node.as_integer();
+    if (i == nullptr) fail(node, key, "must be an integer");
+    const std::int64_t v = i->get();
+    if (v < min || v > max)
+      fail(node, key, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+    return v;
+  }
+  double number(const toml::node& node, const std::string& key, double min, double max) const {
+    double v = 0;
+    if (const auto* i = node.as_integer())
+      v = static_cast<double>(i->get());
+    else if (const auto* f = node.as_floating_point())
+      v = f->get();
+    else
+      fail(node, key, "must be a number");
+    if (!std::isfinite(v) || v < min || v > max) {
+      std::ostringstream range;
+      range << "must be between " << min << " and " << max;
+      fail(node, key, range.str());
+    }
+    return v;
+  }
+  std::vector<std::string> strings(const toml::node& node, const std::string& key, bool paths) const {
+    const auto* a = node.as_array();
+    if (a == nullptr) fail(node, key, "must be an array of strings");
+    std::vector<std::string> out;
+    for (const toml::node& element : *a) {
+      if (!element.is_string()) fail(element, key, "must be an array of strings");
+      out.push_back(paths ? path(element, key) : string(element, key));
+    }
+    return out;
+  }
+  const toml::array& tables(const toml::node& node, const std::string& key) const {
+    const auto* a = node.as_array();
+    if (a == nullptr || !a->is_array_of_tables())
+      fail(node, key, "must be an array of tables ([[" + section_ + "." + key + "]])");
+    return *a;
+  }
+
+  void server(const toml::table& t, ServerConfig& c) {
+    each(t, {
+                {"listen",
+                 [&](const toml::node& n, const std::string& k) {
+                   const std::string text = string(n, k);
+                   try {
+                     parse_listen(text, c.host, c.port, "listen");
+                   } catch (const ConfigError& e) {
+                     fail(n, k, e.what());
+                   }
+                 }},
+                {"api_token", [&](const toml::node& n, const std::string& k) { c.api_token = string(n, k); }},
+                {"max_body",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.max_body = static_cast<std::size_t>(integer(n, k, 1024, std::int64_t{1} << 30));
+                 }},
+                {"threads",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.threads = static_cast<unsigned>(integer(n, k, 1, 64));
+                 }},
+                {"messages_per_minute",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.messages_per_minute = number(n, k, 0, 1e6);
+                 }},
+                {"message_burst",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.message_burst = static_cast<unsigned>(integer(n, k, 1, 100000));
+                 }},
+                {"public_url",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.public_url = string(n, k);
+                   if (!c.public_url.empty() && c.public_url.rfind("http://", 0) != 0 &&
+                       c.public_url.rfind("https://", 0) != 0)
+                     fail(n, k, "must start with http:// or https://");
+                 }},
+            });
+  }
+
+  void store(const toml::table& t, StoreConfig& c) {
+    each(t, {{"data", [&](const toml::node& n, const std::string& k) {
+                c.data = path(n, k);
+                if (c.data.empty()) fail(n, k, "must not be empty");
+              }}});
+  }
+
+  void model(const toml::table& t, ModelConfig& c) {
+    each(t,
+         {
+             {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
+             {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
+             {"name", [&](const toml::node& n, const std::string& k) { c.name = string(n, k); }},
+             {"replay", [&](const toml::node& n, const std::string& k) { c.replay = path(n, k); }},
+             {"tokens_per_second",
+              [&](const toml::node& n, const std::string& k) { c.tokens_per_second = number(n, k, 0, 1e6); }},
+             {"timeout_seconds",
+              [&](const toml::node& n, const std::string& k) {
+                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
+              }},
+             {"max_tokens",
+              [&](const toml::node& n, const std::string& k) {
+                c.max_tokens = static_cast<int>(integer(n, k, 1, 10'000'000));
+              }},
+             {"temperature",
+              [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
+         });
+  }
+
+  void agent(const toml::table& t, AgentSettings& c) {
+    each(t, {
+                {"say_mode", [&](const toml::node& n, const std::string& k) { c.say_mode = boolean(n, k); }},
+                {"max_model_calls",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.max_model_calls = static_cast<int>(integer(n, k, 1, 100));
+                 }},
+                {"history_messages",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.history_messages = static_cast<std::size_t>(integer(n, k, 1, 10000));
+                 }},
+                {"denied_actions",
+                 [&](const toml::node& n, const std::string& k) { c.denied_actions = strings(n, k, false); }},
+                {"system_prompt",
+                 [&](const toml::node& n, const std::string& k) { c.system_prompt = string(n, k); }},
+            });
+  }
+
+  void actions(const toml::table& t, ActionsConfig& c) {
+    each(t, {
+                {"file_roots",
+                 [&](const toml::node& n, const std::string& k) { c.file_roots = strings(n, k, true); }},
+                {"allow_cleanup",
+                 [&](const toml::node& n, const std::string& k) { c.allow_cleanup = boolean(n, k); }},
+                {"voice", [&](const toml::node& n, const std::string& k) { c.voice = boolean(n, k); }},
+                {"voice_language",
+                 [&](const toml::node& n, const std::string& k) { c.voice_language = string(n, k); }},
+                {"react_allow",
+                 [&](const toml::node& n, const std::string& k) { c.react_allow = strings(n, k, false); }},
+                {"default_telegram_chat",
+                 [&](const toml::node& n, const std::string& k) { c.default_telegram_chat = string(n, k); }},
+                {"schedule_utc_offset",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.schedule_utc_offset = string(n, k);
+                   auto offset = actions::parse_utc_offset(c.schedule_utc_offset);
+                   if (!offset) fail(n, k, "is not a UTC offset (e.g. \"UTC\", \"+01:00\", \"-0530\")");
+                   c.schedule_offset = *offset;
+                 }},
+                {"page_scripts",
+                 [&](const toml::node& n, const std::string& k) { c.page_scripts = boolean(n, k); }},
+                {"message_targets",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.message_targets.clear();
+                   for (const toml::node& e : tables(n, k)) {
+                     MessageTargetConfig target;
+                     const std::string outer = section_;
+                     section_ = outer + ".message_targets";
+                     each(*e.as_table(),
+                          {
+                              {"channel", [&](const toml::node& v,
+                                              const std::string& key) { target.channel = string(v, key); }},
+                              {"chat", [&](const toml::node& v,
+                                           const std::string& key) { target.chat = string(v, key); }},
+                          });
+                     if (target.channel.empty() || target.chat.empty())
+                       fail(e, "", "needs both channel and chat");
+                     section_ = outer;
+                     c.message_targets.push_back(std::move(target));
+                   }
+                 }},
+                {"commands",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.commands.clear();
+                   for (const toml::node& e : tables(n, k)) {
+                     CommandConfigEntry command;
+                     const std::string outer = section_;
+                     section_ = outer + ".commands";
+                     each(
+                         *e.as_table(),
+                         {
+                             {"name", [&](const toml::node& v,
+                                          const std::string& key) { command.name = string(v, key); }},
+                             {"program", [&](const toml::node& v,
+                                             const std::string& key) { command.program = string(v, key); }},
+                             {"args", [&](const toml::node& v,
+                                          const std::string& key) { command.args = strings(v, key, false); }},
+                             {"description",
+                              [&](const toml::node& v, const std::string& key) {
+                                command.description = string(v, key);
+                              }},
+                             {"timeout_seconds",
+                              [&](const toml::node& v, const std::string& key) {
+                                command.timeout_seconds = static_cast<int>(integer(v, key, 1, 3600));
+                              }},
+                         });
+                     if (command.name.empty() || command.program.empty())
+                       fail(e, "", "needs a name and a program");
+                     section_ = outer;
+                     c.commands.push_back(std::move(command));
+                   }
+                 }},
+            });
+  }
+
+  std::string name_;
+  fs::path base_;
+  std::string section_;
+};
+
+void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLookup& env) {
+  if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
+  if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
+  if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
+  if (auto v = env("SIGIL_API_TOKEN")) config.server.api_token = *v;
+  if (!flags.listen.empty()) parse_listen(flags.listen, config.server.host, config.server.port, "--listen");
+  if (!flags.data.empty()) config.store.data = flags.data;
+  // The server refuses this too; saying it here names the setting to change.
+  const std::string& host = config.server.host;
+  const bool loopback = host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (!loopback && config.server.api_token.empty())
+    throw ConfigError("listen address " + host +
+                      " is reachable from other machines: set [server] api_token "
+                      "(or SIGIL_API_TOKEN), or listen on 127.0.0.1");
+}
+
+}  // namespace
+
+EnvLookup process_environment() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+void parse_listen(std::string_view text, std::string& host, unsigned short& port, std::string_view what) {
+  const auto bad = [&](const std::string& why) {
+    throw ConfigError(std::string(what) + ": bad address " + in_quotes(text) + ": " + why +
+                      " (expected HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080)");
+  };
+  std::string_view h, p;
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':')
+      bad("an IPv6 host needs [ ] and a port after them");
+    h = text.substr(1, close - 1);
+    p = text.substr(close + 2);
+  } else {
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos) bad("no port");
+    h = text.substr(0, colon);
+    p = text.substr(colon + 1);
+    if (h.find(':') != std::string_view::npos) bad("write an IPv6 host in [ ]");
+  }
+  if (h.empty()) bad("no host");
+  if (h.find_first_of(" \t/") != std::string_view::npos) bad("the host has a space or a slash");
+  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string_view::npos)
+    bad("the port is not a number");
+  const unsigned long n = std::stoul(std::string(p));
+  if (n > 65535) bad("the port is above 65535");
+  host = std::string(h);
+  port = static_cast<unsigned short>(n);
+}
+
+Config load_config_text(std::string_view text, const std::string& name, const ConfigFlags& flags,
+                        const EnvLookup& env) {
+  Config config;
+  config.file = name;
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    const auto& where = e.source();
+    throw ConfigError(name + ":" + std::to_string(where.begin.line) + ":" +
+                      std::to_string(where.begin.column) + ": " + std::string(e.description()));
+  }
+  fs::path base = fs::path(name).parent_path();
+  Reader(name, base).read(root, config);
+  apply_env_and_flags(config, flags, env);
+  return config;
+}
+
+Config load_config(const ConfigFlags& flags, const EnvLookup& env) {
+  std::string file = flags.config_file;
+  if (file.empty()) {
+    std::error_code ec;
+    if (fs::is_regular_file("sigil.toml", ec)) file = "sigil.toml";
+  }
+  if (file.empty()) {
+    Config config;
+    apply_env_and_flags(config, flags, env);
+    return config;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ConfigError(file + ": cannot read the configuration file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return load_config_text(buffer.str(), file, flags, env);
+}
+
+std::string Config::describe() const {
+  std::ostringstream out;
+  const auto secret = [](const std::string& s) { return s.empty() ? "(not set)" : "(set)"; };
+  out << "config file: " << (file.empty() ? "(none: defaults)" : file) << '\n';
+  out << "server: listen " << server.host << ':' << server.port << ", api_token " << secret(server.api_token)
+      << ", threads " << server.threads << ", max_body " << server.max_body << ", messages_per_minute "
+      << server.messages_per_minute << ", message_burst " << server.message_burst << '\n';
+  out << "store: data " << store.data << '\n';
+  out << "model: url " << (model.url.empty() ? "(none)" : model.url) << ", key " << secret(model.key)
+      << ", name " << (model.name.empty() ? "(default)" : model.name) << ", replay "
+      << (model.replay.empty() ? "(embedded demo)" : model.replay) << '\n';
+  out << "agent: say_mode " << (agent.say_mode ? "true" : "false") << ", max_model_calls "
+      << agent.max_model_calls << ", history_messages " << agent.history_messages << ", denied_actions "
+      << agent.denied_actions.size() << '\n';
+  out << "actions: file_roots "
+      << (actions.file_roots.empty() ? "(DATA/files)" : std::to_string(actions.file_roots.size()))
+      << ", voice " << (actions.voice ? "on" : "off") << ", message_targets "
+      << actions.message_targets.size() << ", commands " << actions.commands.size()
+      << ", schedule_utc_offset " << actions.schedule_utc_offset << '\n';
+  return out.str();
+}
+
+}  // namespace sigil::app

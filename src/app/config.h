@@ -1,0 +1,126 @@
+// The gateway's configuration (docs/configuration.md): sigil.toml, the environment and command-line flags.
+//
+// What it promises:
+// - Precedence, highest first: flags (--listen, --data) > environment (SIGIL_MODEL_URL, SIGIL_MODEL_KEY,
+//   SIGIL_MODEL, SIGIL_API_TOKEN) > the file > the defaults written below.
+// - Strict: an unknown section or key, a value of the wrong type or out of range, or a bad listen address
+//   is a ConfigError whose message names the file, the line and the key (`sigil.toml:3:1: [server]
+//   unknown key "lisen"`). `sigil serve` prints it and exits 2.
+// - Relative paths written in the file are relative to the file's folder (a config works from any working
+//   directory); paths from flags and the defaults are relative to the working directory.
+// - Secrets (model key, API token) are never printed: describe() says only whether they are set.
+// - toml++ is used only in config.cpp: this header is plain std.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sigil::app {
+
+struct ServerConfig {
+  std::string host = "127.0.0.1";
+  unsigned short port = 8080;  // 0: an ephemeral port (printed at start)
+  std::string api_token;       // empty: no auth, and only loopback hosts may be bound
+  std::size_t max_body = std::size_t{1} << 20;
+  unsigned threads = 1;
+  double messages_per_minute = 30;  // per connection; 0: unlimited
+  unsigned message_burst = 10;
+  // The address published pages are linked with; empty: http://HOST:PORT (a relative /pages/... link when
+  // the port is chosen at start).
+  std::string public_url;
+};
+
+struct StoreConfig {
+  std::string data = "data";  // folder: sigil.db, media/, files/
+};
+
+struct ModelConfig {
+  std::string url;     // OpenAI-compatible base URL; empty: the replay model
+  std::string key;     // never printed
+  std::string name;    // model name sent with each request
+  std::string replay;  // a replay JSONL file; empty (and no url): the embedded demo script
+  double tokens_per_second = 50;
+  int timeout_seconds = 60;  // first byte and longest silence inside a stream
+  std::optional<int> max_tokens;
+  std::optional<double> temperature;
+};
+
+struct AgentSettings {
+  bool say_mode = false;
+  int max_model_calls = 6;
+  std::size_t history_messages = 20;
+  std::vector<std::string> denied_actions;
+  std::string system_prompt;  // the intro before the action docs; empty: the built-in one
+};
+
+struct MessageTargetConfig {
+  std::string channel, chat;
+};
+
+struct CommandConfigEntry {
+  std::string name, program, description;
+  std::vector<std::string> args;
+  int timeout_seconds = 10;
+};
+
+struct ActionsConfig {
+  // send-file's folders; empty: DATA/files (created with two sample files).
+  std::vector<std::string> file_roots;
+  bool allow_cleanup = false;
+  bool voice = true;
+  std::string voice_language = "en";     // espeak-ng voice
+  std::vector<std::string> react_allow;  // empty: any emoji
+  std::vector<MessageTargetConfig> message_targets;
+  std::string default_telegram_chat;
+  std::vector<CommandConfigEntry> commands;
+  std::string schedule_utc_offset = "UTC";  // the zone of times written without an offset
+  std::chrono::minutes schedule_offset{0};  // parsed from schedule_utc_offset
+  bool page_scripts = false;                // published pages may run scripts
+};
+
+struct Config {
+  ServerConfig server;
+  StoreConfig store;
+  ModelConfig model;
+  AgentSettings agent;
+  ActionsConfig actions;
+  std::string file;  // the file read ("" : none)
+
+  // Several lines "key = value" for logs; secrets only as "(set)" / "(not set)".
+  std::string describe() const;
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Flags given on the command line (empty: not given).
+struct ConfigFlags {
+  std::string config_file;  // --config
+  std::string listen;       // --listen HOST:PORT
+  std::string data;         // --data DIR
+};
+
+// Looks an environment variable up (nullopt: not set). Tests pass their own.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+EnvLookup process_environment();
+
+// Defaults, then `flags.config_file` (or ./sigil.toml when it exists and no file was named), then the
+// environment, then the flags. Throws ConfigError.
+Config load_config(const ConfigFlags& flags, const EnvLookup& env = process_environment());
+
+// The same from TOML text (`name` is used in messages and to resolve relative paths). Throws ConfigError.
+Config load_config_text(std::string_view toml, const std::string& name, const ConfigFlags& flags,
+                        const EnvLookup& env);
+
+// "HOST:PORT" (IPv6 as "[::1]:8080") into host and port. Throws ConfigError naming `what`.
+void parse_listen(std::string_view text, std::string& host, unsigned short& port, std::string_view what);
+
+}  // namespace sigil::app

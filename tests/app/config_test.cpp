@@ -1,0 +1,294 @@
+#include "app/config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "support/temp_dir.h"
+
+namespace sigil::app {
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+const EnvLookup no_env = env_of({});
+
+std::string error_of(std::string_view toml, const ConfigFlags& flags = {}) {
+  try {
+    load_config_text(toml, "/etc/sigil/sigil.toml", flags, no_env);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Config, DefaultsWithoutFileEnvOrFlags) {
+  const Config c = load_config_text("", "x.toml", {}, no_env);
+  EXPECT_EQ(c.server.host, "127.0.0.1");
+  EXPECT_EQ(c.server.port, 8080);
+  EXPECT_EQ(c.server.api_token, "");
+  EXPECT_EQ(c.server.threads, 1u);
+  EXPECT_DOUBLE_EQ(c.server.messages_per_minute, 30);
+  EXPECT_EQ(c.server.message_burst, 10u);
+  EXPECT_EQ(c.store.data, "data");
+  EXPECT_EQ(c.model.url, "");
+  EXPECT_EQ(c.model.replay, "");
+  EXPECT_DOUBLE_EQ(c.model.tokens_per_second, 50);
+  EXPECT_FALSE(c.model.max_tokens.has_value());
+  EXPECT_EQ(c.agent.max_model_calls, 6);
+  EXPECT_FALSE(c.agent.say_mode);
+  EXPECT_TRUE(c.actions.voice);
+  EXPECT_TRUE(c.actions.file_roots.empty());
+  EXPECT_EQ(c.actions.schedule_offset.count(), 0);
+}
+
+TEST(Config, ReadsEverySection) {
+  const Config c = load_config_text(R"(
+[server]
+listen = "[::1]:9000"
+api_token = "tok"
+max_body = 4096
+threads = 2
+messages_per_minute = 12.5
+message_burst = 3
+public_url = "https://chat.example.org"
+
+[store]
+data = "state"
+
+[model]
+url = "https://api.example.org/v1"
+key = "sk-secret"
+name = "small"
+replay = "/abs/replay.jsonl"
+tokens_per_second = 20
+timeout_seconds = 30
+max_tokens = 512
+temperature = 0.5
+
+[agent]
+say_mode = true
+max_model_calls = 3
+history_messages = 8
+denied_actions = ["command"]
+system_prompt = "You are terse."
+
+[actions]
+file_roots = ["files", "/srv/shared"]
+allow_cleanup = true
+voice = false
+voice_language = "de"
+react_allow = ["thumbsup", "heart"]
+default_telegram_chat = "42"
+schedule_utc_offset = "+01:00"
+page_scripts = true
+
+[[actions.message_targets]]
+channel = "telegram"
+chat = "42"
+
+[[actions.commands]]
+name = "uptime"
+program = "/usr/bin/uptime"
+args = ["-p"]
+description = "how long the machine has been up"
+timeout_seconds = 5
+)",
+                                    "/etc/sigil/sigil.toml", {}, no_env);
+  EXPECT_EQ(c.server.host, "::1");
+  EXPECT_EQ(c.server.port, 9000);
+  EXPECT_EQ(c.server.api_token, "tok");
+  EXPECT_EQ(c.server.max_body, 4096u);
+  EXPECT_EQ(c.server.threads, 2u);
+  EXPECT_DOUBLE_EQ(c.server.messages_per_minute, 12.5);
+  EXPECT_EQ(c.server.message_burst, 3u);
+  EXPECT_EQ(c.server.public_url, "https://chat.example.org");
+  EXPECT_EQ(c.store.data, "/etc/sigil/state");  // relative to the file's folder
+  EXPECT_EQ(c.model.url, "https://api.example.org/v1");
+  EXPECT_EQ(c.model.key, "sk-secret");
+  EXPECT_EQ(c.model.name, "small");
+  EXPECT_EQ(c.model.replay, "/abs/replay.jsonl");
+  EXPECT_DOUBLE_EQ(c.model.tokens_per_second, 20);
+  EXPECT_EQ(c.model.timeout_seconds, 30);
+  EXPECT_EQ(c.model.max_tokens, 512);
+  EXPECT_DOUBLE_EQ(*c.model.temperature, 0.5);
+  EXPECT_TRUE(c.agent.say_mode);
+  EXPECT_EQ(c.agent.max_model_calls, 3);
+  EXPECT_EQ(c.agent.history_messages, 8u);
+  EXPECT_EQ(c.agent.denied_actions, std::vector<std::string>{"command"});
+  EXPECT_EQ(c.agent.system_prompt, "You are terse.");
+  EXPECT_EQ(c.actions.file_roots, (std::vector<std::string>{"/etc/sigil/files", "/srv/shared"}));
+  EXPECT_TRUE(c.actions.allow_cleanup);
+  EXPECT_FALSE(c.actions.voice);
+  EXPECT_EQ(c.actions.voice_language, "de");
+  EXPECT_EQ(c.actions.react_allow.size(), 2u);
+  EXPECT_EQ(c.actions.default_telegram_chat, "42");
+  EXPECT_EQ(c.actions.schedule_offset.count(), 60);
+  EXPECT_TRUE(c.actions.page_scripts);
+  ASSERT_EQ(c.actions.message_targets.size(), 1u);
+  EXPECT_EQ(c.actions.message_targets[0].channel, "telegram");
+  EXPECT_EQ(c.actions.message_targets[0].chat, "42");
+  ASSERT_EQ(c.actions.commands.size(), 1u);
+  EXPECT_EQ(c.actions.commands[0].name, "uptime");
+  EXPECT_EQ(c.actions.commands[0].args, std::vector<std::string>{"-p"});
+  EXPECT_EQ(c.actions.commands[0].timeout_seconds, 5);
+}
+
+TEST(Config, EnvironmentOverridesTheFile) {
+  const std::string toml = R"(
+[model]
+url = "http://file.example/v1"
+key = "file-key"
+name = "file-model"
+[server]
+api_token = "file-token"
+)";
+  const Config c = load_config_text(toml, "s.toml", {},
+                                    env_of({{"SIGIL_MODEL_URL", "http://env.example/v1"},
+                                            {"SIGIL_MODEL_KEY", "env-key"},
+                                            {"SIGIL_MODEL", "env-model"},
+                                            {"SIGIL_API_TOKEN", "env-token"}}));
+  EXPECT_EQ(c.model.url, "http://env.example/v1");
+  EXPECT_EQ(c.model.key, "env-key");
+  EXPECT_EQ(c.model.name, "env-model");
+  EXPECT_EQ(c.server.api_token, "env-token");
+  // Not set in the environment: the file's value stays.
+  const Config d = load_config_text(toml, "s.toml", {}, env_of({{"SIGIL_MODEL", "only-this"}}));
+  EXPECT_EQ(d.model.url, "http://file.example/v1");
+  EXPECT_EQ(d.model.name, "only-this");
+}
+
+TEST(Config, FlagsOverrideFileAndEnvironment) {
+  ConfigFlags flags;
+  flags.listen = "127.0.0.1:0";
+  flags.data = "flag-data";
+  const Config c = load_config_text("[server]\nlisten = \"127.0.0.1:7000\"\n[store]\ndata = \"file-data\"\n",
+                                    "/x/s.toml", flags, no_env);
+  EXPECT_EQ(c.server.port, 0);
+  EXPECT_EQ(c.store.data, "flag-data");  // relative to the working directory, as typed
+}
+
+TEST(Config, LoadsANamedFileAndReportsAMissingOne) {
+  sigil::test::TempDir dir;
+  const std::string path = (dir.path() / "sigil.toml").string();
+  std::ofstream(path) << "[store]\ndata = \"here\"\n";
+  ConfigFlags flags;
+  flags.config_file = path;
+  const Config c = load_config(flags, no_env);
+  EXPECT_EQ(c.file, path);
+  EXPECT_EQ(c.store.data, (dir.path() / "here").string());
+
+  flags.config_file = (dir.path() / "missing.toml").string();
+  try {
+    load_config(flags, no_env);
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("missing.toml: cannot read"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, UnknownKeyNamesFileLineAndKey) {
+  const std::string e = error_of("[server]\nlisten = \"127.0.0.1:1\"\nlisen = \"x\"\n");
+  EXPECT_NE(e.find("/etc/sigil/sigil.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("[server] unknown key \"lisen\""), std::string::npos) << e;
+  EXPECT_NE(e.find("known: "), std::string::npos) << e;
+}
+
+TEST(Config, UnknownSectionIsAnError) {
+  const std::string e = error_of("\n[serve]\nlisten = \"x\"\n");
+  EXPECT_NE(e.find("sigil.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("unknown section \"serve\""), std::string::npos) << e;
+}
+
+TEST(Config, WrongTypesAreErrors) {
+  std::string e = error_of("[server]\nthreads = \"two\"\n");
+  EXPECT_NE(e.find("sigil.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("[server] threads must be an integer"), std::string::npos) << e;
+  e = error_of("[actions]\nvoice = \"yes\"\n");
+  EXPECT_NE(e.find("[actions] voice must be true or false"), std::string::npos) << e;
+  e = error_of("[actions]\nfile_roots = \"files\"\n");
+  EXPECT_NE(e.find("[actions] file_roots must be an array of strings"), std::string::npos) << e;
+  e = error_of("[model]\ntemperature = 7\n");
+  EXPECT_NE(e.find("[model] temperature must be between 0 and 2"), std::string::npos) << e;
+  e = error_of("model = 3\n");
+  EXPECT_NE(e.find("sigil.toml:1:9: model must be a table ([model])"), std::string::npos) << e;
+  e = error_of("[[actions.message_targets]]\nchannel = \"telegram\"\n");
+  EXPECT_NE(e.find("[actions.message_targets] needs both channel and chat"), std::string::npos) << e;
+  e = error_of("[actions]\nschedule_utc_offset = \"Europe/Paris\"\n");
+  EXPECT_NE(e.find("schedule_utc_offset is not a UTC offset"), std::string::npos) << e;
+  e = error_of("[[actions.commands]]\nname = \"x\"\nprogam = \"y\"\n");
+  EXPECT_NE(e.find("sigil.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("[actions.commands] unknown key \"progam\""), std::string::npos) << e;
+}
+
+TEST(Config, TomlSyntaxErrorsHaveAPosition) {
+  const std::string e = error_of("[server]\nlisten = \n");
+  EXPECT_NE(e.find("/etc/sigil/sigil.toml:2:"), std::string::npos) << e;
+}
+
+TEST(Config, BadListenAddresses) {
+  std::string e = error_of("[server]\nlisten = \"localhost\"\n");
+  EXPECT_NE(e.find("sigil.toml:2:"), std::string::npos) << e;
+  EXPECT_NE(e.find("no port"), std::string::npos) << e;
+  e = error_of("[server]\nlisten = \"127.0.0.1:99999\"\n");
+  EXPECT_NE(e.find("above 65535"), std::string::npos) << e;
+  e = error_of("[server]\nlisten = \"::1:80\"\n");
+  EXPECT_NE(e.find("IPv6"), std::string::npos) << e;
+  ConfigFlags flags;
+  flags.listen = "127.0.0.1:http";
+  e = error_of("", flags);
+  EXPECT_NE(e.find("--listen: bad address \"127.0.0.1:http\": the port is not a number"), std::string::npos)
+      << e;
+}
+
+TEST(Config, NonLoopbackListenNeedsAToken) {
+  const std::string e = error_of("[server]\nlisten = \"0.0.0.0:8080\"\n");
+  EXPECT_NE(e.find("listen address 0.0.0.0 is reachable from other machines: set [server] api_token"),
+            std::string::npos)
+      << e;
+  const Config c = load_config_text("[server]\nlisten = \"0.0.0.0:8080\"\n", "s.toml", {},
+                                    env_of({{"SIGIL_API_TOKEN", "t"}}));
+  EXPECT_EQ(c.server.host, "0.0.0.0");
+}
+
+// The commented sample holds every key with its default: loading it changes nothing but the paths.
+TEST(Config, TheSampleFileHoldsTheDefaults) {
+  ConfigFlags flags;
+  flags.config_file = std::string(SIGIL_SOURCE_DIR) + "/examples/sigil.toml";
+  const Config c = load_config(flags, no_env);
+  const Config d;
+  EXPECT_EQ(c.server.host, d.server.host);
+  EXPECT_EQ(c.server.port, d.server.port);
+  EXPECT_EQ(c.server.max_body, d.server.max_body);
+  EXPECT_EQ(c.server.threads, d.server.threads);
+  EXPECT_EQ(c.server.messages_per_minute, d.server.messages_per_minute);
+  EXPECT_EQ(c.server.message_burst, d.server.message_burst);
+  EXPECT_EQ(c.store.data, std::string(SIGIL_SOURCE_DIR) + "/examples/data");
+  EXPECT_EQ(c.model.url, d.model.url);
+  EXPECT_EQ(c.model.tokens_per_second, d.model.tokens_per_second);
+  EXPECT_EQ(c.model.timeout_seconds, d.model.timeout_seconds);
+  EXPECT_EQ(c.agent.max_model_calls, d.agent.max_model_calls);
+  EXPECT_EQ(c.agent.history_messages, d.agent.history_messages);
+  EXPECT_EQ(c.actions.voice, d.actions.voice);
+  EXPECT_EQ(c.actions.schedule_utc_offset, d.actions.schedule_utc_offset);
+}
+
+TEST(Config, DescribeNeverShowsSecrets) {
+  const Config c = load_config_text(
+      "[model]\nkey = \"sk-very-secret\"\n[server]\napi_token = \"tok-secret\"\n", "s.toml", {}, no_env);
+  const std::string text = c.describe();
+  EXPECT_EQ(text.find("sk-very-secret"), std::string::npos) << text;
+  EXPECT_EQ(text.find("tok-secret"), std::string::npos) << text;
+  EXPECT_NE(text.find("key (set)"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace sigil::app
