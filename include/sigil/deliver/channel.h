@@ -1,0 +1,62 @@
+// A chat channel as the outbox sees it: one chat (or one conversation) on one transport. Adapters live in
+// channels/<name>/. Errors are results, never exceptions: the outbox also catches anything a channel throws
+// and treats it as a failed call, so nothing crosses the boundary.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "sigil/deliver/capabilities.h"
+#include "sigil/exec/handler.h"
+
+namespace sigil::deliver {
+
+// The outcome of one channel call. `id`: the message the call created (send_*), or the one it changed.
+struct ChannelResult {
+  bool ok = false;
+  std::string id;
+  std::string error;
+
+  static ChannelResult success(std::string id = {}) { return {true, std::move(id), {}}; }
+  static ChannelResult failure(std::string error) { return {false, {}, std::move(error)}; }
+};
+
+// A file or voice note to send: the bytes come from the open payload (spec 15: never reopened by path).
+struct OutgoingFile {
+  std::shared_ptr<const exec::Payload> payload;
+  std::string name;       // shown to the user ("report.pdf")
+  std::string kind;       // image document audio video (send_file); empty for send_voice
+  std::string caption;    // may be empty
+  std::string mime_type;  // may be empty
+  std::uint64_t size = 0;
+  std::uint64_t duration_ms = 0;  // voice
+  std::string sha256;
+};
+
+class Channel {
+ public:
+  virtual ~Channel();
+
+  virtual ChannelCapabilities capabilities() const = 0;
+
+  // A new text message; returns its id.
+  virtual ChannelResult send_text(std::string_view text) = 0;
+  // Replaces the text of a message (only when capabilities().edits).
+  virtual ChannelResult edit_text(const std::string& id, std::string_view text);
+  // Adds text at the end of a message (only when capabilities().append).
+  virtual ChannelResult append_text(const std::string& id, std::string_view more);
+  // The outbox will not change this text message again (a terminal ends the line, the web marks it done).
+  virtual void text_done(const std::string& id);
+  // Removes a message (only when capabilities().deletes).
+  virtual ChannelResult delete_message(const std::string& id);
+  // A file of one of capabilities().file_kinds.
+  virtual ChannelResult send_file(const OutgoingFile& file) = 0;
+  // A voice note (only when capabilities().voice_notes).
+  virtual ChannelResult send_voice(const OutgoingFile& voice) = 0;
+  // A reaction on a message (only when capabilities().reactions).
+  virtual ChannelResult react(const std::string& message_id, std::string_view emoji) = 0;
+};
+
+}  // namespace sigil::deliver
