@@ -181,6 +181,12 @@ async function reactionsOf(li) {
 // The whole conversation in one picture: the window is made as tall as the page (a full-page capture
 // would leave the sticky composer in the middle), then restored.
 async function screenshot(page, file) {
+  // Voice players show their length once their metadata is in.
+  await page
+    .waitForFunction(() => [...document.querySelectorAll("audio")].every((a) => a.readyState >= 1), null, {
+      timeout: 20_000,
+    })
+    .catch(() => console.log("     (an audio element had no metadata yet for the screenshot)"));
   const size = page.viewportSize();
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
   await page.setViewportSize({ width: size.width, height: Math.min(Math.max(height, size.height), 4000) });
@@ -227,6 +233,13 @@ async function main() {
     });
 
     const turns = {};
+    await check("a message that schedules a task gets its answer (the task fires a minute later)", async () => {
+      const { li, turn } = await send(page, "Please remind me to stretch in a minute");
+      turns.remind = { li, turn, at: Date.now() };
+      assert.equal(await assistantOf(page, turn).locator(".text").innerText(), "I will remind you in a minute.");
+      await assertNoMarkupSeen(page, "the scheduling turn");
+    });
+
     await check("a reply full of markup streams in without one visible byte of it", async () => {
       const { li, turn } = await send(page, "Please give me the markup tour");
       turns.tour = { li, turn };
@@ -363,18 +376,25 @@ async function main() {
       const { li, turn } = await send(page, "Please stay silent now");
       turns.silent = { li, turn };
       assert.equal(await assistantOf(page, turn).count(), 0, "no assistant bubble");
-      const last = page.locator("#transcript > li").last();
-      assert.equal(await last.getAttribute("data-role"), "user", "the user's message is the last one");
       assert.deepEqual(await reactionsOf(li), ["👀"]);
       await assertNoMarkupSeen(page, "the silent turn");
     });
 
     await check("reactions are on the right messages only", async () => {
       const all = await page.locator("#transcript > li").evaluateAll((lis) =>
-        lis.map((l) => [l.dataset.role, l.querySelector(".text")?.textContent.slice(0, 20), l.querySelectorAll(".reaction").length]),
+        lis.map((l) => [l.dataset.role, l.querySelector(".text")?.textContent ?? "", l.querySelectorAll(".reaction").length]),
       );
-      const counts = all.map((x) => x[2]);
-      assert.deepEqual(counts, [1, 0, 1, 0, 0, 0, 1], JSON.stringify(all));
+      const want = {
+        "Please remind me to stretch in a minute": 0,
+        "Please give me the markup tour": 1,
+        "Could you send the report?": 1,
+        "Now a voice note please": 0,
+        "Please stay silent now": 1,
+      };
+      for (const [role, text, n] of all) {
+        if (role === "assistant") assert.equal(n, 0, `no reaction on an answer: ${JSON.stringify(all)}`);
+        else assert.equal(n, want[text], `reactions on ${JSON.stringify(text)}: ${JSON.stringify(all)}`);
+      }
     });
 
     await check("model text cannot inject markup or script links (render.js in the page)", async () => {
@@ -400,22 +420,80 @@ async function main() {
       assert.ok(out.text.startsWith("<img src=x"), out.text);
     });
 
+    await check("the scheduled task's answer arrives later as a new message marked Scheduled", async () => {
+      // The task is due a minute after it was scheduled; the scheduler may start it a little later.
+      const left = Math.max(0, 60_000 - (Date.now() - turns.remind.at));
+      const s = page.locator("#transcript > li.assistant.scheduled");
+      await s.waitFor({ timeout: left + 120_000 });
+      await page.waitForFunction(() => document.getElementById("typing").hidden);
+      assert.equal(await s.count(), 1);
+      assert.equal(await s.locator(".text").innerText(), "Time to stretch, as you asked a minute ago.");
+      assert.equal(await s.locator(".scheduled-tag").textContent(), "Scheduled");
+      assert.match((await s.locator(".scheduled-tag").getAttribute("title")) ?? "", /Stretch reminder/);
+      const order = await page.locator("#transcript > li").evaluateAll((lis, t) => {
+        const i = lis.findIndex((l) => l.classList.contains("assistant") && l.dataset.turn === t);
+        const j = lis.findIndex((l) => l.classList.contains("scheduled"));
+        return [i, j];
+      }, turns.remind.turn);
+      assert.ok(order[0] >= 0 && order[1] > order[0], `it comes after the answer that scheduled it: ${order}`);
+      await assertNoMarkupSeen(page, "the scheduled turn");
+    });
+
+    await check("Stop cancels a running turn: the reply stops, with a note", async () => {
+      const before = await page.locator("#transcript > li.user").count();
+      await page.locator("#input").fill("Tell me a long story");
+      await page.locator("#input").press("Enter");
+      const li = page.locator("#transcript > li.user").nth(before);
+      await page.waitForFunction((n) => document.querySelectorAll("#transcript > li.user")[n]?.dataset.turn, before);
+      const turn = await li.getAttribute("data-turn");
+      const a = assistantOf(page, turn);
+      await a.locator(".text").waitFor();
+      assert.ok(await page.locator("#stop").isVisible(), "Stop shows while the turn runs");
+      await page.locator("#stop").click();
+      await page.waitForFunction(() => document.getElementById("typing").hidden);
+      assert.ok(await page.locator("#stop").isHidden());
+      const text = await a.locator(".text").innerText();
+      assert.ok(text.startsWith("Once upon a time"), text);
+      assert.ok(!text.includes("The end."), "the reply was cut short");
+      assert.equal(await a.locator(".note").innerText(), "Stopped.");
+      await assertNoMarkupSeen(page, "the stopped turn");
+    });
+
+    await check("Shift+Enter makes a new line; Enter sends", async () => {
+      await page.locator("#input").fill("");
+      await page.locator("#input").type("line one");
+      await page.locator("#input").press("Shift+Enter");
+      await page.locator("#input").type("line two");
+      assert.equal(await page.locator("#input").inputValue(), "line one\nline two");
+      const { turn } = await send(page, "x");  // fill() replaces the draft
+      await assistantOf(page, turn).waitFor();
+      assert.equal(await assistantOf(page, turn).locator(".text").innerText(), "Noted.");
+    });
+
     // The screenshot shows the live conversation (after a reload only its text would be there).
     await screenshot(page, args.screenshot);
 
     await check("after a reload the history shows, without markup", async () => {
       await page.reload();
       await page.waitForSelector("#status[data-state=online]");
-      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 4);
+      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 7);
       const users = await page.locator("#transcript > li.user .text").allInnerTexts();
       assert.deepEqual(users, [
+        "Please remind me to stretch in a minute",
         "Please give me the markup tour",
         "Could you send the report?",
         "Now a voice note please",
         "Please stay silent now",
+        "Tell me a long story",
+        "x",
       ]);
-      const assistants = await page.locator("#transcript > li.assistant").count();
-      assert.equal(assistants, 3, "three answers, none for the silent turn");
+      assert.equal(await assistantOf(page, turns.silent.turn).count(), 0, "none for the silent turn");
+      for (const t of ["remind", "tour", "report", "voice"]) {
+        assert.equal(await assistantOf(page, turns[t].turn).count(), 1, `the answer of ${t}`);
+      }
+      const scheduled = page.locator("#transcript > li.assistant.scheduled");
+      assert.equal(await scheduled.count(), 1, "the scheduled answer, marked");
+      assert.equal(await scheduled.locator(".text").innerText(), "Time to stretch, as you asked a minute ago.");
       const text = await page.locator("#transcript").innerText();
       assert.ok(text.includes("Six times seven is 42"), text);
       await assertNoMarkupSeen(page, "the history");
@@ -434,17 +512,6 @@ async function main() {
       assert.ok(m.inputWidth > 150, `input ${m.inputWidth} px`);
       await page.screenshot({ path: args.screenshot.replace(/\.png$/, "-360.png"), fullPage: false });
       await page.setViewportSize({ width: 1000, height: 900 });
-    });
-
-    await check("Shift+Enter makes a new line; Enter sends", async () => {
-      await page.locator("#input").fill("");
-      await page.locator("#input").type("line one");
-      await page.locator("#input").press("Shift+Enter");
-      await page.locator("#input").type("line two");
-      assert.equal(await page.locator("#input").inputValue(), "line one\nline two");
-      const { turn } = await send(page, "x");  // fill() replaces the draft
-      await assistantOf(page, turn).waitFor();
-      assert.equal(await assistantOf(page, turn).locator(".text").innerText(), "Noted.");
     });
 
     await check("New conversation starts an empty conversation with a new id", async () => {
