@@ -106,9 +106,9 @@ TEST(ConsoleChannel, AReactionMidLineGetsItsOwnLine) {
   ChatOutbox box(ch, streaming());
   box.text("Sure");
   box.deliver(dt::reaction("\xE2\x9D\xA4\xEF\xB8\x8F"));
-  box.text(", done.");
+  box.text(" and done.");
   box.end();
-  EXPECT_EQ(out.str(), "Sure\n(reacted \xE2\x9D\xA4\xEF\xB8\x8F)\n, done.\n");
+  EXPECT_EQ(out.str(), "Sure\n(reacted \xE2\x9D\xA4\xEF\xB8\x8F)\nand done.\n");
 }
 
 TEST(ConsoleChannel, NeverOverwritesAFile) {

@@ -79,6 +79,10 @@ ChannelResult ConsoleChannel::send_text(std::string_view text) {
 ChannelResult ConsoleChannel::append_text(const std::string& id, std::string_view more) {
   std::lock_guard lock(mu_);
   if (id != open_id_) return ChannelResult::failure("message " + id + " is no longer the last one shown");
+  // The line was broken by something else (a reaction): the text goes on at the start of a new line.
+  if (!line_open_) {
+    while (!more.empty() && (more.front() == ' ' || more.front() == '\t')) more.remove_prefix(1);
+  }
   write(more);
   return ChannelResult::success(id);
 }

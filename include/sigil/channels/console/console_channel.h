@@ -9,7 +9,8 @@
 //   `[voice note: voice.ogg, 0:03, 12.3 KB -> ./data/out/voice.ogg]`. An existing file is never overwritten:
 //   `report-2.pdf`, `report-3.pdf`, ... With no media_dir, files and voice notes fail (the outbox then shows
 //   a text line).
-// Output that comes while a streamed line is open starts on a new line.
+// Output that comes while a streamed line is open starts on a new line; the streamed text then goes on
+// at the start of the next line (without the spaces it began with).
 //
 // Capabilities: append (a terminal can add to what it shows but never change it), no edits, no deletes,
 // reactions (any emoji), every file kind, voice notes, no text limit, plain text, no rate limit.
