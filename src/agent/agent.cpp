@@ -1,5 +1,6 @@
 #include "sigil/agent/agent.h"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <chrono>
 #include <random>
@@ -72,15 +73,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 
   const std::string& id() const { return input_.turn_id; }
   std::pair<std::string, std::string> key() const { return {input_.user, input_.conversation}; }
+  bool stateless() const { return input_.messages.has_value(); }
 
   void begin() {
-    const store::TimePoint now = agent_.config_.exec.now();
-    auto appended = agent_.store_.append_message(scope(), "user", input_.text, input_.turn_id, now);
-    if (!appended) {
-      summary_.diagnostics.push_back("store: cannot append the user message: " + appended.error());
-      end(TurnStatus::StoreError);
-      return;
-    }
+    // A stateless turn's user message is already the last of its messages.
+    if (!stateless() && !record("user", input_.text, "the user message")) return;
     start_call();
   }
 
@@ -99,20 +96,36 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   // for the history.
   class ObserverOutbox final : public exec::Outbox {
    public:
-    explicit ObserverOutbox(TurnObserver* observer) : observer_(observer) {}
+    // `separator`: shown before this call's first text (a later call's reply is a new paragraph of what the
+    // turn shows, not glued to the last word of the previous reply). It is not part of clean().
+    ObserverOutbox(TurnObserver* observer, std::string separator)
+        : observer_(observer), separator_(std::move(separator)) {}
     void text(std::string_view text) override {
       clean_.append(text);
-      if (observer_ != nullptr) observer_->on_text(text);
+      if (observer_ == nullptr) return;
+      if (!separator_.empty()) {
+        observer_->on_text(separator_);
+        separator_.clear();
+      }
+      observer_->on_text(text);
     }
     void deliver(const exec::Delivery& delivery) override {
       if (observer_ != nullptr) observer_->on_delivery(delivery);
     }
     void end() override {}  // one model call's output ends, not the turn's
+    void silence(bool late) override {
+      silent_ = true;
+      if (observer_ != nullptr) observer_->on_silence(late);
+    }
     const std::string& clean() const { return clean_; }
+    // A silent reply showed nothing (or took back what it showed): it is not stored as said.
+    bool silent() const { return silent_; }
 
    private:
     TurnObserver* observer_;
+    std::string separator_;
     std::string clean_;
+    bool silent_ = false;
   };
 
   class Sink final : public model::StreamSink {
@@ -120,7 +133,10 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     explicit Sink(std::shared_ptr<Turn> turn) : turn_(std::move(turn)) {}
     void on_text(std::string_view delta) override { turn_->on_text(delta); }
     void on_tool_call(const model::ToolCall& call) override { turn_->on_tool_call(call); }
-    void on_done(const model::Outcome& outcome) override { turn_->on_done(outcome); }
+    // The rest of the call ends on a finish thread: executor.finish() may wait for slow handlers.
+    void on_done(const model::Outcome& outcome) override {
+      turn_->agent_.post_finish([turn = turn_, outcome] { turn->on_done(outcome); });
+    }
 
    private:
     std::shared_ptr<Turn> turn_;
@@ -134,7 +150,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     std::unique_ptr<parse::Parser> parser;
     std::vector<std::string> tool_errors;  // lines for the model about tool calls that could not run
     std::vector<std::string> tool_names;
-    explicit Call(TurnObserver* observer) : outbox(observer) {}
+    Call(TurnObserver* observer, std::string separator) : outbox(observer, std::move(separator)) {}
   };
 
   store::Scope scope() const { return {input_.user, input_.conversation, store::MemoryScope::per_user}; }
@@ -160,24 +176,28 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     ++calls_;
     const AgentConfig& config = agent_.config_;
     model::ChatRequest request;
-    request.model = config.model;
-    request.max_tokens = config.max_tokens;
-    request.temperature = config.temperature;
+    request.model = input_.model.empty() ? config.model : input_.model;
+    request.max_tokens = input_.max_tokens ? input_.max_tokens : config.max_tokens;
+    request.temperature = input_.temperature ? input_.temperature : config.temperature;
     request.tools = agent_.tools_;
     request.messages.push_back({"system", agent_.system_message_, {}, {}});
-    auto history = agent_.store_.recent_messages(scope(), config.history_messages);
-    if (!history) {
-      summary_.diagnostics.push_back("store: cannot read the history: " + history.error());
-      end(TurnStatus::StoreError);
-      return;
-    }
-    for (const store::Message& m : *history) {
-      // Only user and assistant turns are stored by the loop; anything else is shown as the user's, so a
-      // stray role never makes the provider refuse the request.
-      request.messages.push_back({m.role == "assistant" ? "assistant" : "user", m.text, {}, {}});
+    if (stateless()) {
+      for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
+    } else {
+      auto history = agent_.store_.recent_messages(scope(), config.history_messages);
+      if (!history) {
+        summary_.diagnostics.push_back("store: cannot read the history: " + history.error());
+        end(TurnStatus::StoreError);
+        return;
+      }
+      for (const store::Message& m : *history) {
+        // Only user and assistant turns are stored by the loop; anything else is shown as the user's, so a
+        // stray role never makes the provider refuse the request.
+        request.messages.push_back({m.role == "assistant" ? "assistant" : "user", m.text, {}, {}});
+      }
     }
 
-    call_state_ = std::make_unique<Call>(observer_.get());
+    call_state_ = std::make_unique<Call>(observer_.get(), shown_text_ ? "\n\n" : "");
     exec::TurnIds ids{input_.user, input_.conversation,
                       calls_ == 1 ? input_.turn_id : input_.turn_id + "#" + std::to_string(calls_)};
     exec_turn_id_ = ids.turn;
@@ -268,15 +288,21 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     }
     // One message, no trailing line break: it is stored and matched as written.
     while (!results.empty() && (results.back() == '\n' || results.back() == '\r')) results.pop_back();
-    const std::string clean = call_state_->outbox.clean();
+    const std::string clean = call_state_->outbox.silent() ? std::string() : call_state_->outbox.clean();
+    shown_text_ = shown_text_ || !clean.empty();
     call_state_->parser.reset();
     call_state_->executor.reset();
     call_state_.reset();
 
-    const store::TimePoint now = agent_.config_.exec.now();
     if (!clean.empty()) {
-      auto appended = agent_.store_.append_message(scope(), "assistant", clean, input_.turn_id, now);
-      if (!appended) summary_.diagnostics.push_back("store: cannot append the reply: " + appended.error());
+      // A reply that cannot be stored does not end the turn: the user has seen it already.
+      if (stateless()) {
+        input_.messages->push_back({"assistant", clean, {}, {}});
+      } else {
+        const store::TimePoint now = agent_.config_.exec.now();
+        auto appended = agent_.store_.append_message(scope(), "assistant", clean, input_.turn_id, now);
+        if (!appended) summary_.diagnostics.push_back("store: cannot append the reply: " + appended.error());
+      }
     }
 
     if (outcome.finish == model::FinishReason::error || outcome.finish == model::FinishReason::cancelled) {
@@ -300,13 +326,23 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       end(TurnStatus::LoopLimit);
       return;
     }
-    auto appended = agent_.store_.append_message(scope(), "user", results, input_.turn_id, now);
-    if (!appended) {
-      summary_.diagnostics.push_back("store: cannot append the results: " + appended.error());
-      end(TurnStatus::StoreError);
-      return;
-    }
+    if (!record("user", results, "the results")) return;
     start_call();
+  }
+
+  // Appends a user-side message to the turn's history (the store, or the request's messages for a
+  // stateless turn). On failure the turn ends with StoreError and false is returned.
+  bool record(const std::string& role, const std::string& text, const char* what) {
+    if (stateless()) {
+      input_.messages->push_back({role, text, {}, {}});
+      return true;
+    }
+    const store::TimePoint now = agent_.config_.exec.now();
+    auto appended = agent_.store_.append_message(scope(), role, text, input_.turn_id, now);
+    if (appended) return true;
+    summary_.diagnostics.push_back(std::string("store: cannot append ") + what + ": " + appended.error());
+    end(TurnStatus::StoreError);
+    return false;
   }
 
   void end(TurnStatus status) {
@@ -323,6 +359,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   std::shared_ptr<TurnObserver> observer_;
   TurnSummary summary_;
   int calls_ = 0;
+  bool shown_text_ = false;  // an earlier call of this turn showed text
   std::string exec_turn_id_;
   std::unique_ptr<Call> call_state_;
 
@@ -342,6 +379,9 @@ Agent::Agent(const spec::Registry& registry, const exec::HandlerTable& handlers,
   if (!system_message_.empty() && !section.empty()) system_message_ += "\n\n";
   system_message_ += section;
   if (config_.native_tools) tools_ = spec::tool_schemas(registry_, options);
+  const unsigned threads = std::max(1u, config_.finish_threads);
+  for (unsigned i = 0; i < threads; ++i)
+    finish_threads_.emplace_back([this](const std::stop_token& stop) { finish_loop(stop); });
 }
 
 Agent::~Agent() {
@@ -351,7 +391,31 @@ Agent::~Agent() {
     for (auto& [serial, turn] : turns_) open.push_back(turn);
   }
   for (auto& turn : open) turn->cancel();
-  wait_idle();
+  wait_idle();  // the finish threads are still running: cancelled calls end through them
+  for (std::jthread& t : finish_threads_) t.request_stop();
+  finish_cv_.notify_all();
+  finish_threads_.clear();  // joins
+}
+
+void Agent::post_finish(std::function<void()> job) {
+  {
+    std::lock_guard lock(finish_mu_);
+    finish_jobs_.push_back(std::move(job));
+  }
+  finish_cv_.notify_one();
+}
+
+void Agent::finish_loop(const std::stop_token& stop) {
+  std::unique_lock lock(finish_mu_);
+  for (;;) {
+    if (!finish_cv_.wait(lock, stop, [this] { return !finish_jobs_.empty(); })) return;
+    std::function<void()> job = std::move(finish_jobs_.front());
+    finish_jobs_.pop_front();
+    lock.unlock();
+    job();
+    job = nullptr;  // drops the turn it holds before waiting again
+    lock.lock();
+  }
 }
 
 std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer) {
@@ -364,7 +428,7 @@ std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> obs
     const std::uint64_t serial = next_serial_++;
     turn = std::make_shared<Turn>(*this, serial, std::move(input), std::move(observer));
     turns_.emplace(serial, turn);
-    run_now = busy_.insert(turn->key()).second;
+    run_now = turn->stateless() || busy_.insert(turn->key()).second;
     if (!run_now) waiting_[turn->key()].push_back(turn);
   }
   if (run_now) turn->begin();
@@ -400,8 +464,11 @@ void Agent::turn_ended(std::uint64_t serial) {
     auto it = turns_.find(serial);
     if (it == turns_.end()) return;
     const auto key = it->second->key();
+    const bool stateless = it->second->stateless();
     turns_.erase(it);
-    if (auto w = waiting_.find(key); w != waiting_.end()) {
+    if (stateless) {
+      // It never held its conversation.
+    } else if (auto w = waiting_.find(key); w != waiting_.end()) {
       next = std::move(w->second.front());
       w->second.pop_front();
       if (w->second.empty()) waiting_.erase(w);

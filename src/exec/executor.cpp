@@ -72,11 +72,7 @@ class Executor::Impl final : public parse::EventSink {
         store_(store),
         outbox_(outbox),
         ids_(std::move(ids)),
-        options_(std::move(options)) {
-    unsigned n = std::max(1u, options_.workers);
-    for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
-    timer_ = std::jthread([this] { watch(); });
-  }
+        options_(std::move(options)) {}
 
   ~Impl() override {
     {
@@ -89,7 +85,7 @@ class Executor::Impl final : public parse::EventSink {
     done_cv_.notify_all();
     timer_cv_.notify_all();
     for (std::jthread& w : workers_) w.join();
-    timer_.join();
+    if (timer_.joinable()) timer_.join();
   }
 
   // ---------------------------------------------------------------------------------- parse::EventSink
@@ -146,14 +142,33 @@ class Executor::Impl final : public parse::EventSink {
   }
 
   void on_diagnostic(const parse::Diagnostic&) override {}
-  void on_silence(std::uint64_t) override {}
+  void on_silence(std::uint64_t) override {
+    std::lock_guard lock(mu_);
+    go_silent();
+  }
   void on_fallback() override {
     std::lock_guard lock(mu_);
     push_text(hidden_text_);
     hidden_text_.clear();
     flush();
   }
-  void on_end(bool) override { dispatch_pending_inline(); }
+  void on_end(bool silent) override {
+    dispatch_pending_inline();
+    if (!silent) return;
+    std::lock_guard lock(mu_);
+    go_silent();
+  }
+
+  // mu_ held. The reply is silent (spec 7.4): no more of its text goes out, text still held back behind a
+  // directive is dropped, and the outbox learns whether some already went (a late sentinel, 12.7).
+  // Directives still run and their deliveries still go.
+  void go_silent() {
+    if (silent_) return;
+    silent_ = true;
+    std::erase_if(queue_, [](const Item& item) { return item.ordinal < 0 && item.late.empty(); });
+    outbox_.silence(text_sent_);
+    flush();
+  }
 
   // ---------------------------------------------------------------------------------- inline
   std::optional<std::string> resolve_inline(const parse::DirectiveEvent& e) {
@@ -180,6 +195,8 @@ class Executor::Impl final : public parse::EventSink {
     TurnReport report;
     report.deliveries = sent_;
     for (const Slot& s : slots_) report.results.push_back(s.entry);
+    report.silent = silent_;
+    report.late_silence = silent_ && text_sent_;
     finished_ = true;
     return report;
   }
@@ -247,7 +264,17 @@ class Executor::Impl final : public parse::EventSink {
       ready_.push_front(o);
     else
       ready_.push_back(o);
+    start_threads_as_needed();
     work_cv_.notify_one();
+  }
+
+  // mu_ held. Threads start with the first directive that needs one, and a worker is added only while
+  // none is idle: a reply without directives (most of them) costs no thread, and a gateway with a
+  // thousand streaming conversations does not create five threads per model call.
+  void start_threads_as_needed() {
+    if (!timer_.joinable()) timer_ = std::jthread([this] { watch(); });
+    if (idle_workers_ == 0 && workers_.size() < std::max(1u, options_.workers))
+      workers_.emplace_back([this] { work(); });
   }
 
   // mu_ held. Settles a slot that produced no deliveries.
@@ -261,7 +288,7 @@ class Executor::Impl final : public parse::EventSink {
 
   // mu_ held.
   void push_text(std::string_view text) {
-    if (text.empty()) return;
+    if (text.empty() || silent_) return;
     if (!queue_.empty() && queue_.back().ordinal < 0 && queue_.back().late.empty()) {
       queue_.back().text.append(text);
     } else {
@@ -288,6 +315,7 @@ class Executor::Impl final : public parse::EventSink {
 
   void send_text(std::string_view text) {
     if (text.empty()) return;
+    text_sent_ = true;
     outbox_.text(text);
     if (!sent_.empty() && sent_.back().op == Delivery::Op::Text && last_was_text_) {
       sent_.back().text.append(text);
@@ -347,8 +375,10 @@ class Executor::Impl final : public parse::EventSink {
   void work() {
     std::unique_lock lock(mu_);
     for (;;) {
+      ++idle_workers_;
       work_cv_.wait(lock,
                     [&] { return shutting_down_ || !ready_.empty() || (!serial_busy_ && !serial_.empty()); });
+      --idle_workers_;
       if (shutting_down_) return;
       int ordinal;
       bool serial = false;
@@ -500,12 +530,15 @@ class Executor::Impl final : public parse::EventSink {
   std::optional<int> pending_inline_;
   std::uint64_t pending_inline_span_ = 0;
   std::string hidden_text_;
+  bool silent_ = false;     // the reply turned silent: its text is no longer sent
+  bool text_sent_ = false;  // some reply text reached the outbox
   std::vector<Delivery> sent_;
   bool last_was_text_ = false;
   std::set<std::string> attachments_;
 
   // Last: joined in ~Impl before anything above goes.
-  std::vector<std::jthread> workers_;
+  std::vector<std::jthread> workers_;  // grows on demand up to options_.workers
+  std::size_t idle_workers_ = 0;       // workers waiting for work
   std::jthread timer_;
 };
 

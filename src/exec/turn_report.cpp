@@ -7,10 +7,14 @@ namespace sigil::exec {
 
 std::string_view to_string(ResultStatus status) {
   switch (status) {
-    case ResultStatus::Ok: return "ok";
-    case ResultStatus::Error: return "error";
-    case ResultStatus::Refused: return "refused";
-    case ResultStatus::Duplicate: return "duplicate";
+    case ResultStatus::Ok:
+      return "ok";
+    case ResultStatus::Error:
+      return "error";
+    case ResultStatus::Refused:
+      return "refused";
+    case ResultStatus::Duplicate:
+      return "duplicate";
   }
   return "error";
 }
@@ -69,6 +73,8 @@ boost::json::value TurnReport::json() const {
   boost::json::object out;
   out["deliveries"] = std::move(ds);
   out["results"] = std::move(rs);
+  if (silent) out["silent"] = true;
+  if (late_silence) out["late_silence"] = true;
   return out;
 }
 

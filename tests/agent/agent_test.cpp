@@ -51,6 +51,14 @@ class RecordingObserver final : public TurnObserver {
     std::lock_guard lock(mu_);
     calls_.push_back(n);
   }
+  void on_silence(bool late) override {
+    std::lock_guard lock(mu_);
+    silences_.push_back(late);
+  }
+  std::vector<bool> silences() const {
+    std::lock_guard lock(mu_);
+    return silences_;
+  }
   void on_turn_end(const TurnSummary& summary) override {
     ++ends_;
     done_.set_value(summary);
@@ -85,6 +93,7 @@ class RecordingObserver final : public TurnObserver {
   std::vector<std::string> pieces_;
   std::vector<Delivery> ops_;
   std::vector<int> calls_;
+  std::vector<bool> silences_;
   bool merge_ = false;
   std::atomic<int> ends_{0};
   std::promise<TurnSummary> done_;
@@ -141,7 +150,7 @@ class AgentTest : public ::testing::Test {
   }
 
   static TurnInput input(std::string text, std::string turn = "t1") {
-    return TurnInput{"u1", "c1", std::move(text), std::move(turn)};
+    return TurnInput{.user = "u1", .conversation = "c1", .text = std::move(text), .turn_id = std::move(turn)};
   }
 
   TempDir dir_;
@@ -320,7 +329,7 @@ TEST_F(AgentTest, ReplayLengthAlsoLeavesTheDirectiveUnrun) {
   EXPECT_EQ(summary.calls[0].finish, model::FinishReason::length);
   EXPECT_EQ(searches_.load(), 0);
   // Each reply's trailing space is tidied; on_model_call marks where the second reply starts.
-  EXPECT_EQ(observer->text(), "Looking:Shorter.");
+  EXPECT_EQ(observer->text(), "Looking:\n\nShorter.");
 }
 
 TEST_F(AgentTest, ReactionComesBeforeTheTextAfterIt) {
@@ -403,7 +412,8 @@ TEST_F(AgentTest, ManyConversationsAtOnce) {
   std::vector<std::shared_ptr<RecordingObserver>> observers;
   for (int i = 0; i < 8; ++i) {
     observers.push_back(std::make_shared<RecordingObserver>());
-    agent.start_turn(TurnInput{"u1", "c" + std::to_string(i), "hello", ""}, observers.back());
+    agent.start_turn(TurnInput{.user = "u1", .conversation = "c" + std::to_string(i), .text = "hello"},
+                     observers.back());
   }
   for (auto& o : observers) {
     TurnSummary s = o->wait();
@@ -472,6 +482,130 @@ TEST_F(AgentTest, TurnsOfOneConversationRunOneAfterAnother) {
   EXPECT_EQ(h[1].text, "Answer one.");
   EXPECT_EQ(h[2].text, "second");
   EXPECT_EQ(h[3].text, "Answer two.");
+}
+
+TEST_F(AgentTest, StatelessTurnUsesItsMessagesAndWritesNoHistory) {
+  FakeOpenAiServer server;
+  server.enqueue(
+      FakeResponse::text_stream({"Checking. <searchArch", "ive>{\"query\":\"tea\"}</searchArchive>"}));
+  server.enqueue(FakeResponse::text_stream({"Found ", "your notes."}));
+  auto client = openai(server);
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  TurnInput in;
+  in.user = "u1";
+  in.conversation = "c1";
+  in.turn_id = "s1";
+  in.text = "ignored";
+  in.messages = std::vector<model::ChatMessage>{{"system", "Be brief.", {}, {}},
+                                                {"user", "What did I say?", {}, {}},
+                                                {"assistant", "About what?", {}, {}},
+                                                {"user", "tea", {}, {}}};
+  in.model = "other-model";
+  in.max_tokens = 77;
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(std::move(in), observer);
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  EXPECT_EQ(observer->text(), "Checking.\n\nFound your notes.");
+  EXPECT_EQ(searches_.load(), 1);
+  EXPECT_TRUE(history().empty()) << "a stateless turn must not touch the stored history";
+
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].json.at("model").as_string(), "other-model");
+  EXPECT_EQ(requests[0].json.at("max_tokens").as_int64(), 77);
+  const auto& first = requests[0].json.at("messages").as_array();
+  ASSERT_EQ(first.size(), 5u);  // sigil's system message, then the request's four
+  EXPECT_EQ(first[0].at("role").as_string(), "system");
+  EXPECT_NE(std::string(first[0].at("content").as_string()).find("searchArchive"), std::string::npos);
+  EXPECT_EQ(first[1].at("content").as_string(), "Be brief.");
+  EXPECT_EQ(first[4].at("content").as_string(), "tea");
+  // The second call carries the first reply and its results, in memory only.
+  const auto& second = requests[1].json.at("messages").as_array();
+  ASSERT_EQ(second.size(), 7u);
+  EXPECT_EQ(second[5].at("role").as_string(), "assistant");
+  EXPECT_EQ(second[5].at("content").as_string(), "Checking.");
+  EXPECT_EQ(second[6].at("role").as_string(), "user");
+  EXPECT_NE(std::string(second[6].at("content").as_string()).find("green tea notes"), std::string::npos);
+}
+
+TEST_F(AgentTest, StatelessTurnsOfOneConversationDoNotWaitForEachOther) {
+  // The first turn's handler waits until the second turn has ended: with per-conversation queueing the
+  // second would never start and the handler would give up.
+  std::promise<void> second_ended;
+  std::shared_future<void> second_done = second_ended.get_future().share();
+  handlers_.add("remember", [second_done](const exec::Directive&, exec::ActionContext&) {
+    if (second_done.wait_for(20s) != std::future_status::ready)
+      return exec::HandlerResult::error("the other turn never ended");
+    return exec::HandlerResult::ok("remembered");
+  });
+  auto client = replay({R"({"match": "slow", "reply": "Noted. [REMEMBER:tea]"})",
+                        R"({"match": "quick", "reply": "Quick answer."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto stateless = [](std::string text, std::string turn) {
+    TurnInput in;
+    in.user = "u1";
+    in.conversation = "c1";
+    in.turn_id = std::move(turn);
+    in.messages = std::vector<model::ChatMessage>{{"user", std::move(text), {}, {}}};
+    return in;
+  };
+  auto slow = std::make_shared<RecordingObserver>();
+  auto quick = std::make_shared<RecordingObserver>();
+  agent.start_turn(stateless("slow", "s1"), slow);
+  agent.start_turn(stateless("quick", "s2"), quick);
+  EXPECT_EQ(quick->wait().status, TurnStatus::Ok);
+  second_ended.set_value();
+  TurnSummary summary = slow->wait();
+  ASSERT_EQ(summary.calls.size(), 1u);
+  ASSERT_EQ(summary.calls[0].report.results.size(), 1u);
+  EXPECT_EQ(summary.calls[0].report.results[0].message, "remembered");
+}
+
+TEST_F(AgentTest, ASlowHandlerDoesNotStallOtherConversationsOnTheClientThread) {
+  // The replay client drives every call from ONE timer thread. Conversation A's handler blocks until
+  // conversation B's turn has ended; if A's call ended (executor.finish()) on that thread, B's tokens could
+  // not be delivered until A's handler gave up.
+  std::promise<void> b_ended;
+  std::shared_future<void> b_done = b_ended.get_future().share();
+  handlers_.add("remember", [b_done](const exec::Directive&, exec::ActionContext&) {
+    if (b_done.wait_for(20s) != std::future_status::ready)
+      return exec::HandlerResult::error("conversation b never ended");
+    return exec::HandlerResult::ok("remembered");
+  });
+  auto client = replay({R"({"match": "slow", "reply": "Noted. [REMEMBER:tea]"})",
+                        R"({"match": "other", "reply": "Other conversation, many words in this reply."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto a = std::make_shared<RecordingObserver>();
+  auto b = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("slow", "ta"), a);
+  TurnInput other = input("other", "tb");
+  other.conversation = "c2";
+  agent.start_turn(std::move(other), b);
+  EXPECT_EQ(b->wait().status, TurnStatus::Ok);
+  EXPECT_EQ(b->text(), "Other conversation, many words in this reply.");
+  b_ended.set_value();
+  TurnSummary summary = a->wait();
+  ASSERT_EQ(summary.calls.size(), 1u);
+  ASSERT_EQ(summary.calls[0].report.results.size(), 1u);
+  EXPECT_EQ(summary.calls[0].report.results[0].message, "remembered");
+}
+
+TEST_F(AgentTest, ALateSentinelTakesTheReplyBackAndItIsNotStoredAsSaid) {
+  auto client = replay({R"({"reply": "Sure thing.\nNO_REPLY"})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("thanks"), observer);
+  TurnSummary summary = observer->wait();
+  agent.wait_idle();
+  EXPECT_EQ(observer->silences(), std::vector<bool>{true});
+  ASSERT_EQ(summary.calls.size(), 1u);
+  EXPECT_TRUE(summary.calls[0].report.silent);
+  auto h = history();
+  ASSERT_EQ(h.size(), 1u) << "only the user's message: the silent reply was never said";
+  EXPECT_EQ(h[0].text, "thanks");
 }
 
 }  // namespace

@@ -588,5 +588,60 @@ TEST(ExecCanonicalJson, SortsKeysRecursively) {
   EXPECT_EQ(canonical_json(v), R"({"a":{"c":"x","d":[1,{"y":null,"z":true}]},"b":1})");
 }
 
+// Silence (spec 7.4, 12.7): the outbox learns it, and whether text had already gone out.
+TEST(ExecSilence, ASentinelAloneShowsNothingAndIsNotLate) {
+  auto store = open_store();
+  HandlerTable handlers;
+  RecordingOutbox outbox;
+  Turn t = run_turn("<no-reply/>", handlers, *store, outbox);
+  EXPECT_EQ(outbox.silenced(), 1);
+  EXPECT_EQ(all_text(outbox), "");
+  EXPECT_TRUE(t.report.silent);
+  EXPECT_FALSE(t.report.late_silence);
+  EXPECT_EQ(t.report.json().at("silent"), true);
+  EXPECT_EQ(t.report.json().as_object().if_contains("late_silence"), nullptr);
+}
+
+TEST(ExecSilence, ASentinelLineAfterTextIsLate) {
+  auto store = open_store();
+  HandlerTable handlers;
+  RecordingOutbox outbox;
+  Turn t = run_turn("Sure, I will stay out of it.\nNO_REPLY", handlers, *store, outbox);
+  EXPECT_EQ(outbox.silenced(), 2);
+  EXPECT_TRUE(t.report.silent);
+  EXPECT_TRUE(t.report.late_silence);
+  EXPECT_EQ(t.report.json().at("late_silence"), true);
+}
+
+TEST(ExecSilence, TextHeldBehindADirectiveIsDroppedButTheDirectiveStillDelivers) {
+  auto store = open_store();
+  std::atomic<bool> release{false};
+  HandlerTable handlers;
+  handlers.add("react", [&](const Directive& d, ActionContext& c) {
+    wait_for([&] { return release.load(); }, c.stop_token());
+    return react(d, c);
+  });
+  RecordingOutbox outbox;
+  Turn t = run_turn("Hi <react emoji=\"x\"/> held back <no-reply/>", handlers, *store, outbox, {}, kIds,
+                    [&] { release = true; });
+  EXPECT_EQ(outbox.silenced(), 2);  // "Hi" had gone out
+  EXPECT_EQ(all_text(outbox).find("held"), std::string::npos);
+  bool reacted = false;
+  for (const Delivery& d : outbox.ops()) reacted = reacted || (d.op == Op::Reaction && d.emoji == "x");
+  EXPECT_TRUE(reacted);
+  ASSERT_EQ(t.report.results.size(), 1u);
+  EXPECT_EQ(t.report.results[0].status, ResultStatus::Ok);
+}
+
+TEST(ExecSilence, AnOrdinaryReplyIsNotSilent) {
+  auto store = open_store();
+  HandlerTable handlers;
+  RecordingOutbox outbox;
+  Turn t = run_turn("NO_REPLY is what I send when I stay quiet.", handlers, *store, outbox);
+  EXPECT_EQ(outbox.silenced(), 0);
+  EXPECT_FALSE(t.report.silent);
+  EXPECT_EQ(t.report.json().as_object().if_contains("silent"), nullptr);
+}
+
 }  // namespace
 }  // namespace sigil::exec

@@ -3,8 +3,10 @@
 //
 // What it promises:
 // - One Agent per process serves many conversations at once; every public method is thread-safe.
-//   No thread per turn: the model client's callbacks drive a turn. The parser and the executor run on the
-//   client's callback thread; executor.finish() (waiting for handlers) blocks that thread briefly.
+//   No thread per turn: the model client's callbacks drive a turn. The parser runs on the client's
+//   callback thread (it never blocks); the end of each model call (executor.finish(), which waits for
+//   handlers, the history writes and the next call's start) runs on one of `finish_threads` agent
+//   threads, so a slow handler (a voice note) never stalls other conversations' streams.
 // - A turn: the user's message is appended to the history; each model call sends the system message
 //   (intro + prompt_section) and the last `history_messages` stored messages; the reply streams into a
 //   fresh Parser whose sink is a fresh Executor; the observer gets clean text as the parser releases it
@@ -22,8 +24,9 @@
 // - finish_reason length (and content_filter) finish the parser with FinishReason::Length: a directive
 //   left unclosed is not run (spec 11.6). A model error or cancellation also finishes the parser with
 //   Length (what was delivered stays), ends the turn with the error in the summary, and is not retried.
-// - on_turn_end is called exactly once per started turn, last, on the client's thread.
+// - on_turn_end is called exactly once per started turn, last.
 // - Turns of one (user, conversation) run one at a time, in arrival order; others run concurrently.
+//   Stateless turns (TurnInput::messages) share no history and never wait.
 // - The destructor cancels open model calls (and waiting turns) and waits until every turn has ended.
 #pragma once
 
@@ -39,6 +42,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -62,6 +66,9 @@ struct AgentConfig {
   std::optional<int> max_tokens;
   std::optional<double> temperature;
   exec::ExecOptions exec;  // workers, clock, time-outs, services for the executors
+  // Threads that end model calls (wait for the executor's handlers, store the reply, start the next call),
+  // so a slow handler never stalls the model client's thread and the other streams on it.
+  unsigned finish_threads = 2;
 };
 
 struct TurnInput {
@@ -69,6 +76,15 @@ struct TurnInput {
   std::string conversation;
   std::string text;
   std::string turn_id;  // empty: generated
+  // A stateless turn (the OpenAI-compatible endpoint): when set, these messages (after the agent's system
+  // message) are the conversation instead of the stored history; the turn reads and writes no history,
+  // `text` is ignored, and it does not wait for other turns of its conversation. Replies and results of
+  // its later model calls are appended to this list for the next call, in memory only.
+  std::optional<std::vector<model::ChatMessage>> messages;
+  // Per-turn overrides of AgentConfig::model, max_tokens and temperature (empty / unset: the config's).
+  std::string model;
+  std::optional<int> max_tokens;
+  std::optional<double> temperature;
 };
 
 enum class TurnStatus : unsigned char {
@@ -96,13 +112,19 @@ struct TurnSummary {
   std::vector<std::string> diagnostics;  // one line each: "loop-limit: …", "model-error: …", "store: …"
 };
 
-// Receives a turn's output. Called from the model client's thread; one call at a time per turn.
+// Receives a turn's output. Called from the model client's thread or the agent's finish threads; one call
+// at a time per turn, in order.
 class TurnObserver {
  public:
   virtual ~TurnObserver() = default;
-  virtual void on_text(std::string_view text) = 0;               // clean visible text, in order
+  // Clean visible text, in order. A later model call's text starts with "\n\n" when an earlier call of
+  // the turn showed text (a separate on_text piece), so the turn reads as paragraphs.
+  virtual void on_text(std::string_view text) = 0;
   virtual void on_delivery(const exec::Delivery& delivery) = 0;  // files, voice, reactions, texts
   virtual void on_model_call(int /*n*/) {}                       // before call n (1-based) starts
+  // The current call's reply is silent (spec 7.4). `late`: some of its text was already given to on_text;
+  // a channel that can delete removes that text (the text of this call only), 12.7.
+  virtual void on_silence(bool /*late*/) {}
   virtual void on_turn_end(const TurnSummary& summary) = 0;
 };
 
@@ -141,6 +163,9 @@ class Agent {
   class Turn;
   friend class Turn;
   void turn_ended(std::uint64_t serial);
+  // Runs `job` on a finish thread.
+  void post_finish(std::function<void()> job);
+  void finish_loop(const std::stop_token& stop);
 
   const spec::Registry& registry_;
   const exec::HandlerTable& handlers_;
@@ -158,6 +183,11 @@ class Agent {
   // turns wait here in arrival order.
   std::map<std::pair<std::string, std::string>, std::deque<std::shared_ptr<Turn>>> waiting_;
   std::set<std::pair<std::string, std::string>> busy_;
+
+  std::mutex finish_mu_;
+  std::condition_variable_any finish_cv_;
+  std::deque<std::function<void()>> finish_jobs_;
+  std::vector<std::jthread> finish_threads_;  // last: joined first, while everything above still exists
 };
 
 }  // namespace sigil::agent

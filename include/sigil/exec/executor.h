@@ -15,9 +15,11 @@
 //   deliveries; running / in_doubt -> `refused` ("in doubt after a crash: not run again"). DECIDED: in-doubt
 //   keys are never released automatically, not even for store-idempotent actions; an operator may
 //   once_release(). A directive with no handler is an error and begins no key (a later handler may run it).
-// - Handlers run on `workers` std::jthreads. Parallel actions run concurrently; SerialPerConversation
-//   actions run one at a time in reply order (within this turn; DECIDED: a timed-out serial handler still
-//   blocks the next serial one until it really returns, so they never overlap).
+// - Handlers run on up to `workers` std::jthreads, started with the first directive that needs one (a reply
+//   without directives starts no thread; a worker is added only while none is idle). Parallel actions run
+//   concurrently; SerialPerConversation actions run one at a time in reply order (within this turn;
+//   DECIDED: a timed-out serial handler still blocks the next serial one until it really returns, so they
+//   never overlap).
 // - Time-out (ActionSpec::timeout, overridden by ExecOptions::timeouts; counted from when the handler
 //   starts): the result becomes `error` "timed out after N ms", the handler's stop_token is requested, the
 //   key is completed with that error, and whatever the handler returns later is discarded.

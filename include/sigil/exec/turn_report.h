@@ -31,12 +31,14 @@ struct ResultEntry {
 struct TurnReport {
   std::vector<Delivery> deliveries;  // as sent to the outbox; consecutive text pieces merged
   std::vector<ResultEntry> results;  // by ordinal
+  bool silent = false;               // the reply was silent (spec 7): its text was not (or no longer) shown
+  bool late_silence = false;         // silent after some text had gone out (12.7)
 
   // {"deliveries":[{"op":"text","text":…},{"op":"file","path":…,"kind":…,"caption":…,"sha256":…},
   //   {"op":"voice","path":…},{"op":"reaction","emoji":…,"message":…},
   //   {"op":"message","channel":…,"chat":…,"text":…}],
   //  "results":[{"ordinal":N,"action":…,"status":"ok|error|refused|duplicate","message":…,"result":…}]}
-  // A result has "notes":[…] only when it has notes.
+  // A result has "notes":[…] only when it has notes. "silent": true (and "late_silence": true) only when so.
   boost::json::value json() const;
 };
 
