@@ -241,6 +241,8 @@ function appendAttachment(turnId, d) {
       audio.appendChild(source);
     }
     box.appendChild(audio);
+    // The player cannot always tell an Ogg file's length before it plays; the server knows it.
+    if (dur) box.appendChild(el("span", "duration", dur));
     bubble.appendChild(box);
   } else {
     const box = el("div", "attachment file");
@@ -249,6 +251,8 @@ function appendAttachment(turnId, d) {
       img.src = url;
       img.alt = d.caption || name;
       img.loading = "lazy";
+      // Icons and thumbnails a few pixels wide are shown larger, with their pixels kept sharp.
+      img.addEventListener("load", () => img.classList.toggle("tiny", img.naturalWidth > 0 && img.naturalWidth < 64));
       box.appendChild(img);
     }
     const a = el("a", "file-link");
