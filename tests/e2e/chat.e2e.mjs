@@ -60,6 +60,15 @@ function installRecorder(patterns) {
   const res = patterns.map((p) => new RegExp(p));
   const rec = { samples: 0, violations: [], last: "" };
   window.__sigilRecorder = rec;
+  // Keeps the page's WebSockets reachable, so the test can drop the connection.
+  const NativeWebSocket = window.WebSocket;
+  window.__sigilSockets = [];
+  window.WebSocket = class extends NativeWebSocket {
+    constructor(...a) {
+      super(...a);
+      window.__sigilSockets.push(this);
+    }
+  };
   const check = (why) => {
     const t = document.getElementById("transcript");
     if (!t) return;
@@ -470,13 +479,24 @@ async function main() {
       assert.equal(await assistantOf(page, turn).locator(".text").innerText(), "Noted.");
     });
 
+    await check("a dropped connection comes back on its own; nothing is shown twice", async () => {
+      const before = await page.locator("#transcript > li").count();
+      await page.evaluate(() => window.__sigilSockets.at(-1).close());
+      await page.waitForFunction(() => document.getElementById("status").dataset.state !== "online");
+      await page.waitForFunction(() => document.getElementById("status").dataset.state === "online");
+      assert.equal(await page.evaluate(() => window.__sigilSockets.length), 2, "one new connection");
+      assert.equal(await page.locator("#transcript > li").count(), before, "the history merged, not repeated");
+      const { turn } = await send(page, "still there?");
+      assert.equal(await assistantOf(page, turn).locator(".text").innerText(), "Noted.");
+    });
+
     // The screenshot shows the live conversation (after a reload only its text would be there).
     await screenshot(page, args.screenshot);
 
     await check("after a reload the history shows, without markup", async () => {
       await page.reload();
       await page.waitForSelector("#status[data-state=online]");
-      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 7);
+      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 8);
       const users = await page.locator("#transcript > li.user .text").allInnerTexts();
       assert.deepEqual(users, [
         "Please remind me to stretch in a minute",
@@ -486,6 +506,7 @@ async function main() {
         "Please stay silent now",
         "Tell me a long story",
         "x",
+        "still there?",
       ]);
       assert.equal(await assistantOf(page, turns.silent.turn).count(), 0, "none for the silent turn");
       for (const t of ["remind", "tour", "report", "voice"]) {
