@@ -13,11 +13,14 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
 #include <boost/json.hpp>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <deque>
 #include <future>
 #include <map>
@@ -31,12 +34,22 @@
 #include <utility>
 #include <vector>
 
+#include "embed/files.h"
+#include "server/client_history.h"
+#include "server/conversation_hub.h"
+#include "server/media_store.h"
+#include "server/mime_types.h"
+#include "server/rate_limiter.h"
+#include "server/turn_broadcaster.h"
+#include "server/ws_frames.h"
+
 namespace sigil::server {
 namespace {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
+namespace websocket = beast::websocket;
 namespace json = boost::json;
 using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
@@ -45,6 +58,8 @@ constexpr std::string_view kPageCsp =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'none'";
 constexpr std::string_view kPageCspScripts =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'unsafe-inline'";
+constexpr std::string_view kWebCsp =
+    "default-src 'self'; media-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 // A client that has not sent a whole request by then is dropped, so idle sockets cannot pile up.
 constexpr auto kRequestTimeout = 30s;
 
@@ -112,15 +127,34 @@ bool same_secret(std::string_view a, std::string_view b) {
 }
 
 struct Route {
-  enum class Kind : unsigned char { Health, Metrics, Page, Messages, Unknown } kind = Kind::Unknown;
+  enum class Kind : unsigned char {
+    Health,
+    Metrics,
+    Page,
+    Messages,
+    WebSocket,
+    Media,
+    Index,
+    Asset,
+    Unknown
+  } kind = Kind::Unknown;
   std::string label;  // the metrics label: the template, so raw URLs never blow up the series count
-  std::string param;  // slug or conversation id
+  std::string param;  // slug, conversation id, media "<hash>/<name>" or asset path
 };
 
 Route route_of(std::string_view target) {
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == "/healthz") return {Route::Kind::Health, "/healthz", {}};
   if (path == "/metrics") return {Route::Kind::Metrics, "/metrics", {}};
+  if (path == "/v1/ws") return {Route::Kind::WebSocket, "/v1/ws", {}};
+  if (path == "/" || path == "/index.html") return {Route::Kind::Index, "/", {}};
+  constexpr std::string_view media = "/media/";
+  if (path.starts_with(media))
+    return {Route::Kind::Media, "/media/{sha256}", std::string(path.substr(media.size()))};
+  constexpr std::string_view assets = "/assets/";
+  if (path.starts_with(assets) && path.size() > assets.size()) {
+    return {Route::Kind::Asset, "/assets/{file}", std::string(path.substr(assets.size()))};
+  }
   constexpr std::string_view pages = "/pages/";
   if (path.starts_with(pages) && path.size() > pages.size() &&
       path.find('/', pages.size()) == std::string_view::npos) {
@@ -137,6 +171,65 @@ Route route_of(std::string_view target) {
   return {Route::Kind::Unknown, "other", {}};
 }
 
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// %XX and '+' decoded; nullopt for a broken escape.
+std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space) {
+  std::string out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '%') {
+      if (i + 2 >= in.size()) return std::nullopt;
+      const int hi = hex_value(in[i + 1]);
+      const int lo = hex_value(in[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else if (in[i] == '+' && plus_is_space) {
+      out += ' ';
+    } else {
+      out += in[i];
+    }
+  }
+  return out;
+}
+
+// The query's parameters (the last one wins); nullopt when an escape is broken.
+std::optional<std::map<std::string, std::string>> query_params(std::string_view target) {
+  std::map<std::string, std::string> params;
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return params;
+  std::string_view query = target.substr(q + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const auto eq = pair.find('=');
+    auto key = percent_decode(pair.substr(0, eq), true);
+    auto value =
+        percent_decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
+    if (!key || !value) return std::nullopt;
+    params[*key] = std::move(*value);
+  }
+  return params;
+}
+
+// A file name fit for a quoted Content-Disposition filename: printable ASCII without quotes, backslashes
+// or slashes (the UTF-8 original goes in filename*).
+std::string ascii_file_name(std::string_view name) {
+  std::string out;
+  for (char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    out += (c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '/') ? '_' : ch;
+  }
+  return out.empty() ? "file" : out;
+}
+
 bool is_loopback(const std::string& host) {
   if (host == "localhost") return true;
   boost::system::error_code ec;
@@ -146,13 +239,47 @@ bool is_loopback(const std::string& host) {
 
 }  // namespace
 
+namespace {
+
+// Counts an open connection while it lives; moved from the HTTP session to the WebSocket session that
+// takes its socket over.
+class ConnectionSlot {
+ public:
+  ConnectionSlot() = default;
+  explicit ConnectionSlot(std::atomic<std::size_t>* counter) : counter_(counter) {}
+  ConnectionSlot(ConnectionSlot&& other) noexcept : counter_(std::exchange(other.counter_, nullptr)) {}
+  ConnectionSlot& operator=(ConnectionSlot&&) = delete;
+  ~ConnectionSlot() {
+    if (counter_ != nullptr) --*counter_;
+  }
+
+ private:
+  std::atomic<std::size_t>* counter_ = nullptr;
+};
+
+// What stop() closes: an HTTP or a WebSocket session.
+class Closable {
+ public:
+  virtual ~Closable() = default;
+  virtual void close_from_server() = 0;
+};
+
+}  // namespace
+
 class HttpServer::Impl {
  public:
   class Session;
+  class WsSession;
   class StreamObserver;
 
   Impl(agent::Agent& agent, store::Store& store, HttpServerOptions options)
-      : agent_(agent), store_(store), options_(std::move(options)), rng_(std::random_device{}()) {}
+      : agent_(agent),
+        store_(store),
+        options_(std::move(options)),
+        hub_(std::make_shared<ConversationHub>()),
+        media_(std::make_shared<MediaStore>(options_.media_dir)),
+        limiter_(options_.messages_per_minute, options_.message_burst),
+        rng_(std::random_device{}()) {}
 
   ~Impl() { stop(); }
 
@@ -160,13 +287,38 @@ class HttpServer::Impl {
   void stop();
 
   // ---- shared state the sessions use
+  // Declared first, destroyed last: sessions still queued in the io_context when it is destroyed count
+  // themselves out through these.
+  std::atomic<std::size_t> connections_open_{0};
+  std::atomic<std::size_t> ws_open_{0};
+  std::atomic<std::uint64_t> rate_limited_{0};
+  std::atomic<std::uint64_t> connections_refused_{0};
+
   agent::Agent& agent_;
   store::Store& store_;
   const HttpServerOptions options_;
+  const std::shared_ptr<ConversationHub> hub_;
+  const std::shared_ptr<MediaStore> media_;
+  RateLimiter limiter_;
+
+  TurnBroadcaster::Shared broadcast_target() { return {hub_, media_, &store_}; }
 
   void count_request(const std::string& label) {
     std::lock_guard lock(mu_);
     ++requests_[label];
+  }
+
+  // 0: allowed; else the seconds to wait (and the refusal is counted).
+  double rate_check(const std::string& user) {
+    const double wait = limiter_.take(user);
+    if (wait > 0) ++rate_limited_;
+    return wait;
+  }
+
+  std::string rate_message(double wait) const {
+    return "rate limited: at most " + std::to_string(static_cast<long long>(options_.messages_per_minute)) +
+           " messages a minute (burst " + std::to_string(options_.message_burst) + "); retry in " +
+           std::to_string(static_cast<long long>(std::ceil(wait))) + " s";
   }
 
   std::string metrics_text() {
@@ -189,7 +341,27 @@ class HttpServer::Impl {
         "# HELP sigil_turns_active Turns the agent is running or holding.\n"
         "# TYPE sigil_turns_active gauge\n"
         "sigil_turns_active " +
-        std::to_string(agent_.active_turns()) + "\n";
+        std::to_string(agent_.active_turns()) +
+        "\n"
+        "# HELP sigil_rate_limited_total Messages refused by the per-user rate limit.\n"
+        "# TYPE sigil_rate_limited_total counter\n"
+        "sigil_rate_limited_total " +
+        std::to_string(rate_limited_.load()) +
+        "\n"
+        "# HELP sigil_connections_refused_total Connections refused with 503 beyond max_connections.\n"
+        "# TYPE sigil_connections_refused_total counter\n"
+        "sigil_connections_refused_total " +
+        std::to_string(connections_refused_.load()) +
+        "\n"
+        "# HELP sigil_connections_open Open connections (HTTP and WebSocket).\n"
+        "# TYPE sigil_connections_open gauge\n"
+        "sigil_connections_open " +
+        std::to_string(connections_open_.load()) +
+        "\n"
+        "# HELP sigil_ws_connections_open Open WebSocket connections.\n"
+        "# TYPE sigil_ws_connections_open gauge\n"
+        "sigil_ws_connections_open " +
+        std::to_string(ws_open_.load()) + "\n";
     return out;
   }
 
@@ -203,10 +375,10 @@ class HttpServer::Impl {
   }
 
   // False when the server is stopping: no new turns then.
-  bool turn_opened(const std::string& turn_id) {
+  bool turn_opened(const std::string& turn_id, const std::string& user, const std::string& conversation) {
     std::lock_guard lock(mu_);
     if (stopping_) return false;
-    open_turns_.insert(turn_id);
+    open_turns_.emplace(turn_id, std::make_pair(user, conversation));
     ++turns_total_;
     return true;
   }
@@ -215,15 +387,41 @@ class HttpServer::Impl {
     open_turns_.erase(turn_id);
     turns_cv_.notify_all();
   }
-
-  void track(const std::shared_ptr<Session>& session) {
+  // A client may cancel only the turns of its own conversation.
+  bool owns_turn(const std::string& turn_id, const std::string& user, const std::string& conversation) {
     std::lock_guard lock(mu_);
-    std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
+    auto it = open_turns_.find(turn_id);
+    return it != open_turns_.end() && it->second.first == user && it->second.second == conversation;
+  }
+
+  // Registered for stop(). Expired entries are swept when the list has doubled since the last sweep, so
+  // many connections cost amortised O(1) each.
+  void track(const std::shared_ptr<Closable>& session) {
+    std::lock_guard lock(mu_);
+    if (sessions_.size() >= sweep_at_) {
+      std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
+      sweep_at_ = std::max<std::size_t>(64, sessions_.size() * 2);
+    }
     sessions_.push_back(session);
+  }
+
+  // A turn started here: announced to the conversation's watchers, then run; its events go to them.
+  void start_web_turn(const std::string& user, const std::string& conversation, const std::string& text,
+                      const std::string& turn_id, const std::optional<std::string>& client_id,
+                      std::shared_ptr<agent::TurnObserver> observer) {
+    hub_->broadcast(user, conversation,
+                    std::make_shared<const std::string>(turn_frame(turn_id, client_id, false, text)));
+    agent::TurnInput input;
+    input.user = user;
+    input.conversation = conversation;
+    input.text = text;
+    input.turn_id = turn_id;
+    agent_.start_turn(std::move(input), std::move(observer));
   }
 
  private:
   void do_accept();
+  void refuse(tcp::socket socket);
 
   asio::io_context ioc_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_;
@@ -234,24 +432,204 @@ class HttpServer::Impl {
   std::mutex mu_;
   std::condition_variable turns_cv_;
   bool stopping_ = false;
-  std::set<std::string> open_turns_;
-  std::vector<std::weak_ptr<Session>> sessions_;
+  std::map<std::string, std::pair<std::string, std::string>> open_turns_;  // id -> (user, conversation)
+  std::vector<std::weak_ptr<Closable>> sessions_;
+  std::size_t sweep_at_ = 64;
   std::map<std::string, std::uint64_t> requests_;
   std::atomic<std::uint64_t> turns_total_{0};
   std::mt19937_64 rng_;
 };
 
-// One connection: requests one after another (keep-alive), or one SSE stream after which it closes.
-class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
+// One WebSocket connection watching one (user, conversation). Frames go out through a queue, one write at
+// a time; frames come in through read_some so that an oversized message is skipped (an error frame)
+// without closing the connection or buffering it.
+class HttpServer::Impl::WsSession final : public Watcher,
+                                          public Closable,
+                                          public std::enable_shared_from_this<WsSession> {
  public:
-  Session(Impl& server, tcp::socket socket) : server_(server), stream_(std::move(socket)) {}
+  WsSession(Impl& server, beast::tcp_stream&& stream, ConnectionSlot slot, std::string user,
+            std::string conversation)
+      : server_(server),
+        ws_(std::move(stream)),
+        slot_(std::move(slot)),
+        user_(std::move(user)),
+        conversation_(std::move(conversation)) {
+    ++server_.ws_open_;
+  }
+  ~WsSession() override { --server_.ws_open_; }
+
+  void run(http::request<http::string_body> req) {
+    // The WebSocket keeps its own time-outs (idle pings); the HTTP stream's would cut it.
+    beast::get_lowest_layer(ws_).expires_never();
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    // Message size is checked while reading (too large -> an error frame); this only bounds a frame.
+    ws_.read_message_max(0);
+    ws_.auto_fragment(false);
+    // Kept until the handshake is done (Beast reads it while building the 101 answer).
+    upgrade_.emplace(std::move(req));
+    ws_.async_accept(*upgrade_, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+  }
+
+  // From the hub, with its lock held: only posts.
+  void send(std::shared_ptr<const std::string> frame) override {
+    asio::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
+      self->enqueue(std::move(frame));
+    });
+  }
+
+  void close_from_server() override {
+    asio::post(ws_.get_executor(), [self = shared_from_this()] { self->close(); });
+  }
+
+ private:
+  void on_accept(beast::error_code ec) {
+    upgrade_.reset();
+    if (ec) return close();
+    // Watch first, then read the history: a frame broadcast in between is posted behind this handler,
+    // so hello still goes out first.
+    server_.hub_->watch(user_, conversation_, shared_from_this());
+    auto history = client_history(server_.store_, user_, conversation_);
+    if (!history.ok()) {
+      enqueue(std::make_shared<const std::string>(
+          error_frame("store: cannot read the history: " + history.error(), std::nullopt)));
+      history = boost::json::array{};
+    }
+    enqueue(
+        std::make_shared<const std::string>(hello_frame(user_, conversation_, server_.options_.model_label,
+                                                        server_.options_.replay_model, std::move(*history))));
+    do_read();
+  }
+
+  void enqueue(std::shared_ptr<const std::string> frame) {
+    if (closed_) return;
+    queue_.push_back(std::move(frame));
+    if (!writing_) write_next();
+  }
+
+  void write_next() {
+    if (closed_ || queue_.empty()) return;
+    writing_ = true;
+    ws_.text(true);
+    ws_.async_write(asio::buffer(*queue_.front()),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                      self->writing_ = false;
+                      self->queue_.pop_front();
+                      if (ec) return self->close();
+                      self->write_next();
+                    });
+  }
+
+  void do_read() {
+    if (closed_) return;
+    ws_.async_read_some(buffer_, 16 * 1024, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->on_read(ec);
+    });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return close();
+    if (buffer_.size() > server_.options_.max_body) {
+      too_large_ = true;
+      buffer_.clear();
+    }
+    if (!ws_.is_message_done()) return do_read();
+    if (too_large_) {
+      too_large_ = false;
+      enqueue(std::make_shared<const std::string>(
+          error_frame("message too large: at most " + std::to_string(server_.options_.max_body) + " bytes",
+                      std::nullopt)));
+    } else {
+      const auto data = buffer_.cdata();
+      handle_message(std::string_view(static_cast<const char*>(data.data()), data.size()));
+    }
+    buffer_.clear();
+    // An idle connection keeps a small buffer even after one large message.
+    if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();
+    do_read();
+  }
+
+  void error(std::string message, const std::optional<std::string>& client_id = std::nullopt) {
+    enqueue(std::make_shared<const std::string>(error_frame(message, client_id)));
+  }
+
+  void handle_message(std::string_view text) {
+    boost::system::error_code ec;
+    const json::value parsed = json::parse(text, ec);
+    if (ec || !parsed.is_object()) return error("malformed frame: expected a JSON object with a \"type\"");
+    const json::object& obj = parsed.as_object();
+    const json::value* type = obj.if_contains("type");
+    if (type == nullptr || !type->is_string()) return error("malformed frame: \"type\" must be a string");
+    std::optional<std::string> client_id;
+    if (const json::value* id = obj.if_contains("client_id"); id != nullptr && !id->is_null()) {
+      if (!id->is_string()) return error("malformed frame: \"client_id\" must be a string");
+      client_id = std::string(id->as_string());
+    }
+    if (type->as_string() == "message") {
+      const json::value* body = obj.if_contains("text");
+      if (body == nullptr || !body->is_string() || body->as_string().empty()) {
+        return error("malformed frame: \"text\" must be a non-empty string", client_id);
+      }
+      if (const double wait = server_.rate_check(user_); wait > 0)
+        return error(server_.rate_message(wait), client_id);
+      const std::string turn_id = server_.new_turn_id();
+      if (!server_.turn_opened(turn_id, user_, conversation_)) return error("server is stopping", client_id);
+      Impl* server = &server_;
+      auto observer = std::make_shared<TurnBroadcaster>(
+          server_.broadcast_target(), user_, conversation_, turn_id,
+          [server, turn_id](const agent::TurnSummary&) { server->turn_closed(turn_id); });
+      server_.start_web_turn(user_, conversation_, std::string(body->as_string()), turn_id, client_id,
+                             std::move(observer));
+      return;
+    }
+    if (type->as_string() == "cancel") {
+      const json::value* turn = obj.if_contains("turn");
+      if (turn == nullptr || !turn->is_string())
+        return error("malformed frame: \"turn\" must be a string", client_id);
+      const std::string id(turn->as_string());
+      if (!server_.owns_turn(id, user_, conversation_) || !server_.agent_.cancel(id)) {
+        return error("no running turn " + id + " in this conversation", client_id);
+      }
+      return;
+    }
+    error("unknown frame type \"" + std::string(type->as_string()) + "\"", client_id);
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;  // the queue stays while a write is in flight: it points into the front frame
+    server_.hub_->unwatch(user_, conversation_, this);
+    beast::error_code ec;
+    auto& socket = beast::get_lowest_layer(ws_).socket();
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+    socket.close(ec);
+  }
+
+  Impl& server_;
+  websocket::stream<beast::tcp_stream> ws_;
+  ConnectionSlot slot_;
+  std::optional<http::request<http::string_body>> upgrade_;
+  const std::string user_;
+  const std::string conversation_;
+  beast::flat_buffer buffer_;
+  std::deque<std::shared_ptr<const std::string>> queue_;
+  bool writing_ = false;
+  bool closed_ = false;
+  bool too_large_ = false;
+};
+
+// One connection: requests one after another (keep-alive), or one SSE stream after which it closes, or
+// an upgrade to a WebSocket (which takes the socket over).
+class HttpServer::Impl::Session : public Closable, public std::enable_shared_from_this<Session> {
+ public:
+  Session(Impl& server, tcp::socket socket, ConnectionSlot slot)
+      : server_(server), stream_(std::move(socket)), slot_(std::move(slot)) {}
 
   void run() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
   }
 
   // Posted by stop(): ends whatever the connection is doing.
-  void close_from_server() {
+  void close_from_server() override {
     asio::post(stream_.get_executor(), [self = shared_from_this()] { self->close(); });
   }
 
@@ -322,12 +700,19 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     send(std::move(res), keep_alive);
   }
 
+  // Routes that need no token: health, the embedded page (public, no data in it), media (the 256-bit hash
+  // is the capability) and the WebSocket (which checks its own, from the query or the header).
+  static bool public_route(Route::Kind kind) {
+    return kind == Route::Kind::Health || kind == Route::Kind::Media || kind == Route::Kind::Index ||
+           kind == Route::Kind::Asset || kind == Route::Kind::WebSocket;
+  }
+
   void handle(Request req) {
     const Route route = route_of(std::string_view(req.target().data(), req.target().size()));
     server_.count_request(route.label);
     const unsigned version = req.version();
     const bool keep = req.keep_alive();
-    if (route.kind != Route::Kind::Health && !authorized(req)) return send_unauthorized(version, keep);
+    if (!public_route(route.kind) && !authorized(req)) return send_unauthorized(version, keep);
 
     const bool get = req.method() == http::verb::get;
     const bool post = req.method() == http::verb::post;
@@ -350,8 +735,21 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
         if (!get) return not_allowed("GET");
         return serve_page(version, keep, route.param);
       case Route::Kind::Messages:
-        if (!post) return not_allowed("POST");
+        if (get) return serve_history(version, keep, route.param, req.target());
+        if (!post) return not_allowed("GET, POST");
         return start_turn(version, keep, route.param, req.body());
+      case Route::Kind::WebSocket:
+        if (!get) return not_allowed("GET");
+        return upgrade(std::move(req));
+      case Route::Kind::Media:
+        if (!get) return not_allowed("GET");
+        return serve_media(version, keep, route.param);
+      case Route::Kind::Index:
+        if (!get) return not_allowed("GET");
+        return serve_asset(version, keep, "index.html");
+      case Route::Kind::Asset:
+        if (!get) return not_allowed("GET");
+        return serve_asset(version, keep, route.param);
       case Route::Kind::Unknown:
         break;
     }
@@ -373,6 +771,145 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
     res.set("X-Content-Type-Options", "nosniff");
     // A page is unguessable but public: never cached by shared proxies beyond its owner's control.
     res.set(http::field::cache_control, "no-store");
+    send(std::move(res), keep);
+  }
+
+  // user from the query ("web" by default); nullopt after answering 400.
+  std::optional<std::string> query_user(unsigned version, bool keep,
+                                        const std::map<std::string, std::string>& q) {
+    auto it = q.find("user");
+    std::string user = it == q.end() ? "web" : it->second;
+    if (!valid_conversation_id(user)) {
+      send(error_response(version, http::status::bad_request, "user must be 1 to 128 of A-Z a-z 0-9 . _ -"),
+           keep);
+      return std::nullopt;
+    }
+    return user;
+  }
+
+  void serve_history(unsigned version, bool keep, const std::string& conversation,
+                     beast::string_view target) {
+    auto q = query_params(std::string_view(target.data(), target.size()));
+    if (!q) return send(error_response(version, http::status::bad_request, "malformed query string"), keep);
+    if (!valid_conversation_id(conversation)) {
+      return send(error_response(version, http::status::bad_request,
+                                 "conversation id must be 1 to 128 of A-Z a-z 0-9 . _ -"),
+                  keep);
+    }
+    auto user = query_user(version, keep, *q);
+    if (!user) return;
+    auto history = client_history(server_.store_, *user, conversation);
+    if (!history.ok()) {
+      return send(error_response(version, http::status::internal_server_error, "store: " + history.error()),
+                  keep);
+    }
+    Response res =
+        text_response(version, http::status::ok,
+                      json::serialize(json::object{{"messages", std::move(*history)}}), "application/json");
+    res.set(http::field::cache_control, "no-store");
+    send(std::move(res), keep);
+  }
+
+  void upgrade(Request req) {
+    const unsigned version = req.version();
+    const std::string_view target(req.target().data(), req.target().size());
+    auto q = query_params(target);
+    if (!q) return send(error_response(version, http::status::bad_request, "malformed query string"), false);
+    auto conv = q->find("conversation");
+    if (conv == q->end() || !valid_conversation_id(conv->second)) {
+      return send(error_response(version, http::status::bad_request,
+                                 "conversation must be given, 1 to 128 of A-Z a-z 0-9 . _ -"),
+                  false);
+    }
+    auto user = query_user(version, false, *q);
+    if (!user) return;
+    const std::string& token = server_.options_.api_token;
+    if (!token.empty() && !authorized(req)) {
+      auto t = q->find("access_token");
+      if (t == q->end() || !same_secret(t->second, token)) return send_unauthorized(version, false);
+    }
+    if (!websocket::is_upgrade(req)) {
+      Response res = error_response(version, http::status::upgrade_required, "this endpoint is a WebSocket");
+      res.set(http::field::upgrade, "websocket");
+      return send(std::move(res), false);
+    }
+    closed_ = true;  // the socket is the WebSocket's now; this session does nothing more
+    auto ws = std::make_shared<WsSession>(server_, std::move(stream_), std::move(slot_), std::move(*user),
+                                          conv->second);
+    server_.track(ws);
+    ws->run(std::move(req));
+  }
+
+  void serve_media(unsigned version, bool keep, const std::string& param) {
+    const auto slash = param.find('/');
+    const std::string hash = param.substr(0, slash);
+    if (!MediaStore::valid_hash(hash)) {
+      return send(error_response(version, http::status::bad_request, "a media URL is /media/<sha256>/<name>"),
+                  keep);
+    }
+    std::string url_name;
+    if (slash != std::string::npos) {
+      auto decoded = percent_decode(std::string_view(param).substr(slash + 1), false);
+      if (!decoded || decoded->find('/') != std::string::npos) {
+        return send(error_response(version, http::status::not_found, "no such media"), keep);
+      }
+      url_name = std::move(*decoded);
+    }
+    auto found = server_.media_->find(hash);
+    if (!found) return send(error_response(version, http::status::not_found, "no such media"), keep);
+    const std::string name = !found->info.name.empty() ? found->info.name
+                             : url_name.empty()        ? hash
+                                                       : url_name;
+    std::string mime = found->info.mime.empty() ? std::string(mime_for_name(name)) : found->info.mime;
+    auto set_headers = [&](auto& res) {
+      res.set(http::field::content_type, mime);
+      res.set("X-Content-Type-Options", "nosniff");
+      res.set("Content-Security-Policy", "sandbox");
+      res.set(http::field::content_disposition,
+              std::string(found->info.inline_disposition ? "inline" : "attachment") + "; filename=\"" +
+                  ascii_file_name(name) + "\"; filename*=UTF-8''" + percent_encode(name));
+      // Content-addressed: the bytes behind a hash never change.
+      res.set(http::field::cache_control, "private, max-age=31536000, immutable");
+      res.keep_alive(keep);
+    };
+    if (found->bytes) {
+      Response res{http::status::ok, version};
+      set_headers(res);
+      res.body() = *found->bytes;
+      return send(std::move(res), keep);
+    }
+    http::file_body::value_type body;
+    beast::error_code ec;
+    body.open(found->file.c_str(), beast::file_mode::scan, ec);
+    if (ec) return send(error_response(version, http::status::not_found, "no such media"), keep);
+    auto res = std::make_shared<http::response<http::file_body>>(http::status::ok, version);
+    res->body() = std::move(body);
+    set_headers(*res);
+    res->prepare_payload();
+    http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code wec, std::size_t) {
+      if (wec) return self->close();
+      if (res->need_eof()) return self->shutdown_send();
+      self->do_read();
+    });
+  }
+
+  void serve_asset(unsigned version, bool keep, const std::string& path) {
+    // web/ may keep its assets at the top or under web/assets/: both are served as /assets/<file>.
+    const embed::File* file = embed::find(embed::web_assets(), path);
+    if (file == nullptr && path != "index.html") file = embed::find(embed::web_assets(), "assets/" + path);
+    if (file == nullptr) {
+      return send(
+          text_response(version, http::status::not_found,
+                        path == "index.html" ? "the web page is not built into this binary (web/ was empty)"
+                                             : "no such file"),
+          keep);
+    }
+    Response res =
+        text_response(version, http::status::ok, std::string(file->data), mime_for_name(file->path));
+    res.set(http::field::cache_control, "no-cache");
+    res.set("Content-Security-Policy", kWebCsp);
+    res.set("X-Content-Type-Options", "nosniff");
+    res.set("Referrer-Policy", "no-referrer");
     send(std::move(res), keep);
   }
 
@@ -449,6 +986,7 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
  private:
   Impl& server_;
   beast::tcp_stream stream_;
+  ConnectionSlot slot_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Response res_;
@@ -462,22 +1000,33 @@ class HttpServer::Impl::Session : public std::enable_shared_from_this<Session> {
   std::array<char, 512> sink_{};
 };
 
-// Turns agent callbacks into SSE events on the session's strand. It lets go of the session at
-// on_turn_end: the agent may keep the observer after the server (and its io_context) is gone.
+// Turns agent callbacks into SSE events on the session's strand, and tees them (as protocol frames) to the
+// conversation's WebSocket watchers. It lets go of the session at on_turn_end: the agent may keep the
+// observer after the server (and its io_context) is gone.
 class HttpServer::Impl::StreamObserver final : public agent::TurnObserver {
  public:
-  StreamObserver(Impl& server, std::shared_ptr<Session> session, std::string turn_id)
-      : server_(server), session_(std::move(session)), turn_id_(std::move(turn_id)) {}
+  StreamObserver(Impl& server, std::shared_ptr<Session> session, std::string turn_id, std::string user,
+                 std::string conversation)
+      : server_(server),
+        session_(std::move(session)),
+        turn_id_(std::move(turn_id)),
+        watchers_(server.broadcast_target(), std::move(user), std::move(conversation), turn_id_) {}
 
   void on_text(std::string_view text) override {
     if (text.empty()) return;
+    watchers_.on_text(text);
     emit(sse_event("text", json::object{{"text", text}}), false);
   }
   void on_delivery(const exec::Delivery& delivery) override {
+    watchers_.on_delivery(delivery);
     emit(sse_event("delivery", client_delivery_json(delivery)), false);
   }
-  void on_model_call(int n) override { emit(sse_event("model_call", json::object{{"call", n}}), false); }
+  void on_model_call(int n) override {
+    watchers_.on_model_call(n);
+    emit(sse_event("model_call", json::object{{"call", n}}), false);
+  }
   void on_turn_end(const agent::TurnSummary& summary) override {
+    watchers_.on_turn_end(summary);
     json::array diagnostics;
     for (const auto& d : summary.diagnostics) diagnostics.emplace_back(d);
     json::object end{{"turn_id", summary.turn_id},
@@ -506,6 +1055,7 @@ class HttpServer::Impl::StreamObserver final : public agent::TurnObserver {
   std::mutex mu_;
   std::shared_ptr<Session> session_;
   std::string turn_id_;
+  TurnBroadcaster watchers_;
 };
 
 void HttpServer::Impl::Session::start_turn(unsigned version, bool keep, const std::string& conversation,
@@ -537,9 +1087,14 @@ void HttpServer::Impl::Session::start_turn(unsigned version, bool keep, const st
     }
     user = std::string(u->as_string());
   }
+  if (const double wait = server_.rate_check(user); wait > 0) {
+    Response res = error_response(version, http::status::too_many_requests, server_.rate_message(wait));
+    res.set(http::field::retry_after, std::to_string(static_cast<long long>(std::ceil(wait))));
+    return send(std::move(res), keep);
+  }
 
   turn_id_ = server_.new_turn_id();
-  if (!server_.turn_opened(turn_id_)) {
+  if (!server_.turn_opened(turn_id_, user, conversation)) {
     turn_id_.clear();
     return send(error_response(version, http::status::service_unavailable, "server is stopping"), false);
   }
@@ -553,19 +1108,39 @@ void HttpServer::Impl::Session::start_turn(unsigned version, bool keep, const st
       "Connection: close\r\n\r\n");
   write_next();
   watch_client();
-  auto observer = std::make_shared<StreamObserver>(server_, shared_from_this(), turn_id_);
-  server_.agent_.start_turn(
-      agent::TurnInput{std::move(user), conversation, std::string(text->as_string()), turn_id_},
-      std::move(observer));
+  auto observer = std::make_shared<StreamObserver>(server_, shared_from_this(), turn_id_, user, conversation);
+  server_.start_web_turn(user, conversation, std::string(text->as_string()), turn_id_, std::nullopt,
+                         std::move(observer));
+}
+
+// Beyond max_connections: a fixed 503, then the socket closes. Nothing is read.
+void HttpServer::Impl::refuse(tcp::socket socket) {
+  ++connections_refused_;
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 5\r\n"
+      "Connection: close\r\nContent-Length: 43\r\n\r\n{\"error\":\"too many connections; try later\"}";
+  auto s = std::make_shared<tcp::socket>(std::move(socket));
+  asio::async_write(*s, asio::buffer(kBusy.data(), kBusy.size()), [s](beast::error_code, std::size_t) {
+    beast::error_code ec;
+    s->shutdown(tcp::socket::shutdown_send, ec);
+    s->close(ec);
+  });
 }
 
 void HttpServer::Impl::do_accept() {
   acceptor_->async_accept(asio::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;
     if (!ec) {
-      auto session = std::make_shared<Session>(*this, std::move(socket));
-      track(session);
-      session->run();
+      const std::size_t limit = options_.max_connections;
+      if (limit != 0 && connections_open_.load() >= limit) {
+        refuse(std::move(socket));
+      } else {
+        ++connections_open_;
+        auto session =
+            std::make_shared<Session>(*this, std::move(socket), ConnectionSlot(&connections_open_));
+        track(session);
+        session->run();
+      }
     }
     do_accept();
   });
@@ -613,9 +1188,12 @@ void HttpServer::Impl::stop() {
     std::lock_guard lock(mu_);
     if (stopping_) return;
     stopping_ = true;
-    turns.assign(open_turns_.begin(), open_turns_.end());
+    for (const auto& [id, key] : open_turns_) turns.push_back(id);
   }
-  if (!started_) return;
+  if (!started_) {
+    hub_->close();
+    return;
+  }
   // Closed (and waited for) before the sessions are collected, so none is accepted after that.
   std::promise<void> closed;
   asio::post(acceptor_->get_executor(), [this, &closed] {
@@ -631,9 +1209,13 @@ void HttpServer::Impl::stop() {
     for (const auto& id : turns) agent_.cancel(id);
     std::unique_lock lock(mu_);
     if (turns_cv_.wait_for(lock, 100ms, [this] { return open_turns_.empty(); })) break;
-    turns.assign(open_turns_.begin(), open_turns_.end());
+    turns.clear();
+    for (const auto& [id, key] : open_turns_) turns.push_back(id);
   }
-  std::vector<std::shared_ptr<Session>> live;
+  // From here on no frame is posted to a connection (turns the server did not start, such as scheduled
+  // ones, may still be running in the agent).
+  hub_->close();
+  std::vector<std::shared_ptr<Closable>> live;
   {
     std::lock_guard lock(mu_);
     for (const auto& w : sessions_) {
@@ -656,5 +1238,11 @@ HttpServer::~HttpServer() = default;
 unsigned short HttpServer::start() { return impl_->start(); }
 
 void HttpServer::stop() { impl_->stop(); }
+
+std::shared_ptr<agent::TurnObserver> HttpServer::conversation_observer(std::string user,
+                                                                       std::string conversation) {
+  return std::make_shared<TurnBroadcaster>(impl_->broadcast_target(), std::move(user),
+                                           std::move(conversation), std::string());
+}
 
 }  // namespace sigil::server

@@ -1,5 +1,6 @@
-// The gateway's HTTP server (architecture: server/), first slice: health, metrics, published pages and a
-// streaming chat endpoint over Server-Sent Events. Beast lives only in src/server/http_server.cpp, so this
+// The gateway's HTTP server (architecture: server/): health, metrics, published pages, a streaming chat
+// endpoint over Server-Sent Events, the web chat over a WebSocket, media downloads and the embedded web
+// page. The user-facing API is in docs/gateway.md. Beast lives only in src/server/http_server.cpp, so this
 // header is plain std.
 //
 // What it promises:
@@ -7,13 +8,19 @@
 //   agent's observer callbacks post their events to the connection's strand.
 // - Binds 127.0.0.1 by default. start() refuses a host that is not a loopback address when api_token is
 //   empty (HttpServerError that says so): a gateway reachable from other machines must ask for a token.
-// - With an api_token, every endpoint except GET /healthz needs `Authorization: Bearer <token>` (401
-//   otherwise, compared in constant time).
+// - With an api_token, every endpoint except GET /healthz, GET /media/..., GET / and GET /assets/... needs
+//   `Authorization: Bearer <token>` (401 otherwise, compared in constant time); /v1/ws also takes it as
+//   `access_token=<token>` in the query (a browser cannot set headers on a WebSocket).
 // - Endpoints:
 //   GET  /healthz                          200 `ok`
 //   GET  /metrics                          Prometheus text: sigil_http_requests_total{path} (path is the
 //                                          route template, never the raw URL), sigil_turns_total,
 //                                          sigil_turns_active (the agent's running and waiting turns)
+//   GET  /v1/ws?conversation=c&user=u       the web chat WebSocket (protocol in docs/gateway.md)
+//   GET  /v1/conversations/{id}/messages?user=u
+//                                          {"messages":[{role,text,turn}]}: the history as hello shows it
+//   GET  /media/<sha256>/<name>            the bytes of a file or voice delivery (the hash is the capability)
+//   GET  /, /assets/<file>                 the embedded web page (web/ at build time)
 //   GET  /pages/{slug}                     the page's HTML with a Content-Security-Policy that forbids
 //                                          scripts unless the page was published with csp_allows_scripts,
 //                                          and X-Content-Type-Options: nosniff; 404 for unknown slugs
@@ -25,8 +32,13 @@
 //                                          connection closes.
 //   Bodies over max_body get 413; a body that is not a JSON object with a string "text" gets 400 with a
 //   JSON {"error": "..."}; a conversation id must be 1..128 of [A-Za-z0-9._-] (400 otherwise).
-// - A client that disconnects during a stream cancels its turn. stop() (and the destructor) closes the
-//   listener and open connections, cancels the turns this server started and waits until they ended, so
+// - Limits: a token bucket per user (messages_per_minute, message_burst) for WebSocket and POST messages
+//   (error frame / 429 with Retry-After); beyond max_connections open connections new ones get 503.
+// - Every turn started here (WebSocket or POST) and every turn observed through conversation_observer()
+//   is sent to all WebSockets watching its (user, conversation).
+// - An SSE client that disconnects during a stream cancels its turn; a WebSocket that closes does not (the
+//   turn goes on, lands in the history, and other watchers still get it). stop() (and the destructor) closes
+//   the listener and open connections, cancels the turns this server started and waits until they ended, so
 //   no agent callback reaches a destroyed server.
 #pragma once
 
@@ -46,6 +58,12 @@ struct HttpServerOptions {
   std::string api_token;    // empty: no auth (loopback hosts only)
   std::size_t max_body = std::size_t{1} << 20;
   unsigned threads = 1;
+  std::string model_label;          // the hello frame's "model" (ModelClient::describe())
+  bool replay_model = false;        // the hello frame's "replay": the model is a replay script
+  std::string media_dir;            // where delivered files are kept for /media/; empty: in memory (64 MiB)
+  double messages_per_minute = 30;  // per user; 0: unlimited
+  unsigned message_burst = 10;
+  std::size_t max_connections = 4096;  // 0: unlimited
 };
 
 // start() failed: bad host, refused non-loopback bind, or the port could not be bound.
@@ -66,6 +84,12 @@ class HttpServer {
   unsigned short start();
   // Idempotent; see the header comment.
   void stop();
+
+  // A turn observer that sends a turn's events to every WebSocket watching (user, conversation), for turns
+  // the server does not start itself (scheduled tasks: pass it to Agent::fire_task). The turn is
+  // announced ("turn" frame, scheduled: true) at its first event. Safe to use after stop() (it then sends
+  // nothing) and to outlive the server.
+  std::shared_ptr<agent::TurnObserver> conversation_observer(std::string user, std::string conversation);
 
  private:
   class Impl;

@@ -1,0 +1,50 @@
+// Who watches which conversation: (user, conversation) -> the live connections that want its events.
+//
+// What it promises:
+// - Watchers are held weakly: a connection that goes away is skipped and forgotten without unwatch().
+// - broadcast() hands the same frame (shared, never copied per watcher) to every live watcher of the
+//   conversation, in the order broadcast() was called, and returns how many got it.
+// - close() is a barrier: once it returns no watcher is called again (the server calls it before its io
+//   threads stop, so no frame is posted to a finished io_context). Calls after close() do nothing.
+// - Thread-safe. Watcher::send() is called with the hub's lock held: it must only queue (e.g. post to a
+//   strand) and never call back into the hub.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sigil::server {
+
+class Watcher {
+ public:
+  virtual ~Watcher();
+  virtual void send(std::shared_ptr<const std::string> frame) = 0;
+};
+
+class ConversationHub {
+ public:
+  void watch(const std::string& user, const std::string& conversation,
+             const std::shared_ptr<Watcher>& watcher);
+  void unwatch(const std::string& user, const std::string& conversation, const Watcher* watcher);
+  std::size_t broadcast(const std::string& user, const std::string& conversation,
+                        const std::shared_ptr<const std::string>& frame);
+  void close();
+  // True when some live connection watches the conversation.
+  bool watched(const std::string& user, const std::string& conversation) const;
+
+  // Conversations with at least one registered watcher entry (for tests and metrics).
+  std::size_t conversations() const;
+
+ private:
+  using Key = std::pair<std::string, std::string>;
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  std::map<Key, std::vector<std::weak_ptr<Watcher>>> watchers_;
+};
+
+}  // namespace sigil::server

@@ -1,0 +1,136 @@
+#include "server/ws_frames.h"
+
+#include <boost/json.hpp>
+
+namespace sigil::server {
+namespace {
+
+namespace json = boost::json;
+
+json::value client_id_value(const std::optional<std::string>& client_id) {
+  if (!client_id) return nullptr;
+  return json::string(*client_id);
+}
+
+std::string_view op_name(exec::Delivery::Op op) {
+  switch (op) {
+    case exec::Delivery::Op::Text:
+      return "text";
+    case exec::Delivery::Op::File:
+      return "file";
+    case exec::Delivery::Op::Voice:
+      return "voice";
+    case exec::Delivery::Op::Reaction:
+      return "reaction";
+    case exec::Delivery::Op::Message:
+      return "message";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
+                        bool replay, json::array history) {
+  return json::serialize(json::object{{"type", "hello"},
+                                      {"user", user},
+                                      {"conversation", conversation},
+                                      {"model", model},
+                                      {"replay", replay},
+                                      {"history", std::move(history)}});
+}
+
+std::string turn_frame(std::string_view turn, const std::optional<std::string>& client_id, bool scheduled,
+                       std::string_view text) {
+  return json::serialize(json::object{{"type", "turn"},
+                                      {"turn", turn},
+                                      {"client_id", client_id_value(client_id)},
+                                      {"scheduled", scheduled},
+                                      {"text", text}});
+}
+
+std::string model_call_frame(std::string_view turn, int call) {
+  return json::serialize(json::object{{"type", "model_call"}, {"turn", turn}, {"call", call}});
+}
+
+std::string text_frame(std::string_view turn, std::string_view text) {
+  return json::serialize(json::object{{"type", "text"}, {"turn", turn}, {"text", text}});
+}
+
+std::string delivery_frame(std::string_view turn, const exec::Delivery& d, const MediaInfo* media,
+                           std::string_view media_error) {
+  json::object o{{"type", "delivery"}, {"turn", turn}, {"op", op_name(d.op)}};
+  switch (d.op) {
+    case exec::Delivery::Op::Text:
+      o["text"] = d.text;
+      break;
+    case exec::Delivery::Op::Message:
+      o["text"] = d.text;
+      o["channel"] = d.channel;
+      o["chat"] = d.chat;
+      break;
+    case exec::Delivery::Op::Reaction:
+      o["emoji"] = d.emoji;
+      o["message"] = d.message;
+      break;
+    case exec::Delivery::Op::File:
+    case exec::Delivery::Op::Voice: {
+      std::string name = media ? media->name : std::string();
+      if (name.empty()) name = d.path.substr(d.path.find_last_of('/') + 1);
+      o["name"] = name;
+      o["kind"] = d.kind.empty() && d.op == exec::Delivery::Op::Voice ? "voice" : d.kind;
+      o["caption"] = d.caption;
+      o["sha256"] = media ? media->sha256 : d.sha256;
+      if (media) {
+        o["mime"] = media->mime;
+        o["size"] = media->size;
+        o["url"] = media_url(*media);
+      } else {
+        o["mime"] = "";
+        o["size"] = d.payload ? d.payload->size() : 0;
+        o["url"] = nullptr;
+        if (!media_error.empty()) o["error"] = media_error;
+      }
+      if (d.op == exec::Delivery::Op::Voice) o["duration_ms"] = d.duration_ms;
+      break;
+    }
+  }
+  return json::serialize(o);
+}
+
+std::string end_frame(const agent::TurnSummary& summary, std::string_view turn) {
+  json::array diagnostics;
+  for (const auto& d : summary.diagnostics) diagnostics.emplace_back(d);
+  return json::serialize(json::object{{"type", "end"},
+                                      {"turn", turn},
+                                      {"status", agent::to_string(summary.status)},
+                                      {"diagnostics", std::move(diagnostics)}});
+}
+
+std::string error_frame(std::string_view message, const std::optional<std::string>& client_id) {
+  return json::serialize(
+      json::object{{"type", "error"}, {"message", message}, {"client_id", client_id_value(client_id)}});
+}
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string media_url(const MediaInfo& media) {
+  return "/media/" + media.sha256 + "/" + percent_encode(media.name.empty() ? "file" : media.name);
+}
+
+}  // namespace sigil::server

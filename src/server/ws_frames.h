@@ -1,0 +1,35 @@
+// The web chat protocol's server -> client frames as JSON text (see docs/gateway.md): one function per
+// frame type, so the WebSocket session, the turn broadcaster and the tests agree on every field.
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "server/media_store.h"
+#include "sigil/agent/agent.h"
+#include "sigil/exec/handler.h"
+
+namespace sigil::server {
+
+std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
+                        bool replay, boost::json::array history);
+// client_id: nullopt is JSON null.
+std::string turn_frame(std::string_view turn, const std::optional<std::string>& client_id, bool scheduled,
+                       std::string_view text);
+std::string model_call_frame(std::string_view turn, int call);
+std::string text_frame(std::string_view turn, std::string_view text);
+// media: where the bytes of a file or voice delivery can be downloaded (nullptr: not stored; then
+// "media_error" says why when given).
+std::string delivery_frame(std::string_view turn, const exec::Delivery& delivery, const MediaInfo* media,
+                           std::string_view media_error = {});
+std::string end_frame(const agent::TurnSummary& summary, std::string_view turn);
+std::string error_frame(std::string_view message, const std::optional<std::string>& client_id);
+
+// /media/<sha256>/<percent-encoded name>
+std::string media_url(const MediaInfo& media);
+// RFC 3986 unreserved characters stay, every other byte becomes %XX.
+std::string percent_encode(std::string_view text);
+
+}  // namespace sigil::server

@@ -1,0 +1,252 @@
+// The gateway's plain helpers: rate limiter, media store, conversation hub, client history, frames.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/client_history.h"
+#include "server/conversation_hub.h"
+#include "server/media_store.h"
+#include "server/mime_types.h"
+#include "server/rate_limiter.h"
+#include "server/ws_frames.h"
+#include "sigil/store/sha256.h"
+#include "store/store_test_support.h"
+
+namespace sigil::server {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(RateLimiterTest, BurstThenRefillPerUser) {
+  RateLimiter::Clock::time_point now{};
+  RateLimiter limiter(60, 3, [&now] { return now; });  // one token a second, burst 3
+  EXPECT_EQ(limiter.take("a"), 0);
+  EXPECT_EQ(limiter.take("a"), 0);
+  EXPECT_EQ(limiter.take("a"), 0);
+  const double wait = limiter.take("a");
+  EXPECT_GT(wait, 0.9);
+  EXPECT_LE(wait, 1.0);
+  EXPECT_EQ(limiter.take("b"), 0);  // another user's bucket is full
+  now += 500ms;
+  EXPECT_GT(limiter.take("a"), 0.4);
+  now += 600ms;
+  EXPECT_EQ(limiter.take("a"), 0);
+  EXPECT_GT(limiter.take("a"), 0);
+  now += 1h;  // refills only up to the burst
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(limiter.take("a"), 0);
+  EXPECT_GT(limiter.take("a"), 0);
+}
+
+TEST(RateLimiterTest, ZeroRateIsUnlimited) {
+  RateLimiter limiter(0, 1);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(limiter.take("a"), 0);
+  EXPECT_EQ(limiter.tracked(), 0u);
+}
+
+class StringPayload final : public exec::Payload {
+ public:
+  StringPayload(std::string bytes, std::string name, std::string mime = "", bool fail = false)
+      : bytes_(std::move(bytes)), name_(std::move(name)), mime_(std::move(mime)), fail_(fail) {}
+  std::uint64_t size() const override { return bytes_.size(); }
+  std::string name() const override { return name_; }
+  std::string mime_type() const override { return mime_; }
+  std::int64_t read_at(std::uint64_t offset, std::span<char> out) const override {
+    if (fail_) return -1;
+    if (offset >= bytes_.size()) return 0;
+    const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - offset);
+    std::copy_n(bytes_.data() + offset, n, out.data());
+    return static_cast<std::int64_t>(n);
+  }
+
+ private:
+  std::string bytes_, name_, mime_;
+  bool fail_;
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(MediaStoreTest, ValidHashIsExactly64LowercaseHex) {
+  EXPECT_TRUE(MediaStore::valid_hash(std::string(64, 'a')));
+  EXPECT_TRUE(MediaStore::valid_hash(store::sha256_hex("x")));
+  EXPECT_FALSE(MediaStore::valid_hash(std::string(64, 'A')));
+  EXPECT_FALSE(MediaStore::valid_hash(std::string(63, 'a')));
+  EXPECT_FALSE(MediaStore::valid_hash(std::string(65, 'a')));
+  EXPECT_FALSE(MediaStore::valid_hash(std::string(62, 'a') + ".."));
+  EXPECT_FALSE(MediaStore::valid_hash(""));
+}
+
+TEST(MediaStoreTest, MemoryKeepsTheBytesAndDropsTheOldestPastTheLimit) {
+  MediaStore media("", 100);
+  auto a = media.put(StringPayload(std::string(40, 'a'), "a.txt"), false);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->sha256, store::sha256_hex(std::string(40, 'a')));
+  EXPECT_EQ(a->size, 40u);
+  EXPECT_EQ(a->mime, "text/plain; charset=utf-8");
+  EXPECT_FALSE(a->inline_disposition);
+  auto found = media.find(a->sha256);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*found->bytes, std::string(40, 'a'));
+  EXPECT_EQ(found->info.name, "a.txt");
+
+  auto b = media.put(StringPayload(std::string(40, 'b'), "b.ogg", "audio/ogg"), true);
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE(b->inline_disposition);
+  auto c = media.put(StringPayload(std::string(40, 'c'), "c.bin"), false);
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(media.find(a->sha256));  // oldest dropped
+  EXPECT_TRUE(media.find(b->sha256));
+  EXPECT_TRUE(media.find(c->sha256));
+
+  auto huge = media.put(StringPayload(std::string(101, 'h'), "h.bin"), false);
+  EXPECT_FALSE(huge.ok());
+  EXPECT_FALSE(media.put(StringPayload("x", "x", "", true), false).ok());
+}
+
+TEST(MediaStoreTest, VoiceIsAlwaysAudio) {
+  MediaStore media("");
+  auto v = media.put(StringPayload("abc", "note.html", "text/html"), true);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->mime.rfind("audio/", 0), 0u);
+}
+
+TEST(MediaStoreTest, DirectoryKeepsFilesAndMetadataAcrossInstances) {
+  store::testing::TempDir dir;
+  const std::string bytes(200 * 1024, '\x07');
+  std::string hash;
+  {
+    MediaStore media(dir.path().string());
+    auto info = media.put(StringPayload(bytes, "report.pdf", "application/pdf"), false);
+    ASSERT_TRUE(info.ok()) << info.error();
+    hash = info->sha256;
+  }
+  MediaStore again(dir.path().string());
+  auto found = again.find(hash);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(read_file(found->file), bytes);
+  EXPECT_EQ(found->info.name, "report.pdf");
+  EXPECT_EQ(found->info.mime, "application/pdf");
+  EXPECT_FALSE(found->info.inline_disposition);
+  EXPECT_FALSE(again.find(std::string(64, '0')));
+  EXPECT_FALSE(again.find("../" + hash));
+  // No temporary file is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path()))
+    EXPECT_EQ(entry.path().filename().string().find("incoming"), std::string::npos) << entry.path();
+}
+
+class RecordingWatcher final : public Watcher {
+ public:
+  void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }
+  std::vector<std::string> frames;
+};
+
+TEST(ConversationHubTest, BroadcastReachesLiveWatchersOfThatConversationOnly) {
+  ConversationHub hub;
+  auto a = std::make_shared<RecordingWatcher>();
+  auto b = std::make_shared<RecordingWatcher>();
+  auto other = std::make_shared<RecordingWatcher>();
+  hub.watch("u", "c", a);
+  hub.watch("u", "c", b);
+  hub.watch("u", "d", other);
+  EXPECT_EQ(hub.broadcast("u", "c", std::make_shared<const std::string>("one")), 2u);
+  EXPECT_EQ(a->frames, std::vector<std::string>{"one"});
+  EXPECT_EQ(b->frames, std::vector<std::string>{"one"});
+  EXPECT_TRUE(other->frames.empty());
+  EXPECT_TRUE(hub.watched("u", "c"));
+  EXPECT_FALSE(hub.watched("v", "c"));
+
+  b.reset();  // gone without unwatch
+  EXPECT_EQ(hub.broadcast("u", "c", std::make_shared<const std::string>("two")), 1u);
+  hub.unwatch("u", "c", a.get());
+  EXPECT_EQ(hub.broadcast("u", "c", std::make_shared<const std::string>("three")), 0u);
+  EXPECT_EQ(hub.conversations(), 1u);  // only "d" is left
+
+  hub.close();
+  EXPECT_EQ(hub.broadcast("u", "d", std::make_shared<const std::string>("late")), 0u);
+  EXPECT_TRUE(other->frames.empty());
+  hub.watch("u", "d", other);
+  EXPECT_EQ(hub.conversations(), 0u);
+}
+
+TEST(ClientHistoryTest, KeepsTheUsersOwnMessagesAndRepliesOnly) {
+  store::testing::TempDir dir;
+  auto store = store::testing::open_or_fail(dir.file("h.db"));
+  const auto now = store::Clock::now();
+  const store::Scope scope{"u", "c"};
+  ASSERT_TRUE(store->append_message(scope, "user", "hi", "t1", now).ok());
+  ASSERT_TRUE(store->append_message(scope, "assistant", "call 1", "t1", now).ok());
+  ASSERT_TRUE(store->append_message(scope, "user", "results", "t1", now).ok());
+  ASSERT_TRUE(store->append_message(scope, "assistant", "call 2", "t1", now).ok());
+  ASSERT_TRUE(store->append_message(scope, "system", "note", "t1", now).ok());
+  ASSERT_TRUE(store->append_message(scope, "user", "again", "t2", now).ok());
+  auto history = client_history(*store, "u", "c");
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 4u) << boost::json::serialize(*history);
+  EXPECT_EQ((*history)[0].at("text"), "hi");
+  EXPECT_EQ((*history)[1].at("text"), "call 1");
+  EXPECT_EQ((*history)[2].at("text"), "call 2");
+  EXPECT_EQ((*history)[3].at("text"), "again");
+  EXPECT_EQ((*history)[3].at("turn"), "t2");
+  // The window is the last `limit` stored messages.
+  auto last = client_history(*store, "u", "c", 1);
+  ASSERT_TRUE(last.ok());
+  ASSERT_EQ(last->size(), 1u);
+  EXPECT_EQ((*last)[0].at("text"), "again");
+}
+
+TEST(WsFramesTest, MediaUrlsPercentEncodeTheName) {
+  MediaInfo info;
+  info.sha256 = std::string(64, 'f');
+  info.name = "my report/ä.pdf";
+  EXPECT_EQ(media_url(info), "/media/" + std::string(64, 'f') + "/my%20report%2F%C3%A4.pdf");
+  EXPECT_EQ(percent_encode("a-b_c.d~e"), "a-b_c.d~e");
+}
+
+TEST(WsFramesTest, DeliveryFramesCarryTheProtocolFields) {
+  exec::Delivery reaction;
+  reaction.op = exec::Delivery::Op::Reaction;
+  reaction.emoji = "x";
+  const auto r = boost::json::parse(delivery_frame("t", reaction, nullptr)).as_object();
+  EXPECT_EQ(r.at("type"), "delivery");
+  EXPECT_EQ(r.at("turn"), "t");
+  EXPECT_EQ(r.at("op"), "reaction");
+  EXPECT_EQ(r.at("message"), "");
+
+  exec::Delivery message;
+  message.op = exec::Delivery::Op::Message;
+  message.text = "hey";
+  message.channel = "telegram";
+  message.chat = "42";
+  const auto m = boost::json::parse(delivery_frame("t", message, nullptr)).as_object();
+  EXPECT_EQ(m.at("text"), "hey");
+  EXPECT_EQ(m.at("channel"), "telegram");
+  EXPECT_EQ(m.at("chat"), "42");
+
+  exec::Delivery file;
+  file.op = exec::Delivery::Op::File;
+  file.path = "dir/a.txt";
+  const auto f = boost::json::parse(delivery_frame("t", file, nullptr, "media: no")).as_object();
+  EXPECT_EQ(f.at("name"), "a.txt");
+  EXPECT_TRUE(f.at("url").is_null());
+  EXPECT_EQ(f.at("error"), "media: no");
+}
+
+TEST(MimeTypesTest, ByExtension) {
+  EXPECT_EQ(mime_for_name("index.html"), "text/html; charset=utf-8");
+  EXPECT_EQ(mime_for_name("app.JS"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(mime_for_name("style.css"), "text/css; charset=utf-8");
+  EXPECT_EQ(mime_for_name("a/b.svg"), "image/svg+xml");
+  EXPECT_EQ(mime_for_name("noext"), "application/octet-stream");
+  EXPECT_EQ(mime_for_name("x.unknown"), "application/octet-stream");
+}
+
+}  // namespace
+}  // namespace sigil::server
