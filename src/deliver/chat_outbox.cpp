@@ -304,6 +304,12 @@ void ChatOutbox::end() {
   silenced_ = false;
 }
 
+void ChatOutbox::silence(bool /*late*/) {
+  // Whether text was shown is known here too (reply_ids_); `late` only says some text was passed on.
+  retract();
+  silenced_ = true;
+}
+
 bool ChatOutbox::send_line(const std::string& line) {
   for (const std::string& part : split_text(line, caps_.text_limit, caps_.text_unit)) {
     take_token(true);

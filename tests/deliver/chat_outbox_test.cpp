@@ -780,6 +780,31 @@ TEST(DeliverChatOutbox, RetractOnAChannelThatCannotDeleteIsReported) {
             "retracted: text: 1 messages still shown (late sentinel; channel cannot delete)");
 }
 
+TEST(DeliverChatOutbox, SilenceDropsTheRestOfTheReplyUntilEnd) {
+  FakeChannel ch(testing::caps_edit());
+  ChatOutbox box(ch, opts());
+  exec::Outbox& outbox = box;
+  outbox.text("NO_REPLY ");
+  outbox.silence(true);
+  outbox.text("more text of the silent reply");
+  outbox.deliver(testing::reaction("\xF0\x9F\x91\x8D"));  // directives still run
+  outbox.end();
+  outbox.text("next call");
+  outbox.end();
+  EXPECT_THAT(ch.log, ElementsAre("send m1 NO_REPLY", "delete m1", "done m1", "react in-1 \xF0\x9F\x91\x8D",
+                                  "send m2 next call", "done m2"));
+}
+
+TEST(DeliverChatOutbox, EarlySilenceOnAHoldingChannelShowsNothing) {
+  FakeChannel ch(testing::caps_plain());
+  ChatOutbox box(ch, opts());
+  box.text("Thinking out loud");
+  box.silence(false);
+  box.end();
+  EXPECT_TRUE(ch.log.empty());
+  EXPECT_TRUE(box.report().empty());
+}
+
 // ---------------------------------------------------------------- report
 
 TEST(DeliverChatOutbox, ReportAsJsonAndTaken) {

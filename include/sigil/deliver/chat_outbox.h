@@ -82,6 +82,9 @@ class ChatOutbox final : public exec::Outbox {
   // The reply turned silent after text was passed on (a late sentinel, spec 7.4): held text is dropped,
   // shown text messages since the last end() are deleted when the channel can, else that is reported.
   void retract();
+  // exec::Outbox: the reply is silent (spec 7.4): retract(), and text() is ignored until end(); deliveries
+  // still go out.
+  void silence(bool late) override;
 
   // Whether text streams on this channel with these options.
   bool streaming() const { return streaming_; }
