@@ -14,7 +14,7 @@ CODE_DIRS := $(wildcard src include tests fuzz bench)
 # `make tidy` checks files changed since this revision (plus untracked ones); TIDY_ALL=1 checks all.
 TIDY_BASE ?= HEAD
 
-.PHONY: all build test fuzz bench run format tidy clean bootstrap \
+.PHONY: all build test fuzz bench run demo format tidy clean bootstrap \
         release asan fuzz-build fuzz-smoke
 
 all: build
@@ -57,7 +57,12 @@ fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) scripts/fuzz
 
 # ---------------------------------------------------------------- running
+# The gateway in the foreground (web chat at http://127.0.0.1:8080, data in ./data); `make demo` is the
+# older console demo (sigil parse + sigil exec on examples/demo-reply.txt).
 run: build
+	scripts/run
+
+demo: build
 	scripts/demo
 
 bench:

@@ -33,7 +33,9 @@ class Reader {
       const toml::table* table = node.as_table();
       if (section == "server" || section == "store" || section == "model" || section == "agent" ||
           section == "actions") {
-        if (table == nullptr) fail_at(node.source(), section + " must be a table ([" + section + "])");
+        if (table == nullptr)
+          fail_at(node.source(),
+                  std::string(section).append(" must be a table ([").append(section).append("])"));
         section_ = section;
         if (section == "server") server(*table, config.server);
         if (section == "store") store(*table, config.store);

@@ -10,6 +10,7 @@
 #include "exec_command.h"
 #include "parse_command.h"
 #include "prompt_command.h"
+#include "serve_command.h"
 
 namespace {
 
@@ -75,6 +76,15 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--files", exec_files,
                        "Folders files may be sent from, comma-separated (default: DATA/outbound)");
 
+  sigil::app::ConfigFlags serve;
+  CLI::App* serve_cmd = app.add_subcommand(
+      "serve", "Run the gateway: web chat, HTTP API, scheduled tasks (docs/configuration.md)");
+  serve_cmd->add_option("--config", serve.config_file,
+                        "Configuration file (default: ./sigil.toml if present)");
+  serve_cmd->add_option("--listen", serve.listen,
+                        "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: any)");
+  serve_cmd->add_option("--data", serve.data, "Data folder: sigil.db, media/, files/ (default ./data)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -93,6 +103,7 @@ int main(int argc, char** argv) {
       exec.files_dirs = split_list(exec_files);
       return sigil::app::run_exec(exec, 0, std::cout, std::cerr);
     }
+    if (serve_cmd->parsed()) return sigil::app::run_serve(serve, std::cout, std::cerr);
     if (prompt_cmd->parsed()) {
       prompt.deny = split_list(prompt_deny);
       prompt.mcp_servers = split_list(prompt_mcp_servers);

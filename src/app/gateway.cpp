@@ -1,0 +1,267 @@
+#include "app/gateway.h"
+
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <thread>
+#include <utility>
+
+#include "action_names.h"
+#include "embed/files.h"
+#include "sigil/actions/builtin_handlers.h"
+#include "sigil/model/openai.h"
+#include "sigil/model/replay.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace sigil::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kIntro =
+    "You are a helpful assistant in a web chat run by sigil. Answer briefly and plainly. You can act as well "
+    "as talk: the actions below react to messages, send files and voice notes, remember things, schedule "
+    "messages for later and publish pages.";
+
+// A 16x16 PNG (a yellow dot on purple), so the demo can send an image without any file of its own.
+constexpr std::string_view kSamplePng(
+    "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x10\x00\x00\x00\x10"
+    "\x08\x02\x00\x00\x00\x90\x91\x68\x36\x00\x00\x01\x8b\x49\x44\x41\x54\x78\xda\x75\xd0\x21\xab\xaf"
+    "\x30\x00\x86\xf1\xf3\xc5\x96\x96\x96\x96\x4c\x26\x93\x70\xc0\x32\x93\x2b\xc2\x60\xc5\xa5\x59\x06"
+    "\x46\xa3\xd1\x68\x34\x3d\x18\x57\x0e\x2c\xee\x8b\xdc\x2b\xdc\x76\x39\x7f\x78\xe2\xfb\x2b\xef\xd7"
+    "\xb7\xc0\x08\xac\xc0\x09\x16\xc1\x2a\xd8\x04\xbb\xe0\x10\x9c\x82\x4b\x70\x0b\x1e\x41\x16\x14\x41"
+    "\x15\x7c\x7d\x4b\x8c\xc4\x4a\x9c\x64\x91\xac\x92\x4d\xb2\x4b\x0e\xc9\x29\xb9\x24\xb7\xe4\x91\x64"
+    "\x49\x91\x54\xf9\x02\x85\x51\x58\x85\x53\x2c\x8a\x55\xb1\x29\x76\xc5\xa1\x38\x15\x97\xe2\x56\x3c"
+    "\x8a\xac\x28\x8a\xaa\x5e\xa0\x31\x1a\xab\x71\x9a\x45\xb3\x6a\x36\xcd\xae\x39\x34\xa7\xe6\xd2\xdc"
+    "\x9a\x47\x93\x35\x45\x53\xf5\x0b\x1a\x4c\x83\x6d\x70\x0d\x4b\xc3\x9f\x9f\xaf\xff\xba\x1b\x9e\x86"
+    "\xdc\x50\x1a\x6a\xf3\x82\x16\xd3\x62\x5b\x5c\xfb\xcb\xfa\x5f\x4f\x4b\x6e\x29\x2d\xb5\x7d\x41\x87"
+    "\xe9\xb0\x1d\xae\xfb\x0c\x3a\x72\x47\xe9\xa8\xdd\x0b\x7a\x4c\x8f\xed\x71\xfd\x67\xd0\x93\x7b\x4a"
+    "\x4f\xed\x5f\x30\x60\x06\xec\x80\x1b\x3e\x83\x81\x3c\x50\x06\xea\xf0\x82\x11\x33\x62\x47\xdc\xf8"
+    "\x19\x8c\xe4\x91\x32\x52\xc7\x17\x4c\x98\x09\x3b\xe1\xa6\xcf\x60\x22\x4f\x94\x89\x3a\xbd\x60\xc6"
+    "\xcc\xd8\x19\x37\xb3\xcc\xbf\xdd\x3a\xf3\xcc\xe4\x99\x32\x53\xe7\x17\x78\x8c\xc7\x7a\x9c\x67\xf1"
+    "\xac\x9e\xcd\xb3\x7b\x0e\xcf\xe9\xb9\x3c\xb7\xe7\xf1\x64\x4f\xf1\x54\xff\x82\x80\x09\xd8\x80\x0b"
+    "\x2c\x81\x35\xb0\x05\xf6\xc0\x11\x38\x03\x57\xe0\x0e\x3c\x81\x1c\x28\x81\x1a\x5e\x10\x31\x11\x1b"
+    "\x71\x91\x25\xb2\x46\xb6\xc8\x1e\x39\x22\x67\xe4\x8a\xdc\x91\x27\x92\x23\x25\x52\xe3\x0b\x12\x26"
+    "\x61\x13\x2e\xb1\x24\xd6\xc4\x96\xd8\x13\x47\xe2\x4c\x5c\x89\x3b\xf1\x24\x72\xa2\x24\x6a\xe2\x2f"
+    "\x54\xe5\xd7\x98\xcb\x78\xaf\x2c\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
+    452);
+
+constexpr std::string_view kSampleText =
+    "Hello from sigil!\n\n"
+    "This file was sent by a <file> directive in the assistant's reply. Files may only come from the\n"
+    "folders listed in [actions] file_roots (here DATA/files); sigil opens each file once, beneath its\n"
+    "folder, and sends the bytes it opened.\n";
+
+// Writes `data` to `path` unless a file is there already (the operator may have replaced it).
+void write_sample(const fs::path& path, std::string_view data) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) return;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out) throw GatewayError("cannot write " + path.string());
+}
+
+void make_folder(const fs::path& path) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) throw GatewayError("cannot create the folder " + path.string() + ": " + ec.message());
+}
+
+std::string url_host(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+std::unique_ptr<model::ModelClient> make_model(const ModelConfig& m, bool& replay) {
+  try {
+    if (!m.url.empty()) {
+      replay = false;
+      model::OpenAiConfig c;
+      c.base_url = m.url;
+      c.api_key = m.key;
+      c.model = m.name;
+      c.first_byte_timeout = std::chrono::seconds(m.timeout_seconds);
+      c.idle_timeout = std::chrono::seconds(m.timeout_seconds);
+      return model::make_openai_client(std::move(c));
+    }
+    replay = true;
+    model::ReplayConfig c;
+    c.tokens_per_second = m.tokens_per_second;
+    c.jitter = 0.3;                      // a model's pace is uneven
+    c.split = model::TokenSplit::words;  // and its tokens are words, not the tests' awkward cuts
+    if (!m.replay.empty()) {
+      c.path = m.replay;
+    } else {
+      const embed::File* demo = embed::find(embed::examples(), "demo-replay.jsonl");
+      if (demo == nullptr) throw GatewayError("model: the embedded demo script is missing from this build");
+      c.path = "built-in demo (examples/demo-replay.jsonl)";
+      c.text = std::string(demo->data);
+    }
+    return model::make_replay_client(std::move(c));
+  } catch (const GatewayError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // The client's messages never hold the key (model/openai.h promises it).
+    const std::string what = e.what();
+    throw GatewayConfigError(what.rfind("model", 0) == 0 ? what : "model: " + what);
+  }
+}
+
+}  // namespace
+
+Gateway::Gateway(const Config& config, GatewayOptions options)
+    : config_(config), options_(std::move(options)), registry_(spec::Registry::builtin()) {
+  data_dir_ = fs::absolute(config_.store.data).lexically_normal();
+  make_folder(data_dir_);
+  make_folder(data_dir_ / "media");
+
+  std::ostringstream names_error;
+  if (!check_action_names(registry_, config_.agent.denied_actions, "[agent] denied_actions", names_error)) {
+    std::string message = names_error.str();
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw GatewayConfigError(message);
+  }
+
+  auto opened = store::sqlite::SqliteStore::open((data_dir_ / "sigil.db").string());
+  if (!opened)
+    throw GatewayError("cannot open the store " + (data_dir_ / "sigil.db").string() + ": " + opened.error());
+  store_ = std::move(*opened);
+
+  actions::BuiltinConfig builtin;
+  if (config_.actions.file_roots.empty()) {
+    const fs::path files = data_dir_ / "files";
+    make_folder(files);
+    write_sample(files / "hello.txt", kSampleText);
+    write_sample(files / "sigil.png", kSamplePng);
+    builtin.file_roots = {files};
+  } else {
+    builtin.file_roots.assign(config_.actions.file_roots.begin(), config_.actions.file_roots.end());
+  }
+  builtin.allow_cleanup = config_.actions.allow_cleanup;
+  builtin.voice_enabled = config_.actions.voice;
+  builtin.voice.voice = config_.actions.voice_language;
+  builtin.react.allowed = config_.actions.react_allow;
+  for (const MessageTargetConfig& t : config_.actions.message_targets)
+    builtin.messages.allowed.push_back({t.channel, t.chat});
+  builtin.messages.default_telegram_chat = config_.actions.default_telegram_chat;
+  for (const CommandConfigEntry& c : config_.actions.commands) {
+    actions::CommandSpec spec;
+    spec.name = c.name;
+    spec.program = c.program;
+    spec.args = c.args;
+    spec.description = c.description;
+    spec.timeout = std::chrono::seconds(c.timeout_seconds);
+    builtin.commands.commands.push_back(std::move(spec));
+  }
+  builtin.schedule.default_utc_offset = config_.actions.schedule_offset;
+  builtin.schedule.on_scheduled = [this](store::TimePoint) {
+    std::lock_guard lock(mu_);
+    if (notify_target_ != nullptr) notify_target_->notify();
+  };
+  builtin.pages.allow_scripts = config_.actions.page_scripts;
+  if (!config_.server.public_url.empty())
+    builtin.pages.base_url = config_.server.public_url;
+  else if (config_.server.port != 0)
+    builtin.pages.base_url =
+        "http://" + url_host(config_.server.host) + ":" + std::to_string(config_.server.port);
+  else
+    builtin.pages.base_url = "";  // the port is chosen at start: links are relative (/pages/...)
+  try {
+    auto handlers = actions::builtin_handlers(builtin);
+    if (!handlers) throw GatewayConfigError("actions: " + handlers.error().message);
+    handlers_ = std::move(*handlers);
+  } catch (const std::invalid_argument& e) {
+    throw GatewayConfigError(std::string("actions: ") + e.what());
+  }
+
+  model_ = make_model(config_.model, replay_model_);
+  model_description_ = model_->describe();
+
+  agent::AgentConfig agent_config;
+  agent_config.system_prompt_intro =
+      config_.agent.system_prompt.empty() ? std::string(kIntro) : config_.agent.system_prompt;
+  agent_config.max_model_calls = config_.agent.max_model_calls;
+  agent_config.history_messages = config_.agent.history_messages;
+  agent_config.say_mode = config_.agent.say_mode;
+  agent_config.denied_actions = config_.agent.denied_actions;
+  agent_config.model = config_.model.name;
+  agent_config.max_tokens = config_.model.max_tokens;
+  agent_config.temperature = config_.model.temperature;
+  agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *model_, agent_config);
+
+  if (options_.http_server) {
+    server::HttpServerOptions o;
+    o.host = config_.server.host;
+    o.port = config_.server.port;
+    o.api_token = config_.server.api_token;
+    o.max_body = config_.server.max_body;
+    o.threads = config_.server.threads;
+    o.model_label = model_description_;
+    o.replay_model = replay_model_;
+    o.media_dir = (data_dir_ / "media").string();
+    o.messages_per_minute = config_.server.messages_per_minute;
+    o.message_burst = config_.server.message_burst;
+    server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
+  }
+  scheduler_ = std::make_unique<actions::Scheduler>(
+      *store_,
+      [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });
+}
+
+Gateway::~Gateway() { stop(); }
+
+bool Gateway::fire(const store::ScheduledTask& task, const std::string& turn_id) {
+  std::shared_ptr<agent::TurnObserver> observer;
+  if (options_.task_observer)
+    observer = options_.task_observer(task);
+  else if (server_)
+    observer = server_->conversation_observer(task.scope.user_id, task.scope.conversation_id);
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_) return false;  // left pending: it fires after the next start
+    task_turns_.insert(turn_id);
+  }
+  return agent_->fire_task(task, turn_id, std::move(observer));
+}
+
+unsigned short Gateway::start() {
+  unsigned short port = 0;
+  if (server_) {
+    try {
+      port = server_->start();
+    } catch (const server::HttpServerError& e) {
+      throw GatewayError(e.what());
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    notify_target_ = scheduler_.get();
+  }
+  scheduler_->start();
+  return port;
+}
+
+void Gateway::stop(std::chrono::milliseconds grace) {
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_) return;
+    stopped_ = true;
+    notify_target_ = nullptr;
+  }
+  if (scheduler_) scheduler_->stop();
+  if (server_) server_->stop();
+  if (!agent_) return;
+  // Scheduled turns were not started by the server: let them end (their results land in the history),
+  // then cancel what is still running after the grace period.
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (agent_->active_turns() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::set<std::string> turns;
+  {
+    std::lock_guard lock(mu_);
+    turns = task_turns_;
+  }
+  for (const std::string& id : turns) agent_->cancel(id);
+  agent_->wait_idle();
+}
+
+}  // namespace sigil::app

@@ -1,0 +1,101 @@
+// The gateway assembled from a Config: the data folder, the SQLite store, the registry, every built-in
+// action, the model client, the agent, the durable scheduler and (optionally) the HTTP server.
+// `sigil serve` runs one; other front ends (a console chat) can run one without the HTTP server.
+//
+// What it promises:
+// - The constructor prepares everything and starts nothing: the data folder (DATA/sigil.db, DATA/media,
+//   and DATA/files with two sample files when no file_roots are configured), the store, the handlers, the
+//   model (OpenAI-compatible client when a url is set, else the replay file, else the embedded demo
+//   script examples/demo-replay.jsonl) and the agent. Failures are GatewayError with a one-line message
+//   that never holds the model key.
+// - start() binds the server (when there is one) and starts the scheduler; a due task becomes a turn of its
+//   (user, conversation), shown live to the web chat watching it; a newly scheduled task wakes the
+//   scheduler at once.
+// - stop(): the scheduler stops (no new task turns), the server stops (its turns are cancelled), turns still
+//   running (scheduled ones) get `grace` to finish and are then cancelled; idempotent; the destructor calls
+//   it.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "app/config.h"
+#include "sigil/actions/scheduler.h"
+#include "sigil/agent/agent.h"
+#include "sigil/exec/handler.h"
+#include "sigil/model/client.h"
+#include "sigil/server/http_server.h"
+#include "sigil/spec/registry.h"
+#include "sigil/store/store.h"
+
+namespace sigil::app {
+
+class GatewayError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The configuration cannot work (an unknown action name, a model URL that is not one, a missing replay
+// file, an allow-list entry that is not an emoji): `sigil serve` exits 2 as for a bad file.
+class GatewayConfigError : public GatewayError {
+ public:
+  using GatewayError::GatewayError;
+};
+
+struct GatewayOptions {
+  bool http_server = true;
+  // The observer of a scheduled task's turn. Empty: the server's conversation_observer (or none without a
+  // server).
+  std::function<std::shared_ptr<agent::TurnObserver>(const store::ScheduledTask&)> task_observer;
+};
+
+class Gateway {
+ public:
+  // Throws GatewayError.
+  explicit Gateway(const Config& config, GatewayOptions options = {});
+  ~Gateway();
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
+
+  // Starts the server (returns its port; 0 without a server) and the scheduler. Throws GatewayError.
+  unsigned short start();
+  void stop(std::chrono::milliseconds grace = std::chrono::seconds(30));
+
+  const std::string& model_description() const { return model_description_; }
+  bool replay_model() const { return replay_model_; }
+  const std::filesystem::path& data_dir() const { return data_dir_; }
+  agent::Agent& agent() { return *agent_; }
+  store::Store& store() { return *store_; }
+  server::HttpServer* http_server() { return server_.get(); }
+
+ private:
+  bool fire(const store::ScheduledTask& task, const std::string& turn_id);
+
+  Config config_;
+  GatewayOptions options_;
+  std::filesystem::path data_dir_;
+  std::string model_description_;
+  bool replay_model_ = false;
+  // Declaration order is destruction order reversed: the scheduler and the server go first, then the
+  // agent (which cancels what is left), then the model client, the handlers and the store they all use.
+  std::unique_ptr<store::Store> store_;
+  spec::Registry registry_;
+  exec::HandlerTable handlers_;
+  std::unique_ptr<model::ModelClient> model_;
+  std::unique_ptr<agent::Agent> agent_;
+  std::unique_ptr<server::HttpServer> server_;
+  std::unique_ptr<actions::Scheduler> scheduler_;
+
+  std::mutex mu_;
+  actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken
+  std::set<std::string> task_turns_;             // turn ids of scheduled tasks started here
+  bool stopped_ = false;
+};
+
+}  // namespace sigil::app

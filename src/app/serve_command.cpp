@@ -1,0 +1,62 @@
+#include "app/serve_command.h"
+
+#include <pthread.h>
+
+#include <csignal>
+#include <cstring>
+#include <ostream>
+#include <string>
+
+#include "app/gateway.h"
+
+namespace sigil::app {
+
+int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
+  // Block the stop signals before any thread exists: every thread inherits the mask, and this thread
+  // alone takes them with sigwait (no async-signal-safety puzzles).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  if (const int rc = pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr); rc != 0) {
+    err << "sigil serve: cannot block signals: " << std::strerror(rc) << '\n';
+    return 1;
+  }
+
+  Config config;
+  try {
+    config = load_config(flags);
+  } catch (const ConfigError& e) {
+    err << "sigil serve: " << e.what() << '\n';
+    return 2;
+  }
+
+  try {
+    Gateway gateway(config);
+    const unsigned short port = gateway.start();
+    const std::string host = config.server.host.find(':') != std::string::npos
+                                 ? "[" + config.server.host + "]"
+                                 : config.server.host;
+    out << "sigil: model: " << gateway.model_description() << '\n';
+    if (gateway.replay_model())
+      out << "sigil: replies are replayed, not written by a model: set SIGIL_MODEL_URL or [model] url\n";
+    out << "sigil: data: " << gateway.data_dir().string() << '\n';
+    out << "sigil: listening on http://" << host << ':' << port << std::endl;
+
+    int signal = 0;
+    while (sigwait(&stop_signals, &signal) != 0) {
+    }
+    out << "sigil: " << (signal == SIGINT ? "SIGINT" : "SIGTERM") << ": stopping" << std::endl;
+    gateway.stop();
+    out << "sigil: stopped" << std::endl;
+    return 0;
+  } catch (const GatewayConfigError& e) {
+    err << "sigil serve: " << e.what() << '\n';
+    return 2;
+  } catch (const GatewayError& e) {
+    err << "sigil serve: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace sigil::app
