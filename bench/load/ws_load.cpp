@@ -1,0 +1,991 @@
+// sigil_load: the gateway under load (issue 4, "Load"): N concurrent WebSocket conversations with the
+// replay model at R tokens/s for D seconds; reports errors, the latency the gateway adds per token, the
+// server's memory per idle conversation and its CPU time.
+//
+// How it measures (README "Load"):
+// - Two processes. main() forks before any thread exists: the PARENT is the server (SqliteStore in a temp
+//   folder, the builtin registry and handlers, the replay model, Agent, HttpServer on 127.0.0.1:0); the
+//   CHILD runs every WebSocket client on its own io threads. So the server's RSS and CPU time are the
+//   server's alone, and the clients compete with it for the cores the way real clients on the same machine
+//   would (on a 2-core machine this is a pessimistic set-up: the clients' work is load the server does not
+//   have in production).
+// - Added latency per token: the replay client is wrapped in a ModelClient whose sink rewrites each "@" of
+//   the recorded reply into "t<CLOCK_MONOTONIC ns>z" at the moment the model hands the token to the agent.
+//   The client parses every stamp from the `text` frames it reads and records now - stamp (steady_clock is
+//   CLOCK_MONOTONIC, shared by both processes). That is the parser + executor + hub + WebSocket write +
+//   client read path. Model pacing itself is not in it; how far the model's timer fell behind is reported
+//   separately (model_stretch: the mean reply duration over the nominal one).
+// - Every Mth recorded reply carries a react and a remember, so the executor and the delivery path are on
+//   the measured path too. Markup reaching the client ('<' or '[' in a text frame) counts as an error.
+// - Memory: the server's VmRSS and glibc's heap in use (mallinfo2) after start, after half of the
+//   conversations connected (hello received), after all of them, after the load (all N still open, idle),
+//   and after the clients closed. Memory per idle conversation = (all - half) / (N - half): the marginal
+//   cost of one more open conversation, free of one-time costs (thread stacks, caches, first allocations).
+//
+// The exit status is 0 only when no error was seen, every turn ended and latency samples were taken; the
+// ctest `load.smoke` runs a tiny load with it.
+#include <fcntl.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <boost/json.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "sigil/actions/builtin_handlers.h"
+#include "sigil/agent/agent.h"
+#include "sigil/model/client.h"
+#include "sigil/model/replay.h"
+#include "sigil/server/http_server.h"
+#include "sigil/spec/registry.h"
+#include "store/sqlite/sqlite_store.h"
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace json = boost::json;
+using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int conversations = 1000;
+  double seconds = 60;
+  double tokens_per_second = 50;
+  int reply_tokens = 40;
+  int directive_every = 4;  // every Nth recorded reply has a react and a remember (0: none)
+  double pause_ms = 0;      // between a turn's end and the next message of that conversation
+  double stagger_s = -1;    // spread of the first messages (<0: one reply's duration)
+  int client_threads = 1;
+  unsigned server_threads = 1;
+  double jitter = 0;
+  double drain_s = 60;  // how long in-flight turns may take to end after the load phase
+  int max_connecting = 64;
+  std::string store_dir;  // empty: a temp folder under $TMPDIR (or /tmp)
+  bool json_only = false;
+};
+
+std::int64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+double cpu_seconds(int who) {
+  rusage ru{};
+  getrusage(who, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+// ------------------------------------------------------------------------------------------------ pipes
+// Line-based messages between the two processes.
+class LinePipe {
+ public:
+  LinePipe(int read_fd, int write_fd) : in_(read_fd), out_(write_fd) {}
+  bool send(const std::string& line) {
+    std::string s = line + "\n";
+    std::size_t done = 0;
+    while (done < s.size()) {
+      const ssize_t n = ::write(out_, s.data() + done, s.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+  // nullopt at end of file (the other process is gone).
+  std::optional<std::string> receive() {
+    for (;;) {
+      if (auto nl = buf_.find('\n'); nl != std::string::npos) {
+        std::string line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return line;
+      }
+      char chunk[4096];
+      const ssize_t n = ::read(in_, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return std::nullopt;
+      buf_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int in_, out_;
+  std::string buf_;
+};
+
+// ================================================================================================ server
+// Wraps the replay client: every '@' the model emits becomes "t<monotonic ns>z", stamped when the token
+// leaves the model. Also measures how long each call took against its nominal duration.
+class StampingClient final : public sigil::model::ModelClient {
+ public:
+  StampingClient(sigil::model::ModelClient& inner, double nominal_s) : inner_(inner), nominal_s_(nominal_s) {}
+
+  std::shared_ptr<sigil::model::Call> start(sigil::model::ChatRequest request,
+                                            std::shared_ptr<sigil::model::StreamSink> sink) override {
+    return inner_.start(std::move(request), std::make_shared<Sink>(std::move(sink), *this));
+  }
+  std::string describe() const override { return inner_.describe() + " (timestamped by sigil_load)"; }
+
+  std::uint64_t calls() const { return calls_.load(); }
+  // Mean call duration over the nominal one: 1.0 means the model's timer kept pace.
+  double stretch() const {
+    const std::uint64_t n = calls_.load();
+    return n == 0 || nominal_s_ <= 0 ? 0.0 : static_cast<double>(total_ns_.load()) / 1e9 / n / nominal_s_;
+  }
+
+ private:
+  class Sink final : public sigil::model::StreamSink {
+   public:
+    Sink(std::shared_ptr<sigil::model::StreamSink> inner, StampingClient& owner)
+        : inner_(std::move(inner)), owner_(owner), started_(mono_ns()) {}
+    void on_text(std::string_view delta) override {
+      if (delta.find('@') == std::string_view::npos) {
+        inner_->on_text(delta);
+        return;
+      }
+      std::string out;
+      out.reserve(delta.size() + 24);
+      for (char c : delta) {
+        if (c != '@') {
+          out += c;
+          continue;
+        }
+        out += 't';
+        out += std::to_string(mono_ns());
+        out += 'z';
+      }
+      inner_->on_text(out);
+    }
+    void on_tool_call(const sigil::model::ToolCall& call) override { inner_->on_tool_call(call); }
+    void on_done(const sigil::model::Outcome& outcome) override {
+      owner_.total_ns_.fetch_add(static_cast<std::uint64_t>(mono_ns() - started_));
+      owner_.calls_.fetch_add(1);
+      inner_->on_done(outcome);
+    }
+
+   private:
+    std::shared_ptr<sigil::model::StreamSink> inner_;
+    StampingClient& owner_;
+    std::int64_t started_;
+  };
+
+  sigil::model::ModelClient& inner_;
+  double nominal_s_;
+  std::atomic<std::uint64_t> calls_{0};
+  std::atomic<std::uint64_t> total_ns_{0};
+};
+
+struct MemorySample {
+  std::int64_t rss_kib = 0;     // VmRSS
+  std::int64_t heap_bytes = 0;  // malloc'd bytes in use (arena + mmapped chunks)
+};
+
+MemorySample sample_memory() {
+  MemorySample m;
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) m.rss_kib = std::stoll(line.substr(6));
+  }
+  const struct mallinfo2 mi = mallinfo2();
+  m.heap_bytes = static_cast<std::int64_t>(mi.uordblks + mi.hblkhd);
+  return m;
+}
+
+json::object memory_json(const MemorySample& m) {
+  return {{"rss_kib", m.rss_kib}, {"heap_kib", m.heap_bytes / 1024}};
+}
+
+// The recorded replies: `reply_tokens` placeholders each; every `directive_every`th line also reacts and
+// remembers (two directives the executor runs, one of which delivers a reaction).
+std::vector<std::string> recorded_replies(const Options& o) {
+  const int lines = o.directive_every > 0 ? o.directive_every : 1;
+  std::vector<std::string> replies;
+  for (int line = 0; line < lines; ++line) {
+    const bool directives = o.directive_every > 0 && line == 0;
+    std::string reply;
+    for (int i = 0; i < o.reply_tokens; ++i) {
+      if (i > 0) reply += ' ';
+      if (directives && i == 2) reply += "<react emoji=\"thumbsup\"/> ";
+      if (directives && i == o.reply_tokens / 2) reply += "[REMEMBER:the load test likes round numbers] ";
+      reply += '@';
+    }
+    replies.push_back(std::move(reply));
+  }
+  return replies;
+}
+
+void fail_server(LinePipe& pipe, const std::string& why) {
+  std::cerr << "sigil_load: server: " << why << "\n";
+  pipe.send("fail " + why);
+}
+
+// Runs the server; returns the server's JSON part of the report (empty object on failure).
+json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
+  namespace fs = std::filesystem;
+  ok = false;
+  json::object report;
+  std::string base = o.store_dir;
+  if (base.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  }
+  std::string templ = (fs::path(base) / "sigil-load-XXXXXX").string();
+  if (::mkdtemp(templ.data()) == nullptr) {
+    fail_server(pipe, "cannot create a folder under " + base);
+    return report;
+  }
+  const fs::path dir = templ;
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+
+  const fs::path replay_path = dir / "replay.jsonl";
+  {
+    std::ofstream file(replay_path);
+    for (const std::string& reply : recorded_replies(o))
+      file << json::serialize(json::object{{"reply", reply}}) << '\n';
+  }
+  auto opened = sigil::store::sqlite::SqliteStore::open((dir / "sigil.db").string());
+  if (!opened) {
+    fail_server(pipe, opened.error());
+    return report;
+  }
+  std::unique_ptr<sigil::store::Store> store = std::move(opened).value();
+  const sigil::spec::Registry registry = sigil::spec::Registry::builtin();
+  auto handlers = sigil::actions::builtin_handlers(sigil::actions::BuiltinConfig{});
+  if (!handlers) {
+    fail_server(pipe, handlers.error().message);
+    return report;
+  }
+  sigil::model::ReplayConfig replay;
+  replay.path = replay_path.string();
+  replay.tokens_per_second = o.tokens_per_second;
+  replay.jitter = o.jitter;
+  replay.split = sigil::model::TokenSplit::words;
+  std::unique_ptr<sigil::model::ModelClient> replay_client = sigil::model::make_replay_client(replay);
+  // One gap before each token of a reply.
+  const double nominal_s = o.tokens_per_second > 0 ? o.reply_tokens / o.tokens_per_second : 0;
+  StampingClient client(*replay_client, nominal_s);
+
+  std::optional<sigil::agent::Agent> agent;
+  agent.emplace(registry, *handlers, *store, client, sigil::agent::AgentConfig{});
+  sigil::server::HttpServerOptions options;
+  options.threads = o.server_threads;
+  options.model_label = client.describe();
+  options.replay_model = true;
+  options.messages_per_minute = 0;  // unlimited: the load is the point
+  options.max_connections = static_cast<std::size_t>(o.conversations) * 2 + 64;
+  std::optional<sigil::server::HttpServer> server;
+  server.emplace(*agent, *store, options);
+  unsigned short port = 0;
+  try {
+    port = server->start();
+  } catch (const std::exception& e) {
+    fail_server(pipe, e.what());
+    return report;
+  }
+
+  // Lets the server finish what the last client event caused (hello writes, the last end frames).
+  auto settle = [&] {
+    agent->wait_idle();
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  };
+  settle();
+  const MemorySample m_start = sample_memory();
+  pipe.send("port " + std::to_string(port));
+
+  MemorySample m_half, m_all, m_loaded, m_closed;
+  int half = 0, all = 0;
+  double cpu_load_start = 0, cpu_load = 0;
+  double wall_load_start = 0, wall_load = 0;
+  bool child_ok = true;
+  for (bool done = false; !done;) {
+    std::optional<std::string> line = pipe.receive();
+    if (!line) {
+      std::cerr << "sigil_load: server: the client process ended early\n";
+      child_ok = false;
+      break;
+    }
+    std::string_view l = *line;
+    if (l.rfind("half ", 0) == 0) {
+      half = std::stoi(std::string(l.substr(5)));
+      settle();
+      m_half = sample_memory();
+    } else if (l.rfind("connected ", 0) == 0) {
+      all = std::stoi(std::string(l.substr(10)));
+      settle();
+      m_all = sample_memory();
+      cpu_load_start = cpu_seconds(RUSAGE_SELF);
+      wall_load_start = static_cast<double>(mono_ns()) / 1e9;
+    } else if (l == "idle") {
+      settle();
+      cpu_load = cpu_seconds(RUSAGE_SELF) - cpu_load_start;
+      wall_load = static_cast<double>(mono_ns()) / 1e9 - wall_load_start;
+      m_loaded = sample_memory();
+    } else if (l == "closed") {
+      settle();
+      m_closed = sample_memory();
+      done = true;
+    } else {
+      std::cerr << "sigil_load: server: unexpected line from the client process: " << l << "\n";
+      child_ok = false;
+      break;
+    }
+    if (!pipe.send("go")) {
+      child_ok = false;
+      break;
+    }
+  }
+  server->stop();
+  server.reset();
+  agent.reset();
+
+  const int marginal = all - half;
+  json::object memory;
+  memory["start"] = memory_json(m_start);
+  memory["half_connected"] = memory_json(m_half);
+  memory["all_connected"] = memory_json(m_all);
+  memory["after_load_idle"] = memory_json(m_loaded);
+  memory["after_close"] = memory_json(m_closed);
+  memory["connected_half"] = half;
+  memory["connected_all"] = all;
+  if (marginal > 0) {
+    memory["rss_per_idle_conversation_bytes"] = (m_all.rss_kib - m_half.rss_kib) * 1024 / marginal;
+    memory["heap_per_idle_conversation_bytes"] = (m_all.heap_bytes - m_half.heap_bytes) / marginal;
+  }
+  if (all > 0) {
+    memory["rss_per_conversation_from_start_bytes"] = (m_all.rss_kib - m_start.rss_kib) * 1024 / all;
+    memory["rss_per_conversation_after_load_bytes"] = (m_loaded.rss_kib - m_start.rss_kib) * 1024 / all;
+    memory["heap_per_conversation_after_load_bytes"] = (m_loaded.heap_bytes - m_start.heap_bytes) / all;
+  }
+  report["memory"] = std::move(memory);
+  report["cpu_seconds_during_load"] = cpu_load;
+  report["cpu_cores_during_load"] = wall_load > 0 ? cpu_load / wall_load : 0.0;
+  report["model_calls"] = client.calls();
+  report["model_stretch"] = client.stretch();
+  report["store"] = (dir / "sigil.db").string();
+  ok = child_ok;
+  return report;
+}
+
+// ================================================================================================ clients
+struct Shared {
+  const Options& opt;
+  tcp::endpoint endpoint;
+  std::atomic<int> connected{0};  // hello received
+  std::atomic<int> failed{0};     // could not connect
+  std::atomic<int> active{0};     // conversations still in the load phase
+  std::atomic<int> closed{0};
+  std::atomic<bool> loading{false};
+  Clock::time_point deadline;
+  std::mutex mu;
+  std::condition_variable cv;
+  explicit Shared(const Options& o) : opt(o) {}
+  void notify() {
+    std::lock_guard lock(mu);
+    cv.notify_all();
+  }
+};
+
+struct ConnStats {
+  std::uint64_t turns_started = 0, turns_ended = 0, tokens = 0, text_frames = 0, reactions = 0,
+                deliveries = 0, model_calls = 0;
+  std::uint64_t error_frames = 0, markup_seen = 0, bad_end = 0, token_mismatch = 0, protocol_errors = 0,
+                connection_lost = 0;
+  std::vector<std::int64_t> latency_ns;
+};
+
+class Conn : public std::enable_shared_from_this<Conn> {
+ public:
+  Conn(asio::io_context& ioc, Shared& shared, int index)
+      : shared_(shared),
+        name_("load-" + std::to_string(index)),
+        ws_(asio::make_strand(ioc)),
+        timer_(ws_.get_executor()) {}
+
+  // Starts connecting; `done` runs (on the strand) once the hello arrived or the connection failed.
+  void connect(std::function<void()> done) {
+    on_connected_ = std::move(done);
+    beast::get_lowest_layer(ws_).expires_after(std::chrono::seconds(60));
+    beast::get_lowest_layer(ws_).async_connect(
+        shared_.endpoint, [self = shared_from_this()](beast::error_code ec) { self->on_connect(ec); });
+  }
+
+  // Begins the load phase after `delay`.
+  void begin(Clock::duration delay) {
+    asio::post(ws_.get_executor(), [self = shared_from_this(), delay] {
+      if (!self->open_) {
+        self->leave_load();
+        return;
+      }
+      self->timer_.expires_after(delay);
+      self->timer_.async_wait([self](beast::error_code ec) {
+        if (!ec) self->send_message();
+      });
+    });
+  }
+
+  void close() {
+    asio::post(ws_.get_executor(), [self = shared_from_this()] {
+      self->closing_ = true;
+      if (!self->open_) {
+        self->count_closed();
+        return;
+      }
+      self->ws_.async_close(websocket::close_code::normal,
+                            [self](beast::error_code) { self->count_closed(); });
+    });
+  }
+
+  bool in_turn() const { return in_turn_; }  // read after the io threads stopped
+  ConnStats& stats() { return stats_; }
+
+ private:
+  void on_connect(beast::error_code ec) {
+    if (ec) return connect_failed("connect", ec);
+    beast::get_lowest_layer(ws_).expires_never();
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::client));
+    ws_.read_message_max(std::size_t{1} << 20);
+    const std::string host = "127.0.0.1:" + std::to_string(shared_.endpoint.port());
+    ws_.async_handshake(host, "/v1/ws?conversation=" + name_ + "&user=" + name_,
+                        [self = shared_from_this()](beast::error_code ec) {
+                          if (ec) return self->connect_failed("handshake", ec);
+                          self->read();
+                        });
+  }
+
+  void connect_failed(const char* what, beast::error_code ec) {
+    if (shared_.failed.fetch_add(1) < 5)
+      std::cerr << "sigil_load: " << name_ << ": " << what << " failed: " << ec.message() << "\n";
+    finish_connecting();
+  }
+
+  void finish_connecting() {
+    if (auto done = std::move(on_connected_)) {
+      on_connected_ = nullptr;
+      done();
+    }
+  }
+
+  void read() {
+    ws_.async_read(buffer_,
+                   [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    const std::int64_t now = mono_ns();
+    if (ec) {
+      const bool was_open = open_;
+      open_ = false;
+      if (!was_open && !hello_) {
+        connect_failed("read before hello", ec);
+        return;
+      }
+      if (!closing_) {
+        ++stats_.connection_lost;
+        if (stats_.connection_lost == 1 && shared_.failed.load() < 5)
+          std::cerr << "sigil_load: " << name_ << ": connection lost: " << ec.message() << "\n";
+        if (in_turn_ || in_load_) leave_load();
+      }
+      return;
+    }
+    const auto data = buffer_.cdata();
+    handle(std::string_view(static_cast<const char*>(data.data()), data.size()), now);
+    buffer_.consume(buffer_.size());
+    // An idle connection keeps no large read buffer around.
+    if (buffer_.capacity() > 16384) buffer_.shrink_to_fit();
+    read();
+  }
+
+  void handle(std::string_view frame, std::int64_t now) {
+    unsigned char scratch[4096];
+    json::monotonic_resource mr(scratch, sizeof scratch);
+    json::error_code jec;
+    json::value v = json::parse(frame, jec, &mr);
+    if (jec || !v.is_object()) return protocol_error("a frame that is not a JSON object");
+    const json::object& o = v.get_object();
+    const json::value* type = o.if_contains("type");
+    if (type == nullptr || !type->is_string()) return protocol_error("a frame without a type");
+    const std::string_view t = type->get_string();
+    if (t == "hello") {
+      if (hello_) return protocol_error("a second hello");
+      hello_ = true;
+      open_ = true;
+      shared_.connected.fetch_add(1);
+      finish_connecting();
+      return;
+    }
+    if (t == "error") {
+      ++stats_.error_frames;
+      if (stats_.error_frames == 1)
+        std::cerr << "sigil_load: " << name_ << ": error frame: " << frame << "\n";
+      return;
+    }
+    const json::value* turn = o.if_contains("turn");
+    const std::string_view turn_id =
+        turn != nullptr && turn->is_string() ? std::string_view(turn->get_string()) : "";
+    if (t == "turn") {
+      const json::value* cid = o.if_contains("client_id");
+      if (!in_turn_ || !turn_id_.empty() || cid == nullptr || !cid->is_string() ||
+          cid->get_string() != client_id_)
+        return protocol_error("a turn frame that is not the one this client started");
+      turn_id_ = turn_id;
+      return;
+    }
+    if (turn_id.empty() || turn_id != turn_id_) return protocol_error("an event for an unknown turn");
+    if (t == "text") {
+      ++stats_.text_frames;
+      const json::value* text = o.if_contains("text");
+      if (text == nullptr || !text->is_string()) return protocol_error("a text frame without text");
+      const std::string_view piece = text->get_string();
+      if (piece.find_first_of("<[") != std::string_view::npos) {
+        if (stats_.markup_seen++ == 0)
+          std::cerr << "sigil_load: " << name_ << ": markup seen: " << piece << "\n";
+      }
+      take_stamps(piece, now);
+    } else if (t == "delivery") {
+      ++stats_.deliveries;
+      const json::value* op = o.if_contains("op");
+      if (op != nullptr && op->is_string() && op->get_string() == "reaction") ++stats_.reactions;
+    } else if (t == "model_call") {
+      ++stats_.model_calls;
+    } else if (t == "end") {
+      const json::value* status = o.if_contains("status");
+      const json::value* diagnostics = o.if_contains("diagnostics");
+      const bool ok = status != nullptr && status->is_string() && status->get_string() == "ok" &&
+                      diagnostics != nullptr && diagnostics->is_array() && diagnostics->get_array().empty();
+      if (!ok && stats_.bad_end++ == 0)
+        std::cerr << "sigil_load: " << name_ << ": turn ended badly: " << frame << "\n";
+      if (turn_tokens_ != static_cast<std::uint64_t>(shared_.opt.reply_tokens) || !carry_.empty()) {
+        if (stats_.token_mismatch++ == 0)
+          std::cerr << "sigil_load: " << name_ << ": " << turn_tokens_ << " stamps in a turn of "
+                    << shared_.opt.reply_tokens << " tokens\n";
+      }
+      ++stats_.turns_ended;
+      in_turn_ = false;
+      turn_id_.clear();
+      carry_.clear();
+      next_turn();
+    } else {
+      return protocol_error("an unknown frame type");
+    }
+  }
+
+  // Pieces may cut a stamp anywhere: an unfinished "t<digits>" is carried to the next piece.
+  void take_stamps(std::string_view piece, std::int64_t now) {
+    std::string_view s = piece;
+    if (!carry_.empty()) {
+      carry_.append(piece);
+      s = carry_;
+    }
+    std::size_t keep_from = std::string_view::npos;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] != 't') continue;
+      std::size_t j = i + 1;
+      std::int64_t value = 0;
+      while (j < s.size() && s[j] >= '0' && s[j] <= '9') value = value * 10 + (s[j++] - '0');
+      if (j == s.size()) {
+        keep_from = i;
+        break;
+      }
+      if (s[j] == 'z' && j > i + 1) {
+        stats_.latency_ns.push_back(now - value);
+        ++stats_.tokens;
+        ++turn_tokens_;
+      }
+      i = j - 1;
+    }
+    std::string rest = keep_from == std::string_view::npos ? std::string() : std::string(s.substr(keep_from));
+    carry_ = std::move(rest);
+  }
+
+  void protocol_error(const char* what) {
+    if (stats_.protocol_errors++ == 0)
+      std::cerr << "sigil_load: " << name_ << ": protocol error: " << what << "\n";
+  }
+
+  void next_turn() {
+    if (!shared_.loading.load() || Clock::now() >= shared_.deadline) {
+      leave_load();
+      return;
+    }
+    if (shared_.opt.pause_ms > 0) {
+      timer_.expires_after(std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double, std::milli>(shared_.opt.pause_ms)));
+      timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+        if (!ec) self->send_message();
+      });
+    } else {
+      send_message();
+    }
+  }
+
+  void send_message() {
+    if (!open_ || Clock::now() >= shared_.deadline) {
+      leave_load();
+      return;
+    }
+    in_load_ = true;
+    ++sent_;
+    client_id_ = name_ + "-" + std::to_string(sent_);
+    out_ = json::serialize(json::object{
+        {"type", "message"}, {"text", "message " + std::to_string(sent_)}, {"client_id", client_id_}});
+    in_turn_ = true;
+    turn_tokens_ = 0;
+    ++stats_.turns_started;
+    ws_.async_write(asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec && !self->closing_) {
+        ++self->stats_.connection_lost;
+        self->leave_load();
+      }
+    });
+  }
+
+  // This conversation sends no more messages.
+  void leave_load() {
+    if (left_) return;
+    left_ = true;
+    in_load_ = false;
+    if (shared_.active.fetch_sub(1) == 1) shared_.notify();
+  }
+
+  void count_closed() {
+    if (shared_.closed.fetch_add(1) + 1 == shared_.opt.conversations) shared_.notify();
+  }
+
+  Shared& shared_;
+  std::string name_;
+  websocket::stream<beast::tcp_stream> ws_;
+  asio::steady_timer timer_;
+  beast::flat_buffer buffer_{4096};
+  std::function<void()> on_connected_;
+  bool hello_ = false, open_ = false, closing_ = false, in_turn_ = false, in_load_ = false, left_ = false;
+  std::uint64_t sent_ = 0, turn_tokens_ = 0;
+  std::string client_id_, turn_id_, carry_, out_;
+  ConnStats stats_;
+};
+
+template <class Pred>
+bool wait_for(Shared& shared, Clock::duration limit, Pred pred) {
+  std::unique_lock lock(shared.mu);
+  return shared.cv.wait_for(lock, limit, pred);
+}
+
+int percentile_index(std::size_t n, double p) {
+  if (n == 0) return 0;
+  const double idx = p * static_cast<double>(n - 1);
+  return static_cast<int>(std::llround(idx));
+}
+
+// Runs the clients; returns their JSON part of the report.
+int run_clients(const Options& o, LinePipe& pipe) {
+  std::optional<std::string> first = pipe.receive();
+  if (!first || first->rfind("port ", 0) != 0) return 2;  // the server said why
+  Shared shared(o);
+  shared.endpoint = tcp::endpoint(asio::ip::make_address("127.0.0.1"),
+                                  static_cast<unsigned short>(std::stoi(first->substr(5))));
+  asio::io_context ioc;
+  auto guard = asio::make_work_guard(ioc);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < std::max(1, o.client_threads); ++i) threads.emplace_back([&ioc] { ioc.run(); });
+
+  std::vector<std::shared_ptr<Conn>> conns;
+  conns.reserve(static_cast<std::size_t>(o.conversations));
+  for (int i = 0; i < o.conversations; ++i) conns.push_back(std::make_shared<Conn>(ioc, shared, i));
+
+  // At most max_connecting handshakes at a time: a burst of a thousand SYNs would only measure the
+  // listen backlog.
+  std::mutex cmu;
+  std::size_t next_conn = 0;
+  std::function<void()> connect_next;
+  int launched_upto = 0;
+  connect_next = [&] {
+    std::size_t i;
+    {
+      std::lock_guard lock(cmu);
+      if (next_conn >= static_cast<std::size_t>(launched_upto)) return;
+      i = next_conn++;
+    }
+    conns[i]->connect([&] {
+      connect_next();
+      shared.notify();
+    });
+  };
+  auto connect_range = [&](int upto) {
+    {
+      std::lock_guard lock(cmu);
+      launched_upto = upto;
+    }
+    for (int k = 0; k < o.max_connecting; ++k) connect_next();
+    const auto limit = std::chrono::seconds(120);
+    return wait_for(shared, limit, [&] { return shared.connected.load() + shared.failed.load() >= upto; });
+  };
+
+  const auto t_connect = Clock::now();
+  const int half = o.conversations / 2;
+  bool ok = true;
+  ok = ok && connect_range(half);
+  ok = ok && pipe.send("half " + std::to_string(shared.connected.load())) && pipe.receive().has_value();
+  ok = ok && connect_range(o.conversations);
+  const double connect_s = std::chrono::duration<double>(Clock::now() - t_connect).count();
+  ok = ok && pipe.send("connected " + std::to_string(shared.connected.load())) && pipe.receive().has_value();
+  if (!ok) std::cerr << "sigil_load: clients: connecting timed out or the server went away\n";
+
+  // Load: every conversation sends, reads its reply to `end`, sends the next, until the deadline. First
+  // messages are spread over `stagger` so the conversations' tokens do not all fall due at one instant.
+  const double reply_s = o.tokens_per_second > 0 ? o.reply_tokens / o.tokens_per_second : 0.1;
+  const double stagger = o.stagger_s >= 0 ? o.stagger_s : reply_s;
+  shared.active.store(o.conversations);
+  const double cpu_start = cpu_seconds(RUSAGE_SELF);
+  const auto t_load = Clock::now();
+  shared.deadline =
+      t_load + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
+  shared.loading.store(ok);
+  for (int i = 0; i < o.conversations; ++i) {
+    const double at = o.conversations > 1 ? stagger * i / o.conversations : 0;
+    conns[static_cast<std::size_t>(i)]->begin(
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(at)));
+  }
+  const auto drain_limit =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds + o.drain_s));
+  const bool drained = wait_for(shared, drain_limit, [&] { return shared.active.load() == 0; });
+  const double load_s = std::chrono::duration<double>(Clock::now() - t_load).count();
+  const double client_cpu = cpu_seconds(RUSAGE_SELF) - cpu_start;
+  if (!drained)
+    std::cerr << "sigil_load: clients: turns still open " << o.drain_s << " s after the load phase\n";
+
+  ok = pipe.send("idle") && pipe.receive().has_value() && ok;
+  for (auto& c : conns) c->close();
+  wait_for(shared, std::chrono::seconds(60), [&] { return shared.closed.load() >= o.conversations; });
+  ok = pipe.send("closed") && pipe.receive().has_value() && ok;
+  guard.reset();
+  ioc.stop();
+  for (auto& t : threads) t.join();
+
+  ConnStats total;
+  std::uint64_t not_ended = 0;
+  for (auto& c : conns) {
+    ConnStats& s = c->stats();
+    total.turns_started += s.turns_started;
+    total.turns_ended += s.turns_ended;
+    total.tokens += s.tokens;
+    total.text_frames += s.text_frames;
+    total.reactions += s.reactions;
+    total.deliveries += s.deliveries;
+    total.model_calls += s.model_calls;
+    total.error_frames += s.error_frames;
+    total.markup_seen += s.markup_seen;
+    total.bad_end += s.bad_end;
+    total.token_mismatch += s.token_mismatch;
+    total.protocol_errors += s.protocol_errors;
+    total.connection_lost += s.connection_lost;
+    if (c->in_turn()) ++not_ended;
+    total.latency_ns.insert(total.latency_ns.end(), s.latency_ns.begin(), s.latency_ns.end());
+    std::vector<std::int64_t>().swap(s.latency_ns);
+  }
+  std::vector<std::int64_t>& lat = total.latency_ns;
+  std::sort(lat.begin(), lat.end());
+  auto us = [&](double p) {
+    return lat.empty()
+               ? 0.0
+               : static_cast<double>(lat[static_cast<std::size_t>(percentile_index(lat.size(), p))]) / 1e3;
+  };
+  double mean = 0;
+  for (std::int64_t x : lat) mean += static_cast<double>(x);
+  if (!lat.empty()) mean /= static_cast<double>(lat.size()) * 1e3;
+
+  const std::uint64_t connect_failures = static_cast<std::uint64_t>(shared.failed.load());
+  const std::uint64_t errors = connect_failures + total.error_frames + total.markup_seen + total.bad_end +
+                               total.token_mismatch + total.protocol_errors + total.connection_lost +
+                               not_ended;
+  json::object r;
+  r["connected"] = shared.connected.load();
+  r["connect_seconds"] = connect_s;
+  r["load_seconds"] = load_s;
+  r["turns_started"] = total.turns_started;
+  r["turns_ended"] = total.turns_ended;
+  r["tokens_received"] = total.tokens;
+  r["tokens_per_conversation_second"] =
+      o.conversations > 0 && load_s > 0 ? static_cast<double>(total.tokens) / o.conversations / load_s : 0.0;
+  r["text_frames"] = total.text_frames;
+  r["deliveries"] = total.deliveries;
+  r["reactions"] = total.reactions;
+  r["model_calls_seen"] = total.model_calls;
+  r["errors"] = json::object{{"total", errors},
+                             {"connect_failures", connect_failures},
+                             {"connections_lost", total.connection_lost},
+                             {"error_frames", total.error_frames},
+                             {"markup_seen", total.markup_seen},
+                             {"turns_not_ok", total.bad_end},
+                             {"turns_not_ended", not_ended},
+                             {"token_count_mismatch", total.token_mismatch},
+                             {"protocol_errors", total.protocol_errors}};
+  r["latency_us"] = json::object{{"samples", lat.size()},
+                                 {"mean", mean},
+                                 {"p50", us(0.50)},
+                                 {"p90", us(0.90)},
+                                 {"p99", us(0.99)},
+                                 {"p999", us(0.999)},
+                                 {"max", lat.empty() ? 0.0 : static_cast<double>(lat.back()) / 1e3}};
+  r["client_cpu_seconds"] = client_cpu;
+  pipe.send("result " + json::serialize(r));
+  return ok && drained ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"sigil_load: N concurrent WebSocket conversations against an in-process gateway"};
+  app.add_option("--conversations", o.conversations, "Concurrent WebSocket conversations")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seconds", o.seconds, "Length of the load phase")->check(CLI::PositiveNumber);
+  app.add_option("--tokens-per-second", o.tokens_per_second, "Replay model speed per conversation");
+  app.add_option("--reply-tokens", o.reply_tokens, "Tokens (timestamped words) per reply")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--directive-every", o.directive_every, "Every Nth reply reacts and remembers (0: never)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--pause-ms", o.pause_ms, "Pause between a reply's end and the next message");
+  app.add_option("--stagger", o.stagger_s,
+                 "Seconds over which first messages are spread (default: one reply)");
+  app.add_option("--client-threads", o.client_threads, "io threads of the client process")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--server-threads", o.server_threads, "HttpServerOptions::threads")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--jitter", o.jitter, "Replay jitter (0..1)");
+  app.add_option("--drain", o.drain_s, "Seconds open turns may take to end after the load phase");
+  app.add_option("--store-dir", o.store_dir,
+                 "Where the temporary SQLite store goes (default $TMPDIR or /tmp)");
+  app.add_flag("--json", o.json_only, "Print only the JSON report");
+  CLI11_PARSE(app, argc, argv);
+
+  // Two thousand sockets between the two processes: lift the soft descriptor limit to the hard one.
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < static_cast<rlim_t>(o.conversations) + 256) {
+    std::cerr << "sigil_load: " << o.conversations << " conversations need more open files than the limit ("
+              << lim.rlim_cur << ")\n";
+    return 2;
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+
+  int to_child[2], to_parent[2];
+  if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(to_parent, O_CLOEXEC) != 0) {
+    std::perror("sigil_load: pipe");
+    return 2;
+  }
+  std::cout.flush();
+  std::cerr.flush();
+  // Before any thread exists: the child is a plain copy of this single-threaded process.
+  const pid_t child = ::fork();
+  if (child < 0) {
+    std::perror("sigil_load: fork");
+    return 2;
+  }
+  if (child == 0) {
+    ::close(to_child[1]);
+    ::close(to_parent[0]);
+    LinePipe pipe(to_child[0], to_parent[1]);
+    int rc = 2;
+    try {
+      rc = run_clients(o, pipe);
+    } catch (const std::exception& e) {
+      std::cerr << "sigil_load: clients: " << e.what() << "\n";
+    }
+    ::close(to_parent[1]);
+    return rc;
+  }
+  ::close(to_child[0]);
+  ::close(to_parent[1]);
+  LinePipe pipe(to_parent[0], to_child[1]);
+  bool server_ok = false;
+  json::object report;
+  try {
+    report["server"] = run_server(o, pipe, server_ok);
+  } catch (const std::exception& e) {
+    std::cerr << "sigil_load: server: " << e.what() << "\n";
+  }
+  std::optional<std::string> result = server_ok ? pipe.receive() : std::nullopt;
+  ::close(to_child[1]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const bool child_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!result || result->rfind("result ", 0) != 0) {
+    std::cerr << "sigil_load: no result from the client process\n";
+    return 1;
+  }
+  json::value clients = json::parse(std::string_view(*result).substr(7));
+  report["conversations"] = o.conversations;
+  report["seconds"] = o.seconds;
+  report["tokens_per_second"] = o.tokens_per_second;
+  report["reply_tokens"] = o.reply_tokens;
+  report["directive_every"] = o.directive_every;
+  report["client_threads"] = o.client_threads;
+  report["server_threads"] = o.server_threads;
+  report["clients"] = clients;
+
+  const json::object& c = clients.as_object();
+  const json::object& lat = c.at("latency_us").as_object();
+  const std::uint64_t errors = c.at("errors").at("total").to_number<std::uint64_t>();
+  const std::uint64_t samples = lat.at("samples").to_number<std::uint64_t>();
+  std::cout << json::serialize(report) << "\n";
+  if (!o.json_only) {
+    const json::object& mem = report["server"].as_object()["memory"].as_object();
+    auto num = [](const json::object& obj, std::string_view key) {
+      const json::value* v = obj.if_contains(key);
+      return v == nullptr ? 0.0 : v->to_number<double>();
+    };
+    std::printf(
+        "sigil_load: %d conversations x %.0f s at %.0f tok/s: %llu tokens, %llu errors, added latency p50 "
+        "%.0f us "
+        "p99 %.0f us max %.0f us; server %.1f KiB RSS per idle conversation (%.1f KiB after the load), %.2f "
+        "cores\n",
+        o.conversations, o.seconds, o.tokens_per_second,
+        static_cast<unsigned long long>(c.at("tokens_received").to_number<std::uint64_t>()),
+        static_cast<unsigned long long>(errors), num(lat, "p50"), num(lat, "p99"), num(lat, "max"),
+        num(mem, "rss_per_idle_conversation_bytes") / 1024,
+        num(mem, "rss_per_conversation_after_load_bytes") / 1024,
+        num(report["server"].as_object(), "cpu_cores_during_load"));
+  }
+  return errors == 0 && samples > 0 && child_ok && server_ok ? 0 : 1;
+}
