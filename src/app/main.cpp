@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench_command.h"
+#include "chat_command.h"
 #include "exec_command.h"
 #include "parse_command.h"
 #include "prompt_command.h"
@@ -85,6 +86,14 @@ int main(int argc, char** argv) {
                         "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: any)");
   serve_cmd->add_option("--data", serve.data, "Data folder: sigil.db, media/, files/ (default ./data)");
 
+  sigil::app::ChatCommandOptions chat;
+  CLI::App* chat_cmd = app.add_subcommand(
+      "chat", "Talk with the gateway's agent on the terminal, one message a line (docs/channels.md)");
+  chat_cmd->add_option("--config", chat.flags.config_file,
+                       "Configuration file (default: ./sigil.toml if present)");
+  chat_cmd->add_option("--data", chat.flags.data, "Data folder: sigil.db, media/, files/ (default ./data)");
+  chat_cmd->add_option("--conversation", chat.conversation, "Conversation id (default: console)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -98,6 +107,7 @@ int main(int argc, char** argv) {
       return sigil::app::run_parse(parse, std::cin, std::cout);
     }
     if (bench_cmd->parsed()) return sigil::app::run_bench(bench, std::cout);
+    if (chat_cmd->parsed()) return sigil::app::run_chat(chat, std::cin, std::cout, std::cerr);
     if (exec_cmd->parsed()) {
       exec.deny = split_list(exec_deny);
       exec.files_dirs = split_list(exec_files);
