@@ -47,6 +47,7 @@ build:
 
 # ---------------------------------------------------------------- tests
 test: asan
+	scripts/npm-deps
 	ctest --preset asan --output-on-failure -j $(CTEST_JOBS)
 	@$(MAKE) fuzz-smoke
 

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The web chat page in a real browser: `sigil serve` + Playwright + Debian's Chromium.
+
+Usage: web_e2e_test.py PATH_TO_SIGIL [--demo PROMPTS --screenshot OUT.png]
+(run by ctest as cli.web_e2e_test)
+
+Starts `sigil serve` with tests/e2e/e2e.toml (port 0, a fresh data folder, the replay model playing
+tests/e2e/chat-replay.jsonl, a send-file folder holding report.pdf and pixel.png), waits for its
+"sigil: listening on http://HOST:PORT" line, runs `node tests/e2e/chat.e2e.mjs` against it (the checks
+are listed there), then stops the server with SIGTERM and expects a clean exit.
+
+With --demo, the server plays the embedded demo script instead (no model configured) and the node script
+sends PROMPTS ("first|second|...") and saves the screenshot at OUT.png: that is how docs/screenshot.png
+is made.
+
+Needs node (20+), tests/e2e/node_modules (scripts/npm-deps) and /usr/bin/chromium (scripts/bootstrap);
+when one is missing the test fails and says which.
+"""
+import os
+import re
+import secrets
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+E2E = os.path.join(ROOT, "tests", "e2e")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def fail(message):
+    print(f"web_e2e_test: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def png_1x1():
+    """A valid 1x1 PNG (an indigo pixel), written here so the test needs no binary fixture."""
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+    raw = b"\x00" + bytes([0x4F, 0x46, 0xE5])
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def check_tools():
+    if shutil.which("node") is None:
+        fail("node is not installed (Node 20+ is needed)")
+    if not os.path.isdir(os.path.join(E2E, "node_modules", "playwright-core")):
+        fail("tests/e2e/node_modules is missing: run scripts/npm-deps (make test does)")
+    if not os.access(CHROMIUM, os.X_OK):
+        fail(f"{CHROMIUM} is missing: run scripts/bootstrap as root (Debian package chromium)")
+
+
+def write_config(tmp, demo):
+    data = os.path.join(tmp, "data")
+    files = os.path.join(tmp, "files")
+    os.makedirs(data)
+    os.makedirs(files)
+    # Every byte value, in a random order, so a download that re-encodes anything shows.
+    report = bytearray(range(256)) * 64 + secrets.token_bytes(4096)
+    with open(os.path.join(files, "report.pdf"), "wb") as f:
+        f.write(b"%PDF-1.4\n" + bytes(report))
+    with open(os.path.join(files, "pixel.png"), "wb") as f:
+        f.write(png_1x1())
+    with open(os.path.join(E2E, "e2e.toml"), encoding="utf-8") as f:
+        config = f.read()
+    config = (config.replace("@DATA@", data).replace("@FILES@", files)
+              .replace("@REPLAY@", os.path.join(E2E, "chat-replay.jsonl")))
+    if demo:
+        # No replay file and no file folder: the server plays its embedded demo script, which sends the
+        # sample files it puts in DATA/files.
+        config = re.sub(r'(?m)^(replay|file_roots) = .*\n', "", config)
+    path = os.path.join(tmp, "sigil.toml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(config)
+    return path, files
+
+
+def start_server(sigil, config, tmp):
+    log = open(os.path.join(tmp, "serve.log"), "w+", encoding="utf-8")
+    proc = subprocess.Popen([sigil, "serve", "--config", config], stdout=subprocess.PIPE, stderr=log,
+                            text=True, cwd=tmp)
+    found = {}
+
+    def read():
+        for line in proc.stdout:
+            sys.stdout.write(f"serve: {line}")
+            m = re.search(r"sigil: listening on (http://\S+)", line)
+            if m and "url" not in found:
+                found["url"] = m.group(1)
+                ready.set()
+        ready.set()
+
+    ready = threading.Event()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    # Generous: an ASan build on a loaded 2-core machine starts slowly.
+    ready.wait(timeout=120)
+    if "url" not in found:
+        proc.kill()
+        proc.wait()
+        log.seek(0)
+        fail(f"sigil serve did not print its listening line (exit {proc.returncode}):\n{log.read()}")
+    return proc, found["url"].rstrip("/") + "/", log, reader
+
+
+def stop_server(proc, log):
+    proc.send_signal(signal.SIGTERM)
+    try:
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        log.seek(0)
+        fail(f"sigil serve did not stop within 60 s of SIGTERM:\n{log.read()}")
+    return code
+
+
+def main():
+    if len(sys.argv) < 2:
+        fail("usage: web_e2e_test.py PATH_TO_SIGIL [--demo PROMPTS --screenshot OUT.png]")
+    sigil = os.path.abspath(sys.argv[1])
+    demo = "--demo" in sys.argv
+    screenshot_out = None
+    prompts = ""
+    if demo:
+        prompts = sys.argv[sys.argv.index("--demo") + 1]
+    if "--screenshot" in sys.argv:
+        screenshot_out = os.path.abspath(sys.argv[sys.argv.index("--screenshot") + 1])
+    check_tools()
+
+    tmp = tempfile.mkdtemp(prefix="sigil-web-e2e-")
+    ok = False
+    try:
+        config, files = write_config(tmp, demo)
+        proc, url, log, reader = start_server(sigil, config, tmp)
+        shot = screenshot_out or os.path.join(tmp, "chat.png")
+        cmd = ["node", os.path.join(E2E, "chat.e2e.mjs"), "--url", url, "--screenshot", shot]
+        cmd += ["--demo", "--prompts", prompts] if demo else ["--files", files]
+        try:
+            test = subprocess.run(cmd, cwd=E2E, timeout=540)
+        except subprocess.TimeoutExpired:
+            test = None
+        code = stop_server(proc, log)
+        reader.join(timeout=10)
+        log.seek(0)
+        server_log = log.read()
+        log.close()
+        if test is None:
+            fail(f"the browser test did not finish within 540 s\nserver log:\n{server_log}")
+        if test.returncode != 0:
+            fail(f"the browser test failed (exit {test.returncode})\nserver log:\n{server_log}")
+        if code != 0:
+            fail(f"sigil serve exited with {code} after SIGTERM\nserver log:\n{server_log}")
+        if os.path.exists(shot):
+            print(f"web_e2e_test: screenshot {shot} ({os.path.getsize(shot)} bytes)")
+        print("web_e2e_test: 1 passed, 0 failed")
+        ok = True
+    finally:
+        if ok or os.environ.get("SIGIL_KEEP_TMP") is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"web_e2e_test: kept {tmp} (SIGIL_KEEP_TMP)")
+
+
+if __name__ == "__main__":
+    main()
