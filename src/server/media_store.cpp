@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -53,7 +54,13 @@ std::string temp_suffix() {
 }  // namespace
 
 MediaStore::MediaStore(std::string dir, std::size_t memory_limit)
-    : dir_(std::move(dir)), memory_limit_(memory_limit) {}
+    : dir_(std::move(dir)), memory_limit_(memory_limit) {
+  // Created on demand; a folder that cannot be made shows up as put()'s error, with its reason.
+  if (!dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::create_directories(dir_, ignored);
+  }
+}
 
 bool MediaStore::valid_hash(std::string_view hash) {
   if (hash.size() != 64) return false;

@@ -4,9 +4,10 @@
 // What it promises:
 // - put() reads a Payload once (read_at, from offset 0 to its end), computing the SHA-256 of what it read,
 //   and keeps the bytes under that hash: in `dir`/<sha256> when a directory is set (written to a temporary
-//   name first, then renamed, so a reader never sees half a file; a small `dir`/<sha256>.meta JSON keeps the
-//   name, type and disposition across restarts), else in memory, at most `memory_limit` bytes in all (the
-//   oldest entries are dropped first; a payload larger than the whole cache is refused).
+//   name first, then renamed, so a reader never sees half a file; the folder is created when missing; a
+//   small `dir`/<sha256>.meta JSON keeps the name, type and disposition across restarts), else in memory, at
+//   most `memory_limit` bytes in all (the oldest entries are dropped first; a payload larger than the whole
+//   cache is refused).
 // - find() takes only a validated hash (valid_hash(): 64 lowercase hex digits): no other part of a URL ever
 //   reaches the file system.
 // - Voice notes are served inline (an <audio> element plays them) with an audio/* type; everything else

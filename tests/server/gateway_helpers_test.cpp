@@ -111,6 +111,14 @@ TEST(MediaStoreTest, MemoryKeepsTheBytesAndDropsTheOldestPastTheLimit) {
   EXPECT_FALSE(media.put(StringPayload("x", "x", "", true), false).ok());
 }
 
+TEST(MediaStoreTest, AMissingFolderIsCreated) {
+  store::testing::TempDir dir;
+  MediaStore media(dir.file("data/media"));
+  auto info = media.put(StringPayload("abc", "a.txt"), false);
+  ASSERT_TRUE(info.ok()) << info.error();
+  EXPECT_TRUE(media.find(info->sha256));
+}
+
 TEST(MediaStoreTest, VoiceIsAlwaysAudio) {
   MediaStore media("");
   auto v = media.put(StringPayload("abc", "note.html", "text/html"), true);
