@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "embed/files.h"
+#include "server/chat_completions.h"
 #include "server/client_history.h"
 #include "server/conversation_hub.h"
 #include "server/media_store.h"
@@ -132,6 +133,7 @@ struct Route {
     Metrics,
     Page,
     Messages,
+    Completions,
     WebSocket,
     Media,
     Index,
@@ -147,6 +149,7 @@ Route route_of(std::string_view target) {
   if (path == "/healthz") return {Route::Kind::Health, "/healthz", {}};
   if (path == "/metrics") return {Route::Kind::Metrics, "/metrics", {}};
   if (path == "/v1/ws") return {Route::Kind::WebSocket, "/v1/ws", {}};
+  if (path == "/v1/chat/completions") return {Route::Kind::Completions, "/v1/chat/completions", {}};
   if (path == "/" || path == "/index.html") return {Route::Kind::Index, "/", {}};
   constexpr std::string_view media = "/media/";
   if (path.starts_with(media))
@@ -738,6 +741,9 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
         if (get) return serve_history(version, keep, route.param, req.target());
         if (!post) return not_allowed("GET, POST");
         return start_turn(version, keep, route.param, req.body());
+      case Route::Kind::Completions:
+        if (!post) return not_allowed("POST");
+        return start_completion(req);
       case Route::Kind::WebSocket:
         if (!get) return not_allowed("GET");
         return upgrade(std::move(req));
@@ -914,6 +920,7 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
   }
 
   void start_turn(unsigned version, bool keep, const std::string& conversation, const std::string& body);
+  void start_completion(const Request& req);
 
   void send(Response res, bool keep_alive) {
     res_ = std::move(res);
@@ -1111,6 +1118,80 @@ void HttpServer::Impl::Session::start_turn(unsigned version, bool keep, const st
   auto observer = std::make_shared<StreamObserver>(server_, shared_from_this(), turn_id_, user, conversation);
   server_.start_web_turn(user, conversation, std::string(text->as_string()), turn_id_, std::nullopt,
                          std::move(observer));
+}
+
+// POST /v1/chat/completions: the OpenAI protocol lives in chat_completions.cpp; here it gets the session's
+// write queue (stream) or one response (non-stream), and the same hang-up watch as the SSE endpoint.
+void HttpServer::Impl::Session::start_completion(const Request& req) {
+  const unsigned version = req.version();
+  auto reply = [this, version](int status, std::string body, bool keep) {
+    Response res{static_cast<http::status>(status), version};
+    res.set(http::field::content_type, "application/json");
+    res.body() = std::move(body);
+    send(std::move(res), keep);
+  };
+  completions::ParseResult parsed = completions::parse_request(req.body());
+  if (parsed.error)
+    return reply(parsed.error->status, completions::error_body(*parsed.error), req.keep_alive());
+  auto header = [&req](std::string_view name) {
+    auto it = req.find(name);
+    return it == req.end() ? std::string() : std::string(it->value().data(), it->value().size());
+  };
+  completions::TargetResult target = completions::resolve_target(
+      *parsed.request, {header("X-Sigil-User"), header("X-Sigil-Conversation"), header("Idempotency-Key")});
+  if (target.error)
+    return reply(target.error->status, completions::error_body(*target.error), req.keep_alive());
+  const completions::TurnTarget& t = *target.target;
+  if (const double wait = server_.rate_check(t.user); wait > 0) {
+    Response res{http::status::too_many_requests, version};
+    res.set(http::field::content_type, "application/json");
+    res.set(http::field::retry_after, std::to_string(static_cast<long long>(std::ceil(wait))));
+    res.body() = completions::error_body(
+        {429, server_.rate_message(wait), "rate_limit_error", {}, "rate_limit_exceeded"});
+    return send(std::move(res), req.keep_alive());
+  }
+  bool running = false;
+  {
+    std::lock_guard lock(server_.mu_);
+    running = server_.open_turns_.contains(t.turn_id);
+  }
+  if (running) {
+    return reply(409,
+                 completions::error_body(
+                     {409,
+                      "a request with this Idempotency-Key is still running; retry when it has ended",
+                      "invalid_request_error",
+                      {},
+                      "idempotency_key_in_use"}),
+                 req.keep_alive());
+  }
+  if (!server_.turn_opened(t.turn_id, t.user, t.conversation)) {
+    return reply(503, completions::error_body({503, "server is stopping", "server_error", {}, {}}), false);
+  }
+  turn_id_ = t.turn_id;
+  stream_.expires_never();
+  watch_client();  // also for a non-stream answer: a client that hangs up cancels the turn
+  completions::CompletionObserver::Callbacks callbacks;
+  callbacks.write = [self = shared_from_this()](std::string bytes, bool last) {
+    if (last) self->mark_turn_ended();
+    self->post_event(std::move(bytes), last);
+  };
+  callbacks.respond = [self = shared_from_this(), version](int status, std::string body) {
+    self->mark_turn_ended();
+    asio::post(self->stream_.get_executor(), [self, version, status, body = std::move(body)]() mutable {
+      if (self->closed_) return;
+      Response res{static_cast<http::status>(status), version};
+      res.set(http::field::content_type, "application/json");
+      // The model client already retried; a client's retry would run the turn's directives again.
+      if (status >= 500) res.set("X-Should-Retry", "false");
+      res.body() = std::move(body);
+      self->send(std::move(res), false);
+    });
+  };
+  callbacks.ended = [server = &server_, id = t.turn_id] { server->turn_closed(id); };
+  auto observer = std::make_shared<completions::CompletionObserver>(
+      *parsed.request, t.turn_id, static_cast<std::int64_t>(std::time(nullptr)), std::move(callbacks));
+  server_.agent_.start_turn(completions::turn_input(*parsed.request, t), std::move(observer));
 }
 
 // Beyond max_connections: a fixed 503, then the socket closes. Nothing is read.
