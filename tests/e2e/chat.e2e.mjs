@@ -470,9 +470,9 @@ async function main() {
 
     await check("Shift+Enter makes a new line; Enter sends", async () => {
       await page.locator("#input").fill("");
-      await page.locator("#input").type("line one");
+      await page.locator("#input").pressSequentially("line one");
       await page.locator("#input").press("Shift+Enter");
-      await page.locator("#input").type("line two");
+      await page.locator("#input").pressSequentially("line two");
       assert.equal(await page.locator("#input").inputValue(), "line one\nline two");
       const { turn } = await send(page, "x");  // fill() replaces the draft
       await assistantOf(page, turn).waitFor();
