@@ -208,6 +208,7 @@ function appendText(turnId, piece) {
   if (fresh || t.segment.el.parentNode !== bubble) {
     t.segment = { el: el("div", "text"), raw: "" };
     bubble.appendChild(t.segment.el);
+    (t.callSegments ??= []).push(t.segment);
   }
   t.segment.raw += piece;
   renderRich(t.segment.el, t.segment.raw, location.href);
@@ -382,19 +383,37 @@ function onTurn(m) {
 
 function onModelCall(m) {
   const t = turnState(m.turn);
-  // A later call's reply is a new paragraph of the same answer.
-  if (m.call > 1 && t.segment && t.segment.raw !== "") t.needsBreak = true;
+  // Where this call's text begins, so a late sentinel can take back exactly that text. (A later call's
+  // text starts with a blank line from the server: a new paragraph of the same answer.)
+  t.callMark = { segment: t.segment, length: t.segment ? t.segment.raw.length : 0 };
+  t.callSegments = [];
 }
 
 function onText(m) {
   if (typeof m.text !== "string" || m.text === "") return;
+  appendText(m.turn, m.text);
+}
+
+// The reply of the current model call turned out silent (a sentinel came after its text was shown):
+// remove that text; attachments and reactions it caused stay.
+function onSilence(m) {
+  if (!m.late) return;
   const t = turnState(m.turn);
-  let piece = m.text;
-  if (t.needsBreak) {
-    t.needsBreak = false;
-    piece = `\n\n${piece}`;
+  for (const seg of t.callSegments ?? []) seg.el.remove();
+  t.callSegments = [];
+  const mark = t.callMark?.segment;
+  if (mark && mark.raw.length > t.callMark.length) {
+    mark.raw = mark.raw.slice(0, t.callMark.length);
+    if (mark.raw === "") mark.el.remove();
+    else renderRich(mark.el, mark.raw, location.href);
   }
-  appendText(m.turn, piece);
+  t.segment = mark && mark.el.isConnected ? mark : null;
+  const bubble = t.assistantEl?.querySelector(":scope > .bubble");
+  if (bubble && bubble.childElementCount === 0) {
+    t.assistantEl.remove();
+    t.assistantEl = null;
+  }
+  updateTyping();
 }
 
 function onDelivery(m) {
@@ -430,7 +449,6 @@ const STATUS_TEXT = {
 function onEnd(m) {
   const t = turnState(m.turn);
   t.running = false;
-  t.needsBreak = false;
   if (m.status && m.status !== "ok") {
     const diag = Array.isArray(m.diagnostics) ? m.diagnostics.join("; ") : "";
     const cancelled = /cancel/i.test(diag);
@@ -479,6 +497,9 @@ function onFrame(event) {
       break;
     case "text":
       onText(m);
+      break;
+    case "silence":
+      onSilence(m);
       break;
     case "delivery":
       onDelivery(m);

@@ -431,7 +431,9 @@ std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> obs
     run_now = turn->stateless() || busy_.insert(turn->key()).second;
     if (!run_now) waiting_[turn->key()].push_back(turn);
   }
-  if (run_now) turn->begin();
+  // begin() writes and reads the store (which may wait behind another thread's fsync): never on the
+  // caller's thread, which is usually a server's network thread serving every other connection too.
+  if (run_now) post_finish([turn] { turn->begin(); });
   return id;
 }
 
@@ -479,7 +481,7 @@ void Agent::turn_ended(std::uint64_t serial) {
     if (turns_.empty()) idle_.notify_all();
   }
   // The next turn of this conversation is in turns_, so the Agent stays alive while it begins.
-  if (next) next->begin();
+  if (next) post_finish([next] { next->begin(); });
 }
 
 void Agent::wait_idle() {

@@ -1032,6 +1032,10 @@ class HttpServer::Impl::StreamObserver final : public agent::TurnObserver {
     watchers_.on_model_call(n);
     emit(sse_event("model_call", json::object{{"call", n}}), false);
   }
+  void on_silence(bool late) override {
+    watchers_.on_silence(late);
+    emit(sse_event("silence", json::object{{"late", late}}), false);
+  }
   void on_turn_end(const agent::TurnSummary& summary) override {
     watchers_.on_turn_end(summary);
     json::array diagnostics;

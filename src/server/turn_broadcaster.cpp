@@ -66,6 +66,11 @@ void TurnBroadcaster::on_model_call(int n) {
   send(model_call_frame(turn_id_, n));
 }
 
+void TurnBroadcaster::on_silence(bool late) {
+  announce({});
+  send(silence_frame(turn_id_, late));
+}
+
 void TurnBroadcaster::on_turn_end(const agent::TurnSummary& summary) {
   announce(summary.turn_id);
   send(end_frame(summary, turn_id_.empty() ? summary.turn_id : turn_id_));

@@ -40,6 +40,7 @@ class TurnBroadcaster : public agent::TurnObserver {
   void on_text(std::string_view text) override;
   void on_delivery(const exec::Delivery& delivery) override;
   void on_model_call(int n) override;
+  void on_silence(bool late) override;
   void on_turn_end(const agent::TurnSummary& summary) override;
 
   const std::string& turn_id() const { return turn_id_; }

@@ -57,6 +57,10 @@ std::string text_frame(std::string_view turn, std::string_view text) {
   return json::serialize(json::object{{"type", "text"}, {"turn", turn}, {"text", text}});
 }
 
+std::string silence_frame(std::string_view turn, bool late) {
+  return json::serialize(json::object{{"type", "silence"}, {"turn", turn}, {"late", late}});
+}
+
 std::string delivery_frame(std::string_view turn, const exec::Delivery& d, const MediaInfo* media,
                            std::string_view media_error) {
   json::object o{{"type", "delivery"}, {"turn", turn}, {"op", op_name(d.op)}};

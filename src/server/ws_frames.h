@@ -20,6 +20,8 @@ std::string turn_frame(std::string_view turn, const std::optional<std::string>& 
                        std::string_view text);
 std::string model_call_frame(std::string_view turn, int call);
 std::string text_frame(std::string_view turn, std::string_view text);
+// The current model call's reply is silent (spec 7.4); `late`: remove its text already shown (12.7).
+std::string silence_frame(std::string_view turn, bool late);
 // media: where the bytes of a file or voice delivery can be downloaded (nullptr: not stored; then
 // "media_error" says why when given).
 std::string delivery_frame(std::string_view turn, const exec::Delivery& delivery, const MediaInfo* media,

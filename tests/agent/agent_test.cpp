@@ -150,7 +150,12 @@ class AgentTest : public ::testing::Test {
   }
 
   static TurnInput input(std::string text, std::string turn = "t1") {
-    return TurnInput{.user = "u1", .conversation = "c1", .text = std::move(text), .turn_id = std::move(turn)};
+    TurnInput in;
+    in.user = "u1";
+    in.conversation = "c1";
+    in.text = std::move(text);
+    in.turn_id = std::move(turn);
+    return in;
   }
 
   TempDir dir_;
@@ -412,8 +417,9 @@ TEST_F(AgentTest, ManyConversationsAtOnce) {
   std::vector<std::shared_ptr<RecordingObserver>> observers;
   for (int i = 0; i < 8; ++i) {
     observers.push_back(std::make_shared<RecordingObserver>());
-    agent.start_turn(TurnInput{.user = "u1", .conversation = "c" + std::to_string(i), .text = "hello"},
-                     observers.back());
+    TurnInput in = input("hello", "");
+    in.conversation = "c" + std::to_string(i);
+    agent.start_turn(std::move(in), observers.back());
   }
   for (auto& o : observers) {
     TurnSummary s = o->wait();
@@ -440,7 +446,9 @@ TEST_F(AgentTest, CancelEndsTheTurnWithoutAnotherCall) {
   EXPECT_EQ(summary.status, TurnStatus::ModelError);
   ASSERT_EQ(summary.diagnostics.size(), 1u);
   EXPECT_EQ(summary.diagnostics[0], "model-error: cancelled");
-  EXPECT_EQ(summary.calls.size(), 1u);
+  // The turn begins on an agent thread: the cancel may come before its first call starts (then none is
+  // made) or during it; never a second call.
+  EXPECT_LE(summary.calls.size(), 1u);
   agent.wait_idle();
 }
 

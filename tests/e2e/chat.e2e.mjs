@@ -12,7 +12,8 @@
 // - a reaction appears on the user message of its turn, and on no other;
 // - a file downloads with exactly the bytes of the file in the send-file folder; an image shows inline;
 // - a voice note is an <audio> element whose source is a valid Ogg file, and it plays;
-// - <no-reply/> leaves no assistant message (its reaction still shows);
+// - <no-reply/> leaves no assistant message (its reaction still shows); a late NO_REPLY line removes the
+//   text it followed;
 // - the history comes back after a reload, still without markup; the page works 360 px wide;
 // - "New conversation" starts an empty one; links from model text are safe (rel=noopener, no javascript:);
 // - it saves a screenshot.
@@ -389,6 +390,13 @@ async function main() {
       await assertNoMarkupSeen(page, "the silent turn");
     });
 
+    await check("a late NO_REPLY takes back the text it followed", async () => {
+      const { turn } = await send(page, "Oh, never mind that");
+      turns.neverMind = { turn };
+      assert.equal(await assistantOf(page, turn).count(), 0, "the shown text was removed");
+      await assertNoMarkupSeen(page, "the late-silence turn");
+    });
+
     await check("reactions are on the right messages only", async () => {
       const all = await page.locator("#transcript > li").evaluateAll((lis) =>
         lis.map((l) => [l.dataset.role, l.querySelector(".text")?.textContent ?? "", l.querySelectorAll(".reaction").length]),
@@ -399,6 +407,7 @@ async function main() {
         "Could you send the report?": 1,
         "Now a voice note please": 0,
         "Please stay silent now": 1,
+        "Oh, never mind that": 0,
       };
       for (const [role, text, n] of all) {
         if (role === "assistant") assert.equal(n, 0, `no reaction on an answer: ${JSON.stringify(all)}`);
@@ -496,7 +505,7 @@ async function main() {
     await check("after a reload the history shows, without markup", async () => {
       await page.reload();
       await page.waitForSelector("#status[data-state=online]");
-      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 8);
+      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 9);
       const users = await page.locator("#transcript > li.user .text").allInnerTexts();
       assert.deepEqual(users, [
         "Please remind me to stretch in a minute",
@@ -504,11 +513,13 @@ async function main() {
         "Could you send the report?",
         "Now a voice note please",
         "Please stay silent now",
+        "Oh, never mind that",
         "Tell me a long story",
         "x",
         "still there?",
       ]);
       assert.equal(await assistantOf(page, turns.silent.turn).count(), 0, "none for the silent turn");
+      assert.equal(await assistantOf(page, turns.neverMind.turn).count(), 0, "none for the late-silent turn");
       for (const t of ["remind", "tour", "report", "voice"]) {
         assert.equal(await assistantOf(page, turns[t].turn).count(), 1, `the answer of ${t}`);
       }

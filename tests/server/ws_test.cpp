@@ -214,7 +214,6 @@ class WsClient {
   bool open_ = false;
 };
 
-
 // A payload held in memory, for a voice handler that needs no espeak-ng.
 class BytesPayload final : public exec::Payload {
  public:
@@ -276,6 +275,7 @@ class WsTest : public ::testing::Test {
       R"({"match":"hello","reply":"<react emoji=\"thumbsup\"/>Hello <b>there</b>! [REMEMBER:likes tea]"})",
       R"({"match":"file please","reply":"Here it is. <send-file path=\"report.bin\" caption=\"the report\"/>"})",
       R"({"match":"voice please","reply":"Listen: <voice>hi there</voice>"})",
+      R"({"match":"never mind","reply":"Sure, I will stay out of this.\nNO_REPLY"})",
       R"({"reply":"Done."})",
   };
 
@@ -433,8 +433,36 @@ TEST_F(WsTest, ATurnStreamsCleanTextAReactionOnTheUsersMessageAndEnds) {
   const auto messages = json::parse(r.body()).at("messages").as_array();
   std::string stored;
   for (const auto& m : messages)
-    if (m.at("role") == "assistant" && str(m.at("turn")) == turn && stored.empty()) stored = str(m.at("text"));
+    if (m.at("role") == "assistant" && str(m.at("turn")) == turn && stored.empty())
+      stored = str(m.at("text"));
   EXPECT_EQ(text, stored);
+}
+
+TEST_F(WsTest, ALateSentinelSendsASilenceFrameAfterTheText) {
+  start();
+  auto client = connect("c1");
+  client->send({{"type", "message"}, {"text", "never mind"}, {"client_id", "m-1"}});
+  auto first = client->read();
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->at("type"), "turn") << json::serialize(*first);
+  const std::string turn = str(first->at("turn"));
+  const auto frames = client->read_turn(turn);
+  bool text_before = false;
+  const json::object* silence = nullptr;
+  for (const auto& f : frames) {
+    if (f.at("type") == "text" && silence == nullptr) text_before = true;
+    if (f.at("type") == "silence") silence = &f;
+  }
+  ASSERT_NE(silence, nullptr);
+  EXPECT_TRUE(text_before);
+  EXPECT_EQ(silence->at("late"), true);
+  EXPECT_EQ(frames.back().at("type"), "end");
+  // Nothing of the silent reply is kept as said.
+  agent_->wait_idle();
+  Response r = http_get(port_, "/v1/conversations/c1/messages?user=u1");
+  const json::value history = json::parse(r.body());
+  for (const auto& m : history.at("messages").as_array())
+    EXPECT_NE(m.at("role"), "assistant") << json::serialize(m);
 }
 
 void check_media(unsigned short port, const json::object& delivery, const std::string& bytes, bool voice) {

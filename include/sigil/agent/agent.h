@@ -138,7 +138,8 @@ class Agent {
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
 
-  // Starts a turn and returns its id at once. The observer may be null. Turns of one (user, conversation)
+  // Starts a turn and returns its id at once (the turn begins on a finish thread: its store writes never
+  // block the caller). The observer may be null. Turns of one (user, conversation)
   // run one after another in arrival order; a later one waits (without a thread) until the earlier ends.
   std::string start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer);
 

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <stop_token>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,15 +51,15 @@ class Payload {
 struct Delivery {
   // Message: a text to another chat (send-message), allow-listed by its handler before it gets here.
   enum class Op : unsigned char { Text, File, Voice, Reaction, Message } op = Op::Text;
-  std::string text;     // Text, Message
-  std::string path;     // File, Voice
-  std::string kind;     // File: image document audio voice video
-  std::string caption;  // File
-  std::string sha256;   // File, Voice: identical attachments in one turn go once (12.4)
-  std::string emoji;    // Reaction
-  std::string message;  // Reaction: the message reacted to (empty: the one being answered)
-  std::string channel;  // Message: target channel
-  std::string chat;     // Message: target chat on that channel
+  std::string text;                        // Text, Message
+  std::string path;                        // File, Voice
+  std::string kind;                        // File: image document audio voice video
+  std::string caption;                     // File
+  std::string sha256;                      // File, Voice: identical attachments in one turn go once (12.4)
+  std::string emoji;                       // Reaction
+  std::string message;                     // Reaction: the message reacted to (empty: the one being answered)
+  std::string channel;                     // Message: target channel
+  std::string chat;                        // Message: target chat on that channel
   std::shared_ptr<const Payload> payload;  // File, Voice: the bytes to send (path is for display and reports)
   std::uint64_t duration_ms = 0;           // Voice
 };
@@ -115,7 +115,9 @@ class FunctionHandler final : public ActionHandler {
  public:
   using Fn = std::function<HandlerResult(const Directive&, ActionContext&)>;
   explicit FunctionHandler(Fn fn) : fn_(std::move(fn)) {}
-  HandlerResult run(const Directive& directive, ActionContext& context) override { return fn_(directive, context); }
+  HandlerResult run(const Directive& directive, ActionContext& context) override {
+    return fn_(directive, context);
+  }
 
  private:
   Fn fn_;
