@@ -413,6 +413,10 @@ void Parser::Impl::feed(std::string_view chunk) {
 // (so diagnostics do not depend on chunking), the first few one by one and the rest as a count at the end.
 void Parser::Impl::consume_piece(std::string_view piece) {
   if (piece.data() == text::Utf8Sanitizer::kReplacementChar.data()) {
+    // A bracket waiting for the byte after its `]` is final here (U+FFFD is no `(`): complete it before the
+    // diagnostic, as feed() does when the same bad byte arrives in the next chunk, so the order of the
+    // directive and the diagnostic does not depend on chunking (a fuzzer find).
+    if (c_.kind == Kind::BracketEnd) complete_bracket_here();
     if (++utf8_noted_ <= kUtf8NotesShown)
       diag("invalid-utf8", input_offset(pos_), "an ill-formed UTF-8 sequence became U+FFFD");
   }

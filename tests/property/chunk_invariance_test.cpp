@@ -39,8 +39,8 @@ RunOptions random_options(ReplyGenerator& g) {
   o.cut_off = g.chance(0.2);
   o.think_open = g.chance(0.05);
   if (g.chance(0.08)) {
-    static const std::vector<std::vector<std::string>> denials = {{"voice"}, {"react", "mcp"}, {"search"},
-                                                                  {"remember", "setMemory"}};
+    static const std::vector<std::vector<std::string>> denials = {
+        {"voice"}, {"react", "mcp"}, {"search"}, {"remember", "setMemory"}};
     o.deny = g.pick(denials);
   }
   return o;
@@ -71,9 +71,10 @@ void check_reply(const std::string& reply, const RunOptions& o, std::uint64_t se
   ++t.runs;
   auto fail = [&](const std::vector<std::size_t>& sizes, const std::string& why) {
     ++t.failures;
-    ADD_FAILURE() << "seed " << seed << " (" << describe_options(o) << "), chunking " << describe_chunks(sizes)
-                  << ":\n  " << why << "\n  reply (" << reply.size() << " bytes): " << c_literal(reply)
-                  << "\n  reproduce: SIGIL_PROPERTY_SEED=" << seed << " SIGIL_PROPERTY_CASES=1";
+    ADD_FAILURE() << "seed " << seed << " (" << describe_options(o) << "), chunking "
+                  << describe_chunks(sizes) << ":\n  " << why << "\n  reply (" << reply.size()
+                  << " bytes): " << c_literal(reply) << "\n  reproduce: SIGIL_PROPERTY_SEED=" << seed
+                  << " SIGIL_PROPERTY_CASES=1";
   };
   if (!whole.problems.empty()) {
     fail({}, whole.problems.front());
@@ -115,8 +116,8 @@ TEST(PropertyChunkInvariance, RandomReplies) {
     check_reply(reply, o, seed, chunkings_for(g.rng(), reply.size()), t);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "[ property ] chunk invariance: " << t.cases << " replies (" << t.bytes << " bytes), " << t.runs
-            << " parser runs, " << t.failures << " failing, " << secs << " s\n"
+  std::cout << "[ property ] chunk invariance: " << t.cases << " replies (" << t.bytes << " bytes), "
+            << t.runs << " parser runs, " << t.failures << " failing, " << secs << " s\n"
             << "[ property ]   directives: " << t.valid << " valid, " << t.invalid << " invalid; " << t.silent
             << " silent replies\n[ property ]   actions: " << histogram(t.actions)
             << "\n[ property ]   diagnostics: " << histogram(t.codes) << "\n";
@@ -139,7 +140,8 @@ TEST(PropertyChunkInvariance, LongReplies) {
     std::string reply;
     for (int k = 0; k < 8; ++k) reply += g.reply(40) + "\n";
     const RunOptions o = random_options(g);
-    check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)}, t);
+    check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)},
+                t);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "[ property ] chunk invariance, long replies: " << t.cases << " replies (" << t.bytes
@@ -147,7 +149,6 @@ TEST(PropertyChunkInvariance, LongReplies) {
 }
 
 // ------------------------------------------------------------------------------------------------ vectors
-
 
 struct Vector {
   std::string id;
@@ -233,7 +234,8 @@ TEST(PropertyChunkInvariance, SplicedVectors) {
       if (g.chance(0.3)) reply += g.directive();
     }
     RunOptions o = random_options(g);
-    check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)}, t);
+    check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)},
+                t);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "[ property ] spliced vectors: " << t.cases << " replies (" << t.bytes << " bytes), " << t.runs
@@ -254,6 +256,19 @@ TEST(PropertyChunkInvariance, HarnessDetectsDifferences) {
   EXPECT_NE(first_difference(a, b), "");
   EXPECT_EQ(a.directives.size(), 1u);
   EXPECT_EQ(a.visible, "Hi there");
+}
+
+// A fuzzer find: an invalid byte right after a bracket's `]` was reported before the bracket's directive
+// when the reply came whole, after it when the `]` ended a chunk.
+TEST(PropertyRegression, InvalidUtf8RightAfterABracketKeepsEventOrder) {
+  for (const std::string& reply : {std::string("Hi [SEARCH:x]\xcb\xcb tail"),
+                                  std::string("[REMEMBER:tea]\xff ok"), std::string("a [NO_REPLY]\xc3")}) {
+    const EventLog whole = run_events(reply, {}, {});
+    for (std::size_t n : {1, 2, 3, 5}) {
+      const EventLog chunked = run_events(reply, {}, fixed_chunking(reply.size(), n));
+      EXPECT_EQ(whole.events, chunked.events) << c_literal(reply) << " in chunks of " << n;
+    }
+  }
 }
 
 }  // namespace
