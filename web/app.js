@@ -23,6 +23,7 @@ const ui = {
   send: $("send"),
   stop: $("stop"),
   newConversation: $("new-conversation"),
+  sayMode: $("say-mode"),
 };
 
 // ---------------------------------------------------------------- identity
@@ -208,7 +209,6 @@ function appendText(turnId, piece) {
   if (fresh || t.segment.el.parentNode !== bubble) {
     t.segment = { el: el("div", "text"), raw: "" };
     bubble.appendChild(t.segment.el);
-    (t.callSegments ??= []).push(t.segment);
   }
   t.segment.raw += piece;
   renderRich(t.segment.el, t.segment.raw, location.href);
@@ -308,6 +308,8 @@ function onHello(m) {
   setStatus("online", "Connected");
   ui.model.textContent = m.model ? `Model: ${m.model}` : "";
   ui.banner.hidden = m.replay !== true;
+  ui.sayMode.checked = m.say_mode === true;
+  ui.sayMode.disabled = false;
   mergeHistory(Array.isArray(m.history) ? m.history : []);
   updateEmpty();
   scrollToEnd(true);
@@ -382,37 +384,49 @@ function onTurn(m) {
 }
 
 function onModelCall(m) {
-  const t = turnState(m.turn);
-  // Where this call's text begins, so a late sentinel can take back exactly that text. (A later call's
-  // text starts with a blank line from the server: a new paragraph of the same answer.)
-  t.callMark = { segment: t.segment, length: t.segment ? t.segment.raw.length : 0 };
-  t.callSegments = [];
+  // A later model call's text is a new message of the same answer (the server starts new message ids).
+  turnState(m.turn).segment = null;
 }
 
+// Text messages have ids (per turn): a new id starts a paragraph of the turn's bubble, a known one grows
+// (or, with "replace", is rewritten). Each say block of a say-mode reply is its own message.
 function onText(m) {
-  if (typeof m.text !== "string" || m.text === "") return;
-  appendText(m.turn, m.text);
+  if (typeof m.text !== "string") return;
+  const t = turnState(m.turn);
+  const id = typeof m.message === "string" ? m.message : "";
+  const seg = id ? t.messages?.get(id) : undefined;
+  if (!seg) {
+    if (id) t.segment = null;
+    appendText(m.turn, m.text);
+    if (id && t.segment) (t.messages ??= new Map()).set(id, t.segment);
+    return;
+  }
+  if (!seg.el.isConnected) return;
+  const stick = atBottom();
+  seg.raw = m.replace === true ? m.text : seg.raw + m.text;
+  renderRich(seg.el, seg.raw, location.href);
+  if (stick) scrollToEnd(true);
 }
 
-// The reply of the current model call turned out silent (a sentinel came after its text was shown):
-// remove that text; attachments and reactions it caused stay.
-function onSilence(m) {
-  if (!m.late) return;
+// A message taken back (a late sentinel: the reply turned out silent). Attachments and reactions stay.
+function onDelete(m) {
   const t = turnState(m.turn);
-  for (const seg of t.callSegments ?? []) seg.el.remove();
-  t.callSegments = [];
-  const mark = t.callMark?.segment;
-  if (mark && mark.raw.length > t.callMark.length) {
-    mark.raw = mark.raw.slice(0, t.callMark.length);
-    if (mark.raw === "") mark.el.remove();
-    else renderRich(mark.el, mark.raw, location.href);
-  }
-  t.segment = mark && mark.el.isConnected ? mark : null;
+  const id = typeof m.message === "string" ? m.message : "";
+  const seg = t.messages?.get(id);
+  if (!seg) return;
+  t.messages.delete(id);
+  seg.el.remove();
+  if (t.segment === seg) t.segment = null;
   const bubble = t.assistantEl?.querySelector(":scope > .bubble");
   if (bubble && bubble.childElementCount === 0) {
     t.assistantEl.remove();
     t.assistantEl = null;
   }
+  updateTyping();
+}
+
+// The reply turned silent: the delete frames that follow take back what it showed.
+function onSilence() {
   updateTyping();
 }
 
@@ -466,6 +480,13 @@ function onEnd(m) {
 
 function onError(m) {
   const message = typeof m.message === "string" && m.message ? m.message : "error";
+  if (m.client_id === "say-mode") {
+    // The setting was not saved: show what still holds.
+    ui.sayMode.checked = !ui.sayMode.checked;
+    ui.sayMode.disabled = false;
+    showToast(message);
+    return;
+  }
   if (m.client_id && state.pending.has(m.client_id)) {
     const li = state.pending.get(m.client_id);
     state.pending.delete(m.client_id);
@@ -501,6 +522,12 @@ function onFrame(event) {
     case "silence":
       onSilence(m);
       break;
+    case "delete":
+      onDelete(m);
+      break;
+    case "settings":
+      onSettings(m);
+      break;
     case "delivery":
       onDelivery(m);
       break;
@@ -513,6 +540,12 @@ function onFrame(event) {
     default:
       break;
   }
+}
+
+// The conversation's say mode changed (here or on another page of it); the next turn uses it.
+function onSettings(m) {
+  if (typeof m.say_mode === "boolean") ui.sayMode.checked = m.say_mode;
+  ui.sayMode.disabled = false;
 }
 
 // ---------------------------------------------------------------- connection
@@ -627,6 +660,16 @@ ui.stop.addEventListener("click", () => {
   for (const [id, t] of state.turns) {
     if (t.running) state.ws.send(JSON.stringify({ type: "cancel", turn: id }));
   }
+});
+
+ui.sayMode.addEventListener("change", () => {
+  if (!state.ws || state.ws.readyState !== WebSocket.OPEN || !state.helloSeen) {
+    ui.sayMode.checked = !ui.sayMode.checked;  // not connected: nothing changed
+    return;
+  }
+  // The server answers with a "settings" frame to every page of the conversation.
+  ui.sayMode.disabled = true;
+  state.ws.send(JSON.stringify({ type: "settings", say_mode: ui.sayMode.checked, client_id: "say-mode" }));
 });
 
 ui.newConversation.addEventListener("click", () => {

@@ -76,6 +76,20 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   bool stateless() const { return input_.messages.has_value(); }
 
   void begin() {
+    say_mode_ = agent_.config_.say_mode;
+    if (input_.say_mode) {
+      say_mode_ = *input_.say_mode;
+    } else {
+      // Stateless turns too: the setting belongs to the conversation, wherever its turns come from.
+      auto chosen = agent_.say_mode(input_.user, input_.conversation);
+      if (!chosen) {
+        summary_.diagnostics.push_back("store: cannot read the say mode: " + chosen.error());
+        end(TurnStatus::StoreError);
+        return;
+      }
+      say_mode_ = *chosen;
+    }
+    summary_.say_mode = say_mode_;
     // A stateless turn's user message is already the last of its messages.
     if (!stateless() && !record("user", input_.text, "the user message")) return;
     start_call();
@@ -101,11 +115,17 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     ObserverOutbox(TurnObserver* observer, std::string separator)
         : observer_(observer), separator_(std::move(separator)) {}
     void text(std::string_view text) override {
+      std::string_view joint;
+      if (pending_joint_) joint = "\n\n";
+      pending_joint_ = false;
+      clean_.append(joint);
       clean_.append(text);
       if (observer_ == nullptr) return;
       if (!separator_.empty()) {
         observer_->on_text(separator_);
         separator_.clear();
+      } else if (!joint.empty()) {
+        observer_->on_text(joint);
       }
       observer_->on_text(text);
     }
@@ -117,6 +137,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       silent_ = true;
       if (observer_ != nullptr) observer_->on_silence(late);
     }
+    void end_message() override {
+      // The stored reply keeps the blocks apart as the parser's clean text does (6.1).
+      if (!clean_.empty()) pending_joint_ = true;
+      if (observer_ != nullptr) observer_->on_message_end();
+    }
     const std::string& clean() const { return clean_; }
     // A silent reply showed nothing (or took back what it showed): it is not stored as said.
     bool silent() const { return silent_; }
@@ -125,6 +150,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     TurnObserver* observer_;
     std::string separator_;
     std::string clean_;
+    bool pending_joint_ = false;
     bool silent_ = false;
   };
 
@@ -158,7 +184,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   spec::PromptOptions prompt_options() const {
     spec::PromptOptions o;
     o.denied = agent_.config_.denied_actions;
-    o.say_mode = agent_.config_.say_mode;
+    o.say_mode = say_mode_;
     return o;
   }
 
@@ -179,8 +205,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     request.model = input_.model.empty() ? config.model : input_.model;
     request.max_tokens = input_.max_tokens ? input_.max_tokens : config.max_tokens;
     request.temperature = input_.temperature ? input_.temperature : config.temperature;
-    request.tools = agent_.tools_;
-    request.messages.push_back({"system", agent_.system_message_, {}, {}});
+    request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
+    request.messages.push_back({"system", agent_.system_message(say_mode_), {}, {}});
     if (stateless()) {
       for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
     } else {
@@ -201,10 +227,12 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     exec::TurnIds ids{input_.user, input_.conversation,
                       calls_ == 1 ? input_.turn_id : input_.turn_id + "#" + std::to_string(calls_)};
     exec_turn_id_ = ids.turn;
+    exec::ExecOptions exec_options = config.exec;
+    exec_options.say_mode = say_mode_;
     call_state_->executor = std::make_unique<exec::Executor>(
-        agent_.registry_, agent_.handlers_, agent_.store_, call_state_->outbox, ids, config.exec);
+        agent_.registry_, agent_.handlers_, agent_.store_, call_state_->outbox, ids, std::move(exec_options));
     parse::ParserOptions po;
-    po.say_mode = config.say_mode;
+    po.say_mode = say_mode_;
     po.denied_actions = config.denied_actions;
     po.inline_resolver = call_state_->executor->inline_resolver();
     call_state_->parser =
@@ -359,6 +387,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   std::shared_ptr<TurnObserver> observer_;
   TurnSummary summary_;
   int calls_ = 0;
+  bool say_mode_ = false;
   bool shown_text_ = false;  // an earlier call of this turn showed text
   std::string exec_turn_id_;
   std::unique_ptr<Call> call_state_;
@@ -371,14 +400,18 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 Agent::Agent(const spec::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
              model::ModelClient& client, AgentConfig config)
     : registry_(registry), handlers_(handlers), store_(store), client_(client), config_(std::move(config)) {
-  spec::PromptOptions options;
-  options.denied = config_.denied_actions;
-  options.say_mode = config_.say_mode;
-  system_message_ = config_.system_prompt_intro;
-  const std::string section = spec::prompt_section(registry_, options);
-  if (!system_message_.empty() && !section.empty()) system_message_ += "\n\n";
-  system_message_ += section;
-  if (config_.native_tools) tools_ = spec::tool_schemas(registry_, options);
+  // Both say modes up front: a conversation may switch at any turn.
+  for (const bool say : {false, true}) {
+    spec::PromptOptions options;
+    options.denied = config_.denied_actions;
+    options.say_mode = say;
+    std::string& message = say ? say_system_message_ : system_message_;
+    message = config_.system_prompt_intro;
+    const std::string section = spec::prompt_section(registry_, options);
+    if (!message.empty() && !section.empty()) message += "\n\n";
+    message += section;
+    if (config_.native_tools) (say ? say_tools_ : tools_) = spec::tool_schemas(registry_, options);
+  }
   const unsigned threads = std::max(1u, config_.finish_threads);
   for (unsigned i = 0; i < threads; ++i)
     finish_threads_.emplace_back([this](const std::stop_token& stop) { finish_loop(stop); });
@@ -395,6 +428,23 @@ Agent::~Agent() {
   for (std::jthread& t : finish_threads_) t.request_stop();
   finish_cv_.notify_all();
   finish_threads_.clear();  // joins
+}
+
+namespace {
+constexpr std::string_view kSaySetting = "say_mode";
+}  // namespace
+
+store::Result<bool> Agent::say_mode(const std::string& user, const std::string& conversation) {
+  auto stored =
+      store_.get_setting(store::Scope{user, conversation, store::MemoryScope::per_user}, kSaySetting);
+  if (!stored) return store::Error{stored.error()};
+  if (!stored->has_value()) return config_.say_mode;
+  return **stored == "true";
+}
+
+store::Status Agent::set_say_mode(const std::string& user, const std::string& conversation, bool on) {
+  return store_.set_setting(store::Scope{user, conversation, store::MemoryScope::per_user}, kSaySetting,
+                            on ? "true" : "false", config_.exec.now());
 }
 
 void Agent::post_finish(std::function<void()> job) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "app/gateway.h"
+#include "sigil/agent/channel_observer.h"
 #include "sigil/channels/console/console_channel.h"
 #include "sigil/deliver/chat_outbox.h"
 
@@ -18,24 +19,17 @@ namespace sigil::app {
 
 namespace {
 
-// One turn's output on the console: the agent's observer feeding a ChatOutbox. Text streams (the console
+// One turn's output on the console: a ChannelObserver on the console channel. Text streams (the console
 // appends); each model call's text is its own message.
-class ConsoleTurn final : public agent::TurnObserver {
+class ConsoleTurn final : public agent::ChannelObserver {
  public:
   ConsoleTurn(channels::console::ConsoleChannel& channel, std::ostream& err, std::mutex& err_mu)
-      : box_(channel, outbox_options()), err_(err), err_mu_(err_mu) {}
+      : ChannelObserver(channel, outbox_options()), err_(err), err_mu_(err_mu) {}
 
-  void on_text(std::string_view text) override { box_.text(text); }
-  void on_delivery(const exec::Delivery& delivery) override { box_.deliver(delivery); }
-  void on_silence(bool late) override { box_.silence(late); }
-  void on_model_call(int n) override {
-    if (n > 1) box_.end();
-  }
-  void on_turn_end(const agent::TurnSummary& summary) override {
-    box_.end();
+  void turn_ended(const agent::TurnSummary& summary, const deliver::DeliveryReport& report) override {
     {
       std::lock_guard lock(err_mu_);
-      for (const std::string& line : box_.report().lines()) err_ << "sigil: " << line << '\n';
+      for (const std::string& line : report.lines()) err_ << "sigil: " << line << '\n';
       for (const std::string& line : summary.diagnostics) err_ << "sigil: " << line << '\n';
       err_.flush();
     }
@@ -58,7 +52,6 @@ class ConsoleTurn final : public agent::TurnObserver {
     return o;
   }
 
-  deliver::ChatOutbox box_;
   std::ostream& err_;
   std::mutex& err_mu_;
   std::mutex mu_;

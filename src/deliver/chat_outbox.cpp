@@ -304,6 +304,8 @@ void ChatOutbox::end() {
   silenced_ = false;
 }
 
+void ChatOutbox::end_message() { flush_text(); }  // a say block: its own message (spec 6.1)
+
 void ChatOutbox::silence(bool /*late*/) {
   // Whether text was shown is known here too (reply_ids_); `late` only says some text was passed on.
   retract();

@@ -96,13 +96,29 @@ class Executor::Impl final : public parse::EventSink {
       hidden_text_.append(text);
       return;
     }
+    if (say_gap_) {
+      // The parser joins say blocks with a blank line; here each block is its own message instead. A
+      // block's text is trimmed (6.2), so leading line breaks after a block's end are that joint.
+      text.remove_prefix(std::min(text.find_first_not_of('\n'), text.size()));
+      if (text.empty()) return;
+      say_gap_ = false;
+    }
     push_text(text);
     flush();
   }
 
   void on_directive(const parse::DirectiveEvent& e) override {
     dispatch_pending_inline();
-    if (e.action == registry_.options().say_action) return;  // delivery, not an action (6.1)
+    if (e.action == registry_.options().say_action) {
+      // Delivery, not an action (6.1): its text has gone through on_text; here the message ends.
+      if (!e.valid) return;
+      std::lock_guard lock(mu_);
+      say_gap_ = true;
+      if (silent_) return;
+      queue_.push_back(Item{{}, -1, {}, true});
+      flush();
+      return;
+    }
     std::unique_lock lock(mu_);
     Slot& s = slots_.emplace_back();
     s.directive.ordinal = static_cast<int>(slots_.size() - 1);
@@ -165,6 +181,7 @@ class Executor::Impl final : public parse::EventSink {
   void go_silent() {
     if (silent_) return;
     silent_ = true;
+    // Text and message ends go; directives (their deliveries) and late deliveries stay.
     std::erase_if(queue_, [](const Item& item) { return item.ordinal < 0 && item.late.empty(); });
     outbox_.silence(text_sent_);
     flush();
@@ -191,6 +208,10 @@ class Executor::Impl final : public parse::EventSink {
       return std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.final; });
     });
     flush();
+    finishing_ = true;
+    for (const auto& [d, ordinal] : held_attachments_)
+      send(d, ordinal >= 0 ? &slots_[static_cast<std::size_t>(ordinal)] : nullptr);
+    held_attachments_.clear();
     outbox_.end();
     TurnReport report;
     report.deliveries = sent_;
@@ -232,7 +253,9 @@ class Executor::Impl final : public parse::EventSink {
     std::string text;
     int ordinal = -1;
     std::vector<Delivery> late;
+    bool message_end = false;  // Outbox::end_message() (a say block ended)
   };
+  static bool is_text(const Item& item) { return item.ordinal < 0 && item.late.empty() && !item.message_end; }
 
   bool to_model(const Slot& s) const {
     spec::ResultTo to = s.spec ? s.spec->result_to : spec::ResultTo::ModelOnError;
@@ -289,7 +312,7 @@ class Executor::Impl final : public parse::EventSink {
   // mu_ held.
   void push_text(std::string_view text) {
     if (text.empty() || silent_) return;
-    if (!queue_.empty() && queue_.back().ordinal < 0 && queue_.back().late.empty()) {
+    if (!queue_.empty() && is_text(queue_.back())) {
       queue_.back().text.append(text);
     } else {
       queue_.push_back(Item{std::string(text), -1, {}});
@@ -306,6 +329,9 @@ class Executor::Impl final : public parse::EventSink {
         emit(s);
       } else if (!item.late.empty()) {
         for (const Delivery& d : item.late) send(d, nullptr);
+      } else if (item.message_end) {
+        outbox_.end_message();
+        last_was_text_ = false;  // the report lists the next text as a message of its own
       } else {
         send_text(item.text);
       }
@@ -329,7 +355,13 @@ class Executor::Impl final : public parse::EventSink {
   }
 
   void send(const Delivery& d, Slot* owner) {
-    if ((d.op == Delivery::Op::File || d.op == Delivery::Op::Voice) && !d.sha256.empty()) {
+    const bool attachment = d.op == Delivery::Op::File || d.op == Delivery::Op::Voice;
+    if (attachment && options_.say_mode && !finishing_) {
+      // 6.4: they go with the last say block, when the reply ends.
+      held_attachments_.push_back({d, owner ? owner->directive.ordinal : -1});
+      return;
+    }
+    if (attachment && !d.sha256.empty()) {
       std::string id = std::to_string(static_cast<int>(d.op)) + ":" + d.sha256;
       if (!attachments_.insert(id).second) {
         if (owner) owner->entry.notes.push_back("duplicate-attachment: " + d.path);
@@ -530,6 +562,13 @@ class Executor::Impl final : public parse::EventSink {
   std::optional<int> pending_inline_;
   std::uint64_t pending_inline_span_ = 0;
   std::string hidden_text_;
+  bool say_gap_ = false;    // a say block ended: the line breaks joining it to the next are not text
+  bool finishing_ = false;  // finish() is sending what was held
+  struct HeldAttachment {
+    Delivery delivery;
+    int ordinal;  // the directive that made it, or -1
+  };
+  std::vector<HeldAttachment> held_attachments_;  // say mode (6.4)
   bool silent_ = false;     // the reply turned silent: its text is no longer sent
   bool text_sent_ = false;  // some reply text reached the outbox
   std::vector<Delivery> sent_;

@@ -133,6 +133,7 @@ struct Route {
     Metrics,
     Page,
     Messages,
+    Settings,
     Completions,
     WebSocket,
     Media,
@@ -169,6 +170,13 @@ Route route_of(std::string_view target) {
     std::string_view id = path.substr(conv.size(), path.size() - conv.size() - messages.size());
     if (id.find('/') == std::string_view::npos) {
       return {Route::Kind::Messages, "/v1/conversations/{id}/messages", std::string(id)};
+    }
+  }
+  constexpr std::string_view settings = "/settings";
+  if (path.starts_with(conv) && path.ends_with(settings) && path.size() > conv.size() + settings.size()) {
+    std::string_view id = path.substr(conv.size(), path.size() - conv.size() - settings.size());
+    if (id.find('/') == std::string_view::npos) {
+      return {Route::Kind::Settings, "/v1/conversations/{id}/settings", std::string(id)};
     }
   }
   return {Route::Kind::Unknown, "other", {}};
@@ -497,9 +505,14 @@ class HttpServer::Impl::WsSession final : public Watcher,
           error_frame("store: cannot read the history: " + history.error(), std::nullopt)));
       history = boost::json::array{};
     }
-    enqueue(
-        std::make_shared<const std::string>(hello_frame(user_, conversation_, server_.options_.model_label,
-                                                        server_.options_.replay_model, std::move(*history))));
+    auto say_mode = server_.agent_.say_mode(user_, conversation_);
+    if (!say_mode.ok()) {
+      enqueue(std::make_shared<const std::string>(
+          error_frame("store: cannot read the say mode: " + say_mode.error(), std::nullopt)));
+    }
+    enqueue(std::make_shared<const std::string>(
+        hello_frame(user_, conversation_, server_.options_.model_label, server_.options_.replay_model,
+                    std::move(*history), say_mode.ok() && *say_mode)));
     do_read();
   }
 
@@ -582,6 +595,17 @@ class HttpServer::Impl::WsSession final : public Watcher,
           [server, turn_id](const agent::TurnSummary&) { server->turn_closed(turn_id); });
       server_.start_web_turn(user_, conversation_, std::string(body->as_string()), turn_id, client_id,
                              std::move(observer));
+      return;
+    }
+    if (type->as_string() == "settings") {
+      const json::value* say = obj.if_contains("say_mode");
+      if (say == nullptr || !say->is_bool())
+        return error("malformed frame: \"say_mode\" must be true or false", client_id);
+      if (auto set = server_.agent_.set_say_mode(user_, conversation_, say->as_bool()); !set)
+        return error("store: cannot save the setting: " + set.error(), client_id);
+      // Every page of the conversation (this one too) shows the new setting; the next turn uses it.
+      server_.hub_->broadcast(user_, conversation_,
+                              std::make_shared<const std::string>(settings_frame(say->as_bool(), client_id)));
       return;
     }
     if (type->as_string() == "cancel") {
@@ -741,6 +765,10 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
         if (get) return serve_history(version, keep, route.param, req.target());
         if (!post) return not_allowed("GET, POST");
         return start_turn(version, keep, route.param, req.body());
+      case Route::Kind::Settings:
+        if (get) return serve_settings(version, keep, route.param, req.target(), nullptr);
+        if (req.method() != http::verb::put) return not_allowed("GET, PUT");
+        return serve_settings(version, keep, route.param, req.target(), &req.body());
       case Route::Kind::Completions:
         if (!post) return not_allowed("POST");
         return start_completion(req);
@@ -812,6 +840,48 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
     Response res =
         text_response(version, http::status::ok,
                       json::serialize(json::object{{"messages", std::move(*history)}}), "application/json");
+    res.set(http::field::cache_control, "no-store");
+    send(std::move(res), keep);
+  }
+
+  // GET (body null) or PUT {"say_mode": bool} of a conversation's settings; a change is also sent to
+  // every page watching the conversation (a "settings" frame).
+  void serve_settings(unsigned version, bool keep, const std::string& conversation, beast::string_view target,
+                      const std::string* body) {
+    auto q = query_params(std::string_view(target.data(), target.size()));
+    if (!q) return send(error_response(version, http::status::bad_request, "malformed query string"), keep);
+    if (!valid_conversation_id(conversation)) {
+      return send(error_response(version, http::status::bad_request,
+                                 "conversation id must be 1 to 128 of A-Z a-z 0-9 . _ -"),
+                  keep);
+    }
+    auto user = query_user(version, keep, *q);
+    if (!user) return;
+    if (body != nullptr) {
+      boost::system::error_code ec;
+      const json::value parsed = json::parse(*body, ec);
+      const json::value* say =
+          !ec && parsed.is_object() ? parsed.as_object().if_contains("say_mode") : nullptr;
+      if (say == nullptr || !say->is_bool() || parsed.as_object().size() != 1) {
+        return send(error_response(version, http::status::bad_request,
+                                   "expected a JSON object {\"say_mode\": true or false}"),
+                    keep);
+      }
+      if (auto set = server_.agent_.set_say_mode(*user, conversation, say->as_bool()); !set) {
+        return send(error_response(version, http::status::internal_server_error, "store: " + set.error()),
+                    keep);
+      }
+      server_.hub_->broadcast(
+          *user, conversation,
+          std::make_shared<const std::string>(settings_frame(say->as_bool(), std::nullopt)));
+    }
+    auto say_mode = server_.agent_.say_mode(*user, conversation);
+    if (!say_mode) {
+      return send(error_response(version, http::status::internal_server_error, "store: " + say_mode.error()),
+                  keep);
+    }
+    Response res = text_response(version, http::status::ok,
+                                 json::serialize(json::object{{"say_mode", *say_mode}}), "application/json");
     res.set(http::field::cache_control, "no-store");
     send(std::move(res), keep);
   }

@@ -9,12 +9,48 @@ namespace sigil::server {
 
 TurnBroadcaster::TurnBroadcaster(Shared shared, std::string user, std::string conversation,
                                  std::string turn_id, std::function<void(const agent::TurnSummary&)> on_end)
-    : shared_(std::move(shared)),
+    : detail::WebChannelMember{channels::web::WebChannel(transport(), turn_id)},
+      agent::ChannelObserver(web, outbox_options()),
+      shared_(std::move(shared)),
       user_(std::move(user)),
       conversation_(std::move(conversation)),
       turn_id_(std::move(turn_id)),
       announced_(!turn_id_.empty()),
       on_end_(std::move(on_end)) {}
+
+// Called while the bases are built: the lambdas only keep `this`; they run after construction.
+channels::web::WebTransport TurnBroadcaster::transport() {
+  channels::web::WebTransport t;
+  t.send = [this](std::string frame) { send(std::move(frame)); };
+  t.publish = [this](const deliver::OutgoingFile& file, bool voice, channels::web::PublishedMedia& out,
+                     std::string& error) {
+    // Nobody to show it to (a later connection only gets the text history): not worth reading the bytes.
+    if (!shared_.hub->watched(user_, conversation_)) return true;
+    if (!file.payload) {
+      error = "media: the delivery has no bytes";
+      return false;
+    }
+    auto stored = shared_.media->put(*file.payload, voice);
+    if (!stored.ok()) {
+      error = stored.error();
+      return false;
+    }
+    out.url = media_url(*stored);
+    out.name = stored->name;
+    out.mime = stored->mime;
+    out.sha256 = stored->sha256;
+    out.size = stored->size;
+    return true;
+  };
+  return t;
+}
+
+deliver::ChatOutboxOptions TurnBroadcaster::outbox_options() {
+  deliver::ChatOutboxOptions o;
+  o.reply_to = std::string(channels::web::WebChannel::kTurnMessage);
+  o.other_chat = [this](const exec::Delivery& d) { return web.relayed(d); };
+  return o;
+}
 
 void TurnBroadcaster::send(std::string frame) {
   shared_.hub->broadcast(user_, conversation_, std::make_shared<const std::string>(std::move(frame)));
@@ -39,41 +75,42 @@ void TurnBroadcaster::announce(const std::string& fallback_id) {
     }
   }
   if (turn_id_.empty()) turn_id_ = fallback_id;
+  web.set_turn(turn_id_);
   send(turn_frame(turn_id_, std::nullopt, true, text));
 }
 
 void TurnBroadcaster::on_text(std::string_view text) {
   if (text.empty()) return;
   announce({});
-  send(text_frame(turn_id_, text));
+  ChannelObserver::on_text(text);
 }
 
 void TurnBroadcaster::on_delivery(const exec::Delivery& delivery) {
   announce({});
-  const bool media_op = delivery.op == exec::Delivery::Op::File || delivery.op == exec::Delivery::Op::Voice;
-  if (!media_op) return send(delivery_frame(turn_id_, delivery, nullptr));
-  // Nobody to show it to (a later connection only gets the text history): not worth reading the bytes.
-  if (!shared_.hub->watched(user_, conversation_)) return;
-  if (!delivery.payload)
-    return send(delivery_frame(turn_id_, delivery, nullptr, "media: the delivery has no bytes"));
-  auto stored = shared_.media->put(*delivery.payload, delivery.op == exec::Delivery::Op::Voice);
-  if (!stored.ok()) return send(delivery_frame(turn_id_, delivery, nullptr, stored.error()));
-  send(delivery_frame(turn_id_, delivery, &*stored));
+  ChannelObserver::on_delivery(delivery);
 }
 
 void TurnBroadcaster::on_model_call(int n) {
   announce({});
   send(model_call_frame(turn_id_, n));
+  ChannelObserver::on_model_call(n);
 }
 
 void TurnBroadcaster::on_silence(bool late) {
   announce({});
+  // Informational: the page removes what was shown by the delete frames the outbox sends next.
   send(silence_frame(turn_id_, late));
+  ChannelObserver::on_silence(late);
 }
 
-void TurnBroadcaster::on_turn_end(const agent::TurnSummary& summary) {
+void TurnBroadcaster::on_message_end() {
+  announce({});
+  ChannelObserver::on_message_end();
+}
+
+void TurnBroadcaster::turn_ended(const agent::TurnSummary& summary, const deliver::DeliveryReport& report) {
   announce(summary.turn_id);
-  send(end_frame(summary, turn_id_.empty() ? summary.turn_id : turn_id_));
+  send(end_frame(summary, turn_id_.empty() ? summary.turn_id : turn_id_, &report));
   if (on_end_) on_end_(summary);
 }
 

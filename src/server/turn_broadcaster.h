@@ -1,10 +1,12 @@
-// A turn observer that sends the turn's events, as web chat protocol frames, to every connection watching
-// the conversation (ConversationHub). Used for turns started over the WebSocket, for SSE turns (as a tee)
-// and for turns the server did not start (scheduled tasks: HttpServer::conversation_observer()).
+// A turn observer that shows the turn on the web chat: a ChannelObserver (deliver's ordered outbox) on a
+// channels::web::WebChannel whose frames go to every connection watching the conversation
+// (ConversationHub), plus the turn's own frames (turn, model_call, silence, end with the delivery report).
+// Used for turns started over the WebSocket, for SSE turns (as a tee) and for turns the server did not
+// start (scheduled tasks: HttpServer::conversation_observer()).
 //
 // What it promises:
 // - File and voice deliveries are read into the MediaStore once, before their frame goes out, so the
-//   frame's url downloads exactly those bytes.
+//   frame's url downloads exactly those bytes (when nobody watches, they are not read: url null).
 // - A turn it was not told the id of (announce == true) gets its "turn" frame at its first event: the id
 //   and text are read from the conversation's last stored message, which is the turn's user message then
 //   (the agent stores it before the first model call, and runs one turn per conversation at a time).
@@ -21,11 +23,20 @@
 #include "server/conversation_hub.h"
 #include "server/media_store.h"
 #include "sigil/agent/agent.h"
+#include "sigil/agent/channel_observer.h"
+#include "sigil/channels/web/web_channel.h"
 #include "sigil/store/store.h"
 
 namespace sigil::server {
 
-class TurnBroadcaster : public agent::TurnObserver {
+namespace detail {
+// Built before the ChannelObserver base, which keeps a reference to it.
+struct WebChannelMember {
+  channels::web::WebChannel web;
+};
+}  // namespace detail
+
+class TurnBroadcaster : private detail::WebChannelMember, public agent::ChannelObserver {
  public:
   struct Shared {
     std::shared_ptr<ConversationHub> hub;
@@ -41,13 +52,16 @@ class TurnBroadcaster : public agent::TurnObserver {
   void on_delivery(const exec::Delivery& delivery) override;
   void on_model_call(int n) override;
   void on_silence(bool late) override;
-  void on_turn_end(const agent::TurnSummary& summary) override;
+  void on_message_end() override;
 
   const std::string& turn_id() const { return turn_id_; }
 
  private:
+  void turn_ended(const agent::TurnSummary& summary, const deliver::DeliveryReport& report) override;
   void announce(const std::string& fallback_id);
   void send(std::string frame);
+  channels::web::WebTransport transport();
+  deliver::ChatOutboxOptions outbox_options();
 
   Shared shared_;
   std::string user_, conversation_, turn_id_;

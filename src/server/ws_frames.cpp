@@ -31,13 +31,19 @@ std::string_view op_name(exec::Delivery::Op op) {
 }  // namespace
 
 std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
-                        bool replay, json::array history) {
+                        bool replay, json::array history, bool say_mode) {
   return json::serialize(json::object{{"type", "hello"},
                                       {"user", user},
                                       {"conversation", conversation},
                                       {"model", model},
                                       {"replay", replay},
+                                      {"say_mode", say_mode},
                                       {"history", std::move(history)}});
+}
+
+std::string settings_frame(bool say_mode, const std::optional<std::string>& client_id) {
+  return json::serialize(
+      json::object{{"type", "settings"}, {"say_mode", say_mode}, {"client_id", client_id_value(client_id)}});
 }
 
 std::string turn_frame(std::string_view turn, const std::optional<std::string>& client_id, bool scheduled,
@@ -102,13 +108,17 @@ std::string delivery_frame(std::string_view turn, const exec::Delivery& d, const
   return json::serialize(o);
 }
 
-std::string end_frame(const agent::TurnSummary& summary, std::string_view turn) {
+std::string end_frame(const agent::TurnSummary& summary, std::string_view turn,
+                      const deliver::DeliveryReport* delivery) {
   json::array diagnostics;
   for (const auto& d : summary.diagnostics) diagnostics.emplace_back(d);
-  return json::serialize(json::object{{"type", "end"},
-                                      {"turn", turn},
-                                      {"status", agent::to_string(summary.status)},
-                                      {"diagnostics", std::move(diagnostics)}});
+  json::object o{{"type", "end"},
+                 {"turn", turn},
+                 {"status", agent::to_string(summary.status)},
+                 {"diagnostics", std::move(diagnostics)},
+                 {"say_mode", summary.say_mode}};
+  if (delivery != nullptr) o["delivery"] = delivery->json();
+  return json::serialize(o);
 }
 
 std::string error_frame(std::string_view message, const std::optional<std::string>& client_id) {

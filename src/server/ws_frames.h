@@ -9,12 +9,15 @@
 
 #include "server/media_store.h"
 #include "sigil/agent/agent.h"
+#include "sigil/deliver/report.h"
 #include "sigil/exec/handler.h"
 
 namespace sigil::server {
 
 std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
-                        bool replay, boost::json::array history);
+                        bool replay, boost::json::array history, bool say_mode = false);
+// The conversation's settings changed (say mode, spec 6.1); client_id: of the frame that asked, if any.
+std::string settings_frame(bool say_mode, const std::optional<std::string>& client_id);
 // client_id: nullopt is JSON null.
 std::string turn_frame(std::string_view turn, const std::optional<std::string>& client_id, bool scheduled,
                        std::string_view text);
@@ -26,7 +29,10 @@ std::string silence_frame(std::string_view turn, bool late);
 // "media_error" says why when given).
 std::string delivery_frame(std::string_view turn, const exec::Delivery& delivery, const MediaInfo* media,
                            std::string_view media_error = {});
-std::string end_frame(const agent::TurnSummary& summary, std::string_view turn);
+// delivery: what the web channel's outbox did differently from what was asked (fallbacks, skips), when
+// the turn was shown through it.
+std::string end_frame(const agent::TurnSummary& summary, std::string_view turn,
+                      const deliver::DeliveryReport* delivery = nullptr);
 std::string error_frame(std::string_view message, const std::optional<std::string>& client_id);
 
 // /media/<sha256>/<percent-encoded name>

@@ -55,6 +55,11 @@ class RecordingObserver final : public TurnObserver {
     std::lock_guard lock(mu_);
     silences_.push_back(late);
   }
+  void on_message_end() override {
+    std::lock_guard lock(mu_);
+    pieces_.emplace_back("|");  // marks where a say block ended
+    merge_ = false;
+  }
   std::vector<bool> silences() const {
     std::lock_guard lock(mu_);
     return silences_;
@@ -614,6 +619,67 @@ TEST_F(AgentTest, ALateSentinelTakesTheReplyBackAndItIsNotStoredAsSaid) {
   auto h = history();
   ASSERT_EQ(h.size(), 1u) << "only the user's message: the silent reply was never said";
   EXPECT_EQ(h[0].text, "thanks");
+}
+
+TEST_F(AgentTest, SayModeIsAConversationSettingThatSurvivesTheAgent) {
+  const std::string reply = R"({"reply": "Let me think. <say>Hi!</say> (hidden) <say>Tea is ready.</say>"})";
+  {
+    auto client = replay({reply});
+    Agent agent(registry_, handlers_, *store_, *client, {});
+    EXPECT_FALSE(*agent.say_mode("u1", "c1"));  // never chosen: AgentConfig's default
+    ASSERT_TRUE(agent.set_say_mode("u1", "c1", true).ok());
+    EXPECT_TRUE(*agent.say_mode("u1", "c1"));
+    EXPECT_FALSE(*agent.say_mode("u1", "c2"));  // per conversation
+    EXPECT_FALSE(*agent.say_mode("u2", "c1"));  // and per user
+  }
+  auto client = replay({reply, reply});
+  Agent agent(registry_, handlers_, *store_, *client, {});  // a new agent (a restart) reads it back
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hello"), observer);
+  TurnSummary summary = observer->wait();
+  EXPECT_TRUE(summary.say_mode);
+  // Each say block is its own message; the joint is a blank line for observers that only join text.
+  EXPECT_EQ(observer->text(), "Hi!|\n\nTea is ready.|");
+  auto h = history();
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[1].text, "Hi!\n\nTea is ready.");  // what the user was shown
+
+  // The same conversation with say mode off again: the tags are removable markup, all text shows.
+  ASSERT_TRUE(agent.set_say_mode("u1", "c1", false).ok());
+  auto second = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("again", "t2"), second);
+  EXPECT_FALSE(second->wait().say_mode);
+  agent.wait_idle();
+  EXPECT_EQ(second->text(), "Let me think. Hi! (hidden) Tea is ready.");
+}
+
+TEST_F(AgentTest, SayModeTeachesSayBlocksAndATurnMayOverrideIt) {
+  FakeOpenAiServer server;
+  server.enqueue(FakeResponse::text_stream({"<say>One</say>"}));
+  server.enqueue(FakeResponse::text_stream({"<say>Two</say>"}));
+  auto client = openai(server);
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  EXPECT_EQ(agent.system_message(false).find("<say>"), std::string::npos);
+  EXPECT_NE(agent.system_message(true).find("<say>"), std::string::npos);
+  ASSERT_TRUE(agent.set_say_mode("u1", "c1", true).ok());
+  auto first = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hi"), first);
+  first->wait();
+  TurnInput off = input("hi again", "t2");
+  off.say_mode = false;  // this turn only
+  auto second = std::make_shared<RecordingObserver>();
+  agent.start_turn(std::move(off), second);
+  EXPECT_FALSE(second->wait().say_mode);
+  agent.wait_idle();
+  auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  const std::string say_system(requests[0].json.at("messages").at(0).at("content").as_string());
+  const std::string plain_system(requests[1].json.at("messages").at(0).at("content").as_string());
+  EXPECT_EQ(say_system, agent.system_message(true));
+  EXPECT_EQ(plain_system, agent.system_message(false));
+  EXPECT_EQ(first->text(), "One|");
+  EXPECT_EQ(second->text(), "Two");
+  EXPECT_TRUE(*agent.say_mode("u1", "c1"));  // the override changed nothing stored
 }
 
 }  // namespace

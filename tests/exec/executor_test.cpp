@@ -543,6 +543,90 @@ TEST(ExecSay, SayModeDeliversSayBlocksOrTheFallbackText) {
   EXPECT_EQ(say_turn("Just text"), "Just text");  // 6.5: no say block, the hidden text is the reply
 }
 
+// Say mode (spec 6.1, 6.4): each block its own message, files after the last block, at any chunking.
+std::vector<std::string> say_mode_ops(std::string_view reply, std::size_t chunk, const HandlerTable& handlers,
+                                      store::Store& store, TurnReport* report = nullptr) {
+  RecordingOutbox outbox;
+  ExecOptions options;
+  options.say_mode = true;
+  options.now = [] { return kT0; };
+  Executor ex(registry(), handlers, store, outbox, kIds, std::move(options));
+  parse::ParserOptions po;
+  po.say_mode = true;
+  parse::Parser parser(registry(), ex.sink(), po);
+  for (std::size_t i = 0; i < reply.size(); i += chunk) parser.feed(reply.substr(i, chunk));
+  parser.finish();
+  TurnReport r = ex.finish();
+  if (report != nullptr) *report = r;
+  std::vector<std::string> ops;
+  for (const Delivery& d : outbox.ops()) {
+    switch (d.op) {
+      case Op::Text:
+        ops.push_back("text:" + d.text);
+        break;
+      case Op::File:
+        ops.push_back("file:" + d.path);
+        break;
+      case Op::Reaction:
+        ops.push_back("react:" + d.emoji);
+        break;
+      default:
+        ops.push_back("other");
+    }
+  }
+  return ops;
+}
+
+TEST(ExecSay, EachSayBlockIsItsOwnMessageAndFilesGoAfterTheLast) {
+  HandlerTable handlers;
+  handlers.add("react", react);
+  handlers.add("send-file", [](const Directive& d, ActionContext&) {
+    HandlerResult r = HandlerResult::ok("sent");
+    Delivery del;
+    del.op = Op::File;
+    del.path = arg(d, "path");
+    del.sha256 = del.path;  // distinct bytes per file
+    r.deliveries.push_back(del);
+    return r;
+  });
+  const std::string reply =
+      "planning <say>First part.</say> <file mode=\"doc\">/a.pdf</file> hidden <react emoji=\"x\"/>"
+      "<say>Second\n\npart.</say><file mode=\"photo\">/b.png</file> tail";
+  const std::vector<std::string> expected = {"text:First part.", "react:x", "text:Second\n\npart.",
+                                             "file:/a.pdf", "file:/b.png"};
+  for (std::size_t chunk : {reply.size(), std::size_t{1}, std::size_t{2}, std::size_t{7}}) {
+    auto store = open_store();
+    TurnReport report;
+    EXPECT_EQ(say_mode_ops(reply, chunk, handlers, *store, &report), expected) << "chunk " << chunk;
+    // The report lists the deliveries as they went: two text messages, then the files.
+    ASSERT_EQ(report.deliveries.size(), 5u);
+    EXPECT_EQ(report.deliveries[0].text, "First part.");
+    EXPECT_EQ(report.deliveries[2].text, "Second\n\npart.");
+  }
+}
+
+TEST(ExecSay, FilesWithoutASayBlockGoOutWithoutText) {
+  HandlerTable handlers;
+  handlers.add("send-file", send_file);
+  auto store = open_store();
+  // 6.4: no say block: the files go as one message without text; a directive means no fallback (6.5).
+  EXPECT_EQ(say_mode_ops("Here is the chart. <file mode=\"photo\">/c.png</file>", 3, handlers, *store),
+            (std::vector<std::string>{"file:/c.png"}));
+}
+
+TEST(ExecSay, SayBlocksOfASilentReplyShowNothing) {
+  HandlerTable handlers;
+  auto store = open_store();
+  TurnReport report;
+  say_mode_ops("<say>one</say><say>two</say><no-reply/>", 4, handlers, *store, &report);
+  EXPECT_TRUE(report.silent);
+  EXPECT_TRUE(report.late_silence);  // the outbox was told to take back what it showed
+  say_mode_ops("<no-reply/><say>one</say><say>two</say>", 4, handlers, *store, &report);
+  EXPECT_TRUE(report.silent);
+  EXPECT_FALSE(report.late_silence);
+  EXPECT_TRUE(report.deliveries.empty());
+}
+
 TEST(ExecInline, WithoutTheResolverTheActionStillRuns) {
   auto store = open_store();
   std::atomic<int> calls{0};

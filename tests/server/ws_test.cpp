@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -276,6 +277,7 @@ class WsTest : public ::testing::Test {
       R"({"match":"file please","reply":"Here it is. <send-file path=\"report.bin\" caption=\"the report\"/>"})",
       R"({"match":"voice please","reply":"Listen: <voice>hi there</voice>"})",
       R"({"match":"never mind","reply":"Sure, I will stay out of this.\nNO_REPLY"})",
+      R"({"match":"say it","reply":"(planning) <say>First.</say> hidden <send-file path=\"report.bin\"/><say>Second.</say>"})",
       R"({"reply":"Done."})",
   };
 
@@ -457,6 +459,14 @@ TEST_F(WsTest, ALateSentinelSendsASilenceFrameAfterTheText) {
   EXPECT_TRUE(text_before);
   EXPECT_EQ(silence->at("late"), true);
   EXPECT_EQ(frames.back().at("type"), "end");
+  // Every text message shown is taken back by a delete frame (the web channel can delete, spec 12.7).
+  std::set<std::string> shown, deleted;
+  for (const auto& f : frames) {
+    if (f.at("type") == "text") shown.insert(str(f.at("message")));
+    if (f.at("type") == "delete") deleted.insert(str(f.at("message")));
+  }
+  EXPECT_FALSE(shown.empty());
+  EXPECT_EQ(shown, deleted);
   // Nothing of the silent reply is kept as said.
   agent_->wait_idle();
   Response r = http_get(port_, "/v1/conversations/c1/messages?user=u1");
@@ -595,7 +605,9 @@ TEST_F(WsTest, ObserverOutlivingTheServerSendsNothing) {
   auto observer = server_->conversation_observer("u1", "c1");
   server_.reset();
   observer->on_text("late");  // must not touch the destroyed server
-  observer->on_turn_end(agent::TurnSummary{"x", {}, agent::TurnStatus::Ok, {}});
+  agent::TurnSummary summary;
+  summary.turn_id = "x";
+  observer->on_turn_end(summary);
 }
 
 TEST_F(WsTest, RateLimitAnswersAnErrorFrameAnd429) {
@@ -760,6 +772,71 @@ TEST_F(WsTest, TheWebPageIsServedWithItsHeaders) {
     EXPECT_EQ(a.body(), f.data) << f.path;
   }
   EXPECT_EQ(http_get(port_, "/assets/nope.js").result_int(), 404u);
+}
+
+TEST_F(WsTest, SayModeIsSetPerConversationAndEachSayBlockIsAMessage) {
+  start();
+  auto client = connect("c1");
+  auto watcher = connect("c1");  // a second page of the same conversation
+  client->send({{"type", "settings"}, {"say_mode", true}, {"client_id", "s-1"}});
+  for (auto* c : {client.get(), watcher.get()}) {
+    auto frame = c->read();
+    ASSERT_TRUE(frame);
+    EXPECT_EQ(frame->at("type"), "settings") << json::serialize(*frame);
+    EXPECT_EQ(frame->at("say_mode"), true);
+  }
+  client->send({{"type", "settings"}, {"say_mode", "yes"}});
+  auto refused = client->read();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->at("type"), "error");
+
+  client->send({{"type", "message"}, {"text", "say it"}, {"client_id", "m-1"}});
+  const auto frames = client->read_turn();
+  std::vector<std::string> texts, ids, order;
+  for (const auto& f : frames) {
+    const std::string type(f.at("type").as_string());
+    if (type == "text") {
+      texts.push_back(str(f.at("text")));
+      if (ids.empty() || ids.back() != str(f.at("message"))) ids.push_back(str(f.at("message")));
+      if (order.empty() || order.back() != "text") order.push_back("text");
+    } else if (type == "delivery") {
+      order.push_back(str(f.at("op")));
+    }
+  }
+  std::string all;
+  for (const auto& t : texts) all += t;
+  EXPECT_EQ(all, "First.Second.");  // nothing outside the say blocks; no joint inside a message
+  EXPECT_EQ(ids.size(), 2u);        // each say block its own message
+  EXPECT_EQ(order, (std::vector<std::string>{"text", "file"}));  // the file after the last block (6.4)
+  EXPECT_EQ(frames.back().at("say_mode"), true);
+  EXPECT_TRUE(frames.back().at("delivery").at("notes").as_array().empty());
+
+  watcher->read_turn();  // the watcher saw the same turn
+  // The setting is the conversation's: a new connection is told, HTTP reads and changes it.
+  WsClient again(port_, "/v1/ws?conversation=c1&user=u1");
+  ASSERT_TRUE(again.open());
+  auto hello = again.read();
+  ASSERT_TRUE(hello);
+  EXPECT_EQ(hello->at("say_mode"), true);
+  Response got = http_get(port_, "/v1/conversations/c1/settings?user=u1");
+  EXPECT_EQ(got.result_int(), 200);
+  EXPECT_EQ(json::parse(got.body()), json::parse(R"({"say_mode":true})"));
+  EXPECT_EQ(json::parse(http_get(port_, "/v1/conversations/c2/settings?user=u1").body()),
+            json::parse(R"({"say_mode":false})"));
+  Response put =
+      http_request(port_, http::verb::put, "/v1/conversations/c1/settings?user=u1", R"({"say_mode":false})");
+  EXPECT_EQ(put.result_int(), 200) << put.body();
+  EXPECT_EQ(json::parse(put.body()), json::parse(R"({"say_mode":false})"));
+  auto told = watcher->read();
+  ASSERT_TRUE(told);
+  EXPECT_EQ(told->at("type"), "settings");
+  EXPECT_EQ(told->at("say_mode"), false);
+  EXPECT_EQ(http_request(port_, http::verb::put, "/v1/conversations/c1/settings?user=u1", "{}").result_int(),
+            400);
+  EXPECT_EQ(
+      http_request(port_, http::verb::post, "/v1/conversations/c1/settings?user=u1", R"({"say_mode":true})")
+          .result_int(),
+      405);
 }
 
 }  // namespace

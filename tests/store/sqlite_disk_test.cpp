@@ -289,5 +289,46 @@ TEST(SqliteCrash, SigkillMidActionLeavesKeyInDoubt) {
     EXPECT_EQ(store->once_in_doubt(kAlice)->size(), 1u);
 }
 
+TEST(SqliteDisk, ConversationSettingsPersistPerConversation) {
+  TempDir dir;
+  const std::string path = dir.file("sigil.db");
+  const Scope other_chat{"alice", "chat-2"};
+  const Scope bob{"bob", "chat-1"};
+  {
+    auto store = open_or_fail(path);
+    ASSERT_NE(store, nullptr);
+    EXPECT_FALSE(store->get_setting(kAlice, "say_mode")->has_value());  // never set
+    ASSERT_TRUE(store->set_setting(kAlice, "say_mode", "true", kT0).ok());
+    ASSERT_TRUE(store->set_setting(kAlice, "say_mode", "false", kT0 + 1s).ok());  // replaces
+    ASSERT_TRUE(store->set_setting(other_chat, "say_mode", "true", kT0).ok());
+    EXPECT_FALSE(store->set_setting(Scope{"", "chat-1"}, "say_mode", "true", kT0).ok());  // no user
+  }
+  auto store = open_or_fail(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->get_setting(kAlice, "say_mode")->value_or("?"), "false");
+  EXPECT_EQ(store->get_setting(other_chat, "say_mode")->value_or("?"), "true");
+  EXPECT_FALSE(store->get_setting(bob, "say_mode")->has_value());  // another user's chat of the same id
+}
+
+TEST(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
+  TempDir dir;
+  const std::string path = dir.file("sigil.db");
+  {
+    auto store = open_or_fail(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->append_message(kAlice, "user", "hello", "t1", kT0).ok());
+  }
+  // What a database made by the first release looks like: version 1, no settings table.
+  EXPECT_EQ(raw_query(path, "DROP TABLE conversation_settings"), "");
+  EXPECT_EQ(raw_query(path, "UPDATE schema_version SET version = 1 RETURNING version"), "1");
+  auto store = open_or_fail(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(raw_query(path, "SELECT version FROM schema_version"),
+            std::to_string(sqlite::SqliteStore::latest_schema_version()));
+  ASSERT_TRUE(store->set_setting(kAlice, "say_mode", "true", kT0).ok());
+  EXPECT_EQ(store->get_setting(kAlice, "say_mode")->value_or("?"), "true");
+  EXPECT_EQ(store->recent_messages(kAlice, 5)->size(), 1u);  // old data kept
+}
+
 }  // namespace
 }  // namespace sigil::store

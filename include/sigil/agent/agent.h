@@ -25,6 +25,10 @@
 //   left unclosed is not run (spec 11.6). A model error or cancellation also finishes the parser with
 //   Length (what was delivered stays), ends the turn with the error in the summary, and is not retried.
 // - on_turn_end is called exactly once per started turn, last.
+// - Say mode (spec 6) is chosen per turn: TurnInput::say_mode, else the conversation's stored setting, else
+//   AgentConfig::say_mode. It decides the system message, the parser's and the executor's say mode; each
+//   say block reaches the observer as its own message (on_message_end) and files go after the last one.
+//   The stored reply is what the user was shown (the say blocks); text outside them is not stored.
 // - Turns of one (user, conversation) run one at a time, in arrival order; others run concurrently.
 //   Stateless turns (TurnInput::messages) share no history and never wait.
 // - The destructor cancels open model calls (and waiting turns) and waits until every turn has ended.
@@ -59,6 +63,7 @@ struct AgentConfig {
   std::string system_prompt_intro;
   int max_model_calls = 6;            // per inbound message (12.5)
   std::size_t history_messages = 20;  // stored messages sent with each call (the new one included)
+  // Say mode (spec 6) for conversations that never chose (set_say_mode) and for stateless turns.
   bool say_mode = false;
   std::vector<std::string> denied_actions;  // canonical names: not taught, not parsed as valid, no tools
   bool native_tools = true;                 // send tool_schemas() with each request
@@ -85,6 +90,8 @@ struct TurnInput {
   std::string model;
   std::optional<int> max_tokens;
   std::optional<double> temperature;
+  // Say mode for this turn only; unset: the conversation's setting (set_say_mode), else AgentConfig's.
+  std::optional<bool> say_mode;
 };
 
 enum class TurnStatus : unsigned char {
@@ -107,6 +114,7 @@ struct ModelCallReport {
 
 struct TurnSummary {
   std::string turn_id;
+  bool say_mode = false;  // the turn ran in say mode (spec 6)
   std::vector<ModelCallReport> calls;
   TurnStatus status = TurnStatus::Ok;
   std::vector<std::string> diagnostics;  // one line each: "loop-limit: …", "model-error: …", "store: …"
@@ -125,6 +133,10 @@ class TurnObserver {
   // The current call's reply is silent (spec 7.4). `late`: some of its text was already given to on_text;
   // a channel that can delete removes that text (the text of this call only), 12.7.
   virtual void on_silence(bool /*late*/) {}
+  // Say mode: the text since the last on_message_end (or the call's start) is one whole message (a say
+  // block, spec 6.1); the next block's text starts with a "\n\n" piece, so an observer that only joins
+  // text reads paragraphs (a channel's outbox drops it: a message never starts with whitespace).
+  virtual void on_message_end() {}
   virtual void on_turn_end(const TurnSummary& summary) = 0;
 };
 
@@ -157,8 +169,15 @@ class Agent {
   // Turns running or waiting.
   std::size_t active_turns() const;
 
-  // The system message sent with every request.
-  const std::string& system_message() const { return system_message_; }
+  // The system message sent with every request (say mode teaches <say> and <file>).
+  const std::string& system_message(bool say_mode = false) const {
+    return say_mode ? say_system_message_ : system_message_;
+  }
+
+  // A conversation's say mode (spec 6.1: a per-conversation setting), stored with its history, so it
+  // survives restarts. say_mode() falls back to AgentConfig::say_mode when the conversation never chose.
+  store::Result<bool> say_mode(const std::string& user, const std::string& conversation);
+  store::Status set_say_mode(const std::string& user, const std::string& conversation, bool on);
 
  private:
   class Turn;
@@ -173,8 +192,8 @@ class Agent {
   store::Store& store_;
   model::ModelClient& client_;
   AgentConfig config_;
-  std::string system_message_;
-  boost::json::array tools_;
+  std::string system_message_, say_system_message_;
+  boost::json::array tools_, say_tools_;
 
   mutable std::mutex mu_;
   std::condition_variable idle_;

@@ -85,6 +85,9 @@ class ChatOutbox final : public exec::Outbox {
   // exec::Outbox: the reply is silent (spec 7.4): retract(), and text() is ignored until end(); deliveries
   // still go out.
   void silence(bool late) override;
+  // exec::Outbox: the open text message is finished (sent, or its last edit made); the next text starts a
+  // new message (say mode: one message per say block, spec 6.1).
+  void end_message() override;
 
   // Whether text streams on this channel with these options.
   bool streaming() const { return streaming_; }

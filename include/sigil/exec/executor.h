@@ -65,6 +65,9 @@ struct ExecOptions {
   std::vector<std::string> delivering_actions{"react", "send-file", "voice", "send-message"};
   // Handed to handlers as ActionContext::services().
   std::any services;
+  // Say mode (spec 6): each say block ends with Outbox::end_message(), and file and voice deliveries are
+  // held until the reply ends, so they go after its last say block (6.4). Match ParserOptions::say_mode.
+  bool say_mode = false;
 };
 
 class Executor {

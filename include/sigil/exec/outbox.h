@@ -20,16 +20,20 @@ class Outbox {
   // a channel that can delete removes what it showed of this reply, one that cannot should not have shown
   // it yet (12.7: it sends a reply's text only when the reply ends). Deliveries may still follow.
   virtual void silence(bool late) { (void)late; }
+  // The text so far is one whole message; the next text starts a new one (say mode: each say block is its
+  // own message, spec 6.1). Default: ignored (the text simply continues).
+  virtual void end_message() {}
 };
 
 // Records the ordered ops; consecutive text() pieces merge into one Text op (deliver() of a Text delivery
-// stays a separate op). For tests and the console.
+// stays a separate op, and end_message() starts a new one). For tests and the console.
 class RecordingOutbox final : public Outbox {
  public:
   void text(std::string_view text) override;
   void deliver(const Delivery& delivery) override;
   void end() override { ended_ = true; }
   void silence(bool late) override { silenced_ = late ? 2 : 1; }
+  void end_message() override { merge_text_ = false; }  // the next text() is a new Text op
 
   const std::vector<Delivery>& ops() const { return ops_; }
   bool ended() const { return ended_; }

@@ -255,6 +255,13 @@ public:
     virtual Result<std::optional<Page>> get_page(std::string_view slug) = 0;
     virtual Result<std::vector<Page>> list_pages(const Scope& scope) = 0;
     virtual Result<bool> delete_page(const Scope& scope, std::string_view slug) = 0;
+
+    // ---- conversation settings (say mode, spec 6.1). Partition: (user, conversation).
+    // A small name -> text map per conversation; set_setting inserts or replaces. get_setting of a name
+    // never set is an empty optional (the caller's default applies).
+    virtual Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
+                               TimePoint now) = 0;
+    virtual Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) = 0;
 };
 
 // ------------------------------------------------------------------------------------------ helpers

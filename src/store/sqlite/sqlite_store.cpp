@@ -19,7 +19,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 1> kMigrations = {
+constexpr std::array<const char*, 2> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -131,6 +131,17 @@ CREATE TABLE pages(
     updated_at         INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX pages_scope ON pages(user_id, conversation_id);
+)sql",
+    // 2: per-conversation settings (say mode).
+    R"sql(
+CREATE TABLE conversation_settings(
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    value           TEXT NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, conversation_id, name)
+) STRICT, WITHOUT ROWID;
 )sql",
 };
 
@@ -260,6 +271,12 @@ SELECT slug, title, html, csp_allows_scripts, created_at, updated_at FROM pages
 WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY created_at, slug)sql";
 constexpr std::string_view kDeletePage = R"sql(
 DELETE FROM pages WHERE user_id = ?1 AND conversation_id = ?2 AND slug = ?3)sql";
+
+constexpr std::string_view kSetSetting = R"sql(
+INSERT INTO conversation_settings(user_id, conversation_id, name, value, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+ON CONFLICT(user_id, conversation_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at)sql";
+constexpr std::string_view kGetSetting = R"sql(
+SELECT value FROM conversation_settings WHERE user_id = ?1 AND conversation_id = ?2 AND name = ?3)sql";
 
 constexpr std::string_view kBumpCounter = R"sql(
 UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = ?1)sql";
@@ -1175,6 +1192,30 @@ Result<bool> SqliteStore::delete_page(const Scope& scope, std::string_view slug)
     auto changed = q.bind_partition(conversation_partition(scope)).bind_text(3, slug).run();
     if (!changed) return Error{changed.error()};
     return *changed == 1;
+}
+
+Status SqliteStore::set_setting(const Scope& scope, std::string_view name, std::string_view value,
+                                TimePoint now) {
+  STORE_TRY(check_scope(scope));
+  std::lock_guard lock(mutex_);
+  STORE_STMT(q, kSetSetting);
+  auto changed = q.bind_partition(conversation_partition(scope))
+                     .bind_text(3, name)
+                     .bind_text(4, value)
+                     .bind_time(5, now)
+                     .run();
+  if (!changed) return Error{changed.error()};
+  return {};
+}
+
+Result<std::optional<std::string>> SqliteStore::get_setting(const Scope& scope, std::string_view name) {
+  STORE_TRY(check_scope(scope));
+  std::lock_guard lock(mutex_);
+  STORE_STMT(q, kGetSetting);
+  q.bind_partition(conversation_partition(scope)).bind_text(3, name);
+  STORE_STEP(row, q);
+  if (!row) return std::optional<std::string>();
+  return std::optional<std::string>(q.text(0));
 }
 
 }  // namespace sigil::store::sqlite

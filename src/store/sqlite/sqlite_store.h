@@ -96,8 +96,11 @@ public:
     Result<std::optional<Page>> get_page(std::string_view slug) override;
     Result<std::vector<Page>> list_pages(const Scope& scope) override;
     Result<bool> delete_page(const Scope& scope, std::string_view slug) override;
+    Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
+                       TimePoint now) override;
+    Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) override;
 
-private:
+   private:
     SqliteStore(sqlite3* db, const OpenOptions& options, std::string session);
 
     Status configure(bool in_memory);

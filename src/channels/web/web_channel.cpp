@@ -1,0 +1,93 @@
+#include "sigil/channels/web/web_channel.h"
+
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
+#include <exception>
+#include <utility>
+
+namespace sigil::channels::web {
+namespace json = boost::json;
+
+WebChannel::WebChannel(WebTransport transport, std::string turn)
+    : transport_(std::move(transport)), turn_(std::move(turn)) {}
+
+deliver::ChannelCapabilities WebChannel::capabilities() const {
+  return deliver::ChannelCapabilities::everything();
+}
+
+void WebChannel::send(std::string frame) {
+  if (transport_.send) transport_.send(std::move(frame));
+}
+
+deliver::ChannelResult WebChannel::send_text(std::string_view text) {
+  std::string id = "m" + std::to_string(++next_message_);
+  send(json::serialize(json::object{{"type", "text"}, {"turn", turn_}, {"message", id}, {"text", text}}));
+  return deliver::ChannelResult::success(std::move(id));
+}
+
+deliver::ChannelResult WebChannel::append_text(const std::string& id, std::string_view more) {
+  send(json::serialize(json::object{{"type", "text"}, {"turn", turn_}, {"message", id}, {"text", more}}));
+  return deliver::ChannelResult::success(id);
+}
+
+deliver::ChannelResult WebChannel::edit_text(const std::string& id, std::string_view text) {
+  send(json::serialize(
+      json::object{{"type", "text"}, {"turn", turn_}, {"message", id}, {"text", text}, {"replace", true}}));
+  return deliver::ChannelResult::success(id);
+}
+
+deliver::ChannelResult WebChannel::delete_message(const std::string& id) {
+  send(json::serialize(json::object{{"type", "delete"}, {"turn", turn_}, {"message", id}}));
+  return deliver::ChannelResult::success(id);
+}
+
+deliver::ChannelResult WebChannel::attachment(const deliver::OutgoingFile& file, bool voice) {
+  PublishedMedia media;
+  if (transport_.publish) {
+    std::string error;
+    if (!transport_.publish(file, voice, media, error))
+      return deliver::ChannelResult::failure(error.empty() ? "the file could not be kept" : error);
+  }
+  json::object o{{"type", "delivery"}, {"turn", turn_}, {"op", voice ? "voice" : "file"}};
+  o["name"] = media.name.empty() ? file.name : media.name;
+  o["kind"] = voice ? std::string("voice") : file.kind;
+  o["caption"] = file.caption;
+  o["sha256"] = media.sha256.empty() ? file.sha256 : media.sha256;
+  o["mime"] = media.mime.empty() ? file.mime_type : media.mime;
+  o["size"] = media.url.empty() ? file.size : media.size;
+  if (media.url.empty())
+    o["url"] = nullptr;
+  else
+    o["url"] = media.url;
+  if (voice) o["duration_ms"] = file.duration_ms;
+  send(json::serialize(o));
+  return deliver::ChannelResult::success();
+}
+
+deliver::ChannelResult WebChannel::send_file(const deliver::OutgoingFile& file) {
+  return attachment(file, false);
+}
+
+deliver::ChannelResult WebChannel::send_voice(const deliver::OutgoingFile& voice) {
+  return attachment(voice, true);
+}
+
+deliver::ChannelResult WebChannel::react(const std::string& message_id, std::string_view emoji) {
+  // The page knows messages by turn: "" is this turn's own (user) message.
+  const std::string target = message_id == kTurnMessage ? std::string() : message_id;
+  send(json::serialize(json::object{
+      {"type", "delivery"}, {"turn", turn_}, {"op", "reaction"}, {"emoji", emoji}, {"message", target}}));
+  return deliver::ChannelResult::success();
+}
+
+std::string WebChannel::relayed(const exec::Delivery& d) {
+  send(json::serialize(json::object{{"type", "delivery"},
+                                    {"turn", turn_},
+                                    {"op", "message"},
+                                    {"text", d.text},
+                                    {"channel", d.channel},
+                                    {"chat", d.chat}}));
+  return {};
+}
+
+}  // namespace sigil::channels::web
