@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "sigil/text/emoji_compare.h"
 #include "sigil/text/unicode.h"
 #include "sigil/text/utf8.h"
 
@@ -77,23 +78,8 @@ std::optional<std::string_view> find_name(std::string_view name) {
   return it->emoji;
 }
 
-std::string without_variation_selectors(std::string_view s) {
-  // U+FE0E and U+FE0F are EF B8 8E and EF B8 8F; no other well-formed sequence contains EF B8 8E/8F.
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i + 2 < s.size() && s[i] == '\xEF' && s[i + 1] == '\xB8' &&
-        (s[i + 2] == '\x8E' || s[i + 2] == '\x8F')) {
-      i += 2;
-      continue;
-    }
-    out.push_back(s[i]);
-  }
-  return out;
-}
-
 std::optional<std::string_view> find_form(std::string_view emoji) {
-  const std::string bare = without_variation_selectors(emoji);
+  const std::string bare = text::without_variation_selectors(emoji);
   const auto forms = detail::emoji_forms();
   auto it = std::lower_bound(forms.begin(), forms.end(), std::string_view(bare),
                              [](const detail::EmojiForm& e, std::string_view b) { return e.bare < b; });
@@ -228,7 +214,7 @@ void add_react_handlers(exec::HandlerTable& table, ReactConfig config) {
   for (const std::string& e : config.allowed) {
     std::optional<std::string> r = resolve_emoji(e);
     if (!r) throw std::invalid_argument("react: the allowed emoji " + quoted(e) + " is not an emoji");
-    allowed_bare.push_back(without_variation_selectors(*r));
+    allowed_bare.push_back(text::without_variation_selectors(*r));
     allowed.push_back(std::move(*r));
   }
   std::sort(allowed_bare.begin(), allowed_bare.end());
@@ -241,7 +227,7 @@ void add_react_handlers(exec::HandlerTable& table, ReactConfig config) {
         Resolved r = resolve(written);
         if (r.emoji.empty()) return HandlerResult::error(failure_message(written, r.failure));
         if (!allowed.empty() && !std::binary_search(allowed_bare.begin(), allowed_bare.end(),
-                                                    without_variation_selectors(r.emoji))) {
+                                                    text::without_variation_selectors(r.emoji))) {
           std::string list;
           for (const std::string& a : allowed) list += (list.empty() ? "" : " ") + a;
           return HandlerResult::error("react: " + r.emoji + " is not available here; use one of " + list);

@@ -2,26 +2,9 @@
 
 #include <algorithm>
 
+#include "sigil/text/emoji_compare.h"
+
 namespace sigil::deliver {
-
-namespace {
-
-// Emoji compared without variation selectors (U+FE0E, U+FE0F): ❤ and ❤️ are the same reaction.
-std::string without_variation_selectors(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i + 2 < s.size() && s[i] == '\xEF' && s[i + 1] == '\xB8' &&
-        (s[i + 2] == '\x8E' || s[i + 2] == '\x8F')) {
-      i += 2;
-      continue;
-    }
-    out.push_back(s[i]);
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string_view to_string(TextUnit unit) {
   switch (unit) {
@@ -60,9 +43,9 @@ bool ChannelCapabilities::accepts_file_kind(std::string_view kind) const {
 bool ChannelCapabilities::accepts_reaction(std::string_view emoji) const {
   if (!reactions) return false;
   if (!allowed_reactions) return true;
-  const std::string want = without_variation_selectors(emoji);
+  // "❤" and "❤️" are the same reaction.
   return std::any_of(allowed_reactions->begin(), allowed_reactions->end(),
-                     [&](const std::string& e) { return without_variation_selectors(e) == want; });
+                     [&](const std::string& e) { return text::same_emoji(e, emoji); });
 }
 
 ChannelCapabilities ChannelCapabilities::everything() {

@@ -21,29 +21,25 @@ std::string_view to_string(ResultStatus status) {
 
 boost::json::value delivery_json(const Delivery& d) {
   boost::json::object o;
+  o["op"] = to_string(d.op);
   switch (d.op) {
     case Delivery::Op::Text:
-      o["op"] = "text";
       o["text"] = d.text;
       break;
     case Delivery::Op::File:
-      o["op"] = "file";
       o["path"] = d.path;
       o["kind"] = d.kind;
       o["caption"] = d.caption;
       o["sha256"] = d.sha256;
       break;
     case Delivery::Op::Voice:
-      o["op"] = "voice";
       o["path"] = d.path;
       break;
     case Delivery::Op::Reaction:
-      o["op"] = "reaction";
       o["emoji"] = d.emoji;
       o["message"] = d.message;
       break;
     case Delivery::Op::Message:
-      o["op"] = "message";
       o["channel"] = d.channel;
       o["chat"] = d.chat;
       o["text"] = d.text;

@@ -206,22 +206,6 @@ std::string random_turn_id() {
   return "oai-" + std::string(buf);
 }
 
-std::string_view op_name(exec::Delivery::Op op) {
-  switch (op) {
-    case exec::Delivery::Op::Text:
-      return "text";
-    case exec::Delivery::Op::File:
-      return "file";
-    case exec::Delivery::Op::Voice:
-      return "voice";
-    case exec::Delivery::Op::Reaction:
-      return "reaction";
-    case exec::Delivery::Op::Message:
-      return "message";
-  }
-  return "unknown";
-}
-
 // OpenAI's finish reasons. Native tool calls are sigil's own business (the agent answers them and calls the
 // model again), so a turn that ended on one still just stopped as far as the caller is concerned.
 std::string_view finish_reason(const agent::TurnSummary& summary) {
@@ -470,7 +454,7 @@ std::string completion_id(std::string_view turn_id) { return "chatcmpl-" + std::
 
 json::object delivery_extension(const exec::Delivery& d) {
   json::object o;
-  o["op"] = op_name(d.op);
+  o["op"] = exec::to_string(d.op);
   auto put = [&o](std::string_view key, const std::string& value) {
     if (!value.empty()) o[key] = value;
   };

@@ -64,27 +64,11 @@ constexpr std::string_view kWebCsp =
 // A client that has not sent a whole request by then is dropped, so idle sockets cannot pile up.
 constexpr auto kRequestTimeout = 30s;
 
-std::string_view op_name(exec::Delivery::Op op) {
-  switch (op) {
-    case exec::Delivery::Op::Text:
-      return "text";
-    case exec::Delivery::Op::File:
-      return "file";
-    case exec::Delivery::Op::Voice:
-      return "voice";
-    case exec::Delivery::Op::Reaction:
-      return "reaction";
-    case exec::Delivery::Op::Message:
-      return "message";
-  }
-  return "unknown";
-}
-
 // The delivery as the web client sees it: every field that is set, never the payload bytes (a file is
 // fetched separately, later; an SSE line is no place for megabytes).
 json::object client_delivery_json(const exec::Delivery& d) {
   json::object o;
-  o["op"] = op_name(d.op);
+  o["op"] = exec::to_string(d.op);
   auto put = [&o](std::string_view key, const std::string& value) {
     if (!value.empty()) o[key] = value;
   };

@@ -12,22 +12,6 @@ json::value client_id_value(const std::optional<std::string>& client_id) {
   return json::string(*client_id);
 }
 
-std::string_view op_name(exec::Delivery::Op op) {
-  switch (op) {
-    case exec::Delivery::Op::Text:
-      return "text";
-    case exec::Delivery::Op::File:
-      return "file";
-    case exec::Delivery::Op::Voice:
-      return "voice";
-    case exec::Delivery::Op::Reaction:
-      return "reaction";
-    case exec::Delivery::Op::Message:
-      return "message";
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
@@ -69,7 +53,7 @@ std::string silence_frame(std::string_view turn, bool late) {
 
 std::string delivery_frame(std::string_view turn, const exec::Delivery& d, const MediaInfo* media,
                            std::string_view media_error) {
-  json::object o{{"type", "delivery"}, {"turn", turn}, {"op", op_name(d.op)}};
+  json::object o{{"type", "delivery"}, {"turn", turn}, {"op", exec::to_string(d.op)}};
   switch (d.op) {
     case exec::Delivery::Op::Text:
       o["text"] = d.text;

@@ -13,14 +13,14 @@ fails and says which.
 """
 import json
 import os
-import re
 import secrets
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
+
+from sigil_serve import STOP_TIMEOUT, SigilServe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 E2E = os.path.join(ROOT, "tests", "e2e")
@@ -97,46 +97,6 @@ tokens_per_second = 400
     return path
 
 
-def start_server(sigil, config, tmp):
-    log = open(os.path.join(tmp, "serve.log"), "w+", encoding="utf-8")
-    proc = subprocess.Popen([sigil, "serve", "--config", config], stdout=subprocess.PIPE, stderr=log,
-                            text=True, cwd=tmp)
-    found = {}
-    ready = threading.Event()
-
-    def read():
-        for line in proc.stdout:
-            sys.stdout.write(f"serve: {line}")
-            m = re.search(r"sigil: listening on (http://\S+)", line)
-            if m and "url" not in found:
-                found["url"] = m.group(1)
-                ready.set()
-        ready.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    # Generous: an ASan build on a loaded 2-core machine starts slowly.
-    ready.wait(timeout=120)
-    if "url" not in found:
-        proc.kill()
-        proc.wait()
-        log.seek(0)
-        fail(f"sigil serve did not print its listening line (exit {proc.returncode}):\n{log.read()}")
-    return proc, found["url"].rstrip("/"), log, reader
-
-
-def stop_server(proc, log):
-    proc.send_signal(signal.SIGTERM)
-    try:
-        return proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        log.seek(0)
-        fail(f"sigil serve did not stop within 60 s of SIGTERM:\n{log.read()}")
-    return -1
-
-
 def main():
     if len(sys.argv) < 2:
         fail("usage: openai_client_test.py PATH_TO_SIGIL")
@@ -147,8 +107,12 @@ def main():
     try:
         token = secrets.token_hex(16)
         config = write_config(tmp, token)
-        proc, url, log, reader = start_server(sigil, config, tmp)
-        env = dict(os.environ, SIGIL_BASE_URL=url + "/v1", SIGIL_API_KEY=token,
+        server = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True,
+                            log_path=os.path.join(tmp, "serve.log"))
+        if not server.wait_listening():
+            code = server.stop(signal.SIGKILL)
+            fail(f"sigil serve did not print its listening line (exit {code}):\n{server.stderr_text()}")
+        env = dict(os.environ, SIGIL_BASE_URL=server.url + "/v1", SIGIL_API_KEY=token,
                    SIGIL_OPENAI_CASES=json.dumps({k: {"prompt": v["prompt"], "clean": v["clean"]}
                                                   for k, v in CASES.items()}))
         try:
@@ -157,11 +121,10 @@ def main():
                                   cwd=E2E, env=env, timeout=540)
         except subprocess.TimeoutExpired:
             test = None
-        code = stop_server(proc, log)
-        reader.join(timeout=10)
-        log.seek(0)
-        server_log = log.read()
-        log.close()
+        code = server.stop()
+        server_log = server.stderr_text()
+        if code is None:
+            fail(f"sigil serve did not stop within {STOP_TIMEOUT} s of SIGTERM:\n{server_log}")
         if test is None:
             fail(f"the node test did not finish within 540 s\nserver log:\n{server_log}")
         if test.returncode != 0:

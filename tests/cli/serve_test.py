@@ -19,8 +19,9 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+from sigil_serve import SigilServe
 
 SIGIL = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,43 +40,20 @@ def check(cond, what):
     return cond
 
 
-class Server:
-    """One `sigil serve` process; its stdout and stderr are collected by threads."""
+class Server(SigilServe):
+    """One `sigil serve` process of this test's binary."""
 
     def __init__(self, args, cwd=None, env=None):
-        self.proc = subprocess.Popen([SIGIL, "serve", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.out, self.err = [], []
-        self.listening = threading.Event()
-        self.port = None
-        threading.Thread(target=self._read, args=(self.proc.stdout, self.out, True), daemon=True).start()
-        threading.Thread(target=self._read, args=(self.proc.stderr, self.err, False), daemon=True).start()
-
-    def _read(self, stream, lines, watch):
-        for line in stream:
-            lines.append(line)
-            if watch and "listening on http://" in line:
-                self.port = int(line.rsplit(":", 1)[1])
-                self.listening.set()
+        super().__init__(SIGIL, args, cwd=cwd, env=env)
 
     def wait_listening(self):
-        deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            if self.listening.wait(0.2):
-                return True
-            if self.proc.poll() is not None:
-                break
-        print("server did not start; stdout:", "".join(self.out), "stderr:", "".join(self.err))
+        if super().wait_listening(TIMEOUT):
+            return True
+        print("server did not start; stdout:", "".join(self.out), "stderr:", self.stderr_text())
         return False
 
     def stop(self, sig=signal.SIGTERM):
-        self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            return None
+        return super().stop(sig, TIMEOUT)
 
 
 def sse_turn(port, conversation, text, user="web", stop_at=None):
@@ -277,7 +255,7 @@ def test_restart(tmp):
     check(end_of(ev) and end_of(ev)["status"] == "ok", "page turn (two model calls) ends ok")
 
     code = s.stop(signal.SIGTERM)
-    check(code == 0, f"SIGTERM: exit 0 (got {code}); stderr: {''.join(s.err).strip()}")
+    check(code == 0, f"SIGTERM: exit 0 (got {code}); stderr: {s.stderr_text().strip()}")
 
     def check_state(label, first_port):
         facts = db_rows(data, "SELECT text FROM facts WHERE user_id = 'web'")

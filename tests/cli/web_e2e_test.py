@@ -25,8 +25,9 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import zlib
+
+from sigil_serve import STOP_TIMEOUT, SigilServe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 E2E = os.path.join(ROOT, "tests", "e2e")
@@ -82,46 +83,6 @@ def write_config(tmp, demo):
     return path, files
 
 
-def start_server(sigil, config, tmp):
-    log = open(os.path.join(tmp, "serve.log"), "w+", encoding="utf-8")
-    proc = subprocess.Popen([sigil, "serve", "--config", config], stdout=subprocess.PIPE, stderr=log,
-                            text=True, cwd=tmp)
-    found = {}
-
-    def read():
-        for line in proc.stdout:
-            sys.stdout.write(f"serve: {line}")
-            m = re.search(r"sigil: listening on (http://\S+)", line)
-            if m and "url" not in found:
-                found["url"] = m.group(1)
-                ready.set()
-        ready.set()
-
-    ready = threading.Event()
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    # Generous: an ASan build on a loaded 2-core machine starts slowly.
-    ready.wait(timeout=120)
-    if "url" not in found:
-        proc.kill()
-        proc.wait()
-        log.seek(0)
-        fail(f"sigil serve did not print its listening line (exit {proc.returncode}):\n{log.read()}")
-    return proc, found["url"].rstrip("/") + "/", log, reader
-
-
-def stop_server(proc, log):
-    proc.send_signal(signal.SIGTERM)
-    try:
-        code = proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        log.seek(0)
-        fail(f"sigil serve did not stop within 60 s of SIGTERM:\n{log.read()}")
-    return code
-
-
 def main():
     if len(sys.argv) < 2:
         fail("usage: web_e2e_test.py PATH_TO_SIGIL [--demo PROMPTS --screenshot OUT.png]")
@@ -139,7 +100,12 @@ def main():
     ok = False
     try:
         config, files = write_config(tmp, demo)
-        proc, url, log, reader = start_server(sigil, config, tmp)
+        server = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True,
+                            log_path=os.path.join(tmp, "serve.log"))
+        if not server.wait_listening():
+            code = server.stop(signal.SIGKILL)
+            fail(f"sigil serve did not print its listening line (exit {code}):\n{server.stderr_text()}")
+        url = server.url + "/"
         shot = screenshot_out or os.path.join(tmp, "chat.png")
         cmd = ["node", os.path.join(E2E, "chat.e2e.mjs"), "--url", url, "--screenshot", shot]
         cmd += ["--demo", "--prompts", prompts] if demo else ["--files", files]
@@ -147,11 +113,10 @@ def main():
             test = subprocess.run(cmd, cwd=E2E, timeout=540)
         except subprocess.TimeoutExpired:
             test = None
-        code = stop_server(proc, log)
-        reader.join(timeout=10)
-        log.seek(0)
-        server_log = log.read()
-        log.close()
+        code = server.stop()
+        server_log = server.stderr_text()
+        if code is None:
+            fail(f"sigil serve did not stop within {STOP_TIMEOUT} s of SIGTERM:\n{server_log}")
         if test is None:
             fail(f"the browser test did not finish within 540 s\nserver log:\n{server_log}")
         if test.returncode != 0:

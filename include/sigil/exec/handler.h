@@ -64,6 +64,10 @@ struct Delivery {
   std::uint64_t duration_ms = 0;           // Voice
 };
 
+// The op's name in every JSON that shows a delivery (turn reports, SSE, WebSocket, the OpenAI extension):
+// "text", "file", "voice", "reaction", "message".
+std::string_view to_string(Delivery::Op op);
+
 struct HandlerResult {
   enum class Status : unsigned char { Ok, Error } status = Status::Ok;
   std::string message;  // one line for the model (and the user, for result_to user)

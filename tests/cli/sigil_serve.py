@@ -1,0 +1,94 @@
+"""`sigil serve` for the tests in tests/cli: start it, wait for its listening line, stop it.
+
+Not a test itself: ctest runs tests/cli/*_test.py only, and this module's name does not end in _test.py.
+The tests import it from their own folder (python puts the script's folder first on sys.path).
+
+    server = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True, log_path=tmp + "/serve.log")
+    if not server.wait_listening():
+        server.stop(signal.SIGKILL)
+        fail("no listening line:\n" + server.stderr_text())
+    ... server.url, server.port ...
+    code = server.stop()  # SIGTERM; None when it did not exit in time (it is killed then)
+"""
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+
+# Generous: an ASan build on a loaded 2-core machine starts and stops slowly.
+START_TIMEOUT = 120
+STOP_TIMEOUT = 60
+
+LISTENING = re.compile(r"sigil: listening on (http://\S+)")
+
+
+class SigilServe:
+    """One `sigil serve` process. Its standard output and error are read by threads into `out` and `err`
+    (lists of lines): with echo, each output line is also printed as "serve: LINE"; with log_path, the
+    error lines are also written to that file as they come (kept with the test's folder for debugging)."""
+
+    def __init__(self, sigil, args, cwd=None, env=None, echo=False, log_path=None):
+        self.proc = subprocess.Popen([sigil, "serve", *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.out, self.err = [], []
+        self.url = None  # "http://HOST:PORT", no trailing slash
+        self.port = None
+        self._echo = echo
+        self._log = open(log_path, "w", encoding="utf-8") if log_path else None
+        self._listening = threading.Event()
+        self._readers = [threading.Thread(target=self._read_out, daemon=True),
+                         threading.Thread(target=self._read_err, daemon=True)]
+        for reader in self._readers:
+            reader.start()
+
+    def _read_out(self):
+        for line in self.proc.stdout:
+            self.out.append(line)
+            if self._echo:
+                sys.stdout.write(f"serve: {line}")
+            m = LISTENING.search(line)
+            if m and self.url is None:
+                self.url = m.group(1).rstrip("/")
+                self.port = urllib.parse.urlsplit(self.url).port
+                self._listening.set()
+
+    def _read_err(self):
+        try:
+            for line in self.proc.stderr:
+                self.err.append(line)
+                if self._log:
+                    self._log.write(line)
+                    self._log.flush()
+        finally:
+            if self._log:
+                self._log.close()
+
+    def wait_listening(self, timeout=START_TIMEOUT):
+        """True once the listening line is printed; False when the process ends first or after timeout."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._listening.wait(0.2):
+                return True
+            if self.proc.poll() is not None:
+                break
+        return self._listening.is_set()
+
+    def stop(self, sig=signal.SIGTERM, timeout=STOP_TIMEOUT):
+        """Sends sig and waits: the exit code (negative for a signal), or None when the process did not exit
+        within timeout (it is killed then). Either way its output has been read to the end."""
+        self.proc.send_signal(sig)
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            code = None
+        for reader in self._readers:
+            reader.join(timeout=10)
+        return code
+
+    def stderr_text(self):
+        return "".join(self.err)
