@@ -798,8 +798,9 @@ TEST_F(WsTest, TextWaitingBehindASlowReaderIsMergedAndComplete) {
     text += str(f.at("text"));
   }
   Response r = http_get(port_, "/v1/conversations/c1/messages?user=u1");
+  const json::value history = json::parse(r.body());
   std::string stored;
-  for (const auto& m : json::parse(r.body()).at("messages").as_array())
+  for (const auto& m : history.at("messages").as_array())
     if (m.at("role") == "assistant") stored = str(m.at("text"));
   EXPECT_EQ(text.size(), stored.size());
   EXPECT_TRUE(text == stored) << "the merged text differs from the reply";
