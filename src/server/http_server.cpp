@@ -38,6 +38,7 @@
 #include "server/chat_completions.h"
 #include "server/client_history.h"
 #include "server/conversation_hub.h"
+#include "server/frame_queue.h"
 #include "server/media_store.h"
 #include "server/mime_types.h"
 #include "server/rate_limiter.h"
@@ -465,11 +466,16 @@ class HttpServer::Impl::WsSession final : public Watcher,
     ws_.async_accept(*upgrade_, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
   }
 
-  // From the hub, with its lock held: only posts.
+  // From the hub, with its lock held: only queues. Frames wait in the inbox and one posted handler moves
+  // all that came meanwhile to the write queue: a busy connection costs one post per burst, not per frame,
+  // and the burst's text frames merge there.
   void send(std::shared_ptr<const std::string> frame) override {
-    asio::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
-      self->enqueue(std::move(frame));
-    });
+    {
+      std::lock_guard lock(inbox_mu_);
+      inbox_.push_back(std::move(frame));
+      if (inbox_.size() > 1) return;  // a drain is posted and has not run yet
+    }
+    asio::post(ws_.get_executor(), [self = shared_from_this()] { self->drain_inbox(); });
   }
 
   void close_from_server() override {
@@ -500,20 +506,28 @@ class HttpServer::Impl::WsSession final : public Watcher,
     do_read();
   }
 
+  void drain_inbox() {
+    std::vector<std::shared_ptr<const std::string>> frames;
+    {
+      std::lock_guard lock(inbox_mu_);
+      frames.swap(inbox_);
+    }
+    for (auto& frame : frames) enqueue(std::move(frame));
+  }
+
+  // Text frames of a turn that pile up behind a write in flight go out merged (FrameQueue).
   void enqueue(std::shared_ptr<const std::string> frame) {
     if (closed_) return;
-    queue_.push_back(std::move(frame));
-    if (!writing_) write_next();
+    queue_.push(std::move(frame));
+    if (!queue_.writing()) write_next();
   }
 
   void write_next() {
     if (closed_ || queue_.empty()) return;
-    writing_ = true;
     ws_.text(true);
-    ws_.async_write(asio::buffer(*queue_.front()),
+    ws_.async_write(asio::buffer(queue_.start_write()),
                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
-                      self->writing_ = false;
-                      self->queue_.pop_front();
+                      self->queue_.finish_write();
                       if (ec) return self->close();
                       self->write_next();
                     });
@@ -622,8 +636,9 @@ class HttpServer::Impl::WsSession final : public Watcher,
   const std::string user_;
   const std::string conversation_;
   beast::flat_buffer buffer_;
-  std::deque<std::shared_ptr<const std::string>> queue_;
-  bool writing_ = false;
+  std::mutex inbox_mu_;
+  std::vector<std::shared_ptr<const std::string>> inbox_;  // from the hub, not yet on the strand
+  FrameQueue queue_;
   bool closed_ = false;
   bool too_large_ = false;
 };

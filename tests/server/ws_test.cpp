@@ -839,5 +839,52 @@ TEST_F(WsTest, SayModeIsSetPerConversationAndEachSayBlockIsAMessage) {
       405);
 }
 
+// A client that does not read while a long reply streams as fast as the model can: the text frames that
+// wait behind a write in flight are merged (FrameQueue), and the client still gets exactly the reply's
+// text, in order, between the turn's model_call and end frames.
+TEST_F(WsTest, TextWaitingBehindASlowReaderIsMergedAndComplete) {
+  // 8,000 words of 2 KiB, emitted without pauses: far faster than one write per word goes out.
+  static const std::string line = [] {
+    std::string word(2047, 'x');
+    std::string reply;
+    for (int i = 0; i < 8000; ++i) {
+      word[0] = static_cast<char>('a' + i % 26);
+      reply += word;
+      reply += ' ';
+    }
+    return json::serialize(json::object{{"reply", reply}});
+  }();
+  const char* const lines[] = {line.c_str()};
+  use_model(0, lines);
+  start();
+  auto client = connect("c1");
+  client->send({{"type", "message"}, {"text", "a long one please"}});
+  agent_->wait_idle();  // every frame of the turn is queued or in the kernel by now
+
+  const auto frames = client->read_until([](const json::object& f) { return f.at("type") == "end"; });
+  ASSERT_FALSE(frames.empty());
+  EXPECT_EQ(frames.back().at("status"), "ok") << json::serialize(frames.back());
+  std::size_t text_frames = 0;
+  std::string text;
+  bool model_call_seen = false;
+  for (const auto& f : frames) {
+    if (f.at("type") == "model_call") model_call_seen = true;
+    if (f.at("type") != "text") continue;
+    EXPECT_TRUE(model_call_seen) << "text before the model_call frame";
+    ++text_frames;
+    text += str(f.at("text"));
+  }
+  Response r = http_get(port_, "/v1/conversations/c1/messages?user=u1");
+  const json::value history = json::parse(r.body());
+  std::string stored;
+  for (const auto& m : history.at("messages").as_array())
+    if (m.at("role") == "assistant") stored = str(m.at("text"));
+  EXPECT_EQ(text.size(), stored.size());
+  EXPECT_TRUE(text == stored) << "the merged text differs from the reply";
+  EXPECT_GT(text.size(), 16'000'000u);
+  // One frame per word without merging.
+  EXPECT_LT(text_frames, 4000u);
+}
+
 }  // namespace
 }  // namespace sigil::server

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <optional>
 #include <random>
 #include <unordered_set>
 #include <utility>
@@ -491,6 +492,12 @@ private:
     if (!name##_prepared) return ::sigil::store::Error{name##_prepared.error()}; \
     Stmt name(db_, *name##_prepared)
 
+// Declares `Stmt name` for the cached statement `sql` on the Reader `r`, or returns its error.
+#define STORE_READ_STMT(name, r, sql)                                        \
+    auto name##_prepared = prepare_on((r).db, *(r).statements, sql);         \
+    if (!name##_prepared) return ::sigil::store::Error{name##_prepared.error()}; \
+    Stmt name((r).db, *name##_prepared)
+
 // Steps `q` once into `bool name` (a row is ready), or returns its error.
 #define STORE_STEP(name, q)                                                  \
     auto name##_stepped = (q).step();                                        \
@@ -544,6 +551,8 @@ SqliteStore::SqliteStore(sqlite3* db, const OpenOptions& options, std::string se
     : db_(db), options_(options), session_(std::move(session)) {}
 
 SqliteStore::~SqliteStore() {
+    for (auto& [sql, stmt] : reader_statements_) sqlite3_finalize(stmt);
+    sqlite3_close_v2(reader_);
     for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
     sqlite3_close_v2(db_);
 }
@@ -567,6 +576,7 @@ Result<std::unique_ptr<Store>> SqliteStore::open(const std::string& path, const 
     STORE_TRY(store->configure(path == ":memory:" || path.empty()));
     STORE_TRY(store->migrate(path));
     STORE_TRY(store->load_page_salt());
+    if (path != ":memory:" && !path.empty()) STORE_TRY(store->open_reader(path));
     return std::unique_ptr<Store>(std::move(store));
 }
 
@@ -630,16 +640,36 @@ Status SqliteStore::load_page_salt() {
     return {};
 }
 
-Result<sqlite3_stmt*> SqliteStore::prepare(std::string_view sql) {
-    if (const auto it = statements_.find(sql); it != statements_.end()) return it->second;
+Status SqliteStore::open_reader(const std::string& path) {
+    // Opened after the migrations, so it never sees an older schema. Read-only: it cannot take the write
+    // lock, so it never waits for the writer (WAL), only, briefly, for WAL recovery (busy timeout).
+    const int rc = sqlite3_open_v2(path.c_str(), &reader_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK)
+        return Error{"sqlite store: cannot open " + path + " for reading: " +
+                     (reader_ ? sqlite3_errmsg(reader_) : sqlite3_errstr(rc))};
+    sqlite3_extended_result_codes(reader_, 1);
+    sqlite3_busy_timeout(reader_,
+                         static_cast<int>(std::clamp<std::int64_t>(options_.busy_timeout.count(), 0, INT_MAX)));
+    return {};
+}
+
+SqliteStore::Reader SqliteStore::reader() {
+    if (reader_ == nullptr) return Reader{std::unique_lock(mutex_), db_, &statements_};
+    return Reader{std::unique_lock(reader_mutex_), reader_, &reader_statements_};
+}
+
+Result<sqlite3_stmt*> SqliteStore::prepare(std::string_view sql) { return prepare_on(db_, statements_, sql); }
+
+Result<sqlite3_stmt*> SqliteStore::prepare_on(sqlite3* db, StatementCache& cache, std::string_view sql) {
+    if (const auto it = cache.find(sql); it != cache.end()) return it->second;
     sqlite3_stmt* stmt = nullptr;
     if (sql.size() > static_cast<std::size_t>(INT_MAX)) return Error{"sqlite store: statement too long"};
-    if (sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,
+    if (sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,
                            nullptr) != SQLITE_OK) {
         sqlite3_finalize(stmt);
-        return sqlite_error(db_, "prepare");
+        return sqlite_error(db, "prepare");
     }
-    statements_.emplace(sql, stmt);
+    cache.emplace(sql, stmt);
     return stmt;
 }
 
@@ -689,8 +719,8 @@ Status SqliteStore::set_item(const Scope& scope, std::string_view item_id, std::
 Result<std::optional<MemoryItem>> SqliteStore::get_item(const Scope& scope, std::string_view item_id,
                                                         TimePoint now) {
     STORE_TRY(check_scope(scope));
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kGetItem);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kGetItem);
     q.bind_partition(memory_partition(scope)).bind_text(3, item_id).bind_time(4, now);
     STORE_STEP(row, q);
     if (!row) return std::optional<MemoryItem>();
@@ -720,8 +750,8 @@ Result<bool> SqliteStore::delete_item(const Scope& scope, std::string_view item_
 
 Result<std::vector<MemoryItem>> SqliteStore::list_items(const Scope& scope, TimePoint now) {
     STORE_TRY(check_scope(scope));
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kListItems);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kListItems);
     q.bind_partition(memory_partition(scope)).bind_time(3, now);
     std::vector<MemoryItem> items;
     for (;;) {
@@ -852,8 +882,8 @@ Result<Correction> SqliteStore::correct(const Scope& scope, std::string_view old
 
 Result<std::vector<Fact>> SqliteStore::list_facts(const Scope& scope) {
     STORE_TRY(check_scope(scope));
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kListFacts);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kListFacts);
     q.bind_partition(memory_partition(scope));
     std::vector<Fact> facts;
     for (;;) {
@@ -914,8 +944,8 @@ Result<std::vector<ArchiveHit>> SqliteStore::search_archive(const Scope& scope, 
     STORE_TRY(check_min_score(min_score));
     const std::string match = fts_match_query(query);
     if (top_k <= 0 || match.empty()) return std::vector<ArchiveHit>();
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kSearchArchive);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kSearchArchive);
     q.bind_partition(memory_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
     return collect_hits<ArchiveHit>(q, min_score, [](const Stmt& row, double score) {
         return ArchiveHit{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), score};
@@ -936,8 +966,8 @@ Result<std::int64_t> SqliteStore::append_message(const Scope& scope, std::string
 
 Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, std::size_t n) {
     STORE_TRY(check_scope(scope));
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kRecentMessages);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kRecentMessages);
     q.bind_partition(conversation_partition(scope))
         .bind_int(3, static_cast<std::int64_t>(std::min<std::size_t>(n, INT64_MAX)));
     std::vector<Message> out;
@@ -954,8 +984,8 @@ Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope,
     STORE_TRY(check_scope(scope));
     const std::string match = fts_match_query(query);
     if (top_k <= 0 || match.empty()) return std::vector<MessageHit>();
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kSearchMessages);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kSearchMessages);
     q.bind_partition(conversation_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
     return collect_hits<MessageHit>(q, 0.0, [](const Stmt& row, double score) {
         return MessageHit{Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5)}, score};
@@ -996,8 +1026,8 @@ Result<std::string> SqliteStore::add_task(const Scope& scope, std::string_view i
 
 Result<std::vector<ScheduledTask>> SqliteStore::list_tasks(const Scope& scope) {
     STORE_TRY(check_scope(scope));
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kListTasks);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kListTasks);
     q.bind_partition(conversation_partition(scope));
     std::vector<ScheduledTask> out;
     for (;;) {
@@ -1024,8 +1054,8 @@ Result<std::size_t> SqliteStore::delete_tasks_due_at(const Scope& scope, TimePoi
 }
 
 Result<std::vector<ScheduledTask>> SqliteStore::due_tasks(TimePoint now, std::size_t limit) {
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kDueTasks);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kDueTasks);
     q.bind_time(1, now).bind_int(2, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
     std::vector<ScheduledTask> out;
     for (;;) {
@@ -1047,19 +1077,127 @@ Result<bool> SqliteStore::mark_fired(const Scope& scope, std::string_view id, Ti
 
 // ------------------------------------------------------------------------------------------ exactly once
 
+// One exactly-once write waiting for a group commit. Filled in (begun or status) by the batch's leader.
+struct SqliteStore::OnceOp {
+    bool complete = false;  // once_complete, else once_begin
+    const Scope* scope = nullptr;
+    std::string_view key;
+    std::string_view result_json;
+    TimePoint now;
+    std::optional<Result<Begun>> begun;
+    std::optional<Status> status;
+    bool done = false;  // under once_mutex_
+
+    bool ok() const { return complete ? status->ok() : begun->ok(); }
+    void fail(const Error& error) {
+        if (complete)
+            status.emplace(error);
+        else
+            begun.emplace(error);
+    }
+};
+
 Result<Begun> SqliteStore::once_begin(const Scope& scope, std::string_view key, TimePoint now) {
     STORE_TRY(check_scope(scope));
     STORE_TRY(check_key("exactly-once key", key));
+    if (!options_.sync_once_log) {
+        std::lock_guard lock(mutex_);
+        return once_begin_locked(scope, key, now);
+    }
+    OnceOp op;
+    op.scope = &scope;
+    op.key = key;
+    op.now = now;
+    run_once(op);
+    return std::move(*op.begun);
+}
+
+Status SqliteStore::once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
+                                  TimePoint now) {
+    STORE_TRY(check_scope(scope));
+    STORE_TRY(check_key("exactly-once key", key));
+    if (!options_.sync_once_log) {
+        std::lock_guard lock(mutex_);
+        return once_complete_locked(scope, key, result_json, now);
+    }
+    OnceOp op;
+    op.complete = true;
+    op.scope = &scope;
+    op.key = key;
+    op.result_json = result_json;
+    op.now = now;
+    run_once(op);
+    return std::move(*op.status);
+}
+
+// Leader/follower group commit: the first waiting thread runs every write queued by then in one
+// transaction; writes queued meanwhile wait for the next leader (one of their own threads).
+void SqliteStore::run_once(OnceOp& op) {
+    std::unique_lock lock(once_mutex_);
+    once_pending_.push_back(&op);
+    while (!op.done) {
+        if (once_leader_) {
+            once_cv_.wait(lock);
+            continue;
+        }
+        once_leader_ = true;
+        std::vector<OnceOp*> batch;
+        batch.swap(once_pending_);
+        lock.unlock();
+        {
+            std::lock_guard db_lock(mutex_);
+            run_once_batch(batch);
+        }
+        lock.lock();
+        for (OnceOp* o : batch) o->done = true;
+        once_leader_ = false;
+        once_cv_.notify_all();
+    }
+}
+
+void SqliteStore::run_once_batch(const std::vector<OnceOp*>& batch) {
+    auto fail_all = [&batch](const Error& error) {
+        for (OnceOp* o : batch) o->fail(error);
+    };
+    if (auto on = full_sync(true); !on) return fail_all(Error{on.error()});
+    {
+        Transaction tx(db_);
+        if (auto begun = tx.begin(); !begun) {
+            fail_all(Error{begun.error()});
+        } else {
+            bool lost = false;
+            for (OnceOp* o : batch) {
+                if (o->complete)
+                    o->status.emplace(once_complete_locked(*o->scope, o->key, o->result_json, o->now));
+                else
+                    o->begun.emplace(once_begin_locked(*o->scope, o->key, o->now));
+                // An error that ended the transaction (I/O, disk full) undid the writes before it too.
+                if (!o->ok() && sqlite3_get_autocommit(db_) != 0) {
+                    const Error error{o->complete ? o->status->error() : o->begun->error()};
+                    fail_all(error);
+                    lost = true;
+                    break;
+                }
+            }
+            if (!lost) {
+                if (auto committed = tx.commit(); !committed) fail_all(Error{committed.error()});
+            }
+        }
+    }
+    // As before group commit: a write whose connection could not switch back reports that error.
+    if (auto off = full_sync(false); !off) {
+        for (OnceOp* o : batch)
+            if (o->ok()) o->fail(Error{off.error()});
+    }
+}
+
+Result<Begun> SqliteStore::once_begin_locked(const Scope& scope, std::string_view key, TimePoint now) {
     const Partition part = conversation_partition(scope);
-    std::lock_guard lock(mutex_);
     std::size_t inserted = 0;
     {
         STORE_STMT(q, kOnceBegin);
-        STORE_TRY(full_sync(true));
         auto changed = q.bind_partition(part).bind_text(3, key).bind_text(4, session_).bind_time(5, now).run();
-        const Status restored = full_sync(false);
         if (!changed) return Error{changed.error()};
-        STORE_TRY(restored);
         inserted = *changed;
     }
     if (inserted == 1) return Begun{OnceState::fresh, {}, now};
@@ -1078,21 +1216,16 @@ Result<Begun> SqliteStore::once_begin(const Scope& scope, std::string_view key, 
     return out;
 }
 
-Status SqliteStore::once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
-                                  TimePoint now) {
-    STORE_TRY(check_scope(scope));
-    STORE_TRY(check_key("exactly-once key", key));
-    std::lock_guard lock(mutex_);
+Status SqliteStore::once_complete_locked(const Scope& scope, std::string_view key, std::string_view result_json,
+                                         TimePoint now) {
     STORE_STMT(q, kOnceComplete);
-    STORE_TRY(full_sync(true));
     q.bind_partition(conversation_partition(scope)).bind_text(3, key).bind_text(4, session_);
     auto done = q.bind_text(5, result_json).bind_time(6, now).run();
-    Status restored = full_sync(false);
     if (!done) {
         if (q.rc() == SQLITE_CONSTRAINT_CHECK) return Error{"sqlite store: the result is not valid JSON"};
         return Error{done.error()};
     }
-    return restored;
+    return {};
 }
 
 Result<bool> SqliteStore::once_release(const Scope& scope, std::string_view key) {
@@ -1106,8 +1239,8 @@ Result<bool> SqliteStore::once_release(const Scope& scope, std::string_view key)
 
 Result<std::vector<InDoubt>> SqliteStore::once_in_doubt(const Scope& scope) {
     STORE_TRY(check_scope(scope));
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kOnceInDoubt);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kOnceInDoubt);
     q.bind_partition(conversation_partition(scope)).bind_text(3, session_);
     std::vector<InDoubt> out;
     for (;;) {
@@ -1163,8 +1296,8 @@ Result<Page> SqliteStore::put_page(const Scope& scope, std::string_view title, s
 }
 
 Result<std::optional<Page>> SqliteStore::get_page(std::string_view slug) {
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kGetPage);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kGetPage);
     q.bind_text(1, slug);
     STORE_STEP(row, q);
     if (!row) return std::optional<Page>();
@@ -1173,8 +1306,8 @@ Result<std::optional<Page>> SqliteStore::get_page(std::string_view slug) {
 
 Result<std::vector<Page>> SqliteStore::list_pages(const Scope& scope) {
     STORE_TRY(check_scope(scope));
-    std::lock_guard lock(mutex_);
-    STORE_STMT(q, kListPages);
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kListPages);
     q.bind_partition(conversation_partition(scope));
     std::vector<Page> out;
     for (;;) {
@@ -1196,26 +1329,23 @@ Result<bool> SqliteStore::delete_page(const Scope& scope, std::string_view slug)
 
 Status SqliteStore::set_setting(const Scope& scope, std::string_view name, std::string_view value,
                                 TimePoint now) {
-  STORE_TRY(check_scope(scope));
-  std::lock_guard lock(mutex_);
-  STORE_STMT(q, kSetSetting);
-  auto changed = q.bind_partition(conversation_partition(scope))
-                     .bind_text(3, name)
-                     .bind_text(4, value)
-                     .bind_time(5, now)
-                     .run();
-  if (!changed) return Error{changed.error()};
-  return {};
+    STORE_TRY(check_scope(scope));
+    std::lock_guard lock(mutex_);
+    STORE_STMT(q, kSetSetting);
+    auto changed =
+        q.bind_partition(conversation_partition(scope)).bind_text(3, name).bind_text(4, value).bind_time(5, now).run();
+    if (!changed) return Error{changed.error()};
+    return {};
 }
 
 Result<std::optional<std::string>> SqliteStore::get_setting(const Scope& scope, std::string_view name) {
-  STORE_TRY(check_scope(scope));
-  std::lock_guard lock(mutex_);
-  STORE_STMT(q, kGetSetting);
-  q.bind_partition(conversation_partition(scope)).bind_text(3, name);
-  STORE_STEP(row, q);
-  if (!row) return std::optional<std::string>();
-  return std::optional<std::string>(q.text(0));
+    STORE_TRY(check_scope(scope));
+    Reader r = reader();
+    STORE_READ_STMT(q, r, kGetSetting);
+    q.bind_partition(conversation_partition(scope)).bind_text(3, name);
+    STORE_STEP(row, q);
+    if (!row) return std::optional<std::string>();
+    return std::optional<std::string>(q.text(0));
 }
 
 }  // namespace sigil::store::sqlite

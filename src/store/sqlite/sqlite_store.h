@@ -13,17 +13,26 @@
 // Isolation by construction: every table holding user data has user_id and conversation_id columns, and
 // every query that reads or changes such data binds both (?1, ?2) from the Scope.
 //
-// Thread-safety: one connection guarded by a mutex; every call locks it for its whole duration, so calls
-// from several threads are serialised (SQLite work is short; handlers do their slow work outside the store).
-// Prepared statements are cached per connection.
+// Thread-safety: writes share one connection guarded by a mutex; every writing call locks it for its whole
+// duration, so writes from several threads are serialised (SQLite work is short; handlers do their slow work
+// outside the store). Reads (get, list, search, recent messages, due tasks, in-doubt keys, pages) run on a
+// second, read-only connection with its own mutex: in WAL mode they read the last committed state and never
+// wait for a write or its fsync (a read started after a write returned sees it). In memory there is one
+// connection for both. Prepared statements are cached per connection.
+//
+// Group commit: with sync_once_log, exactly-once log writes (once_begin, once_complete) that wait at the
+// same time are written in one transaction with one fsync; each call still returns only once its own write
+// is committed with synchronous=FULL, so the durability promise is the same as one commit per call.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "sigil/store/store.h"
 
@@ -100,7 +109,16 @@ public:
                        TimePoint now) override;
     Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) override;
 
-   private:
+private:
+    using StatementCache = std::unordered_map<std::string_view, sqlite3_stmt*>;
+    // A connection to read with, locked for as long as this lives.
+    struct Reader {
+        std::unique_lock<std::mutex> lock;
+        sqlite3* db;
+        StatementCache* statements;
+    };
+    struct OnceOp;
+
     SqliteStore(sqlite3* db, const OpenOptions& options, std::string session);
 
     Status configure(bool in_memory);
@@ -109,6 +127,16 @@ public:
     // The cached prepared statement for `sql`, which must be a string literal: the cache keys on its text
     // without copying it.
     Result<sqlite3_stmt*> prepare(std::string_view sql);
+    static Result<sqlite3_stmt*> prepare_on(sqlite3* db, StatementCache& cache, std::string_view sql);
+    Status open_reader(const std::string& path);
+    Reader reader();
+    // mutex_ held. The exactly-once writes themselves, in whatever transaction is open.
+    Result<Begun> once_begin_locked(const Scope& scope, std::string_view key, TimePoint now);
+    Status once_complete_locked(const Scope& scope, std::string_view key, std::string_view result_json,
+                                TimePoint now);
+    // Runs `op` in the next group commit (sync_once_log) and returns when it is done.
+    void run_once(OnceOp& op);
+    void run_once_batch(const std::vector<OnceOp*>& batch);  // mutex_ held
     Status exec(const char* sql);
     // Bumps a named counter in the meta table (inside the caller's transaction) and returns its new value.
     Result<std::int64_t> next_counter(std::string_view name);
@@ -120,7 +148,16 @@ public:
     OpenOptions options_;
     std::string session_;    // random per instance: tells this instance's running keys from in-doubt ones
     std::string page_salt_;  // random per database
-    std::unordered_map<std::string_view, sqlite3_stmt*> statements_;
+    StatementCache statements_;
+
+    std::mutex reader_mutex_;
+    sqlite3* reader_ = nullptr;  // nullptr in memory: reads use db_
+    StatementCache reader_statements_;
+
+    std::mutex once_mutex_;  // never held while waiting for mutex_
+    std::condition_variable once_cv_;
+    std::vector<OnceOp*> once_pending_;
+    bool once_leader_ = false;  // a thread is running a batch
 };
 
 }  // namespace sigil::store::sqlite
