@@ -271,6 +271,53 @@ TEST(PropertyRegression, InvalidUtf8RightAfterABracketKeepsEventOrder) {
   }
 }
 
+// Calls `f` with every way to cut `size` bytes into non-empty chunks (2^(size-1) of them), as chunk sizes.
+template <class F>
+void for_each_chunking(std::size_t size, F&& f) {
+  std::vector<std::size_t> sizes;
+  const std::uint64_t cuts = size < 2 ? 1 : std::uint64_t{1} << (size - 1);
+  for (std::uint64_t mask = 0; mask < cuts; ++mask) {
+    sizes.clear();
+    std::size_t run = 1;
+    for (std::size_t i = 0; i + 1 < size; ++i, ++run) {
+      if ((mask >> i) & 1U) {
+        sizes.push_back(run);
+        run = 0;
+      }
+    }
+    sizes.push_back(run);
+    f(sizes);
+  }
+}
+
+// A fuzzer find (fuzz/corpus/parser/say-interrupt-utf8-001): in say mode an interrupting bracket ended the
+// open say block one byte past its `]`, on a byte whose input offset the UTF-8 sanitizer may not have
+// resolved yet: `\xed&` fed whole became U+FFFD first (span_end 16), `\xed` held at a chunk's end did not
+// (span_end 17). With the reply ending there, the block's span went past the reply. The block ends where the
+// bracket ends. The replies are short enough to try every chunking.
+TEST(PropertyRegression, SayBlockEndedByABracketIsChunkIndependent) {
+  RunOptions say;
+  say.say = true;
+  for (const std::string& reply : {std::string("<say>a[SEARCH:b]\xed&"), std::string("<say>a[SEARCH:b]\xed"),
+                                   std::string("<say>a[SEARCH:b]\xc3\xa9"), std::string("<say>a[SEARCH:b]x"),
+                                   std::string("<say>a[SEARCH:b]")}) {
+    const EventLog whole = run_events(reply, say, {});
+    EXPECT_TRUE(whole.problems.empty()) << c_literal(reply) << ": " << whole.problems.front();
+    ASSERT_EQ(whole.directives.size(), 2u) << c_literal(reply);
+    EXPECT_EQ(whole.directives[1].action, "say");
+    EXPECT_EQ(whole.directives[1].span_end, whole.directives[0].span_end) << c_literal(reply);
+    int differing = 0;
+    for_each_chunking(reply.size(), [&](const std::vector<std::size_t>& sizes) {
+      const EventLog chunked = run_events(reply, say, sizes);
+      std::string diff = first_difference(whole, chunked);
+      if (diff.empty() && !chunked.problems.empty()) diff = chunked.problems.front();
+      if (!diff.empty() && ++differing <= 3)
+        ADD_FAILURE() << c_literal(reply) << " in chunks " << describe_chunks(sizes) << ": " << diff;
+    });
+    EXPECT_EQ(differing, 0) << c_literal(reply);
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------ known bugs
