@@ -278,7 +278,8 @@ class Parser::Impl {
                  std::uint64_t clean_offset, bool is_say = false, Ending ending = Ending::Complete);
   Validated validate_construct(const Body& body);
   void silence_by_tag(std::uint64_t offset);
-  void start_interrupt();
+  // `end`: the interrupting directive's end (sanitized offset), where an open say block ends (6.2).
+  void start_interrupt(std::uint64_t end);
   void start_say_block();
   void end_say_block(std::uint64_t end);
   void finish_text();
@@ -1658,7 +1659,7 @@ void Parser::Impl::directive(int spelling, std::string action, Validated v, std:
       gap(GapKind::Directive);
     }
   }
-  if (e.interrupts && !interrupted_) start_interrupt();
+  if (e.interrupts && !interrupted_) start_interrupt(end);
 }
 
 void Parser::Impl::silence_by_tag(std::uint64_t offset) {
@@ -1677,12 +1678,14 @@ void Parser::Impl::silence_by_tag(std::uint64_t offset) {
   }
 }
 
-
-void Parser::Impl::start_interrupt() {
-  if (in_say_block_) end_say_block(pos_ + 1);
+// The block and the interruption end where the directive ends, not at the byte being read: a bracket is
+// final only one byte after its `]` (or at a held lead byte, a U+FFFD, the end), and that byte's input
+// offset may not be known yet (the sanitizer may still hold it), so it would depend on chunking.
+void Parser::Impl::start_interrupt(std::uint64_t end) {
+  if (in_say_block_) end_say_block(end);
   finish_text();
   interrupted_ = true;
-  interrupt_pos_ = pos_ + 1;
+  interrupt_pos_ = end;
   chain_open_ = true;
 }
 

@@ -271,6 +271,64 @@ TEST(PropertyRegression, InvalidUtf8RightAfterABracketKeepsEventOrder) {
   }
 }
 
+// Calls `f` with chunk sizes for every way to cut the last `window` bytes of `size` (2^window ways), the
+// bytes before them fed once whole and once one at a time: every chunking where it matters, at a bounded
+// cost.
+template <class F>
+void for_each_chunking_near_end(std::size_t size, std::size_t window, F&& f) {
+  window = std::min(window, size);
+  const std::size_t head = size - window;
+  std::vector<std::size_t> sizes;
+  for (bool head_by_byte : {false, true}) {
+    for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << window); ++mask) {
+      sizes.clear();
+      if (head_by_byte)
+        sizes.assign(head, 1);
+      else if (head > 0)
+        sizes.push_back(head);
+      // Bit i set: a cut right before byte head + i.
+      std::size_t run = 0;
+      for (std::size_t i = 0; i < window; ++i) {
+        if (((mask >> i) & 1U) != 0 && run > 0) {
+          sizes.push_back(run);
+          run = 0;
+        }
+        ++run;
+      }
+      if (run > 0) sizes.push_back(run);
+      f(sizes);
+    }
+  }
+}
+
+// A fuzzer find (fuzz/corpus/parser/say-interrupt-utf8-001): in say mode an interrupting bracket ended the
+// open say block one byte past its `]`, on a byte whose input offset the UTF-8 sanitizer may not have
+// resolved yet: `\xed&` fed whole became U+FFFD first (span_end 16), `\xed` held at a chunk's end did not
+// (span_end 17). With the reply ending there, the block's span went past the reply. The block ends where the
+// bracket ends. Every chunking of the last 8 bytes (from inside the bracket on) is tried.
+TEST(PropertyRegression, SayBlockEndedByABracketIsChunkIndependent) {
+  RunOptions say;
+  say.say = true;
+  for (const std::string& reply : {std::string("<say>a[SEARCH:b]\xed&"), std::string("<say>a[SEARCH:b]\xed"),
+                                   std::string("<say>a[SEARCH:b]\xc3\xa9"), std::string("<say>a[SEARCH:b]x"),
+                                   std::string("<say>a[SEARCH:b]")}) {
+    const EventLog whole = run_events(reply, say, {});
+    EXPECT_TRUE(whole.problems.empty()) << c_literal(reply) << ": " << whole.problems.front();
+    ASSERT_EQ(whole.directives.size(), 2u) << c_literal(reply);
+    EXPECT_EQ(whole.directives[1].action, "say");
+    EXPECT_EQ(whole.directives[1].span_end, whole.directives[0].span_end) << c_literal(reply);
+    int differing = 0;
+    for_each_chunking_near_end(reply.size(), 8, [&](const std::vector<std::size_t>& sizes) {
+      const EventLog chunked = run_events(reply, say, sizes);
+      std::string diff = first_difference(whole, chunked);
+      if (diff.empty() && !chunked.problems.empty()) diff = chunked.problems.front();
+      if (!diff.empty() && ++differing <= 3)
+        ADD_FAILURE() << c_literal(reply) << " in chunks " << describe_chunks(sizes) << ": " << diff;
+    });
+    EXPECT_EQ(differing, 0) << c_literal(reply);
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------------------------------------ known bugs

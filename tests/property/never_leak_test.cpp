@@ -60,7 +60,13 @@ std::string check_directives(const EventLog& log, const MarkedReply& m, bool byt
     const std::uint64_t fed = log.directive_fed[i];
     // Tags are final at the last byte of their closing markup; brackets one byte later (3.4, 11.5), also
     // when that byte starts a multi-byte character (PropertyRegression.BracketIsFinalOneByteAfterItsClose).
-    const bool bracket = m.reply[d.span_begin] == '[';
+    // A say block that an interrupting bracket ended ends where that bracket ends, and is final with it.
+    const auto ends_with_bracket = [&](std::size_t j) {
+      return j < log.directives.size() && m.reply[log.directives[j].span_begin] == '[' &&
+             log.directives[j].span_end == d.span_end;
+    };
+    const bool bracket =
+        m.reply[d.span_begin] == '[' || (d.action == "say" && i > 0 && ends_with_bracket(i - 1));
     const std::uint64_t latest = bracket ? d.span_end + 1 : d.span_end;
     if (byte_by_byte && fed != EventLog::kAtFinish && (fed < d.span_end || fed > latest))
       return "directive " + std::to_string(i) + " (" + d.action + ", span [" + std::to_string(d.span_begin) + ", " +
