@@ -129,6 +129,21 @@ std::size_t complete_prefix(std::string_view s) {
 
 }  // namespace
 
+std::string_view ChatOutbox::shown() const {
+  return use_append_ ? std::string_view(msg_).substr(0, open_.shown_size) : std::string_view(open_.shown);
+}
+
+void ChatOutbox::set_shown(std::string_view visible) {
+  open_.shown_size = visible.size();
+  if (!use_append_) open_.shown.assign(visible);
+}
+
+// Appending: what is shown is a prefix of the text, so equal lengths mean equal texts (no compare of the
+// whole message per piece).
+bool ChatOutbox::shows(std::string_view visible) const {
+  return use_append_ ? visible.size() == open_.shown_size : visible == open_.shown;
+}
+
 void ChatOutbox::append_visible(std::string_view piece) {
   std::string joined;
   if (!partial_.empty()) {
@@ -158,9 +173,9 @@ void ChatOutbox::split_overflow() {
   // Trailing whitespace alone never splits: the next piece may not come.
   while (auto cut = split_once(rtrim(msg_), caps_.text_limit, caps_.text_unit)) {
     // Appended text cannot be taken back: if more is shown than the cut keeps, the message ends there.
-    if (use_append_ && !open_.id.empty() && !std::string_view(cut->head).starts_with(open_.shown)) {
-      cut->head = open_.shown;
-      cut->consumed = open_.shown.size();
+    if (use_append_ && !open_.id.empty() && !std::string_view(cut->head).starts_with(shown())) {
+      cut->head = std::string(shown());
+      cut->consumed = open_.shown_size;
       cut->reopen.clear();
     }
     finish_message(cut->head);
@@ -179,23 +194,23 @@ void ChatOutbox::stream_update() {
     // A failed first send is tried again by the next update, and reported if the final one fails.
     if (!r.ok) return;
     open_.id = r.id;
-    open_.shown = std::string(visible);
+    set_shown(visible);
     open_.last_update = clock_.now();
     ++report_.messages_sent;
     reply_ids_.push_back(r.id);
     return;
   }
-  if (visible == open_.shown) return;
+  if (shows(visible)) return;
   if (clock_.now() - open_.last_update < edit_interval_) return;
   if (!take_token(false)) return;
   ChannelResult r;
   if (use_append_) {
-    r = call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown.size())); });
+    r = call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown_size)); });
   } else {
     r = call([&] { return channel_.edit_text(open_.id, visible); });
   }
   if (!r.ok) return;  // caught up by a later update or the final one
-  open_.shown = std::string(visible);
+  set_shown(visible);
   open_.last_update = clock_.now();
   ++report_.edits;
 }
@@ -218,11 +233,11 @@ void ChatOutbox::finish_message(std::string_view head) {
     open_ = {};
     return;
   }
-  if (head != open_.shown) {
+  if (head != shown()) {
     take_token(true);
     ChannelResult r;
-    if (use_append_ && head.starts_with(open_.shown)) {
-      r = call([&] { return channel_.append_text(open_.id, head.substr(open_.shown.size())); });
+    if (use_append_ && head.starts_with(shown())) {
+      r = call([&] { return channel_.append_text(open_.id, head.substr(open_.shown_size)); });
     } else if (caps_.edits) {
       r = call([&] { return channel_.edit_text(open_.id, head); });
     } else {
@@ -247,9 +262,9 @@ void ChatOutbox::flush_text() {
   }
   if (caps_.text_limit != 0) {
     while (auto cut = split_once(rtrim(msg_), caps_.text_limit, caps_.text_unit)) {
-      if (use_append_ && !open_.id.empty() && !std::string_view(cut->head).starts_with(open_.shown)) {
-        cut->head = open_.shown;
-        cut->consumed = open_.shown.size();
+      if (use_append_ && !open_.id.empty() && !std::string_view(cut->head).starts_with(shown())) {
+        cut->head = std::string(shown());
+        cut->consumed = open_.shown_size;
         cut->reopen.clear();
       }
       finish_message(cut->head);
@@ -262,7 +277,7 @@ void ChatOutbox::flush_text() {
     finish_message(last);
     ++split_parts_;
   } else if (!open_.id.empty()) {
-    finish_message(open_.shown);
+    finish_message(std::string(shown()));
   }
   if (split_parts_ > 1) {
     note(DeliveryNote::Outcome::Split, "text", std::to_string(split_parts_) + " messages",
@@ -466,14 +481,13 @@ void ChatOutbox::react(const exec::Delivery& d) {
   // Streamed text written before the reaction is shown before it.
   if (streaming_ && !open_.id.empty()) {
     const std::string_view visible = rtrim(msg_);
-    if (visible != open_.shown && (!use_append_ || visible.starts_with(open_.shown))) {
+    if (!shows(visible)) {
       take_token(true);
       const ChannelResult u =
-          use_append_
-              ? call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown.size())); })
-              : call([&] { return channel_.edit_text(open_.id, visible); });
+          use_append_ ? call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown_size)); })
+                      : call([&] { return channel_.edit_text(open_.id, visible); });
       if (u.ok) {
-        open_.shown = std::string(visible);
+        set_shown(visible);
         open_.last_update = clock_.now();
         ++report_.edits;
       }

@@ -100,11 +100,18 @@ class ChatOutbox final : public exec::Outbox {
   // One text message in progress: msg_ is its whole text so far (leading whitespace removed).
   struct Open {
     std::string id;     // empty: not sent yet
-    std::string shown;  // what the channel shows now
+    // What the channel shows now: its length, and (editing channels only) a copy. On an appending channel
+    // it is always a prefix of msg_, so no copy is kept: copying it on every append made streaming a long
+    // message quadratic.
+    std::size_t shown_size = 0;
+    std::string shown;
     Clock::time_point last_update{};
   };
 
   bool wants_stream() const;
+  std::string_view shown() const;
+  void set_shown(std::string_view visible);
+  bool shows(std::string_view visible) const;  // `visible` (the open message's text now) is what is shown
   // Channel calls, exceptions caught. `required`: wait for a rate-limit token; otherwise give up if none.
   bool take_token(bool required);
   ChannelResult call(const std::function<ChannelResult()>& fn);
