@@ -374,20 +374,42 @@ class HttpServer::Impl {
   bool turn_opened(const std::string& turn_id, const std::string& user, const std::string& conversation) {
     std::lock_guard lock(mu_);
     if (stopping_) return false;
-    open_turns_.emplace(turn_id, std::make_pair(user, conversation));
+    open_turns_.emplace(turn_id, OpenTurn{user, conversation, false});
     ++turns_total_;
     return true;
   }
+  // The turn's answer is complete and about to be sent; the turn closes a moment later (turn_closed).
+  // A retry with the same Idempotency-Key that arrives in between is not "still running".
+  void turn_answered(const std::string& turn_id) {
+    std::lock_guard lock(mu_);
+    auto [begin, end] = open_turns_.equal_range(turn_id);
+    for (auto it = begin; it != end; ++it) {
+      if (!it->second.answered) {
+        it->second.answered = true;
+        return;
+      }
+    }
+  }
+  // Whether a turn of this id runs and has not answered yet.
+  bool turn_running(const std::string& turn_id) {
+    std::lock_guard lock(mu_);
+    auto [begin, end] = open_turns_.equal_range(turn_id);
+    return std::any_of(begin, end, [](const auto& entry) { return !entry.second.answered; });
+  }
   void turn_closed(const std::string& turn_id) {
     std::lock_guard lock(mu_);
-    open_turns_.erase(turn_id);
+    // One entry: an answered one first (a retry of the same id may already be running).
+    auto [begin, end] = open_turns_.equal_range(turn_id);
+    auto it = std::find_if(begin, end, [](const auto& entry) { return entry.second.answered; });
+    if (it == end) it = begin;
+    if (it != open_turns_.end() && it->first == turn_id) open_turns_.erase(it);
     turns_cv_.notify_all();
   }
   // A client may cancel only the turns of its own conversation.
   bool owns_turn(const std::string& turn_id, const std::string& user, const std::string& conversation) {
     std::lock_guard lock(mu_);
     auto it = open_turns_.find(turn_id);
-    return it != open_turns_.end() && it->second.first == user && it->second.second == conversation;
+    return it != open_turns_.end() && it->second.user == user && it->second.conversation == conversation;
   }
 
   // Registered for stop(). Expired entries are swept when the list has doubled since the last sweep, so
@@ -428,7 +450,12 @@ class HttpServer::Impl {
   std::mutex mu_;
   std::condition_variable turns_cv_;
   bool stopping_ = false;
-  std::map<std::string, std::pair<std::string, std::string>> open_turns_;  // id -> (user, conversation)
+  struct OpenTurn {
+    std::string user, conversation;
+    bool answered = false;  // turn_answered(): its answer is out, it only has to close
+  };
+  // By id; an id repeats while an answered completion's retry (same Idempotency-Key) already runs.
+  std::multimap<std::string, OpenTurn> open_turns_;
   std::vector<std::weak_ptr<Closable>> sessions_;
   std::size_t sweep_at_ = 64;
   std::map<std::string, std::uint64_t> requests_;
@@ -1223,12 +1250,7 @@ void HttpServer::Impl::Session::start_completion(const Request& req) {
         {429, server_.rate_message(wait), "rate_limit_error", {}, "rate_limit_exceeded"});
     return send(std::move(res), req.keep_alive());
   }
-  bool running = false;
-  {
-    std::lock_guard lock(server_.mu_);
-    running = server_.open_turns_.contains(t.turn_id);
-  }
-  if (running) {
+  if (server_.turn_running(t.turn_id)) {
     return reply(409,
                  completions::error_body(
                      {409,
@@ -1245,11 +1267,17 @@ void HttpServer::Impl::Session::start_completion(const Request& req) {
   stream_.expires_never();
   watch_client();  // also for a non-stream answer: a client that hangs up cancels the turn
   completions::CompletionObserver::Callbacks callbacks;
-  callbacks.write = [self = shared_from_this()](std::string bytes, bool last) {
-    if (last) self->mark_turn_ended();
+  callbacks.write = [self = shared_from_this(), server = &server_, id = t.turn_id](std::string bytes,
+                                                                                   bool last) {
+    if (last) {
+      server->turn_answered(id);
+      self->mark_turn_ended();
+    }
     self->post_event(std::move(bytes), last);
   };
-  callbacks.respond = [self = shared_from_this(), version](int status, std::string body) {
+  callbacks.respond = [self = shared_from_this(), version, server = &server_, id = t.turn_id](
+                          int status, std::string body) {
+    server->turn_answered(id);
     self->mark_turn_ended();
     asio::post(self->stream_.get_executor(), [self, version, status, body = std::move(body)]() mutable {
       if (self->closed_) return;
