@@ -52,6 +52,7 @@ const FORBIDDEN = [
   /"value"\s*:/,
   /NO_REPLY|NO_MESSAGE|no-reply|no_reply/,
   /SECRET-THOUGHT|wants the tour/,  // the text inside the reply's <think> region
+  /HIDDEN-THOUGHT/,  // text outside the say blocks of a say-mode reply
   /emoji=/,
   /-->/,
 ];
@@ -397,6 +398,23 @@ async function main() {
       await assertNoMarkupSeen(page, "the late-silence turn");
     });
 
+    await check("say mode: a switch of the conversation; only say blocks show, each its own paragraph", async () => {
+      const toggle = page.locator("#say-mode");
+      assert.equal(await toggle.isChecked(), false, "off until chosen");
+      await toggle.check();
+      await page.waitForFunction(() => !document.getElementById("say-mode").disabled);
+      assert.equal(await toggle.isChecked(), true, "the server confirmed it");
+      const { turn } = await send(page, "Say mode please");
+      const paragraphs = await assistantOf(page, turn).locator(".bubble > .text").allInnerTexts();
+      assert.deepEqual(paragraphs, ["First block.", "Second block."]);
+      await assertNoMarkupSeen(page, "the say-mode turn");
+      await toggle.uncheck();
+      await page.waitForFunction(() => {
+        const t = document.getElementById("say-mode");
+        return !t.disabled && !t.checked;
+      });
+    });
+
     await check("reactions are on the right messages only", async () => {
       const all = await page.locator("#transcript > li").evaluateAll((lis) =>
         lis.map((l) => [l.dataset.role, l.querySelector(".text")?.textContent ?? "", l.querySelectorAll(".reaction").length]),
@@ -408,6 +426,7 @@ async function main() {
         "Now a voice note please": 0,
         "Please stay silent now": 1,
         "Oh, never mind that": 0,
+        "Say mode please": 0,
       };
       for (const [role, text, n] of all) {
         if (role === "assistant") assert.equal(n, 0, `no reaction on an answer: ${JSON.stringify(all)}`);
@@ -505,7 +524,7 @@ async function main() {
     await check("after a reload the history shows, without markup", async () => {
       await page.reload();
       await page.waitForSelector("#status[data-state=online]");
-      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 9);
+      await page.waitForFunction(() => document.querySelectorAll("#transcript > li.user").length >= 10);
       const users = await page.locator("#transcript > li.user .text").allInnerTexts();
       assert.deepEqual(users, [
         "Please remind me to stretch in a minute",
@@ -514,6 +533,7 @@ async function main() {
         "Now a voice note please",
         "Please stay silent now",
         "Oh, never mind that",
+        "Say mode please",
         "Tell me a long story",
         "x",
         "still there?",
