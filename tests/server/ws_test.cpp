@@ -554,7 +554,21 @@ TEST_F(WsTest, TwoWatchersBothGetATurnAndOtherConversationsDoNot) {
   EXPECT_EQ(from_b.front().at("type"), "turn");
   EXPECT_EQ(from_b.front().at("client_id"), "x");
   EXPECT_EQ(from_a.back().at("turn"), from_b.back().at("turn"));
-  EXPECT_EQ(from_a.size(), from_b.size());
+  // The same events; text frames may be merged differently per connection (FrameQueue), so compare the
+  // text and the order of the other frames, not frame counts.
+  auto summary = [](const std::vector<json::object>& frames) {
+    std::string text;
+    std::vector<std::string> others;
+    for (const auto& f : frames) {
+      if (f.at("type") == "text")
+        text += str(f.at("text"));
+      else
+        others.push_back(str(f.at("type")));
+    }
+    return std::make_pair(text, others);
+  };
+  EXPECT_EQ(summary(from_a), summary(from_b));
+  EXPECT_FALSE(summary(from_a).first.empty());
 
   // c2 saw none of it: the first frame it gets is its own turn.
   other->send({{"type", "message"}, {"text", "hello c2"}, {"client_id", "mine"}});
