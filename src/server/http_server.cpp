@@ -847,16 +847,27 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
     return user;
   }
 
+  // The user of a /v1/conversations/{id}/... request (from its query), after checking the query and the
+  // conversation id; nullopt when the request was answered with an error.
+  std::optional<std::string> conversation_user(unsigned version, bool keep, const std::string& conversation,
+                                               beast::string_view target) {
+    auto q = query_params(std::string_view(target.data(), target.size()));
+    if (!q) {
+      send(error_response(version, http::status::bad_request, "malformed query string"), keep);
+      return std::nullopt;
+    }
+    if (!valid_conversation_id(conversation)) {
+      send(error_response(version, http::status::bad_request,
+                          "conversation id must be 1 to 128 of A-Z a-z 0-9 . _ -"),
+           keep);
+      return std::nullopt;
+    }
+    return query_user(version, keep, *q);
+  }
+
   void serve_history(unsigned version, bool keep, const std::string& conversation,
                      beast::string_view target) {
-    auto q = query_params(std::string_view(target.data(), target.size()));
-    if (!q) return send(error_response(version, http::status::bad_request, "malformed query string"), keep);
-    if (!valid_conversation_id(conversation)) {
-      return send(error_response(version, http::status::bad_request,
-                                 "conversation id must be 1 to 128 of A-Z a-z 0-9 . _ -"),
-                  keep);
-    }
-    auto user = query_user(version, keep, *q);
+    auto user = conversation_user(version, keep, conversation, target);
     if (!user) return;
     auto history = client_history(server_.store_, *user, conversation);
     if (!history.ok()) {
@@ -874,14 +885,7 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
   // every page watching the conversation (a "settings" frame).
   void serve_settings(unsigned version, bool keep, const std::string& conversation, beast::string_view target,
                       const std::string* body) {
-    auto q = query_params(std::string_view(target.data(), target.size()));
-    if (!q) return send(error_response(version, http::status::bad_request, "malformed query string"), keep);
-    if (!valid_conversation_id(conversation)) {
-      return send(error_response(version, http::status::bad_request,
-                                 "conversation id must be 1 to 128 of A-Z a-z 0-9 . _ -"),
-                  keep);
-    }
-    auto user = query_user(version, keep, *q);
+    auto user = conversation_user(version, keep, conversation, target);
     if (!user) return;
     if (body != nullptr) {
       boost::system::error_code ec;
