@@ -166,6 +166,15 @@ class Reader {
                        c.public_url.rfind("https://", 0) != 0)
                      fail(n, k, "must start with http:// or https://");
                  }},
+                {"allowed_origins",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.allowed_origins = strings(n, k, false);
+                   for (const std::string& o : c.allowed_origins)
+                     if (o.rfind("http://", 0) != 0 && o.rfind("https://", 0) != 0)
+                       fail(n, k, "entries must be origins like \"https://tools.example.com\"");
+                 }},
+                {"allowed_hosts",
+                 [&](const toml::node& n, const std::string& k) { c.allowed_hosts = strings(n, k, false); }},
             });
   }
 

@@ -34,6 +34,10 @@ struct ServerConfig {
   // The address published pages are linked with; empty: http://HOST:PORT (a relative /pages/... link when
   // the port is chosen at start).
   std::string public_url;
+  // Browser pages of other origins that may use the API and WebSocket (docs/security.md).
+  std::vector<std::string> allowed_origins;
+  // Further names the gateway answers to in the Host header ("*": any; the default stops DNS rebinding).
+  std::vector<std::string> allowed_hosts;
 };
 
 struct StoreConfig {

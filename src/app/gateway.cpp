@@ -200,6 +200,9 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.media_dir = (data_dir_ / "media").string();
     o.messages_per_minute = config_.server.messages_per_minute;
     o.message_burst = config_.server.message_burst;
+    o.public_url = config_.server.public_url;
+    o.allowed_origins = config_.server.allowed_origins;
+    o.allowed_hosts = config_.server.allowed_hosts;
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
   }
   scheduler_ = std::make_unique<actions::Scheduler>(

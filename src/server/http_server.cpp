@@ -1,6 +1,8 @@
 // The only translation unit that includes Beast for the server (Beast compiles slowly).
 #include "sigil/server/http_server.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -41,9 +43,11 @@
 #include "server/frame_queue.h"
 #include "server/media_store.h"
 #include "server/mime_types.h"
+#include "server/origin_policy.h"
 #include "server/rate_limiter.h"
 #include "server/turn_broadcaster.h"
 #include "server/ws_frames.h"
+#include "sigil/text/utf8.h"
 
 namespace sigil::server {
 namespace {
@@ -56,12 +60,21 @@ namespace json = boost::json;
 using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
 
+// A published page is the model's HTML: it runs sandboxed, in an opaque origin of its own (`sandbox` without
+// allow-same-origin), so even with scripts allowed it can neither read the chat's storage nor talk to the
+// gateway as the gateway's origin (its requests carry `Origin: null`, which the server refuses). No forms, no
+// framing, no <base>, no plugins; `allow-scripts` only when the operator allowed page scripts.
 constexpr std::string_view kPageCsp =
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'none'";
+    "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'none'; "
+    "form-action 'none'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 constexpr std::string_view kPageCspScripts =
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'unsafe-inline'";
+    "sandbox allow-scripts; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; "
+    "script-src 'unsafe-inline'; connect-src 'none'; form-action 'none'; frame-ancestors 'none'; "
+    "base-uri 'none'; object-src 'none'";
 constexpr std::string_view kWebCsp =
     "default-src 'self'; media-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
+// GET .../messages answers at most this much message text (newest first), however much is stored.
+constexpr std::size_t kHistoryAnswerBytes = std::size_t{8} << 20;
 // A client that has not sent a whole request by then is dropped, so idle sockets cannot pile up.
 constexpr auto kRequestTimeout = 30s;
 
@@ -86,12 +99,26 @@ json::object client_delivery_json(const exec::Delivery& d) {
   return o;
 }
 
+// What goes out in a WebSocket text frame or an SSE line must be UTF-8 (a browser drops a WebSocket that
+// sends anything else), but an upstream error message or a stored text may not be: each ill-formed unit
+// becomes U+FFFD. The check is one pass; a repair is rare.
+std::string valid_utf8(std::string text) {
+  if (text::is_valid_utf8(text)) return text;
+  std::string out;
+  out.reserve(text.size() + 8);
+  text::Utf8Sanitizer sanitizer;
+  auto append = [&out](std::string_view piece) { out.append(piece); };
+  sanitizer.feed(text, append);
+  sanitizer.finish(append);
+  return out;
+}
+
 // One SSE event; boost::json never writes a raw newline, so `data:` is always one line.
 std::string sse_event(std::string_view event, const json::value& data) {
   std::string out = "event: ";
   out.append(event);
   out += "\ndata: ";
-  out += json::serialize(data);
+  out += valid_utf8(json::serialize(data));
   out += "\n\n";
   return out;
 }
@@ -226,6 +253,36 @@ std::string ascii_file_name(std::string_view name) {
   return out.empty() ? "file" : out;
 }
 
+// Asio opens and accepts sockets without SOCK_CLOEXEC: a child started meanwhile (espeak-ng, a named
+// command) would inherit them. The launcher closes what it does not hand over, and this closes the rest.
+void set_cloexec(int fd) {
+  const int flags = ::fcntl(fd, F_GETFD);
+  if (flags >= 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+// The peer's address, for the per-address rate limit ("" when the socket has none any more).
+std::string remote_address(const tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  return ec ? std::string() : endpoint.address().to_string();
+}
+
+std::string_view header_value(const http::request<http::string_body>& req, http::field field) {
+  auto it = req.find(field);
+  return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
+}
+
+// "application/json" with or without parameters (charset), any case.
+bool is_json_content_type(std::string_view value) {
+  value = value.substr(0, value.find(';'));
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  constexpr std::string_view json = "application/json";
+  return value.size() == json.size() &&
+         std::equal(value.begin(), value.end(), json.begin(),
+                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
 bool is_loopback(const std::string& host) {
   if (host == "localhost") return true;
   boost::system::error_code ec;
@@ -275,6 +332,8 @@ class HttpServer::Impl {
         hub_(std::make_shared<ConversationHub>()),
         media_(std::make_shared<MediaStore>(options_.media_dir)),
         limiter_(options_.messages_per_minute, options_.message_burst),
+        address_limiter_(options_.messages_per_minute * options_.address_rate_factor,
+                         static_cast<unsigned>(options_.message_burst * options_.address_rate_factor)),
         rng_(std::random_device{}()) {}
 
   ~Impl() { stop(); }
@@ -289,6 +348,8 @@ class HttpServer::Impl {
   std::atomic<std::size_t> ws_open_{0};
   std::atomic<std::uint64_t> rate_limited_{0};
   std::atomic<std::uint64_t> connections_refused_{0};
+  std::atomic<std::uint64_t> refused_host_{0};
+  std::atomic<std::uint64_t> refused_origin_{0};
 
   agent::Agent& agent_;
   store::Store& store_;
@@ -296,6 +357,8 @@ class HttpServer::Impl {
   const std::shared_ptr<ConversationHub> hub_;
   const std::shared_ptr<MediaStore> media_;
   RateLimiter limiter_;
+  RateLimiter address_limiter_;         // keyed by the peer's address: a client cannot choose it
+  std::optional<OriginPolicy> policy_;  // set by start(), once the port is bound
 
   TurnBroadcaster::Shared broadcast_target() { return {hub_, media_, &store_}; }
 
@@ -304,9 +367,11 @@ class HttpServer::Impl {
     ++requests_[label];
   }
 
-  // 0: allowed; else the seconds to wait (and the refusal is counted).
-  double rate_check(const std::string& user) {
-    const double wait = limiter_.take(user);
+  // 0: allowed; else the seconds to wait (and the refusal is counted). Both the user's bucket and the peer
+  // address's: rotating the client-chosen user id does not get past the second.
+  double rate_check(const std::string& user, const std::string& address) {
+    double wait = address.empty() ? 0 : address_limiter_.take(address);
+    if (wait <= 0) wait = limiter_.take(user);
     if (wait > 0) ++rate_limited_;
     return wait;
   }
@@ -348,6 +413,16 @@ class HttpServer::Impl {
         "# TYPE sigil_connections_refused_total counter\n"
         "sigil_connections_refused_total " +
         std::to_string(connections_refused_.load()) +
+        "\n"
+        "# HELP sigil_refused_host_total Requests refused with 421: the Host header named another host.\n"
+        "# TYPE sigil_refused_host_total counter\n"
+        "sigil_refused_host_total " +
+        std::to_string(refused_host_.load()) +
+        "\n"
+        "# HELP sigil_refused_origin_total Requests refused with 403: a browser page of another origin.\n"
+        "# TYPE sigil_refused_origin_total counter\n"
+        "sigil_refused_origin_total " +
+        std::to_string(refused_origin_.load()) +
         "\n"
         "# HELP sigil_connections_open Open connections (HTTP and WebSocket).\n"
         "# TYPE sigil_connections_open gauge\n"
@@ -471,12 +546,13 @@ class HttpServer::Impl::WsSession final : public Watcher,
                                           public std::enable_shared_from_this<WsSession> {
  public:
   WsSession(Impl& server, beast::tcp_stream&& stream, ConnectionSlot slot, std::string user,
-            std::string conversation)
+            std::string conversation, std::string address)
       : server_(server),
         ws_(std::move(stream)),
         slot_(std::move(slot)),
         user_(std::move(user)),
-        conversation_(std::move(conversation)) {
+        conversation_(std::move(conversation)),
+        address_(std::move(address)) {
     ++server_.ws_open_;
   }
   ~WsSession() override { --server_.ws_open_; }
@@ -516,11 +592,14 @@ class HttpServer::Impl::WsSession final : public Watcher,
     // Watch first, then read the history: a frame broadcast in between is posted behind this handler,
     // so hello still goes out first.
     server_.hub_->watch(user_, conversation_, shared_from_this());
-    auto history = client_history(server_.store_, user_, conversation_);
+    // A bounded page of history, whatever the conversation holds (the rest: GET .../messages).
+    const HistoryWindow window{50, server_.options_.greeting_history_bytes,
+                               server_.options_.greeting_message_bytes};
+    auto history = client_history(server_.store_, user_, conversation_, window);
     if (!history.ok()) {
       enqueue(std::make_shared<const std::string>(
           error_frame("store: cannot read the history: " + history.error(), std::nullopt)));
-      history = boost::json::array{};
+      history = ClientHistory{};
     }
     auto say_mode = server_.agent_.say_mode(user_, conversation_);
     if (!say_mode.ok()) {
@@ -529,7 +608,7 @@ class HttpServer::Impl::WsSession final : public Watcher,
     }
     enqueue(std::make_shared<const std::string>(
         hello_frame(user_, conversation_, server_.options_.model_label, server_.options_.replay_model,
-                    std::move(*history), say_mode.ok() && *say_mode)));
+                    std::move(history->messages), history->more, say_mode.ok() && *say_mode)));
     do_read();
   }
 
@@ -545,6 +624,7 @@ class HttpServer::Impl::WsSession final : public Watcher,
   // Text frames of a turn that pile up behind a write in flight go out merged (FrameQueue).
   void enqueue(std::shared_ptr<const std::string> frame) {
     if (closed_) return;
+    if (!text::is_valid_utf8(*frame)) frame = std::make_shared<const std::string>(valid_utf8(*frame));
     queue_.push(std::move(frame));
     if (!queue_.writing()) write_next();
   }
@@ -610,7 +690,7 @@ class HttpServer::Impl::WsSession final : public Watcher,
       if (body == nullptr || !body->is_string() || body->as_string().empty()) {
         return error("malformed frame: \"text\" must be a non-empty string", client_id);
       }
-      if (const double wait = server_.rate_check(user_); wait > 0)
+      if (const double wait = server_.rate_check(user_, address_); wait > 0)
         return error(server_.rate_message(wait), client_id);
       const std::string turn_id = server_.new_turn_id();
       if (!server_.turn_opened(turn_id, user_, conversation_)) return error("server is stopping", client_id);
@@ -662,6 +742,7 @@ class HttpServer::Impl::WsSession final : public Watcher,
   std::optional<http::request<http::string_body>> upgrade_;
   const std::string user_;
   const std::string conversation_;
+  const std::string address_;
   beast::flat_buffer buffer_;
   std::mutex inbox_mu_;
   std::vector<std::shared_ptr<const std::string>> inbox_;  // from the hub, not yet on the strand
@@ -675,7 +756,10 @@ class HttpServer::Impl::WsSession final : public Watcher,
 class HttpServer::Impl::Session : public Closable, public std::enable_shared_from_this<Session> {
  public:
   Session(Impl& server, tcp::socket socket, ConnectionSlot slot)
-      : server_(server), stream_(std::move(socket)), slot_(std::move(slot)) {}
+      : server_(server),
+        address_(remote_address(socket)),
+        stream_(std::move(socket)),
+        slot_(std::move(slot)) {}
 
   void run() {
     asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
@@ -722,6 +806,7 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
       const Request& req = parser_->get();
       const Route route = route_of(std::string_view(req.target().data(), req.target().size()));
       server_.count_request(route.label);
+      if (!admitted(req, route, false)) return;
       if (!authorized(req)) return send_unauthorized(req.version(), false);
       return send(error_response(
                       req.version(), http::status::payload_too_large,
@@ -754,10 +839,61 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
   }
 
   // Routes that need no token: health, the embedded page (public, no data in it), media (the 256-bit hash
-  // is the capability) and the WebSocket (which checks its own, from the query or the header).
+  // is the capability), published pages (the unguessable slug is) and the WebSocket (which checks its own,
+  // from the query or the header).
   static bool public_route(Route::Kind kind) {
     return kind == Route::Kind::Health || kind == Route::Kind::Media || kind == Route::Kind::Index ||
-           kind == Route::Kind::Asset || kind == Route::Kind::WebSocket;
+           kind == Route::Kind::Asset || kind == Route::Kind::WebSocket || kind == Route::Kind::Page;
+  }
+
+  // Routes any site may read (they carry nothing of a conversation's but what their URL is the capability
+  // for): a foreign Origin is no reason to refuse them.
+  static bool cross_origin_readable(Route::Kind kind) {
+    return kind == Route::Kind::Health || kind == Route::Kind::Media || kind == Route::Kind::Index ||
+           kind == Route::Kind::Asset || kind == Route::Kind::Page;
+  }
+
+  // Routes whose body is JSON: a browser sends text/plain cross-site without asking first, never JSON.
+  static bool json_body_route(Route::Kind kind, http::verb method) {
+    return (kind == Route::Kind::Messages && method == http::verb::post) ||
+           (kind == Route::Kind::Settings && method == http::verb::put) ||
+           (kind == Route::Kind::Completions && method == http::verb::post);
+  }
+
+  // The Host, Origin and Content-Type checks (docs/security.md); false after answering the refusal.
+  bool admitted(const Request& req, const Route& route, bool keep) {
+    const unsigned version = req.version();
+    const OriginPolicy& policy = *server_.policy_;
+    const std::string_view host = header_value(req, http::field::host);
+    if (route.kind != Route::Kind::Health && !policy.host_allowed(host)) {
+      ++server_.refused_host_;
+      send(error_response(version, http::status::misdirected_request,
+                          "this gateway does not answer to the host name in the Host header; add it to "
+                          "[server] allowed_hosts if it is one of its names"),
+           keep);
+      return false;
+    }
+    const auto origin = req.find(http::field::origin);
+    if (origin != req.end() && !cross_origin_readable(route.kind) &&
+        !policy.origin_allowed(std::string_view(origin->value().data(), origin->value().size()), host)) {
+      ++server_.refused_origin_;
+      send(error_response(version, http::status::forbidden,
+                          "cross-origin request refused: this page's origin may not use the gateway; add it "
+                          "to [server] allowed_origins to allow it"),
+           keep);
+      return false;
+    }
+    if (json_body_route(route.kind, req.method()) &&
+        !is_json_content_type(header_value(req, http::field::content_type))) {
+      constexpr std::string_view why = "Content-Type must be application/json";
+      Response res = error_response(version, http::status::unsupported_media_type, std::string(why));
+      if (route.kind == Route::Kind::Completions)
+        res.body() = completions::error_body(
+            {415, std::string(why), "invalid_request_error", {}, "unsupported_media_type"});
+      send(std::move(res), keep);
+      return false;
+    }
+    return true;
   }
 
   void handle(Request req) {
@@ -765,6 +901,7 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
     server_.count_request(route.label);
     const unsigned version = req.version();
     const bool keep = req.keep_alive();
+    if (!admitted(req, route, keep)) return;
     if (!public_route(route.kind) && !authorized(req)) return send_unauthorized(version, keep);
 
     const bool get = req.method() == http::verb::get;
@@ -869,14 +1006,27 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
                      beast::string_view target) {
     auto user = conversation_user(version, keep, conversation, target);
     if (!user) return;
-    auto history = client_history(server_.store_, *user, conversation);
+    // ?limit=N (1..500, default 50); the answer stays within kHistoryAnswerBytes of text whatever is stored.
+    HistoryWindow window{50, kHistoryAnswerBytes, 0};
+    const auto q = query_params(std::string_view(target.data(), target.size()));
+    if (auto it = q->find("limit"); it != q->end()) {
+      const std::string& v = it->second;
+      const bool digits = !v.empty() && v.size() <= 3 &&
+                          std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+      const int n = digits ? std::stoi(v) : 0;
+      if (n < 1 || n > 500)
+        return send(error_response(version, http::status::bad_request, "limit must be 1 to 500"), keep);
+      window.limit = static_cast<std::size_t>(n);
+    }
+    auto history = client_history(server_.store_, *user, conversation, window);
     if (!history.ok()) {
       return send(error_response(version, http::status::internal_server_error, "store: " + history.error()),
                   keep);
     }
-    Response res =
-        text_response(version, http::status::ok,
-                      json::serialize(json::object{{"messages", std::move(*history)}}), "application/json");
+    Response res = text_response(version, http::status::ok,
+                                 valid_utf8(json::serialize(json::object{
+                                     {"messages", std::move(history->messages)}, {"more", history->more}})),
+                                 "application/json");
     res.set(http::field::cache_control, "no-store");
     send(std::move(res), keep);
   }
@@ -941,7 +1091,7 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
     }
     closed_ = true;  // the socket is the WebSocket's now; this session does nothing more
     auto ws = std::make_shared<WsSession>(server_, std::move(stream_), std::move(slot_), std::move(*user),
-                                          conv->second);
+                                          conv->second, address_);
     server_.track(ws);
     ws->run(std::move(req));
   }
@@ -961,7 +1111,7 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
       }
       url_name = std::move(*decoded);
     }
-    auto found = server_.media_->find(hash);
+    auto found = server_.media_->find(hash, url_name);
     if (!found) return send(error_response(version, http::status::not_found, "no such media"), keep);
     const std::string name = !found->info.name.empty() ? found->info.name
                              : url_name.empty()        ? hash
@@ -1092,6 +1242,7 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
 
  private:
   Impl& server_;
+  const std::string address_;
   beast::tcp_stream stream_;
   ConnectionSlot slot_;
   beast::flat_buffer buffer_;
@@ -1198,7 +1349,7 @@ void HttpServer::Impl::Session::start_turn(unsigned version, bool keep, const st
     }
     user = std::string(u->as_string());
   }
-  if (const double wait = server_.rate_check(user); wait > 0) {
+  if (const double wait = server_.rate_check(user, address_); wait > 0) {
     Response res = error_response(version, http::status::too_many_requests, server_.rate_message(wait));
     res.set(http::field::retry_after, std::to_string(static_cast<long long>(std::ceil(wait))));
     return send(std::move(res), keep);
@@ -1246,7 +1397,7 @@ void HttpServer::Impl::Session::start_completion(const Request& req) {
   if (target.error)
     return reply(target.error->status, completions::error_body(*target.error), req.keep_alive());
   const completions::TurnTarget& t = *target.target;
-  if (const double wait = server_.rate_check(t.user); wait > 0) {
+  if (const double wait = server_.rate_check(t.user, address_); wait > 0) {
     Response res{http::status::too_many_requests, version};
     res.set(http::field::content_type, "application/json");
     res.set(http::field::retry_after, std::to_string(static_cast<long long>(std::ceil(wait))));
@@ -1317,6 +1468,7 @@ void HttpServer::Impl::do_accept() {
   acceptor_->async_accept(asio::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;
     if (!ec) {
+      set_cloexec(socket.native_handle());
       const std::size_t limit = options_.max_connections;
       if (limit != 0 && connections_open_.load() >= limit) {
         refuse(std::move(socket));
@@ -1352,6 +1504,7 @@ unsigned short HttpServer::Impl::start() {
   };
   acceptor.open(endpoint.protocol(), ec);
   if (ec) fail("open a socket for");
+  set_cloexec(acceptor.native_handle());
   acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (ec) fail("set reuse_address on");
   acceptor.bind(endpoint, ec);
@@ -1360,6 +1513,8 @@ unsigned short HttpServer::Impl::start() {
   if (ec) fail("listen on");
   acceptor_.emplace(std::move(acceptor));
   const unsigned short port = acceptor_->local_endpoint().port();
+  policy_.emplace(
+      OriginPolicyConfig{host, port, options_.public_url, options_.allowed_origins, options_.allowed_hosts});
   started_ = true;
   work_.emplace(ioc_.get_executor());
   do_accept();

@@ -46,6 +46,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sigil/agent/agent.h"
 #include "sigil/store/store.h"
@@ -64,6 +65,19 @@ struct HttpServerOptions {
   double messages_per_minute = 30;  // per user; 0: unlimited
   unsigned message_burst = 10;
   std::size_t max_connections = 4096;  // 0: unlimited
+  // Who may call (docs/security.md, "Origins and host names"): the Host a request names must be the
+  // gateway's (listen address, localhost, public_url's host, allowed_hosts; "*" = any), else 421; a browser's
+  // Origin on anything but the public routes must be the gateway's own (or in allowed_origins), else 403.
+  std::string public_url;                    // e.g. "https://chat.example.com"; "" = none
+  std::vector<std::string> allowed_origins;  // e.g. "https://tools.example.com"
+  std::vector<std::string> allowed_hosts;    // e.g. "sigil.lan"; "*" turns the Host check off
+  // The WebSocket greeting carries at most this much history text (newest first; a longer message is
+  // shortened and marked "truncated"); the rest is on request (GET .../messages).
+  std::size_t greeting_history_bytes = 256 * 1024;
+  std::size_t greeting_message_bytes = 16 * 1024;
+  // Per remote address, on top of the per-user bucket (a client chooses its user id, not its address):
+  // this many times the per-user rate and burst.
+  double address_rate_factor = 4;
 };
 
 // start() failed: bad host, refused non-loopback bind, or the port could not be bound.
