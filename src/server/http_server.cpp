@@ -44,6 +44,7 @@
 #include "server/media_store.h"
 #include "server/mime_types.h"
 #include "server/origin_policy.h"
+#include "server/published_page.h"
 #include "server/rate_limiter.h"
 #include "server/turn_broadcaster.h"
 #include "server/ws_frames.h"
@@ -60,17 +61,6 @@ namespace json = boost::json;
 using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
 
-// A published page is the model's HTML: it runs sandboxed, in an opaque origin of its own (`sandbox` without
-// allow-same-origin), so even with scripts allowed it can neither read the chat's storage nor talk to the
-// gateway as the gateway's origin (its requests carry `Origin: null`, which the server refuses). No forms, no
-// framing, no <base>, no plugins; `allow-scripts` only when the operator allowed page scripts.
-constexpr std::string_view kPageCsp =
-    "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'none'; "
-    "form-action 'none'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
-constexpr std::string_view kPageCspScripts =
-    "sandbox allow-scripts; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; "
-    "script-src 'unsafe-inline'; connect-src 'none'; form-action 'none'; frame-ancestors 'none'; "
-    "base-uri 'none'; object-src 'none'";
 constexpr std::string_view kWebCsp =
     "default-src 'self'; media-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 // GET .../messages answers at most this much message text (newest first), however much is stored.
@@ -963,8 +953,9 @@ class HttpServer::Impl::Session : public Closable, public std::enable_shared_fro
       return send(text_response(version, http::status::not_found, "no such page"), keep);
     }
     const store::Page& p = **page;
-    Response res = text_response(version, http::status::ok, p.html, "text/html; charset=utf-8");
-    res.set("Content-Security-Policy", p.csp_allows_scripts ? kPageCspScripts : kPageCsp);
+    Response res =
+        text_response(version, http::status::ok, published_page_html(p.html), "text/html; charset=utf-8");
+    res.set("Content-Security-Policy", published_page_csp(p.csp_allows_scripts));
     res.set("X-Content-Type-Options", "nosniff");
     // A page is unguessable but public: never cached by shared proxies beyond its owner's control.
     res.set(http::field::cache_control, "no-store");

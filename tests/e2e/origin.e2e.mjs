@@ -107,14 +107,14 @@ try {
     await rebound.close();
   });
 
-  await check("a published page with scripts runs in an opaque origin", async () => {
-    // Published through the model (replay) from a client without Origin; the link comes back in the reply.
+  // Publishes a page through the model (replay) from a client without Origin; its link comes back in the
+  // reply's clean text (the SSE `text` events).
+  async function publish(message) {
     const r = await fetch(`${GATEWAY}/v1/conversations/pub/messages`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ text: "publish the probe", user: "web" }),
+      body: JSON.stringify({ text: message, user: "web" }),
     });
-    // The reply's clean text, from its SSE `text` events.
     const text = (await r.text())
       .split("\n")
       .filter((line) => line.startsWith("data: "))
@@ -122,8 +122,22 @@ try {
       .join("");
     const m = text.match(/\/pages\/[A-Za-z0-9_-]+/);
     assert.ok(m, `no page link in: ${text.slice(0, 400)}`);
+    return `${GATEWAY}${m[0]}`;
+  }
+
+  await check("a published page cannot redirect the browser (meta refresh)", async () => {
+    const url = await publish("a redirect page");
     const probe = await context.newPage();
-    await probe.goto(`${GATEWAY}${m[0]}`);
+    await probe.goto(url);
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(probe.url(), url, "the page navigated away");
+    assert.equal(await probe.locator("#out").innerText(), "stayed");
+    await probe.close();
+  });
+
+  await check("a published page with scripts runs in an opaque origin", async () => {
+    const probe = await context.newPage();
+    await probe.goto(await publish("publish the probe"));
     await probe.waitForFunction(() => {
       const t = document.getElementById("out")?.textContent ?? "";
       return t.includes('"ws"') && t.includes('"fetch"');
