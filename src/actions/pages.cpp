@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "parse/char_refs.h"
+#include "sigil/parse/char_refs.h"
 #include "sigil/text/utf8.h"
 #include "spec/ascii.h"
 

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "action_names.h"
-#include "embed/files.h"
+#include "sigil/embed/files.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"

@@ -1,6 +1,6 @@
 #include "open_tag_scan.h"
 
-#include "char_refs.h"
+#include "sigil/parse/char_refs.h"
 #include "opener_scan.h"
 
 namespace sigil::parse {

@@ -18,7 +18,7 @@
 #include <cstring>
 #include <optional>
 
-#include "char_refs.h"
+#include "sigil/parse/char_refs.h"
 #include "close_tag_matcher.h"
 #include "open_tag_scan.h"
 #include "opener_scan.h"

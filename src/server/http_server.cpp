@@ -36,7 +36,7 @@
 #include <utility>
 #include <vector>
 
-#include "embed/files.h"
+#include "sigil/embed/files.h"
 #include "server/chat_completions.h"
 #include "server/client_history.h"
 #include "server/conversation_hub.h"

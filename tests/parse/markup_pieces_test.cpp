@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "parse/char_refs.h"
+#include "sigil/parse/char_refs.h"
 #include "parse/close_tag_matcher.h"
 #include "parse/open_tag_scan.h"
 #include "parse/opener_scan.h"

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "embed/files.h"
+#include "sigil/embed/files.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
 #include "sigil/model/replay.h"

@@ -3,7 +3,7 @@
 // body, or one bracket; basic character references; strict JSON only (no repairs, no triggers, no limits).
 #pragma once
 
-#include "parse/char_refs.h"
+#include "sigil/parse/char_refs.h"
 
 #include <gtest/gtest.h>
 
