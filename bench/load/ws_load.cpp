@@ -67,7 +67,7 @@
 #include "sigil/model/replay.h"
 #include "sigil/server/http_server.h"
 #include "sigil/spec/registry.h"
-#include "store/sqlite/sqlite_store.h"
+#include "sigil/store/sqlite.h"
 
 namespace {
 
@@ -282,7 +282,7 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
     for (const std::string& reply : recorded_replies(o))
       file << json::serialize(json::object{{"reply", reply}}) << '\n';
   }
-  auto opened = sigil::store::sqlite::SqliteStore::open((dir / "sigil.db").string());
+  auto opened = sigil::store::sqlite::open((dir / "sigil.db").string());
   if (!opened) {
     fail_server(pipe, opened.error());
     return report;

@@ -8,12 +8,12 @@
 
 #include "sigil/parse/char_refs.h"
 #include "sigil/text/utf8.h"
-#include "spec/ascii.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::actions {
 namespace {
 
-namespace ascii = spec::ascii;
+namespace ascii = text::ascii;
 
 constexpr std::size_t kMaxTitle = 120;
 

@@ -21,7 +21,7 @@
 #include "sigil/parse/json_text.h"
 #include "sigil/parse/parser.h"
 #include "sigil/spec/registry.h"
-#include "store/sqlite/sqlite_store.h"
+#include "sigil/store/sqlite.h"
 
 namespace sigil::app {
 namespace {
@@ -89,7 +89,7 @@ int run_exec(const ExecCommandOptions& options, int in_fd, std::ostream& out, st
     err << "sigil exec: cannot create folders in " << data << ": " << ec.message() << '\n';
     return 1;
   }
-  auto opened = store::sqlite::SqliteStore::open((data / "sigil.db").string());
+  auto opened = store::sqlite::open((data / "sigil.db").string());
   if (!opened) {
     err << "sigil exec: cannot open the store: " << opened.error() << '\n';
     return 1;

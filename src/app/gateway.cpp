@@ -11,7 +11,7 @@
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"
-#include "store/sqlite/sqlite_store.h"
+#include "sigil/store/sqlite.h"
 
 namespace sigil::app {
 namespace {
@@ -121,7 +121,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     throw GatewayConfigError(message);
   }
 
-  auto opened = store::sqlite::SqliteStore::open((data_dir_ / "sigil.db").string());
+  auto opened = store::sqlite::open((data_dir_ / "sigil.db").string());
   if (!opened)
     throw GatewayError("cannot open the store " + (data_dir_ / "sigil.db").string() + ": " + opened.error());
   store_ = std::move(*opened);

@@ -132,9 +132,7 @@ class Executor::Impl final : public parse::EventSink {
     s.timeout = s.spec ? s.spec->timeout : options_.default_timeout;
     if (auto it = options_.timeouts.find(e.action); it != options_.timeouts.end()) s.timeout = it->second;
     const bool result_to_user = s.spec && s.spec->result_to == spec::ResultTo::User;
-    s.holds = result_to_user ||
-              std::find(options_.delivering_actions.begin(), options_.delivering_actions.end(), e.action) !=
-                  options_.delivering_actions.end();
+    s.holds = result_to_user || (s.spec && s.spec->delivers);
     if (s.holds) queue_.push_back(Item{{}, s.directive.ordinal, {}});
 
     if (!e.valid) {

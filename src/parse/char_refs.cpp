@@ -1,4 +1,4 @@
-#include "char_refs.h"
+#include "sigil/parse/char_refs.h"
 
 #include <cstdint>
 

@@ -48,6 +48,7 @@
 #include "server/rate_limiter.h"
 #include "server/turn_broadcaster.h"
 #include "server/ws_frames.h"
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::server {
@@ -264,13 +265,7 @@ std::string_view header_value(const http::request<http::string_body>& req, http:
 
 // "application/json" with or without parameters (charset), any case.
 bool is_json_content_type(std::string_view value) {
-  value = value.substr(0, value.find(';'));
-  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  constexpr std::string_view json = "application/json";
-  return value.size() == json.size() &&
-         std::equal(value.begin(), value.end(), json.begin(),
-                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  return text::ascii::iequals(text::ascii::trim(value.substr(0, value.find(';'))), "application/json");
 }
 
 bool is_loopback(const std::string& host) {

@@ -5,15 +5,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::server {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using text::ascii::to_lower;
+using text::ascii::trim;
 
 bool is_ip_literal(const std::string& host) {
   unsigned char buf[16];
@@ -34,9 +32,7 @@ std::string authority_host(const std::string& host) {
 }  // namespace
 
 std::string OriginPolicy::host_name(std::string_view host_header) {
-  std::string_view h = host_header;
-  while (!h.empty() && (h.front() == ' ' || h.front() == '\t')) h.remove_prefix(1);
-  while (!h.empty() && (h.back() == ' ' || h.back() == '\t')) h.remove_suffix(1);
+  const std::string_view h = trim(host_header);
   if (h.empty()) return {};
   std::string_view name;
   std::string_view rest;
@@ -62,13 +58,13 @@ std::string OriginPolicy::host_name(std::string_view host_header) {
     if (!(std::isalnum(u) != 0 || c == '-' || c == '.' || c == '_' || (c == ':' && h.front() == '[')))
       return {};
   }
-  std::string out = lower(name);
+  std::string out = to_lower(name);
   if (out.size() > 1 && out.back() == '.') out.pop_back();  // "localhost." names the same host
   return out;
 }
 
 std::string OriginPolicy::normalize_origin(std::string_view origin) {
-  const std::string o = lower(origin);
+  const std::string o = to_lower(origin);
   std::string scheme;
   std::string_view rest;
   if (o.starts_with("http://")) {
@@ -95,7 +91,7 @@ std::string OriginPolicy::normalize_origin(std::string_view origin) {
 }
 
 OriginPolicy::OriginPolicy(const OriginPolicyConfig& config) {
-  const std::string listen = lower(config.listen_host);
+  const std::string listen = to_lower(config.listen_host);
   const std::string port = std::to_string(config.port);
   auto add_origin = [this](const std::string& origin) {
     if (std::string n = normalize_origin(origin); !n.empty()) origins_.insert(std::move(n));
@@ -148,10 +144,7 @@ bool OriginPolicy::origin_allowed(std::string_view origin, std::string_view host
   // The gateway itself speaks plain HTTP: an https page is its own only when configured (public_url).
   if (host_header.empty() || !o.starts_with("http://") || !host_allowed(host_header)) return false;
   const auto authority = std::string_view(o).substr(o.find("://") + 3);
-  const std::string host = lower(host_header);
-  std::string_view h = host;
-  while (!h.empty() && (h.front() == ' ' || h.front() == '\t')) h.remove_prefix(1);
-  while (!h.empty() && (h.back() == ' ' || h.back() == '\t')) h.remove_suffix(1);
+  const std::string h = to_lower(trim(host_header));
   // The Host may carry the default port the Origin leaves out.
   return authority == h || std::string(authority) + ":80" == h;
 }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::server {
@@ -20,7 +21,7 @@ constexpr std::string_view kPragma = "http-equiv";
 bool pragma_at(std::string_view s, std::size_t i) {
   if (s.size() - i < kPragma.size()) return false;
   for (std::size_t k = 0; k < kPragma.size(); ++k) {
-    if (std::tolower(static_cast<unsigned char>(s[i + k])) != kPragma[k]) return false;
+    if (text::ascii::lower(s[i + k]) != kPragma[k]) return false;
   }
   return true;
 }

@@ -1,8 +1,10 @@
 #include "sigil/spec/action_spec.h"
 
-#include "ascii.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::spec {
+
+namespace ascii = text::ascii;
 
 std::size_t effective_body_limit(const ActionSpec& action, const Spelling& spelling) {
   if (spelling.body_limit != 0) return spelling.body_limit;

@@ -75,6 +75,7 @@ std::vector<ActionSpec> builtin_actions() {
     a.params = {required_string("emoji", "the emoji, as a character or a :name:"),
                 optional_string("message", "the message to react to; default: the message being answered")};
     a.spellings = {tag("react", BodyKind::None)};
+    a.delivers = true;
     out.push_back(std::move(a));
   }
   {
@@ -88,6 +89,7 @@ std::vector<ActionSpec> builtin_actions() {
     a.body_param = "path";
     a.rules = {{ParamRule::Kind::AllOrNone, {"channel", "chat"}}};
     a.spellings = {tag("send-file", BodyKind::None), tag("file", BodyKind::Path, 4 * KiB)};
+    a.delivers = true;
     out.push_back(std::move(a));
   }
   {
@@ -95,6 +97,7 @@ std::vector<ActionSpec> builtin_actions() {
     a.params = {required_string("text", "what to say")};
     a.body_param = "text";
     a.spellings = {tag("voice", BodyKind::Text)};
+    a.delivers = true;
     out.push_back(std::move(a));
   }
   {
@@ -106,6 +109,7 @@ std::vector<ActionSpec> builtin_actions() {
     telegram.presets = {{"channel", boost::json::value("telegram"), true},
                         {"chat", boost::json::value(nullptr), false}};
     a.spellings = {tag("send-message", BodyKind::Text), std::move(telegram)};
+    a.delivers = true;
     out.push_back(std::move(a));
   }
   {

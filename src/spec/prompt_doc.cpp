@@ -7,10 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "ascii.h"
+#include "sigil/text/ascii.h"
 #include "sigil/parse/json_text.h"
 
 namespace sigil::spec {
+
+namespace ascii = text::ascii;
 namespace {
 
 namespace json = boost::json;

@@ -3,11 +3,13 @@
 #include <stdexcept>
 #include <utility>
 
-#include "ascii.h"
+#include "sigil/text/ascii.h"
 #include "sigil/spec/builtin_catalog.h"
 #include "sigil/spec/validate.h"
 
 namespace sigil::spec {
+
+namespace ascii = text::ascii;
 namespace {
 
 using parse::BodyKind;

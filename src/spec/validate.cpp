@@ -11,9 +11,11 @@
 #include <system_error>
 #include <utility>
 
-#include "ascii.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::spec {
+
+namespace ascii = text::ascii;
 namespace {
 
 namespace json = boost::json;

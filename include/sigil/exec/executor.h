@@ -25,8 +25,8 @@
 //   key is completed with that error, and whatever the handler returns later is discarded.
 // - ORDER (12.1): a directive whose action can show something in this chat "holds" text: text after it
 //   waits until its handler finishes (or times out), then its deliveries go out, then the text. DECIDED rule:
-//   an action holds when result_to is `user` or its name is in ExecOptions::delivering_actions (react,
-//   send-file, voice, send-message). Other actions never hold text; if their handler returns deliveries
+//   an action holds when result_to is `user` or its ActionSpec says it `delivers` (react, send-file,
+//   voice, send-message: send-message too, so its messages to another chat keep reply order). Other actions never hold text; if their handler returns deliveries
 //   anyway they go out when it finishes, after the text already sent. Errors never hold text beyond that.
 // - Identical attachments (same op and non-empty sha256) go once per turn; later ones are noted
 //   "duplicate-attachment: <path>" on their result.
@@ -60,9 +60,6 @@ struct ExecOptions {
   std::chrono::milliseconds default_timeout{30'000};
   // Per action (canonical name): overrides the ActionSpec's timeout.
   std::map<std::string, std::chrono::milliseconds, std::less<>> timeouts;
-  // Actions whose handlers deliver into this chat, so their directives hold later text (see above).
-  // send-message is here too: its messages to another chat keep reply order among themselves.
-  std::vector<std::string> delivering_actions{"react", "send-file", "voice", "send-message"};
   // Handed to handlers as ActionContext::services().
   std::any services;
   // Say mode (spec 6): each say block ends with Outbox::end_message(), and file and voice deliveries are

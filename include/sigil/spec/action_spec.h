@@ -2,9 +2,9 @@
 //
 // One ActionSpec says everything sigil knows about an action apart from its handler: its canonical name,
 // typed parameters, the spellings a model may use in each dialect, cross-parameter rules and execution
-// properties. From it come the recognizer's name tables (Registry), argument validation (validate.h) and,
-// later, prompt docs and tool schemas. Adding an action means adding one of these; the parser is never
-// touched.
+// properties. From it come the recognizer's name tables (Registry), argument validation (validate.h), the
+// prompt docs (prompt_doc.h) and the tool schemas (tool_schema.h). Adding an action means adding one of
+// these and its handler (docs/contributing.md); the parser is never touched.
 #pragma once
 
 #include <boost/json/value.hpp>
@@ -125,6 +125,9 @@ struct ActionSpec {
 
   ResultTo result_to = ResultTo::ModelOnError;
   bool interrupts = false;  // 12.2
+  // Its handler delivers into the chat (a reaction, a file, a voice note, a relayed message): its directive
+  // holds the text after it until it has run, so what the user sees keeps reply order (12.1).
+  bool delivers = false;
   // Bytes of body for spellings that do not set their own. 0: 16 KiB, json bodies 64 KiB.
   std::size_t body_limit = 0;
   // Execution hints for exec/ (12.2).

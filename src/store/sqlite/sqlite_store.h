@@ -34,19 +34,13 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sigil/store/sqlite.h"
 #include "sigil/store/store.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace sigil::store::sqlite {
-
-struct OpenOptions {
-    std::chrono::milliseconds busy_timeout{5000};
-    // Commit exactly-once log writes with synchronous=FULL (one fsync each). Off: NORMAL like the rest,
-    // which survives a process crash but not power loss.
-    bool sync_once_log = true;
-};
 
 class SqliteStore final : public Store {
 public:

@@ -1,10 +1,11 @@
-// ASCII helpers private to the library (src/): names and keys match ASCII case-insensitively (2.1, 9.2).
+// ASCII helpers, the one home for them (names and keys match ASCII case-insensitively, spec 2.1, 9.2;
+// Host headers and media types are ASCII too). Locale-free, unlike <cctype>.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace sigil::spec::ascii {
+namespace sigil::text::ascii {
 
 constexpr char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 constexpr char upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
@@ -42,4 +43,4 @@ constexpr std::string_view trim(std::string_view s) {
 
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-}  // namespace sigil::spec::ascii
+}  // namespace sigil::text::ascii
