@@ -262,6 +262,8 @@ Result<VoiceNote> VoiceSynth::synthesize(std::string_view text) const {
   request.input = std::string(text);
   request.timeout = options_.timeout;
   request.max_output = options_.max_wav_bytes;
+  // espeak-ng's own variable for where its voices live, for an installation outside the default path.
+  request.pass_env = {"ESPEAK_DATA_PATH"};
   auto run = detail::run_captured(request);
   if (!run) {
     Error e = std::move(run).error();
