@@ -6,6 +6,7 @@
 #include <random>
 #include <utility>
 
+#include "sigil/exec/results_message.h"
 #include "sigil/parse/parser.h"
 #include "sigil/spec/prompt_doc.h"
 #include "sigil/spec/tool_schema.h"
@@ -309,12 +310,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     report.error = outcome.error;
     report.report = call_state_->executor->finish();
     report.tool_calls = std::move(call_state_->tool_names);
-    std::string results = call_state_->executor->model_message();
-    for (const std::string& line : call_state_->tool_errors) {
-      if (!results.empty() && results.back() != '\n') results += '\n';
-      results += line;
-    }
-    // One message, no trailing line break: it is stored and matched as written.
+    // One message, bounded (docs/security.md, "Results to the model"), no trailing line break: it is
+    // stored and matched as written.
+    std::vector<std::string> lines = call_state_->executor->model_lines();
+    for (std::string& line : call_state_->tool_errors) lines.push_back(std::move(line));
+    std::string results = exec::results_message(lines, agent_.config_.exec.max_results_bytes);
     while (!results.empty() && (results.back() == '\n' || results.back() == '\r')) results.pop_back();
     const std::string clean = call_state_->outbox.silent() ? std::string() : call_state_->outbox.clean();
     shown_text_ = shown_text_ || !clean.empty();
