@@ -274,6 +274,21 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
                                          " cannot be called as a tool; write its markup instead");
       return;
     }
+    parse::DirectiveEvent event;
+    event.action = *action;
+    event.spelling = spelling;
+    event.clean_offset = call_state_->outbox.clean().size();
+    // 12.5: tool calls and the reply's inline directives share one per-reply count, so a reply cannot run
+    // more actions by calling them as tools. Over it, refused as the parser refuses its own (same reason,
+    // same diagnostic code), without even reading the arguments.
+    if (!call_state_->parser->admit_directive()) {
+      event.valid = false;
+      event.error = *action + ": over the per-reply limit";
+      call_state_->executor->sink().on_diagnostic(
+          parse::Diagnostic{"over-limit", call_state_->parser->stats().bytes_in, event.error});
+      call_state_->executor->sink().on_directive(event);
+      return;
+    }
     parse::Body body;
     boost::system::error_code ec;
     boost::json::value args =
@@ -286,13 +301,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       body.json = std::move(args);
     }
     parse::Validated validated = registry.validate_tag(spelling, {}, body);
-    parse::DirectiveEvent event;
-    event.action = *action;
     event.args = std::move(validated.args);
     event.valid = validated.valid;
     event.error = std::move(validated.error);
-    event.spelling = spelling;
-    event.clean_offset = call_state_->outbox.clean().size();
     call_state_->executor->sink().on_directive(event);
   }
 
