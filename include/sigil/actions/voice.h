@@ -77,6 +77,10 @@ class VoiceSynth {
   // slow: timeout. Thread-safe: each call has its own process and file.
   Result<VoiceNote> synthesize(std::string_view text) const;
 
+  // synthesize()'s checks of the text alone (empty, too long, NUL byte), without running anything: lets a
+  // caller refuse text before charging it to a budget.
+  Result<void> check_text(std::string_view text) const;
+
   const Options& options() const noexcept { return options_; }
 
  private:
