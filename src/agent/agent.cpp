@@ -6,6 +6,7 @@
 #include <random>
 #include <utility>
 
+#include "sigil/exec/results_message.h"
 #include "sigil/parse/parser.h"
 #include "sigil/spec/prompt_doc.h"
 #include "sigil/spec/tool_schema.h"
@@ -273,6 +274,21 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
                                          " cannot be called as a tool; write its markup instead");
       return;
     }
+    parse::DirectiveEvent event;
+    event.action = *action;
+    event.spelling = spelling;
+    event.clean_offset = call_state_->outbox.clean().size();
+    // 12.5: tool calls and the reply's inline directives share one per-reply count, so a reply cannot run
+    // more actions by calling them as tools. Over it, refused as the parser refuses its own (same reason,
+    // same diagnostic code), without even reading the arguments.
+    if (!call_state_->parser->admit_directive()) {
+      event.valid = false;
+      event.error = *action + ": over the per-reply limit";
+      call_state_->executor->sink().on_diagnostic(
+          parse::Diagnostic{"over-limit", call_state_->parser->stats().bytes_in, event.error});
+      call_state_->executor->sink().on_directive(event);
+      return;
+    }
     parse::Body body;
     boost::system::error_code ec;
     boost::json::value args =
@@ -285,13 +301,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       body.json = std::move(args);
     }
     parse::Validated validated = registry.validate_tag(spelling, {}, body);
-    parse::DirectiveEvent event;
-    event.action = *action;
     event.args = std::move(validated.args);
     event.valid = validated.valid;
     event.error = std::move(validated.error);
-    event.spelling = spelling;
-    event.clean_offset = call_state_->outbox.clean().size();
     call_state_->executor->sink().on_directive(event);
   }
 
@@ -309,12 +321,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     report.error = outcome.error;
     report.report = call_state_->executor->finish();
     report.tool_calls = std::move(call_state_->tool_names);
-    std::string results = call_state_->executor->model_message();
-    for (const std::string& line : call_state_->tool_errors) {
-      if (!results.empty() && results.back() != '\n') results += '\n';
-      results += line;
-    }
-    // One message, no trailing line break: it is stored and matched as written.
+    // One message, bounded (docs/security.md, "Results to the model"), no trailing line break: it is
+    // stored and matched as written.
+    std::vector<std::string> lines = call_state_->executor->model_lines();
+    for (std::string& line : call_state_->tool_errors) lines.push_back(std::move(line));
+    std::string results = exec::results_message(lines, agent_.config_.exec.max_results_bytes);
     while (!results.empty() && (results.back() == '\n' || results.back() == '\r')) results.pop_back();
     const std::string clean = call_state_->outbox.silent() ? std::string() : call_state_->outbox.clean();
     shown_text_ = shown_text_ || !clean.empty();

@@ -60,7 +60,8 @@ struct AgentSettings {
   int max_model_calls = 6;
   std::size_t history_messages = 20;
   std::vector<std::string> denied_actions;
-  std::string system_prompt;  // the intro before the action docs; empty: the built-in one
+  std::string system_prompt;                      // the intro before the action docs; empty: the built-in one
+  std::size_t results_message_bytes = 16 * 1024;  // the results message sent back to the model
 };
 
 struct MessageTargetConfig {
@@ -78,8 +79,10 @@ struct ActionsConfig {
   std::vector<std::string> file_roots;
   bool allow_cleanup = false;
   bool voice = true;
-  std::string voice_language = "en";     // espeak-ng voice
-  std::vector<std::string> react_allow;  // empty: any emoji
+  std::string voice_language = "en";          // espeak-ng voice
+  std::size_t voice_chars_per_turn = 2000;    // voice-note characters per turn; 0: unlimited
+  std::size_t voice_chars_per_minute = 6000;  // per user, over the last 60 s; 0: unlimited
+  std::vector<std::string> react_allow;       // empty: any emoji
   std::vector<MessageTargetConfig> message_targets;
   std::string default_telegram_chat;
   std::vector<CommandConfigEntry> commands;

@@ -139,6 +139,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   builtin.allow_cleanup = config_.actions.allow_cleanup;
   builtin.voice_enabled = config_.actions.voice;
   builtin.voice.voice = config_.actions.voice_language;
+  builtin.voice_budget = {config_.actions.voice_chars_per_turn, config_.actions.voice_chars_per_minute};
   builtin.react.allowed = config_.actions.react_allow;
   for (const MessageTargetConfig& t : config_.actions.message_targets)
     builtin.messages.allowed.push_back({t.channel, t.chat});
@@ -183,6 +184,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   agent_config.history_messages = config_.agent.history_messages;
   agent_config.say_mode = config_.agent.say_mode;
   agent_config.denied_actions = config_.agent.denied_actions;
+  agent_config.exec.max_results_bytes = config_.agent.results_message_bytes;
   agent_config.model = config_.model.name;
   agent_config.max_tokens = config_.model.max_tokens;
   agent_config.temperature = config_.model.temperature;

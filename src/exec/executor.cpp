@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "sigil/exec/canonical_json.h"
+#include "sigil/exec/results_message.h"
 
 namespace sigil::exec {
 namespace {
@@ -220,13 +221,13 @@ class Executor::Impl final : public parse::EventSink {
     return report;
   }
 
-  std::string model_message() const {
+  std::vector<std::string> model_lines() const {
     std::lock_guard lock(mu_);
-    std::string out;
+    std::vector<std::string> lines;
     for (const Slot& s : slots_) {
       if (!to_model(s)) continue;
-      out += "[" + std::to_string(s.entry.ordinal + 1) + "] " + s.entry.action + ": " +
-             std::string(to_string(s.entry.status)) + ": ";
+      std::string out = "[" + std::to_string(s.entry.ordinal + 1) + "] " + s.entry.action + ": " +
+                        std::string(to_string(s.entry.status)) + ": ";
       // Handlers and the validator start their messages with the action's name; the line already has it.
       std::string_view message = s.entry.message;
       const std::string prefix = s.entry.action + ": ";
@@ -235,10 +236,12 @@ class Executor::Impl final : public parse::EventSink {
         out += message;
       else if (!s.entry.result.is_null())
         out += boost::json::serialize(s.entry.result);
-      out += '\n';
+      lines.push_back(std::move(out));
     }
-    return out;
+    return lines;
   }
+
+  std::size_t max_results_bytes() const { return options_.max_results_bytes; }
 
   bool needs_model_call() const {
     std::lock_guard lock(mu_);
@@ -592,7 +595,10 @@ std::function<std::optional<std::string>(const parse::DirectiveEvent&)> Executor
 }
 
 TurnReport Executor::finish() { return impl_->finish(); }
-std::string Executor::model_message() const { return impl_->model_message(); }
+std::vector<std::string> Executor::model_lines() const { return impl_->model_lines(); }
+std::string Executor::model_message() const {
+  return results_message(impl_->model_lines(), impl_->max_results_bytes());
+}
 bool Executor::needs_model_call() const { return impl_->needs_model_call(); }
 
 }  // namespace sigil::exec

@@ -135,6 +135,7 @@ class Parser::Impl {
   void feed(std::string_view chunk);
   void finish(FinishReason reason);
   const ParserStats& stats() const { return stats_; }
+  bool admit_directive() { return ++counted_directives_ <= opt_.max_directives; }
 
  private:
   enum class Mode : unsigned char { Text, Hidden };
@@ -1918,5 +1919,6 @@ Parser::~Parser() = default;
 void Parser::feed(std::string_view chunk) { impl_->feed(chunk); }
 void Parser::finish(FinishReason reason) { impl_->finish(reason); }
 const ParserStats& Parser::stats() const { return impl_->stats(); }
+bool Parser::admit_directive() { return impl_->admit_directive(); }
 
 }  // namespace sigil::parse

@@ -21,6 +21,11 @@
 //   arguments are validated by the registry like a JSON body of the action's tag. An unknown or denied
 //   tool name, or an action without a tag spelling, is reported to the model as an error line.
 //   Tool results go back as lines of the same "user" results message, not as role "tool" messages.
+//   Tool calls count against the reply's per-reply directive limit (ParserOptions::max_directives, 32,
+//   shared with its inline directives, 12.5): past it a tool call is refused unrun, "<action>: over the
+//   per-reply limit" (diagnostic over-limit), like an inline directive past it.
+// - The results message is bounded to AgentConfig::exec.max_results_bytes (16 KiB): the lines that fit,
+//   then one saying how many were left out (exec/results_message.h).
 // - finish_reason length (and content_filter) finish the parser with FinishReason::Length: a directive
 //   left unclosed is not run (spec 11.6). A model error or cancellation also finishes the parser with
 //   Length (what was delivered stays), ends the turn with the error in the summary, and is not retried.

@@ -46,6 +46,7 @@
 
 #include "sigil/exec/handler.h"
 #include "sigil/exec/outbox.h"
+#include "sigil/exec/results_message.h"
 #include "sigil/exec/turn_report.h"
 #include "sigil/parse/events.h"
 #include "sigil/spec/registry.h"
@@ -65,6 +66,9 @@ struct ExecOptions {
   // Say mode (spec 6): each say block ends with Outbox::end_message(), and file and voice deliveries are
   // held until the reply ends, so they go after its last say block (6.4). Match ParserOptions::say_mode.
   bool say_mode = false;
+  // The results message for the model (model_message(); the agent's results message too) is cut to this
+  // many bytes, at least kMinResultsBytes (docs/security.md, "Results to the model").
+  std::size_t max_results_bytes = kDefaultResultsBytes;
 };
 
 class Executor {
@@ -87,8 +91,13 @@ class Executor {
   TurnReport finish();
 
   // After finish(): the results for the model, in reply order, one line each:
-  // "[<ordinal+1>] <action>: <status>: <message>"; empty when none goes to the model.
+  // "[<ordinal+1>] <action>: <status>: <message>"; empty when none goes to the model. Bounded to
+  // ExecOptions::max_results_bytes by results_message() (results_message.h): the lines that fit, then one
+  // saying how many were left out.
   std::string model_message() const;
+  // The same lines, unbounded and without line breaks, for a caller that adds lines of its own (the
+  // agent's native tool-call errors) before bounding the whole with results_message().
+  std::vector<std::string> model_lines() const;
   bool needs_model_call() const;
 
  private:

@@ -76,6 +76,12 @@ class Parser {
 
   const ParserStats& stats() const;
 
+  // Counts one directive that reached the reply some other way (a native tool call) against the same
+  // per-reply count as the directives fed (ParserOptions::max_directives, 12.5). True while the count is
+  // within the limit; false: refuse it as the parser refuses its own, code over-limit, reason
+  // "<action>: over the per-reply limit".
+  bool admit_directive();
+
  private:
   class Impl;
   std::unique_ptr<CompiledGrammar> own_grammar_;  // only when built from a bare Grammar
