@@ -63,10 +63,10 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/client.h"
 #include "sigil/model/replay.h"
 #include "sigil/server/http_server.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/sqlite.h"
 
 namespace {
@@ -288,7 +288,7 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
     return report;
   }
   std::unique_ptr<sigil::store::Store> store = std::move(opened).value();
-  const sigil::spec::Registry registry = sigil::spec::Registry::builtin();
+  const sigil::catalog::Registry registry = sigil::catalog::Registry::builtin();
   auto handlers = sigil::actions::builtin_handlers(sigil::actions::BuiltinConfig{});
   if (!handlers) {
     fail_server(pipe, handlers.error().message);

@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "actions/subprocess.h"
-#include "sigil/text/utf8.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/utf8.h"
 
 namespace sigil::actions {
 namespace {

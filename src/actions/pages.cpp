@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "sigil/parse/char_refs.h"
-#include "sigil/text/utf8.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/utf8.h"
 
 namespace sigil::actions {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
-#include "sigil/text/utf8.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/utf8.h"
 
 namespace sigil::actions {
 namespace {

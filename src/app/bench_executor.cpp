@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/sqlite.h"
 
 namespace sigil::app {
@@ -66,7 +66,7 @@ boost::json::object ExecutorFigures::json() const {
 }
 
 ExecutorFigures measure_executor(std::size_t replies, int runs) {
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   static const parse::CompiledGrammar grammar(registry);
   const std::string reply = reply_with_directives();
   parse::ParserOptions options;

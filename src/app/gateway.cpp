@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "action_names.h"
-#include "sigil/embed/files.h"
 #include "sigil/actions/builtin_handlers.h"
+#include "sigil/embed/files.h"
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"
 #include "sigil/store/sqlite.h"
@@ -109,7 +109,7 @@ std::unique_ptr<model::ModelClient> make_model(const ModelConfig& m, bool& repla
 }  // namespace
 
 Gateway::Gateway(const Config& config, GatewayOptions options)
-    : config_(config), options_(std::move(options)), registry_(spec::Registry::builtin()) {
+    : config_(config), options_(std::move(options)), registry_(catalog::Registry::builtin()) {
   data_dir_ = fs::absolute(config_.store.data).lexically_normal();
   make_folder(data_dir_);
   make_folder(data_dir_ / "media");

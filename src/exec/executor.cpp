@@ -45,7 +45,7 @@ class Executor::Impl final : public parse::EventSink {
   // One directive of the reply (say blocks excluded).
   struct Slot {
     Directive directive;
-    const spec::ActionSpec* spec = nullptr;  // nullptr: unknown to the registry
+    const catalog::ActionSpec* spec = nullptr;  // nullptr: unknown to the registry
     std::shared_ptr<ActionHandler> handler;
     bool holds = false;  // holds later text until final (see executor.h)
     bool serial = false;
@@ -66,7 +66,7 @@ class Executor::Impl final : public parse::EventSink {
   };
 
  public:
-  Impl(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
+  Impl(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
        TurnIds ids, ExecOptions options)
       : registry_(registry),
         handlers_(handlers),
@@ -129,10 +129,10 @@ class Executor::Impl final : public parse::EventSink {
     s.spec = registry_.find_action(e.action);
     s.entry.ordinal = s.directive.ordinal;
     s.entry.action = e.action;
-    s.serial = s.spec && s.spec->concurrency == spec::Concurrency::SerialPerConversation;
+    s.serial = s.spec && s.spec->concurrency == catalog::Concurrency::SerialPerConversation;
     s.timeout = s.spec ? s.spec->timeout : options_.default_timeout;
     if (auto it = options_.timeouts.find(e.action); it != options_.timeouts.end()) s.timeout = it->second;
-    const bool result_to_user = s.spec && s.spec->result_to == spec::ResultTo::User;
+    const bool result_to_user = s.spec && s.spec->result_to == catalog::ResultTo::User;
     s.holds = result_to_user || (s.spec && s.spec->delivers);
     if (s.holds) queue_.push_back(Item{{}, s.directive.ordinal, {}});
 
@@ -147,7 +147,7 @@ class Executor::Impl final : public parse::EventSink {
       flush();
       return;
     }
-    if (s.spec && s.spec->result_to == spec::ResultTo::Inline) {
+    if (s.spec && s.spec->result_to == catalog::ResultTo::Inline) {
       // The parser calls the inline resolver right after this event; if it does not, the next event runs it.
       pending_inline_ = s.directive.ordinal;
       pending_inline_span_ = e.span_begin;
@@ -259,12 +259,12 @@ class Executor::Impl final : public parse::EventSink {
   static bool is_text(const Item& item) { return item.ordinal < 0 && item.late.empty() && !item.message_end; }
 
   bool to_model(const Slot& s) const {
-    spec::ResultTo to = s.spec ? s.spec->result_to : spec::ResultTo::ModelOnError;
+    catalog::ResultTo to = s.spec ? s.spec->result_to : catalog::ResultTo::ModelOnError;
     bool failed = is_failure(s.entry.status) || (s.entry.status == ResultStatus::Duplicate && !s.stored_ok);
     switch (to) {
-      case spec::ResultTo::Model:
+      case catalog::ResultTo::Model:
         return true;
-      case spec::ResultTo::None:
+      case catalog::ResultTo::None:
         return false;
       default:
         return failed;
@@ -379,7 +379,7 @@ class Executor::Impl final : public parse::EventSink {
     if (s.emitted) return;
     s.emitted = true;
     for (const Delivery& d : s.deliveries) send(d, &s);
-    if (s.entry.status == ResultStatus::Ok && s.spec && s.spec->result_to == spec::ResultTo::User &&
+    if (s.entry.status == ResultStatus::Ok && s.spec && s.spec->result_to == catalog::ResultTo::User &&
         !s.entry.message.empty()) {
       Delivery d;
       d.op = Delivery::Op::Text;
@@ -541,7 +541,7 @@ class Executor::Impl final : public parse::EventSink {
     }
   }
 
-  const spec::Registry& registry_;
+  const catalog::Registry& registry_;
   const HandlerTable& handlers_;
   store::Store& store_;
   Outbox& outbox_;
@@ -570,8 +570,8 @@ class Executor::Impl final : public parse::EventSink {
     int ordinal;  // the directive that made it, or -1
   };
   std::vector<HeldAttachment> held_attachments_;  // say mode (6.4)
-  bool silent_ = false;     // the reply turned silent: its text is no longer sent
-  bool text_sent_ = false;  // some reply text reached the outbox
+  bool silent_ = false;                           // the reply turned silent: its text is no longer sent
+  bool text_sent_ = false;                        // some reply text reached the outbox
   std::vector<Delivery> sent_;
   bool last_was_text_ = false;
   std::set<std::string> attachments_;
@@ -582,7 +582,7 @@ class Executor::Impl final : public parse::EventSink {
   std::jthread timer_;
 };
 
-Executor::Executor(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store,
+Executor::Executor(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store,
                    Outbox& outbox, TurnIds ids, ExecOptions options)
     : impl_(std::make_unique<Impl>(registry, handlers, store, outbox, std::move(ids), std::move(options))) {}
 

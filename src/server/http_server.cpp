@@ -36,7 +36,6 @@
 #include <utility>
 #include <vector>
 
-#include "sigil/embed/files.h"
 #include "server/chat_completions.h"
 #include "server/client_history.h"
 #include "server/conversation_hub.h"
@@ -48,6 +47,7 @@
 #include "server/rate_limiter.h"
 #include "server/turn_broadcaster.h"
 #include "server/ws_frames.h"
+#include "sigil/embed/files.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
 

@@ -101,12 +101,18 @@ store::Result<bool> write_meta_once(const std::string& path, const MediaInfo& in
 
 }  // namespace
 
-MediaStore::MediaStore(std::string dir, std::size_t memory_limit)
-    : dir_(std::move(dir)), memory_limit_(memory_limit) {
+MediaStore::MediaStore(std::string dir, std::size_t memory_limit, std::uint64_t disk_limit)
+    : dir_(std::move(dir)), memory_limit_(memory_limit), disk_limit_(disk_limit) {
   // Created on demand; a folder that cannot be made shows up as put()'s error, with its reason.
   if (!dir_.empty()) {
     std::error_code ignored;
     std::filesystem::create_directories(dir_, ignored);
+    for (auto it = std::filesystem::directory_iterator(dir_, ignored);
+         !ignored && it != std::filesystem::directory_iterator(); it.increment(ignored)) {
+      std::error_code size_error;
+      const auto size = it->file_size(size_error);
+      if (!size_error && it->is_regular_file(size_error)) disk_bytes_ += size;
+    }
   }
 }
 
@@ -154,6 +160,17 @@ store::Result<MediaInfo> MediaStore::put_file(const exec::Payload& payload, Medi
   ::close(fd);
   info.sha256 = store::to_hex(hash.finish());
   info.size = offset;
+  {
+    std::lock_guard lock(mu_);
+    const bool known = ::access((dir_ + "/" + info.sha256).c_str(), F_OK) == 0;
+    if (!known && disk_limit_ != 0 && disk_bytes_ + offset > disk_limit_) {
+      ::unlink(temp.c_str());
+      return store::Error{"media: the media folder is full (" + std::to_string(disk_bytes_ >> 20) +
+                          " MiB of " + std::to_string(disk_limit_ >> 20) + " MiB); " + info.name +
+                          " was not kept"};
+    }
+    if (!known) disk_bytes_ += offset;
+  }
 
   // The metadata first: a file without it is still served (type from the URL's name, as an attachment).
   // `<hash>.<name key>.meta` per link; `<hash>.meta` says what find() without a name answers (the first).

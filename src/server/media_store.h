@@ -47,8 +47,12 @@ struct MediaFound {
 class MediaStore {
  public:
   static constexpr std::size_t kDefaultMemoryLimit = std::size_t{64} << 20;
+  static constexpr std::uint64_t kDefaultDiskLimit = std::uint64_t{4} << 30;
 
-  explicit MediaStore(std::string dir, std::size_t memory_limit = kDefaultMemoryLimit);
+  // disk_limit: the media folder's bytes in all (counted at construction, then kept); a new file that would
+  // go past it is refused (put() says so, the delivery falls back). 0: no cap.
+  explicit MediaStore(std::string dir, std::size_t memory_limit = kDefaultMemoryLimit,
+                      std::uint64_t disk_limit = kDefaultDiskLimit);
 
   static bool valid_hash(std::string_view hash);
 
@@ -65,6 +69,8 @@ class MediaStore {
 
   const std::string dir_;
   const std::size_t memory_limit_;
+  const std::uint64_t disk_limit_;
+  std::uint64_t disk_bytes_ = 0;  // guarded by mu_
   mutable std::mutex mu_;
   struct Entry {
     MediaInfo info;

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "sigil/actions/scheduler.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"
-#include "sigil/spec/registry.h"
 #include "store/store_test_support.h"
 #include "support/fake_openai_server.h"
 
@@ -108,7 +108,7 @@ class RecordingObserver final : public TurnObserver {
 
 class AgentTest : public ::testing::Test {
  protected:
-  AgentTest() : registry_(spec::Registry::builtin()) {
+  AgentTest() : registry_(catalog::Registry::builtin()) {
     store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
     handlers_.add("searchArchive", [this](const exec::Directive& d, exec::ActionContext&) {
       ++searches_;
@@ -166,7 +166,7 @@ class AgentTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   std::unique_ptr<store::Store> store_;
   exec::HandlerTable handlers_;
   std::atomic<int> searches_{0};

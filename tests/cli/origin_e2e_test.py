@@ -13,12 +13,11 @@ import http.server
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
 
-from sigil_serve import STOP_TIMEOUT, SigilServe
+from sigil_serve import SigilServe, run_against
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 E2E = os.path.join(ROOT, "tests", "e2e")
@@ -80,20 +79,7 @@ def main():
             code = server.stop(signal.SIGKILL)
             fail(f"sigil serve did not print its listening line (exit {code}):\n{server.stderr_text()}")
         cmd = ["node", os.path.join(E2E, "origin.e2e.mjs"), "--gateway", server.url, "--attacker", attacker_url]
-        try:
-            test = subprocess.run(cmd, cwd=E2E, timeout=300)
-        except subprocess.TimeoutExpired:
-            test = None
-        code = server.stop()
-        log = server.stderr_text()
-        if code is None:
-            fail(f"sigil serve did not stop within {STOP_TIMEOUT} s of SIGTERM:\n{log}")
-        if test is None:
-            fail(f"the browser test did not finish within 300 s\nserver log:\n{log}")
-        if test.returncode != 0:
-            fail(f"the browser test failed (exit {test.returncode})\nserver log:\n{log}")
-        if code != 0:
-            fail(f"sigil serve exited with {code} after SIGTERM\nserver log:\n{log}")
+        run_against(server, cmd, E2E, 300, fail)
         print("origin_e2e_test: 1 passed, 0 failed")
     finally:
         if attacker is not None:

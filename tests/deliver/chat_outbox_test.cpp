@@ -578,7 +578,9 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
     ch.fail = c.fail;
     ChatOutboxOptions o = opts();
     if (c.media_url)
-      o.media_url = [](const deliver::Delivery& d) { return "https://chat.example/media/" + d.payload->name(); };
+      o.media_url = [](const deliver::Delivery& d) {
+        return "https://chat.example/media/" + d.payload->name();
+      };
     ChatOutbox box(ch, o);
     box.deliver(c.delivery);
     box.end();

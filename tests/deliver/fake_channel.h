@@ -155,7 +155,7 @@ inline deliver::Delivery text_delivery(std::string text) {
 }
 
 inline deliver::Delivery file_delivery(std::string name, std::string kind, std::string bytes = "PDF!",
-                                    std::string caption = {}) {
+                                       std::string caption = {}) {
   deliver::Delivery d;
   d.op = deliver::Delivery::Op::File;
   d.path = "/files/" + name;

@@ -16,9 +16,7 @@
 // Exit code 0 when every check passed.
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./browser.mjs";
 
 const args = {};
 for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].slice(2)] = process.argv[i + 1];
@@ -40,21 +38,8 @@ async function historyOf(conversation) {
   return (await r.json()).messages;
 }
 
-const profile = fs.mkdtempSync(path.join(os.tmpdir(), "sigil-origin-e2e-"));
-const context = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP evil.test 127.0.0.1",
-  ],
-});
+// evil.test resolves to the gateway's address: a rebound name.
+const { context, profile } = await launchChromium({ args: ["--host-resolver-rules=MAP evil.test 127.0.0.1"] });
 let failures = 0;
 async function check(name, fn) {
   try {

@@ -21,9 +21,9 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/replay.h"
 #include "sigil/server/http_server.h"
-#include "sigil/spec/registry.h"
 #include "store/store_test_support.h"
 #include "support/raw_http.h"
 
@@ -244,7 +244,7 @@ constexpr const char* kHelloClean = "Hello there, <b>friend</b>.";
 
 class ChatCompletionsTest : public ::testing::Test {
  protected:
-  ChatCompletionsTest() : registry_(spec::Registry::builtin()) {
+  ChatCompletionsTest() : registry_(catalog::Registry::builtin()) {
     store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
     auto handlers = actions::builtin_handlers(actions::BuiltinConfig{});
     EXPECT_TRUE(handlers.ok());
@@ -307,7 +307,7 @@ class ChatCompletionsTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   std::unique_ptr<store::Store> store_;
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> client_;

@@ -186,6 +186,21 @@ TEST(MediaStoreTest, EachLinkKeepsItsOwnNameAndType) {
   }
 }
 
+TEST(MediaStoreTest, TheMediaFolderHasACap) {
+  store::testing::TempDir dir;
+  MediaStore media(dir.path().string(), MediaStore::kDefaultMemoryLimit, 100);
+  auto first = media.put(StringPayload(std::string(60, 'a'), "a.bin"), false);
+  ASSERT_TRUE(first.ok()) << first.error();
+  auto second = media.put(StringPayload(std::string(60, 'b'), "b.bin"), false);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().find("the media folder is full"), std::string::npos) << second.error();
+  // The same bytes again take no room.
+  EXPECT_TRUE(media.put(StringPayload(std::string(60, 'a'), "again.bin"), false).ok());
+  // What is in the folder counts after a restart too.
+  MediaStore again(dir.path().string(), MediaStore::kDefaultMemoryLimit, 100);
+  EXPECT_FALSE(again.put(StringPayload(std::string(60, 'c'), "c.bin"), false).ok());
+}
+
 class RecordingWatcher final : public Watcher {
  public:
   void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }

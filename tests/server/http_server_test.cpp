@@ -19,8 +19,8 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/replay.h"
-#include "sigil/spec/registry.h"
 #include "sigil/text/utf8.h"
 #include "store/store_test_support.h"
 #include "support/raw_http.h"
@@ -76,7 +76,7 @@ constexpr const char* kReply = "<react emoji=\"thumbsup\"/>Hello <b>there</b> [R
 
 class HttpServerTest : public ::testing::Test {
  protected:
-  HttpServerTest() : registry_(spec::Registry::builtin()) {
+  HttpServerTest() : registry_(catalog::Registry::builtin()) {
     store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
     auto handlers = actions::builtin_handlers(actions::BuiltinConfig{});
     EXPECT_TRUE(handlers.ok());
@@ -137,7 +137,7 @@ class HttpServerTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   std::unique_ptr<store::Store> store_;
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> client_;

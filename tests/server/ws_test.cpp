@@ -20,12 +20,12 @@
 #include <thread>
 #include <vector>
 
-#include "sigil/embed/files.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
+#include "sigil/embed/files.h"
 #include "sigil/model/replay.h"
 #include "sigil/server/http_server.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/sha256.h"
 #include "store/store_test_support.h"
 
@@ -243,7 +243,7 @@ std::string binary_bytes(std::size_t n) {
 
 class WsTest : public ::testing::Test {
  protected:
-  WsTest() : registry_(spec::Registry::builtin()) {
+  WsTest() : registry_(catalog::Registry::builtin()) {
     store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
     files_dir_ = dir_.file("files");
     std::filesystem::create_directories(files_dir_);
@@ -349,7 +349,7 @@ class WsTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   std::unique_ptr<store::Store> store_;
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> client_;

@@ -55,11 +55,11 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/handler.h"
 #include "sigil/exec/turn_report.h"
 #include "sigil/model/client.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/store.h"
 
 namespace sigil::agent {
@@ -148,7 +148,7 @@ class TurnObserver {
 class Agent {
  public:
   // Everything passed in must outlive the Agent.
-  Agent(const spec::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
+  Agent(const catalog::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
         model::ModelClient& client, AgentConfig config = {});
   // Cancels open model calls and waits for every turn's on_turn_end.
   ~Agent();
@@ -192,7 +192,7 @@ class Agent {
   void post_finish(std::function<void()> job);
   void finish_loop(const std::stop_token& stop);
 
-  const spec::Registry& registry_;
+  const catalog::Registry& registry_;
   const exec::HandlerTable& handlers_;
   store::Store& store_;
   model::ModelClient& client_;

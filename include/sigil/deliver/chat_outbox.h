@@ -38,9 +38,8 @@
 #include "sigil/deliver/capabilities.h"
 #include "sigil/deliver/channel.h"
 #include "sigil/deliver/clock.h"
+#include "sigil/deliver/delivery.h"
 #include "sigil/deliver/report.h"
-#include "sigil/deliver/delivery.h"
-#include "sigil/deliver/delivery.h"
 
 namespace sigil::deliver {
 
@@ -99,7 +98,7 @@ class ChatOutbox final : public deliver::Outbox {
  private:
   // One text message in progress: msg_ is its whole text so far (leading whitespace removed).
   struct Open {
-    std::string id;     // empty: not sent yet
+    std::string id;  // empty: not sent yet
     // What the channel shows now: its length, and (editing channels only) a copy. On an appending channel
     // it is always a prefix of msg_, so no copy is kept: copying it on every append made streaming a long
     // message quadratic.

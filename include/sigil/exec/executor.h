@@ -26,8 +26,9 @@
 // - ORDER (12.1): a directive whose action can show something in this chat "holds" text: text after it
 //   waits until its handler finishes (or times out), then its deliveries go out, then the text. DECIDED rule:
 //   an action holds when result_to is `user` or its ActionSpec says it `delivers` (react, send-file,
-//   voice, send-message: send-message too, so its messages to another chat keep reply order). Other actions never hold text; if their handler returns deliveries
-//   anyway they go out when it finishes, after the text already sent. Errors never hold text beyond that.
+//   voice, send-message: send-message too, so its messages to another chat keep reply order). Other actions
+//   never hold text; if their handler returns deliveries anyway they go out when it finishes, after the text
+//   already sent. Errors never hold text beyond that.
 // - Identical attachments (same op and non-empty sha256) go once per turn; later ones are noted
 //   "duplicate-attachment: <path>" on their result.
 // - result_to: model -> every result goes to the model; model_on_error, user and inline -> failures
@@ -44,12 +45,12 @@
 #include <string>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/handler.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/exec/results_message.h"
 #include "sigil/exec/turn_report.h"
 #include "sigil/parse/events.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/store.h"
 
 namespace sigil::exec {
@@ -73,8 +74,8 @@ struct ExecOptions {
 
 class Executor {
  public:
-  Executor(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
-           TurnIds ids, ExecOptions options = {});
+  Executor(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store,
+           Outbox& outbox, TurnIds ids, ExecOptions options = {});
   // Stops waiting handlers (their stop_tokens are requested) and joins every worker.
   ~Executor();
   Executor(const Executor&) = delete;

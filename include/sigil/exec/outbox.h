@@ -1,5 +1,5 @@
-// The executor writes a turn's output to a deliver::Outbox (sigil/deliver/delivery.h); RecordingOutbox records
-// it, for tests and the console.
+// The executor writes a turn's output to a deliver::Outbox (sigil/deliver/delivery.h); RecordingOutbox
+// records it, for tests and the console.
 #pragma once
 
 #include <string>

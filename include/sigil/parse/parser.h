@@ -20,13 +20,13 @@
 namespace sigil::parse {
 
 struct ParserOptions {
-  bool say_mode = false;    // spec 6.1
-  bool think_open = false;  // the reply starts inside a hidden region (8.3)
-  std::vector<std::string> denied_actions;  // canonical names policy forbids in this chat (12.6)
-  std::size_t max_directives = 32;          // per reply, say blocks not counted (12.5)
-  std::size_t tag_limit = 8 * 1024;         // an open tag, a comment, a CDATA section (2.8)
-  std::size_t bracket_limit = 4 * 1024;     // bracket ARGS (2.8)
-  std::size_t whitespace_limit = 4 * 1024;  // a longer whitespace run is released untidied (10.3)
+  bool say_mode = false;                       // spec 6.1
+  bool think_open = false;                     // the reply starts inside a hidden region (8.3)
+  std::vector<std::string> denied_actions;     // canonical names policy forbids in this chat (12.6)
+  std::size_t max_directives = 32;             // per reply, say blocks not counted (12.5)
+  std::size_t tag_limit = 8 * 1024;            // an open tag, a comment, a CDATA section (2.8)
+  std::size_t bracket_limit = 4 * 1024;        // bracket ARGS (2.8)
+  std::size_t whitespace_limit = 4 * 1024;     // a longer whitespace run is released untidied (10.3)
   std::size_t hidden_opener_limit = 4 * 1024;  // a line-start hidden opener waiting for its line end (11.3)
   // Runs a valid `result_to: inline` directive (calculate) the moment it completes; the text it returns
   // stands where the directive stood, keeping the spaces and emphasis around it (10.2). Without a
@@ -42,7 +42,7 @@ struct ParserStats {
   std::uint64_t text_bytes = 0;      // clean text bytes delivered (visible and hidden)
   std::uint64_t directives = 0;
   std::uint64_t diagnostics = 0;
-  std::size_t max_held = 0;          // the most bytes held at once
+  std::size_t max_held = 0;  // the most bytes held at once
 };
 
 struct NameIndex;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -11,10 +12,14 @@
 namespace sigil::store::sqlite {
 
 struct OpenOptions {
-    std::chrono::milliseconds busy_timeout{5000};
-    // Commit exactly-once log writes with synchronous=FULL (one fsync each). Off: NORMAL like the rest,
-    // which survives a process crash but not power loss.
-    bool sync_once_log = true;
+  std::chrono::milliseconds busy_timeout{5000};
+  // Commit exactly-once log writes with synchronous=FULL (one fsync each). Off: NORMAL like the rest,
+  // which survives a process crash but not power loss.
+  bool sync_once_log = true;
+  // Overall caps per user (a model in a loop, or a hostile client, cannot fill the disk): beyond them
+  // put_page and add_task fail with a message saying so (the action reports it to the model). 0: no cap.
+  std::size_t max_pages_per_user = 200;
+  std::size_t max_pending_tasks_per_user = 100;
 };
 
 // Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory

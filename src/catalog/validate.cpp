@@ -1,9 +1,7 @@
-#include "sigil/spec/validate.h"
+#include "sigil/catalog/validate.h"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-
-#include "sigil/parse/json_text.h"
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -11,9 +9,10 @@
 #include <system_error>
 #include <utility>
 
+#include "sigil/parse/json_text.h"
 #include "sigil/text/ascii.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 namespace ascii = text::ascii;
 namespace {
@@ -641,4 +640,4 @@ parse::Validated validate_mcp(std::string_view server, std::string_view tool,
   return out;
 }
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

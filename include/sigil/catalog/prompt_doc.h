@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 struct PromptOptions {
   // Canonical action names to teach. Empty: every registered action.
@@ -42,4 +42,4 @@ struct PromptExample {
 // Every example of prompt_section(registry, options), in printed order.
 std::vector<PromptExample> prompt_examples(const Registry& registry, const PromptOptions& options);
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

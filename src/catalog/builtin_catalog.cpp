@@ -1,8 +1,8 @@
-#include "sigil/spec/builtin_catalog.h"
+#include "sigil/catalog/builtin_catalog.h"
 
 #include <utility>
 
-namespace sigil::spec {
+namespace sigil::catalog {
 namespace {
 
 using parse::BodyKind;
@@ -275,4 +275,4 @@ std::vector<ActionSpec> builtin_actions() {
   return out;
 }
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

@@ -1,15 +1,15 @@
 // The registry's name tables, lookups, options and user-registered actions.
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 #include <stdexcept>
 
-#include "sigil/spec/builtin_catalog.h"
+#include "sigil/catalog/builtin_catalog.h"
 #include "spec_test_support.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 namespace {
 
 using parse::BodyKind;
@@ -368,4 +368,4 @@ TEST(Registry, BuiltinActionsMatchTheCatalogue) {
 }
 
 }  // namespace
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

@@ -1,8 +1,8 @@
-#include "sigil/spec/action_spec.h"
+#include "sigil/catalog/action_spec.h"
 
 #include "sigil/text/ascii.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 namespace ascii = text::ascii;
 
@@ -83,4 +83,4 @@ std::string_view to_string(ResultTo result_to) {
   return "?";
 }
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

@@ -3,8 +3,6 @@
 // body, or one bracket; basic character references; strict JSON only (no repairs, no triggers, no limits).
 #pragma once
 
-#include "sigil/parse/char_refs.h"
-
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -14,9 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
+#include "sigil/parse/char_refs.h"
 
-namespace sigil::spec::test_support {
+namespace sigil::catalog::test_support {
 
 inline char lower_ascii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
@@ -331,4 +330,4 @@ inline bool has_note(const parse::Validated& v, std::string_view code) {
   return false;
 }
 
-}  // namespace sigil::spec::test_support
+}  // namespace sigil::catalog::test_support

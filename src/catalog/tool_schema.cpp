@@ -1,4 +1,4 @@
-#include "sigil/spec/tool_schema.h"
+#include "sigil/catalog/tool_schema.h"
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -8,7 +8,7 @@
 
 #include "sigil/parse/json_text.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 namespace {
 
 namespace json = boost::json;
@@ -177,4 +177,4 @@ std::optional<std::string> action_for_tool_name(const Registry& registry, const 
   return std::nullopt;
 }
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

@@ -9,7 +9,7 @@
 
 #include "spec_test_support.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 namespace {
 
 using test_support::conformance_registry;
@@ -285,4 +285,4 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 INSTANTIATE_TEST_SUITE_P(Vectors, ConformanceArgs, ::testing::ValuesIn(kCases), case_name);
 
 }  // namespace
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/catalog/action_spec.h"
 #include "sigil/parse/grammar.h"
-#include "sigil/spec/action_spec.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 // Note codes emitted by validation (parse::Note::code).
 namespace note {
@@ -48,4 +48,4 @@ bool is_duration(std::string_view s);  // ^\d+(\.\d+)?[mhd]$
 bool is_datetime(std::string_view s);  // YYYY-MM-DD[ T]HH:MM(:SS)?(Z|[+-]HH:MM)?, fields in range
 std::optional<bool> parse_boolean(std::string_view s);  // true false yes no on off 1 0, any case
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

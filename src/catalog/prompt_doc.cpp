@@ -1,4 +1,4 @@
-#include "sigil/spec/prompt_doc.h"
+#include "sigil/catalog/prompt_doc.h"
 
 #include <algorithm>
 #include <boost/json.hpp>
@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "sigil/text/ascii.h"
 #include "sigil/parse/json_text.h"
+#include "sigil/text/ascii.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 namespace ascii = text::ascii;
 namespace {
@@ -447,4 +447,4 @@ std::vector<PromptExample> prompt_examples(const Registry& registry, const Promp
   return out;
 }
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

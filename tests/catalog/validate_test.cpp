@@ -1,15 +1,15 @@
 // Argument validation rules (spec section 9, 3.3, 5.1-5.2, 5.6) beyond the conformance vectors: conversions,
 // notes, error messages, shapes, and validation against a lone ActionSpec.
-#include "sigil/spec/validate.h"
+#include "sigil/catalog/validate.h"
 
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
 
-#include "sigil/spec/builtin_catalog.h"
+#include "sigil/catalog/builtin_catalog.h"
 #include "spec_test_support.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 namespace {
 
 namespace json = boost::json;
@@ -621,4 +621,4 @@ TEST(Catalogue, RequiredParameters) {
 }
 
 }  // namespace
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

@@ -16,7 +16,7 @@
 
 #include "sigil/parse/grammar.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 // Parameter types (9.1).
 enum class ParamType : unsigned char {
@@ -155,4 +155,4 @@ bool needs_written_params(const ActionSpec& action, const Spelling& spelling);
 std::string_view to_string(ParamType type);
 std::string_view to_string(ResultTo result_to);
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

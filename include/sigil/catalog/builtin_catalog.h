@@ -3,11 +3,11 @@
 
 #include <vector>
 
-#include "sigil/spec/action_spec.h"
+#include "sigil/catalog/action_spec.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 // Every built-in action in the order of section 13, `mcp` last. Each call builds a fresh copy.
 std::vector<ActionSpec> builtin_actions();
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

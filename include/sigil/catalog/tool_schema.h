@@ -17,10 +17,10 @@
 #include <string>
 #include <string_view>
 
-#include "sigil/spec/prompt_doc.h"
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/prompt_doc.h"
+#include "sigil/catalog/registry.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 // The tools array for the `tools` field of a chat completions request.
 boost::json::array tool_schemas(const Registry& registry, const PromptOptions& options);
@@ -33,4 +33,4 @@ boost::json::object parameters_schema(const Registry& registry, const ActionSpec
 std::optional<std::string> action_for_tool_name(const Registry& registry, const PromptOptions& options,
                                                 std::string_view tool_name);
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

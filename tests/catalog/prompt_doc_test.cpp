@@ -1,6 +1,6 @@
 // The prompt section (spec/prompt_doc.h): every example it teaches parses as a valid directive of its action
 // through the real parser, the key lines read as intended, and the section stays compact.
-#include "sigil/spec/prompt_doc.h"
+#include "sigil/catalog/prompt_doc.h"
 
 #include <gtest/gtest.h>
 
@@ -11,23 +11,23 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/catalog/builtin_catalog.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/parse/parser.h"
 #include "sigil/parse/summary.h"
-#include "sigil/spec/builtin_catalog.h"
-#include "sigil/spec/registry.h"
 
 namespace {
 
-using sigil::spec::ActionSpec;
-using sigil::spec::Dialect;
-using sigil::spec::ParamRule;
-using sigil::spec::ParamSpec;
-using sigil::spec::ParamType;
-using sigil::spec::PromptExample;
-using sigil::spec::PromptOptions;
-using sigil::spec::Registry;
-using sigil::spec::RegistryOptions;
-using sigil::spec::Spelling;
+using sigil::catalog::ActionSpec;
+using sigil::catalog::Dialect;
+using sigil::catalog::ParamRule;
+using sigil::catalog::ParamSpec;
+using sigil::catalog::ParamType;
+using sigil::catalog::PromptExample;
+using sigil::catalog::PromptOptions;
+using sigil::catalog::Registry;
+using sigil::catalog::RegistryOptions;
+using sigil::catalog::Spelling;
 namespace parse = sigil::parse;
 
 bool contains(std::string_view haystack, std::string_view needle) {
@@ -81,7 +81,7 @@ TEST(PromptDoc, EveryBuiltinExampleParsesAsAValidDirectiveOfItsAction) {
   for (bool say_mode : {false, true}) {
     PromptOptions options;
     options.say_mode = say_mode;
-    const std::vector<PromptExample> examples = sigil::spec::prompt_examples(registry, options);
+    const std::vector<PromptExample> examples = sigil::catalog::prompt_examples(registry, options);
     ASSERT_FALSE(examples.empty());
     for (const PromptExample& example : examples) expect_example_runs(registry, example, say_mode);
   }
@@ -91,8 +91,8 @@ TEST(PromptDoc, EachExampleIsPrintedOnceAsWrittenAndOutsideCode) {
   const Registry registry = builtin_with_mcp();
   PromptOptions options;
   options.say_mode = true;
-  const std::string section = sigil::spec::prompt_section(registry, options);
-  const std::vector<PromptExample> examples = sigil::spec::prompt_examples(registry, options);
+  const std::string section = sigil::catalog::prompt_section(registry, options);
+  const std::vector<PromptExample> examples = sigil::catalog::prompt_examples(registry, options);
   EXPECT_EQ(count(section, "\n  Example: "), examples.size());
   for (const PromptExample& example : examples) {
     // Backticks would make it inline code, which the parser shows as text (1.2): a model copies what it sees.
@@ -107,7 +107,7 @@ TEST(PromptDoc, EveryActionOncePerGroupAndEveryBuiltinTaught) {
   options.say_mode = true;
   std::set<std::pair<std::string, std::string>> seen;
   std::set<std::string> actions;
-  for (const PromptExample& e : sigil::spec::prompt_examples(registry, options)) {
+  for (const PromptExample& e : sigil::catalog::prompt_examples(registry, options)) {
     EXPECT_TRUE(seen.insert({e.group, e.action}).second) << e.group << " " << e.action;
     actions.insert(e.action);
   }
@@ -115,7 +115,7 @@ TEST(PromptDoc, EveryActionOncePerGroupAndEveryBuiltinTaught) {
 }
 
 TEST(PromptDoc, GroupsInOrderWithTheirActions) {
-  const std::string section = sigil::spec::prompt_section(Registry::builtin(), {});
+  const std::string section = sigil::catalog::prompt_section(Registry::builtin(), {});
   const std::size_t tags = section.find("\n### Tags\n");
   const std::size_t brackets = section.find("\n### Brackets\n");
   const std::size_t json = section.find("\n### JSON bodies\n");
@@ -145,7 +145,7 @@ TEST(PromptDoc, GroupsInOrderWithTheirActions) {
 }
 
 TEST(PromptDoc, KeyLinesOfTheBuiltinSection) {
-  const std::string section = sigil::spec::prompt_section(Registry::builtin(), {});
+  const std::string section = sigil::catalog::prompt_section(Registry::builtin(), {});
   // Syntax with required parameters, the summary, then the parameters with the required ones marked.
   EXPECT_TRUE(contains(section,
                        "\n- <react emoji=\"…\"/>: adds a reaction to a message.\n"
@@ -187,7 +187,7 @@ TEST(PromptDoc, KeyLinesOfTheBuiltinSection) {
 TEST(PromptDoc, SayModeTeachesSayBlocksFirstAndTheFileTag) {
   PromptOptions options;
   options.say_mode = true;
-  const std::string section = sigil::spec::prompt_section(Registry::builtin(), options);
+  const std::string section = sigil::catalog::prompt_section(Registry::builtin(), options);
   const std::size_t say =
       section.find("\n### Say blocks\nSay mode is on: only text inside <say>…</say> reaches");
   ASSERT_NE(say, std::string::npos);
@@ -202,7 +202,7 @@ TEST(PromptDoc, SayModeTeachesSayBlocksFirstAndTheFileTag) {
 }
 
 TEST(PromptDoc, McpIsTaughtOnlyWithConfiguredServers) {
-  const std::string section = sigil::spec::prompt_section(builtin_with_mcp(), {});
+  const std::string section = sigil::catalog::prompt_section(builtin_with_mcp(), {});
   EXPECT_TRUE(contains(section,
                        "\n- <mcp_SERVER_TOOL>{…}</mcp_SERVER_TOOL>: calls a tool on a configured MCP "
                        "server. SERVER is one of: github, brave-search;"));
@@ -214,7 +214,7 @@ TEST(PromptDoc, DeniedAndAllowedActionsFilterTheSection) {
   const Registry registry = Registry::builtin();
   PromptOptions deny;
   deny.denied = {"react", "search"};
-  const std::string denied = sigil::spec::prompt_section(registry, deny);
+  const std::string denied = sigil::catalog::prompt_section(registry, deny);
   EXPECT_FALSE(contains(denied, "<react"));
   EXPECT_FALSE(contains(denied, "[SEARCH:"));
   EXPECT_FALSE(contains(denied, "googleSearch"));
@@ -222,7 +222,7 @@ TEST(PromptDoc, DeniedAndAllowedActionsFilterTheSection) {
 
   PromptOptions allow;
   allow.allowed = {"react", "calculate"};
-  const std::string allowed = sigil::spec::prompt_section(registry, allow);
+  const std::string allowed = sigil::catalog::prompt_section(registry, allow);
   EXPECT_TRUE(contains(allowed, "<react emoji="));
   EXPECT_TRUE(contains(allowed, "[CALCULATE:expression]"));
   EXPECT_TRUE(contains(allowed, "<calculate>expression</calculate>"));
@@ -230,20 +230,20 @@ TEST(PromptDoc, DeniedAndAllowedActionsFilterTheSection) {
   EXPECT_EQ(count(allowed, "  Example: "), 3u);
 
   allow.denied = {"react", "calculate"};  // denied wins
-  EXPECT_EQ(sigil::spec::prompt_section(registry, allow), "");
+  EXPECT_EQ(sigil::catalog::prompt_section(registry, allow), "");
 }
 
 TEST(PromptDoc, DeterministicAndCompact) {
   const Registry registry = Registry::builtin();
-  const std::string a = sigil::spec::prompt_section(registry, {});
-  const std::string b = sigil::spec::prompt_section(Registry::builtin(), {});
+  const std::string a = sigil::catalog::prompt_section(registry, {});
+  const std::string b = sigil::catalog::prompt_section(Registry::builtin(), {});
   EXPECT_EQ(a, b);
   EXPECT_EQ(a.back(), '\n');
   // The whole built-in catalogue in under 8 KiB: it goes into every system prompt.
   EXPECT_LT(a.size(), 8u * 1024) << a;
   PromptOptions say;
   say.say_mode = true;
-  const std::string with_say = sigil::spec::prompt_section(builtin_with_mcp(), say);
+  const std::string with_say = sigil::catalog::prompt_section(builtin_with_mcp(), say);
   EXPECT_LT(with_say.size(), 9u * 1024);
   std::cout << "[ prompt section: " << a.size() << " bytes; with say mode and MCP: " << with_say.size()
             << " bytes ]\n";
@@ -301,10 +301,10 @@ TEST(PromptDoc, GeneratedExamplesOfUserActionsParse) {
   ping.spellings = {none_tag};
 
   const Registry registry({ticket, ping, note});
-  const std::vector<PromptExample> examples = sigil::spec::prompt_examples(registry, {});
+  const std::vector<PromptExample> examples = sigil::catalog::prompt_examples(registry, {});
   ASSERT_EQ(examples.size(), 4u);
   for (const PromptExample& example : examples) expect_example_runs(registry, example, false);
-  const std::string section = sigil::spec::prompt_section(registry, {});
+  const std::string section = sigil::catalog::prompt_section(registry, {});
   EXPECT_TRUE(contains(section,
                        "\n- [TICKET:count:title]: takes a note.\n  count* (integer): the count · "
                        "title*: the title\n  Example: [TICKET:1:example]\n"));

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/catalog/action_spec.h"
 #include "sigil/parse/grammar.h"
-#include "sigil/spec/action_spec.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 struct RegistryOptions {
   // Configured MCP server names (5.6), as configured.
@@ -96,4 +96,4 @@ class Registry : public parse::Grammar {
   int mcp_spelling_ = -1;
 };
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

@@ -1,13 +1,13 @@
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
 
 #include <stdexcept>
 #include <utility>
 
+#include "sigil/catalog/builtin_catalog.h"
+#include "sigil/catalog/validate.h"
 #include "sigil/text/ascii.h"
-#include "sigil/spec/builtin_catalog.h"
-#include "sigil/spec/validate.h"
 
-namespace sigil::spec {
+namespace sigil::catalog {
 
 namespace ascii = text::ascii;
 namespace {
@@ -34,12 +34,12 @@ bool valid_bracket_name(std::string_view name) {
 }
 
 [[noreturn]] void reject(std::string_view action, const std::string& why) {
-  throw std::invalid_argument("sigil::spec::Registry: action \"" + std::string(action) + "\": " + why);
+  throw std::invalid_argument("sigil::catalog::Registry: action \"" + std::string(action) + "\": " + why);
 }
 
 parse::TagName fixed_tag(std::string_view name, TagRole role) {
   if (!valid_tag_name(name)) {
-    throw std::invalid_argument("sigil::spec::Registry: bad tag name \"" + std::string(name) +
+    throw std::invalid_argument("sigil::catalog::Registry: bad tag name \"" + std::string(name) +
                                 "\" in options");
   }
   parse::TagName t;
@@ -59,7 +59,7 @@ Registry::Registry(std::vector<ActionSpec> actions, RegistryOptions options) : o
   for (const parse::TagName& t : fixed) {
     for (const parse::TagName& known : tag_names_) {
       if (known.name == t.name) {
-        throw std::invalid_argument("sigil::spec::Registry: tag name \"" + t.name + "\" configured twice");
+        throw std::invalid_argument("sigil::catalog::Registry: tag name \"" + t.name + "\" configured twice");
       }
     }
     tag_names_.push_back(t);
@@ -210,7 +210,7 @@ const ActionSpec* Registry::find_action(std::string_view canonical_name) const {
 
 std::size_t Registry::checked(int index) const {
   if (index < 0 || static_cast<std::size_t>(index) >= refs_.size()) {
-    throw std::out_of_range("sigil::spec::Registry: no spelling " + std::to_string(index));
+    throw std::out_of_range("sigil::catalog::Registry: no spelling " + std::to_string(index));
   }
   return static_cast<std::size_t>(index);
 }
@@ -253,17 +253,17 @@ std::vector<int> Registry::spellings_of(std::string_view action) const {
 
 parse::Validated Registry::validate_tag(int spelling, std::span<const parse::Attribute> attributes,
                                         const parse::Body& body) const {
-  return spec::validate_tag(action_of(spelling), spelling_spec(spelling), attributes, body);
+  return catalog::validate_tag(action_of(spelling), spelling_spec(spelling), attributes, body);
 }
 
 parse::Validated Registry::validate_bracket(int spelling, std::string_view args, bool has_args) const {
-  return spec::validate_bracket(action_of(spelling), spelling_spec(spelling), args, has_args);
+  return catalog::validate_bracket(action_of(spelling), spelling_spec(spelling), args, has_args);
 }
 
 parse::Validated Registry::validate_mcp(std::string_view server, std::string_view tool,
                                         std::span<const parse::Attribute> attributes,
                                         const parse::Body& body) const {
-  return spec::validate_mcp(server, tool, attributes, body);
+  return catalog::validate_mcp(server, tool, attributes, body);
 }
 
-}  // namespace sigil::spec
+}  // namespace sigil::catalog

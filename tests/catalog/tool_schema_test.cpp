@@ -1,6 +1,6 @@
 // OpenAI tool schemas (spec/tool_schema.h): one well-formed function tool per action, parameters as JSON
 // Schema, and tool names that map back to their actions.
-#include "sigil/spec/tool_schema.h"
+#include "sigil/catalog/tool_schema.h"
 
 #include <gtest/gtest.h>
 
@@ -10,17 +10,17 @@
 #include <string_view>
 #include <vector>
 
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
 
 namespace {
 
 namespace json = boost::json;
-using sigil::spec::ActionSpec;
-using sigil::spec::ParamSpec;
-using sigil::spec::PromptOptions;
-using sigil::spec::Registry;
-using sigil::spec::RegistryOptions;
-using sigil::spec::Spelling;
+using sigil::catalog::ActionSpec;
+using sigil::catalog::ParamSpec;
+using sigil::catalog::PromptOptions;
+using sigil::catalog::Registry;
+using sigil::catalog::RegistryOptions;
+using sigil::catalog::Spelling;
 
 bool valid_tool_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -90,7 +90,7 @@ void expect_tool_shape(const json::value& tool) {
 
 TEST(ToolSchema, OneWellFormedToolPerActionButSay) {
   const Registry registry = Registry::builtin();
-  const json::array tools = sigil::spec::tool_schemas(registry, {});
+  const json::array tools = sigil::catalog::tool_schemas(registry, {});
   std::set<std::string> names;
   for (const json::value& tool : tools) {
     expect_tool_shape(tool);
@@ -107,7 +107,7 @@ TEST(ToolSchema, OneWellFormedToolPerActionButSay) {
 }
 
 TEST(ToolSchema, RequiredListsAndTypes) {
-  const json::array tools = sigil::spec::tool_schemas(Registry::builtin(), {});
+  const json::array tools = sigil::catalog::tool_schemas(Registry::builtin(), {});
   auto params = [&](std::string_view name) -> const json::object& {
     const json::object* f = find_tool(tools, name);
     EXPECT_NE(f, nullptr) << name;
@@ -145,7 +145,7 @@ TEST(ToolSchema, RequiredListsAndTypes) {
 }
 
 TEST(ToolSchema, EnumValuesAreCanonicalAndUnique) {
-  const json::array tools = sigil::spec::tool_schemas(Registry::builtin(), {});
+  const json::array tools = sigil::catalog::tool_schemas(Registry::builtin(), {});
   const json::object& kind =
       find_tool(tools, "send-file")->at("parameters").at("properties").at("kind").as_object();
   EXPECT_EQ(kind.at("type"), json::value("string"));
@@ -154,7 +154,7 @@ TEST(ToolSchema, EnumValuesAreCanonicalAndUnique) {
 }
 
 TEST(ToolSchema, RulesAreInTheDescription) {
-  const json::array tools = sigil::spec::tool_schemas(Registry::builtin(), {});
+  const json::array tools = sigil::catalog::tool_schemas(Registry::builtin(), {});
   EXPECT_EQ(
       find_tool(tools, "scheduleTask")->at("description"),
       json::value("a durable task that starts a turn with the message when due. Give exactly one of: delay, "
@@ -168,7 +168,7 @@ TEST(ToolSchema, McpIsAToolOnlyWithServers) {
   RegistryOptions options;
   options.mcp_servers = {"github", "context7"};
   const Registry registry = Registry::builtin(options);
-  const json::array tools = sigil::spec::tool_schemas(registry, {});
+  const json::array tools = sigil::catalog::tool_schemas(registry, {});
   const json::object* mcp = find_tool(tools, "mcp");
   ASSERT_NE(mcp, nullptr);
   expect_tool_shape(json::object{{"type", "function"}, {"function", *mcp}});
@@ -177,26 +177,27 @@ TEST(ToolSchema, McpIsAToolOnlyWithServers) {
             (std::vector<std::string>{"github", "context7"}));
   EXPECT_EQ(strings(p.at("required")), (std::vector<std::string>{"server", "tool"}));
   EXPECT_EQ(p.at("properties").at("arguments").at("type"), json::value("object"));
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "mcp"), "mcp");
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp"), "mcp");
 }
 
 TEST(ToolSchema, ToolNamesMapBackToTheirActions) {
   const Registry registry = Registry::builtin();
   PromptOptions options;
   options.denied = {"voice"};
-  const json::array tools = sigil::spec::tool_schemas(registry, options);
+  const json::array tools = sigil::catalog::tool_schemas(registry, options);
   for (const json::value& tool : tools) {
     const std::string name(tool.at("function").at("name").as_string());
-    const std::optional<std::string> action = sigil::spec::action_for_tool_name(registry, options, name);
+    const std::optional<std::string> action = sigil::catalog::action_for_tool_name(registry, options, name);
     ASSERT_TRUE(action.has_value()) << name;
     EXPECT_EQ(*action, name);  // built-in names need no replacing
   }
   EXPECT_EQ(find_tool(tools, "voice"), nullptr);
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, options, "voice"), std::nullopt);  // denied
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, options, "say"), std::nullopt);
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, options, "nope"), std::nullopt);
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, options, "REACT"), std::nullopt);  // names are exact
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "voice"), "voice");
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "voice"), std::nullopt);  // denied
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "say"), std::nullopt);
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "nope"), std::nullopt);
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "REACT"),
+            std::nullopt);  // names are exact
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "voice"), "voice");
 }
 
 TEST(ToolSchema, NamesOutsideTheToolAlphabetAreReplacedAndKeptUnique) {
@@ -211,7 +212,7 @@ TEST(ToolSchema, NamesOutsideTheToolAlphabetAreReplacedAndKeptUnique) {
   };
   const Registry registry({action("notes.add", "notesAdd"), action("notes_add", "notes_add"),
                            action("café:order", "cafeOrder"), action(std::string(80, 'x'), "long")});
-  const json::array tools = sigil::spec::tool_schemas(registry, {});
+  const json::array tools = sigil::catalog::tool_schemas(registry, {});
   ASSERT_EQ(tools.size(), 4u);
   std::vector<std::string> names;
   for (const json::value& tool : tools) {
@@ -222,10 +223,10 @@ TEST(ToolSchema, NamesOutsideTheToolAlphabetAreReplacedAndKeptUnique) {
   EXPECT_EQ(names[1], "notes_add_2");
   EXPECT_EQ(names[2], "caf___order");  // é is two bytes, each replaced
   EXPECT_EQ(names[3], std::string(64, 'x'));
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "notes_add"), "notes.add");
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "notes_add_2"), "notes_add");
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, "caf___order"), "café:order");
-  EXPECT_EQ(sigil::spec::action_for_tool_name(registry, {}, std::string(64, 'x')), std::string(80, 'x'));
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "notes_add"), "notes.add");
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "notes_add_2"), "notes_add");
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "caf___order"), "café:order");
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, std::string(64, 'x')), std::string(80, 'x'));
 }
 
 }  // namespace
