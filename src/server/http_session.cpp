@@ -183,7 +183,7 @@ class HttpSession final : public Closable,
       case Route::Kind::Asset:
         return send(asset_response(route.param), version, keep);
       case Route::Kind::Unknown:
-        break;
+        break;  // answered (404) before the method check
     }
   }
 

@@ -28,6 +28,11 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
+// Incoming messages are read this much at a time, so an oversized one is noticed (and skipped) early.
+constexpr std::size_t kReadPiece = std::size_t{16} << 10;
+// An idle connection keeps at most this much read buffer, even after one large message.
+constexpr std::size_t kIdleBufferBytes = std::size_t{16} << 10;
+
 // Frames go out through a queue, one write at a time; frames come in through read_some so that an
 // oversized message is skipped (an error frame) without closing the connection or buffering it.
 class WebSocketSession final : public Watcher,
@@ -131,7 +136,7 @@ class WebSocketSession final : public Watcher,
 
   void do_read() {
     if (closed_) return;
-    ws_.async_read_some(buffer_, 16 * 1024, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+    ws_.async_read_some(buffer_, kReadPiece, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       self->on_read(ec);
     });
   }
@@ -151,8 +156,7 @@ class WebSocketSession final : public Watcher,
       handle_message(std::string_view(static_cast<const char*>(data.data()), data.size()));
     }
     buffer_.clear();
-    // An idle connection keeps a small buffer even after one large message.
-    if (buffer_.capacity() > 16 * 1024) buffer_.shrink_to_fit();
+    if (buffer_.capacity() > kIdleBufferBytes) buffer_.shrink_to_fit();
     do_read();
   }
 
