@@ -397,6 +397,22 @@ TEST_F(WsTest, HelloCarriesModelAndTheHistoryWithoutResultLines) {
   EXPECT_EQ(json::parse(web.body()).at("messages").as_array().size(), 0u);
 }
 
+// A browser drops a WebSocket whose text frame is not UTF-8 (Beast's client too): a stored text with
+// ill-formed bytes reaches the page with U+FFFD in their place, and the connection stays usable.
+TEST_F(WsTest, AFrameIsAlwaysUtf8) {
+  ASSERT_TRUE(
+      store_->append_message({"u1", "c1"}, "user", "bad \xff\xfe bytes \xe2\x82", "t1", store::Clock::now())
+          .ok());
+  start();
+  WsClient client(port_, "/v1/ws?conversation=c1&user=u1");
+  ASSERT_TRUE(client.open());
+  auto hello = client.read();
+  ASSERT_TRUE(hello) << "the hello frame did not arrive as a valid text frame";
+  const auto& history = hello->at("history").as_array();
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].at("text").as_string(), "bad \xEF\xBF\xBD\xEF\xBF\xBD bytes \xEF\xBF\xBD");
+}
+
 TEST_F(WsTest, ATurnStreamsCleanTextAReactionOnTheUsersMessageAndEnds) {
   start();
   auto client = connect("c1");
