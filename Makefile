@@ -16,7 +16,7 @@ CODE_DIRS := $(wildcard src include tests fuzz bench)
 # `make tidy` checks files changed since this revision (plus untracked ones); TIDY_ALL=1 checks all.
 TIDY_BASE ?= HEAD
 
-.PHONY: all build test fuzz bench run demo format tidy clean bootstrap \
+.PHONY: all build test fuzz bench run demo format format-check check-layers tidy clean bootstrap \
         release asan fuzz-build fuzz-smoke
 
 all: build
@@ -48,7 +48,8 @@ build:
 	@echo "built: build/release/sigil"
 
 # ---------------------------------------------------------------- tests
-test: asan
+# The cheap checks first: a format or layer slip fails in seconds, not after the build.
+test: format-check check-layers asan
 	scripts/npm-deps
 	ctest --preset asan --output-on-failure -j $(CTEST_JOBS)
 	@$(MAKE) fuzz-smoke
@@ -85,6 +86,21 @@ format:
 	    | xargs -0 -r clang-format -i; \
 	fi
 	@echo "format: done"
+
+# The tree as .clang-format wants it (CI runs this through `make test`); `make format` fixes it.
+format-check:
+	@files=$$( { find $(CODE_DIRS) -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.hpp' \) -print0 \
+	  | xargs -0 -r clang-format --dry-run --Werror 2>&1 || true; } \
+	  | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error.*/\1/p' | sort -u); \
+	if [[ -n "$$files" ]]; then \
+	  echo "format-check: $$(wc -l <<<"$$files") file(s) differ from .clang-format (run make format):"; \
+	  echo "$$files"; exit 1; \
+	fi; \
+	echo "format-check: clean"
+
+# Every include of src/ and include/ against the layer table of docs/architecture.md.
+check-layers:
+	@scripts/check-layers
 
 tidy: bootstrap
 	cmake --preset release >/dev/null

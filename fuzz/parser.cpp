@@ -15,6 +15,8 @@
 // - stats: bytes_in is the reply's length, and bytes_examined <= 8 * bytes_in + 64 (linear work).
 // While a known parser bug is open, SIGIL_FUZZ_IGNORE=silence-offset in the environment compares silence
 // events without their offsets, so that a run can look for other bugs.
+#include "sigil/parse/parser.h"
+
 #include <boost/json.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -25,9 +27,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sigil/parse/parser.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/parse/summary.h"
-#include "sigil/spec/registry.h"
 #include "sigil/text/utf8.h"
 
 namespace {
@@ -54,10 +55,10 @@ namespace parse = sigil::parse;
 
 // The conformance suite's MCP servers, so that `<mcp_github_…>` tags are reachable.
 const parse::CompiledGrammar& compiled_grammar() {
-  static const sigil::spec::Registry registry = [] {
-    sigil::spec::RegistryOptions o;
+  static const sigil::catalog::Registry registry = [] {
+    sigil::catalog::RegistryOptions o;
     o.mcp_servers = {"brave-search", "github", "my_server", "context7"};
-    return sigil::spec::Registry::builtin(o);
+    return sigil::catalog::Registry::builtin(o);
   }();
   static const parse::CompiledGrammar grammar(registry);
   return grammar;

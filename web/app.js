@@ -322,8 +322,10 @@ function mergeHistory(history) {
   const shown = new Set();
   for (const [id, t] of state.turns) if (t.userEl || t.assistantEl) shown.add(id);
   const repaired = new Set();
-  for (const h of history) {
-    if (!h || typeof h.text !== "string") continue;
+  for (const entry of history) {
+    if (!entry || typeof entry.text !== "string") continue;
+    // The greeting is bounded: a very long message comes shortened (the whole one: GET .../messages).
+    const h = entry.truncated === true ? { ...entry, text: `${entry.text} … (shortened)` } : entry;
     const turn = typeof h.turn === "string" ? h.turn : "";
     const t = turn ? state.turns.get(turn) : undefined;
     if (turn && shown.has(turn)) {

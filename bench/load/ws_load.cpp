@@ -63,11 +63,11 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/client.h"
 #include "sigil/model/replay.h"
 #include "sigil/server/http_server.h"
-#include "sigil/spec/registry.h"
-#include "store/sqlite/sqlite_store.h"
+#include "sigil/store/sqlite.h"
 
 namespace {
 
@@ -282,13 +282,13 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
     for (const std::string& reply : recorded_replies(o))
       file << json::serialize(json::object{{"reply", reply}}) << '\n';
   }
-  auto opened = sigil::store::sqlite::SqliteStore::open((dir / "sigil.db").string());
+  auto opened = sigil::store::sqlite::open((dir / "sigil.db").string());
   if (!opened) {
     fail_server(pipe, opened.error());
     return report;
   }
   std::unique_ptr<sigil::store::Store> store = std::move(opened).value();
-  const sigil::spec::Registry registry = sigil::spec::Registry::builtin();
+  const sigil::catalog::Registry registry = sigil::catalog::Registry::builtin();
   auto handlers = sigil::actions::builtin_handlers(sigil::actions::BuiltinConfig{});
   if (!handlers) {
     fail_server(pipe, handlers.error().message);

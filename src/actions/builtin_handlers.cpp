@@ -37,6 +37,7 @@ Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
 
   VoiceConfig voice;
   if (config.voice_enabled) voice.synth = std::make_shared<const VoiceSynth>(config.voice);
+  voice.budget = std::make_shared<VoiceBudget>(config.voice_budget);
   add_voice_handlers(table, std::move(voice));
 
   add_react_handlers(table, config.react);

@@ -8,13 +8,13 @@
 #include <utility>
 
 #include "actions/subprocess.h"
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
-#include "spec/ascii.h"
 
 namespace sigil::actions {
 namespace {
 
-namespace ascii = spec::ascii;
+namespace ascii = text::ascii;
 
 constexpr std::size_t kListedNames = 10;
 constexpr std::size_t kStderrLine = 200;

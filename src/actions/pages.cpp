@@ -6,14 +6,14 @@
 #include <string>
 #include <utility>
 
-#include "parse/char_refs.h"
+#include "sigil/parse/char_refs.h"
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
-#include "spec/ascii.h"
 
 namespace sigil::actions {
 namespace {
 
-namespace ascii = spec::ascii;
+namespace ascii = text::ascii;
 
 constexpr std::size_t kMaxTitle = 120;
 

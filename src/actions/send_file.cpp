@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "spec/ascii.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::actions {
 namespace {
@@ -112,7 +112,7 @@ std::string mime_type_for(std::string_view name) {
   if (dot == std::string_view::npos || dot == 0) return "application/octet-stream";
   const std::string_view ext = name.substr(dot + 1);
   for (const auto& [e, type] : kTypes)
-    if (spec::ascii::iequals(e, ext)) return std::string(type);
+    if (text::ascii::iequals(e, ext)) return std::string(type);
   return "application/octet-stream";
 }
 

@@ -5,13 +5,13 @@
 #include <string>
 #include <utility>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
-#include "spec/ascii.h"
 
 namespace sigil::actions {
 namespace {
 
-namespace ascii = spec::ascii;
+namespace ascii = text::ascii;
 
 std::string_view string_arg(const exec::Directive& d, const char* name) {
   const auto* v = d.args.if_contains(name);

@@ -12,10 +12,17 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
 #include "sigil/actions/unique_fd.h"
+
+// Closing every inherited descriptor inside posix_spawn needs glibc's closefrom file action (2.34+).
+#if !defined(__GLIBC__) || __GLIBC__ < 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ < 34)
+#error "run_captured() needs posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later)"
+#endif
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX declares it nowhere
 
@@ -97,7 +104,30 @@ bool set_nonblocking(int fd) noexcept {
   return flags >= 0 && ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0;
 }
 
+bool allowed_name(std::string_view name, const std::vector<std::string>& extra) {
+  for (std::string_view pattern : kPassedEnvironment) {
+    if (!pattern.empty() && pattern.back() == '*') {
+      pattern.remove_suffix(1);
+      if (name.size() > pattern.size() && name.substr(0, pattern.size()) == pattern) return true;
+    } else if (name == pattern) {
+      return true;
+    }
+  }
+  return std::find(extra.begin(), extra.end(), name) != extra.end();
+}
+
 }  // namespace
+
+std::vector<std::string> child_environment(const char* const* ours, const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  for (; ours != nullptr && *ours != nullptr; ++ours) {
+    const std::string_view entry(*ours);
+    const std::size_t eq = entry.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    if (allowed_name(entry.substr(0, eq), extra)) out.emplace_back(entry);
+  }
+  return out;
+}
 
 Result<RunOutcome> run_captured(const RunRequest& request) {
   if (request.program.empty()) return make_error(ErrorCode::invalid_argument, "no program to run");
@@ -118,10 +148,14 @@ Result<RunOutcome> run_captured(const RunRequest& request) {
   UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
 
   SpawnFileActions actions;
-  // dup2 clears FD_CLOEXEC on the copies; every other descriptor of ours is O_CLOEXEC and closes at exec.
+  // dup2 clears FD_CLOEXEC on the copies. Then everything from 3 up is closed in the child: not every
+  // descriptor of ours is close-on-exec (Asio opens its sockets without SOCK_CLOEXEC, and a library or
+  // another thread may open anything at any time), and a child holding a listening or client socket of the
+  // gateway could read from it, write to it, or keep it open after the gateway closed it.
   if (posix_spawn_file_actions_adddup2(&actions.fa, in_child.get(), STDIN_FILENO) != 0 ||
       posix_spawn_file_actions_adddup2(&actions.fa, out_write.get(), STDOUT_FILENO) != 0 ||
-      posix_spawn_file_actions_adddup2(&actions.fa, err_write.get(), STDERR_FILENO) != 0)
+      posix_spawn_file_actions_adddup2(&actions.fa, err_write.get(), STDERR_FILENO) != 0 ||
+      posix_spawn_file_actions_addclosefrom_np(&actions.fa, STDERR_FILENO + 1) != 0)
     return make_error(ErrorCode::io, "posix_spawn_file_actions failed");
 
   SpawnAttr attr;
@@ -144,11 +178,17 @@ Result<RunOutcome> run_captured(const RunRequest& request) {
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  std::vector<std::string> env_storage = child_environment(environ, request.pass_env);
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
   pid_t pid = -1;
   const bool has_slash = request.program.find('/') != std::string::npos;
   const int rc =
-      has_slash ? posix_spawn(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), environ)
-                : posix_spawnp(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), environ);
+      has_slash
+          ? posix_spawn(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data())
+          : posix_spawnp(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data());
   if (rc != 0) {
     if (rc == ENOENT) return make_error(ErrorCode::tool_missing, "'" + request.program + "' not found");
     if (rc == EACCES)

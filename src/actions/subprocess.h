@@ -4,6 +4,13 @@
 // posix_spawn (posix_spawnp when the program name has no '/'), in a process group of its own so that a
 // time-out kills whatever the program started too. Every path through run_captured() reaps the child:
 // nothing it starts outlives the call as a zombie of ours.
+//
+// The child gets only what it needs (docs/security.md, "Child processes"):
+// - descriptors 0, 1 and 2 (its stdin socket, stdout and stderr pipes) and nothing else: every other
+//   descriptor of ours is closed in the child before exec, close-on-exec or not (Asio's sockets are not);
+// - an environment built from an allow-list of our own (kPassedEnvironment: PATH, HOME, LANG, LANGUAGE,
+//   LC_*, TZ, TMPDIR) plus the names the caller lists in RunRequest::pass_env; nothing else, so no SIGIL_*
+//   variable, model key or channel token ever reaches a child.
 #pragma once
 
 #include <chrono>
@@ -25,7 +32,18 @@ struct RunRequest {
   std::size_t max_errors = 4096;       // stderr beyond this is dropped, not an error
   // A stop request kills the child (seen within ~20 ms) and fails the call with timeout, "stopped; killed".
   std::stop_token stop;
+  // Variables of ours passed on besides the allow-list, by exact name (e.g. ESPEAK_DATA_PATH for
+  // espeak-ng); unset ones are skipped.
+  std::vector<std::string> pass_env;
 };
+
+// The names every child may inherit from our environment; a trailing '*' matches any suffix (LC_*).
+inline constexpr const char* kPassedEnvironment[] = {"PATH", "HOME", "LANG",  "LANGUAGE",
+                                                     "LC_*", "TZ",   "TMPDIR"};
+
+// The environment a child gets: our variables whose names kPassedEnvironment or `extra` allow, in the
+// order of `ours` (a "NAME=value" list ending in nullptr, like environ).
+std::vector<std::string> child_environment(const char* const* ours, const std::vector<std::string>& extra);
 
 struct RunOutcome {
   std::string output;   // stdout

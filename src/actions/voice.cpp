@@ -238,8 +238,7 @@ Result<void> encode_ogg_opus(int fd, std::span<const float> pcm48, int bitrate) 
 
 }  // namespace
 
-Result<VoiceNote> VoiceSynth::synthesize(std::string_view text) const {
-  if (auto ok = check_options(options_); !ok) return std::move(ok).error();
+Result<void> VoiceSynth::check_text(std::string_view text) const {
   if (std::all_of(text.begin(), text.end(), is_space))
     return make_error(ErrorCode::invalid_argument, "nothing to say: the text is empty");
   if (text.size() > options_.max_text_bytes)
@@ -248,6 +247,12 @@ Result<VoiceNote> VoiceSynth::synthesize(std::string_view text) const {
                           " bytes, the limit is " + std::to_string(options_.max_text_bytes));
   if (text.find('\0') != std::string_view::npos)
     return make_error(ErrorCode::invalid_argument, "the text contains a NUL byte");
+  return {};
+}
+
+Result<VoiceNote> VoiceSynth::synthesize(std::string_view text) const {
+  if (auto ok = check_options(options_); !ok) return std::move(ok).error();
+  if (auto ok = check_text(text); !ok) return std::move(ok).error();
 
   std::error_code ec;
   const std::filesystem::path dir =
@@ -262,6 +267,8 @@ Result<VoiceNote> VoiceSynth::synthesize(std::string_view text) const {
   request.input = std::string(text);
   request.timeout = options_.timeout;
   request.max_output = options_.max_wav_bytes;
+  // espeak-ng's own variable for where its voices live, for an installation outside the default path.
+  request.pass_env = {"ESPEAK_DATA_PATH"};
   auto run = detail::run_captured(request);
   if (!run) {
     Error e = std::move(run).error();

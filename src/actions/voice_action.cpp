@@ -35,11 +35,19 @@ class VoicePayload final : public exec::Payload {
   UniqueFd fd_;
 };
 
-exec::HandlerResult speak(const VoiceConfig& config, const exec::Directive& d) {
+exec::HandlerResult speak(const VoiceConfig& config, const exec::Directive& d,
+                          const exec::ActionContext& ctx) {
   if (!config.synth) return exec::HandlerResult::error("voice: voice notes are not configured");
   const auto* text = d.args.if_contains("text");
   const std::string_view words =
       text != nullptr && text->is_string() ? std::string_view(text->get_string()) : "";
+  // Text the synthesizer would refuse is refused here, before it is charged to the budget.
+  if (auto ok = config.synth->check_text(words); !ok)
+    return exec::HandlerResult::error("voice: " + ok.error().message);
+  if (config.budget) {
+    if (auto over = config.budget->charge(ctx.ids(), VoiceBudget::characters(words), ctx.now()))
+      return exec::HandlerResult::error("voice: " + *over);
+  }
   auto note = config.synth->synthesize(words);
   if (!note) return exec::HandlerResult::error("voice: " + note.error().message);
 
@@ -73,7 +81,8 @@ exec::HandlerResult speak(const VoiceConfig& config, const exec::Directive& d) {
 
 void add_voice_handlers(exec::HandlerTable& table, VoiceConfig config) {
   auto shared = std::make_shared<const VoiceConfig>(std::move(config));
-  table.add("voice", [shared](const exec::Directive& d, exec::ActionContext&) { return speak(*shared, d); });
+  table.add("voice",
+            [shared](const exec::Directive& d, exec::ActionContext& ctx) { return speak(*shared, d, ctx); });
 }
 
 }  // namespace sigil::actions

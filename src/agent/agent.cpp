@@ -6,9 +6,10 @@
 #include <random>
 #include <utility>
 
+#include "sigil/catalog/prompt_doc.h"
+#include "sigil/catalog/tool_schema.h"
+#include "sigil/exec/results_message.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/prompt_doc.h"
-#include "sigil/spec/tool_schema.h"
 
 namespace sigil::agent {
 namespace {
@@ -34,11 +35,11 @@ parse::FinishReason parser_finish(model::FinishReason reason) {
 
 // The tag spelling a native tool call is validated as: one without presets first (a preset would fix
 // arguments the tool schema does not show), else any tag spelling; -1 when the action has none.
-int tool_spelling(const spec::Registry& registry, const std::string& action) {
+int tool_spelling(const catalog::Registry& registry, const std::string& action) {
   int fallback = -1;
   for (int index : registry.spellings_of(action)) {
-    const spec::Spelling& s = registry.spelling_spec(index);
-    if (s.dialect != spec::Dialect::Tag) continue;
+    const catalog::Spelling& s = registry.spelling_spec(index);
+    if (s.dialect != catalog::Dialect::Tag) continue;
     if (s.presets.empty()) return index;
     if (fallback < 0) fallback = index;
   }
@@ -181,8 +182,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 
   store::Scope scope() const { return {input_.user, input_.conversation, store::MemoryScope::per_user}; }
 
-  spec::PromptOptions prompt_options() const {
-    spec::PromptOptions o;
+  catalog::PromptOptions prompt_options() const {
+    catalog::PromptOptions o;
     o.denied = agent_.config_.denied_actions;
     o.say_mode = say_mode_;
     return o;
@@ -257,11 +258,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   // so it gets an ordinal, an exactly-once key and the action's result_to rule like written markup.
   void on_tool_call(const model::ToolCall& tool) {
     if (!call_state_) return;
-    const spec::Registry& registry = agent_.registry_;
+    const catalog::Registry& registry = agent_.registry_;
     call_state_->tool_names.push_back(tool.name);
     std::optional<std::string> action;
     if (agent_.config_.native_tools)
-      action = spec::action_for_tool_name(registry, prompt_options(), tool.name);
+      action = catalog::action_for_tool_name(registry, prompt_options(), tool.name);
     if (!action) {
       call_state_->tool_errors.push_back("tool " + tool.name +
                                          ": error: no such tool here; use one of the tools listed");
@@ -271,6 +272,21 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     if (spelling < 0) {
       call_state_->tool_errors.push_back("tool " + tool.name + ": error: " + *action +
                                          " cannot be called as a tool; write its markup instead");
+      return;
+    }
+    parse::DirectiveEvent event;
+    event.action = *action;
+    event.spelling = spelling;
+    event.clean_offset = call_state_->outbox.clean().size();
+    // 12.5: tool calls and the reply's inline directives share one per-reply count, so a reply cannot run
+    // more actions by calling them as tools. Over it, refused as the parser refuses its own (same reason,
+    // same diagnostic code), without even reading the arguments.
+    if (!call_state_->parser->admit_directive()) {
+      event.valid = false;
+      event.error = *action + ": over the per-reply limit";
+      call_state_->executor->sink().on_diagnostic(
+          parse::Diagnostic{"over-limit", call_state_->parser->stats().bytes_in, event.error});
+      call_state_->executor->sink().on_directive(event);
       return;
     }
     parse::Body body;
@@ -285,13 +301,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       body.json = std::move(args);
     }
     parse::Validated validated = registry.validate_tag(spelling, {}, body);
-    parse::DirectiveEvent event;
-    event.action = *action;
     event.args = std::move(validated.args);
     event.valid = validated.valid;
     event.error = std::move(validated.error);
-    event.spelling = spelling;
-    event.clean_offset = call_state_->outbox.clean().size();
     call_state_->executor->sink().on_directive(event);
   }
 
@@ -309,12 +321,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     report.error = outcome.error;
     report.report = call_state_->executor->finish();
     report.tool_calls = std::move(call_state_->tool_names);
-    std::string results = call_state_->executor->model_message();
-    for (const std::string& line : call_state_->tool_errors) {
-      if (!results.empty() && results.back() != '\n') results += '\n';
-      results += line;
-    }
-    // One message, no trailing line break: it is stored and matched as written.
+    // One message, bounded (docs/security.md, "Results to the model"), no trailing line break: it is
+    // stored and matched as written.
+    std::vector<std::string> lines = call_state_->executor->model_lines();
+    for (std::string& line : call_state_->tool_errors) lines.push_back(std::move(line));
+    std::string results = exec::results_message(lines, agent_.config_.exec.max_results_bytes);
     while (!results.empty() && (results.back() == '\n' || results.back() == '\r')) results.pop_back();
     const std::string clean = call_state_->outbox.silent() ? std::string() : call_state_->outbox.clean();
     shown_text_ = shown_text_ || !clean.empty();
@@ -397,20 +408,20 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   bool cancelled_ = false;
 };
 
-Agent::Agent(const spec::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
+Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
              model::ModelClient& client, AgentConfig config)
     : registry_(registry), handlers_(handlers), store_(store), client_(client), config_(std::move(config)) {
   // Both say modes up front: a conversation may switch at any turn.
   for (const bool say : {false, true}) {
-    spec::PromptOptions options;
+    catalog::PromptOptions options;
     options.denied = config_.denied_actions;
     options.say_mode = say;
     std::string& message = say ? say_system_message_ : system_message_;
     message = config_.system_prompt_intro;
-    const std::string section = spec::prompt_section(registry_, options);
+    const std::string section = catalog::prompt_section(registry_, options);
     if (!message.empty() && !section.empty()) message += "\n\n";
     message += section;
-    if (config_.native_tools) (say ? say_tools_ : tools_) = spec::tool_schemas(registry_, options);
+    if (config_.native_tools) (say ? say_tools_ : tools_) = catalog::tool_schemas(registry_, options);
   }
   const unsigned threads = std::max(1u, config_.finish_threads);
   for (unsigned i = 0; i < threads; ++i)

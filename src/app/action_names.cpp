@@ -4,12 +4,12 @@
 
 namespace sigil::app {
 
-bool check_action_names(const spec::Registry& registry, const std::vector<std::string>& names,
+bool check_action_names(const catalog::Registry& registry, const std::vector<std::string>& names,
                         std::string_view context, std::ostream& err) {
   for (const std::string& name : names) {
     if (registry.find_action(name) != nullptr) continue;
     std::string known;
-    for (const spec::ActionSpec& a : registry.actions()) known += (known.empty() ? "" : ", ") + a.name;
+    for (const catalog::ActionSpec& a : registry.actions()) known += (known.empty() ? "" : ", ") + a.name;
     err << context << ": no action named \"" << name << "\" (actions: " << known << ")\n";
     return false;
   }

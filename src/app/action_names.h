@@ -6,13 +6,13 @@
 #include <string_view>
 #include <vector>
 
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
 
 namespace sigil::app {
 
 // True when every name is a canonical action of `registry`. Otherwise writes one line to `err`,
 // `<context>: no action named "x" (actions: a, b, ...)`, and returns false (the command then exits 2).
-bool check_action_names(const spec::Registry& registry, const std::vector<std::string>& names,
+bool check_action_names(const catalog::Registry& registry, const std::vector<std::string>& names,
                         std::string_view context, std::ostream& err);
 
 }  // namespace sigil::app

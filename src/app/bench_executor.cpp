@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
-#include "store/sqlite/sqlite_store.h"
+#include "sigil/store/sqlite.h"
 
 namespace sigil::app {
 namespace {
@@ -66,7 +66,7 @@ boost::json::object ExecutorFigures::json() const {
 }
 
 ExecutorFigures measure_executor(std::size_t replies, int runs) {
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   static const parse::CompiledGrammar grammar(registry);
   const std::string reply = reply_with_directives();
   parse::ParserOptions options;
@@ -103,14 +103,14 @@ ExecutorFigures measure_executor(std::size_t replies, int runs) {
                      n_replies, runs);
   };
   {
-    auto store = store::sqlite::SqliteStore::open(":memory:");
+    auto store = store::sqlite::open(":memory:");
     if (store) f.exec_memory_us = run_on(**store, replies);
   }
   {
     std::string dir = (std::filesystem::temp_directory_path() / "sigil-bench-XXXXXX").string();
     if (::mkdtemp(dir.data()) != nullptr) {
       {
-        auto store = store::sqlite::SqliteStore::open(dir + "/bench.db");
+        auto store = store::sqlite::open(dir + "/bench.db");
         // Fewer replies: the once log is fsynced for every key.
         if (store) f.exec_file_us = run_on(**store, std::max<std::size_t>(2, replies / 25));
       }

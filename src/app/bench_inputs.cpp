@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::app::bench {
@@ -172,10 +172,10 @@ std::string unclosed_openers(std::size_t bytes, std::size_t openers) {
 }
 
 const parse::CompiledGrammar& grammar() {
-  static const spec::Registry registry = [] {
-    spec::RegistryOptions o;
+  static const catalog::Registry registry = [] {
+    catalog::RegistryOptions o;
     o.mcp_servers = {"github"};
-    return spec::Registry::builtin(o);
+    return catalog::Registry::builtin(o);
   }();
   static const parse::CompiledGrammar compiled(registry);
   return compiled;

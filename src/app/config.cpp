@@ -166,6 +166,15 @@ class Reader {
                        c.public_url.rfind("https://", 0) != 0)
                      fail(n, k, "must start with http:// or https://");
                  }},
+                {"allowed_origins",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.allowed_origins = strings(n, k, false);
+                   for (const std::string& o : c.allowed_origins)
+                     if (o.rfind("http://", 0) != 0 && o.rfind("https://", 0) != 0)
+                       fail(n, k, "entries must be origins like \"https://tools.example.com\"");
+                 }},
+                {"allowed_hosts",
+                 [&](const toml::node& n, const std::string& k) { c.allowed_hosts = strings(n, k, false); }},
             });
   }
 
@@ -213,6 +222,10 @@ class Reader {
                  [&](const toml::node& n, const std::string& k) { c.denied_actions = strings(n, k, false); }},
                 {"system_prompt",
                  [&](const toml::node& n, const std::string& k) { c.system_prompt = string(n, k); }},
+                {"results_message_bytes",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.results_message_bytes = static_cast<std::size_t>(integer(n, k, 256, 16 << 20));
+                 }},
             });
   }
 
@@ -225,6 +238,14 @@ class Reader {
                 {"voice", [&](const toml::node& n, const std::string& k) { c.voice = boolean(n, k); }},
                 {"voice_language",
                  [&](const toml::node& n, const std::string& k) { c.voice_language = string(n, k); }},
+                {"voice_chars_per_turn",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.voice_chars_per_turn = static_cast<std::size_t>(integer(n, k, 0, 1'000'000'000));
+                 }},
+                {"voice_chars_per_minute",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.voice_chars_per_minute = static_cast<std::size_t>(integer(n, k, 0, 1'000'000'000));
+                 }},
                 {"react_allow",
                  [&](const toml::node& n, const std::string& k) { c.react_allow = strings(n, k, false); }},
                 {"default_telegram_chat",
@@ -401,11 +422,12 @@ std::string Config::describe() const {
       << (model.replay.empty() ? "(embedded demo)" : model.replay) << '\n';
   out << "agent: say_mode " << (agent.say_mode ? "true" : "false") << ", max_model_calls "
       << agent.max_model_calls << ", history_messages " << agent.history_messages << ", denied_actions "
-      << agent.denied_actions.size() << '\n';
+      << agent.denied_actions.size() << ", results_message_bytes " << agent.results_message_bytes << '\n';
   out << "actions: file_roots "
       << (actions.file_roots.empty() ? "(DATA/files)" : std::to_string(actions.file_roots.size()))
-      << ", voice " << (actions.voice ? "on" : "off") << ", message_targets "
-      << actions.message_targets.size() << ", commands " << actions.commands.size()
+      << ", voice " << (actions.voice ? "on" : "off") << ", voice_chars_per_turn "
+      << actions.voice_chars_per_turn << ", voice_chars_per_minute " << actions.voice_chars_per_minute
+      << ", message_targets " << actions.message_targets.size() << ", commands " << actions.commands.size()
       << ", schedule_utc_offset " << actions.schedule_utc_offset << '\n';
   return out.str();
 }

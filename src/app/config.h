@@ -34,6 +34,10 @@ struct ServerConfig {
   // The address published pages are linked with; empty: http://HOST:PORT (a relative /pages/... link when
   // the port is chosen at start).
   std::string public_url;
+  // Browser pages of other origins that may use the API and WebSocket (docs/security.md).
+  std::vector<std::string> allowed_origins;
+  // Further names the gateway answers to in the Host header ("*": any; the default stops DNS rebinding).
+  std::vector<std::string> allowed_hosts;
 };
 
 struct StoreConfig {
@@ -56,7 +60,8 @@ struct AgentSettings {
   int max_model_calls = 6;
   std::size_t history_messages = 20;
   std::vector<std::string> denied_actions;
-  std::string system_prompt;  // the intro before the action docs; empty: the built-in one
+  std::string system_prompt;                      // the intro before the action docs; empty: the built-in one
+  std::size_t results_message_bytes = 16 * 1024;  // the results message sent back to the model
 };
 
 struct MessageTargetConfig {
@@ -74,8 +79,10 @@ struct ActionsConfig {
   std::vector<std::string> file_roots;
   bool allow_cleanup = false;
   bool voice = true;
-  std::string voice_language = "en";     // espeak-ng voice
-  std::vector<std::string> react_allow;  // empty: any emoji
+  std::string voice_language = "en";          // espeak-ng voice
+  std::size_t voice_chars_per_turn = 2000;    // voice-note characters per turn; 0: unlimited
+  std::size_t voice_chars_per_minute = 6000;  // per user, over the last 60 s; 0: unlimited
+  std::vector<std::string> react_allow;       // empty: any emoji
   std::vector<MessageTargetConfig> message_targets;
   std::string default_telegram_chat;
   std::vector<CommandConfigEntry> commands;

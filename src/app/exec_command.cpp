@@ -17,11 +17,11 @@
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/actions/schedule.h"
 #include "sigil/actions/scheduler.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/json_text.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
-#include "store/sqlite/sqlite_store.h"
+#include "sigil/store/sqlite.h"
 
 namespace sigil::app {
 namespace {
@@ -78,7 +78,7 @@ int run_exec(const ExecCommandOptions& options, int in_fd, std::ostream& out, st
     return fixed_now ? *fixed_now : store::Clock::now();
   };
 
-  const spec::Registry registry = spec::Registry::builtin();
+  const catalog::Registry registry = catalog::Registry::builtin();
   if (!check_action_names(registry, options.deny, "sigil exec: --deny", err)) return 2;
 
   const fs::path data(options.data_dir);
@@ -89,7 +89,7 @@ int run_exec(const ExecCommandOptions& options, int in_fd, std::ostream& out, st
     err << "sigil exec: cannot create folders in " << data << ": " << ec.message() << '\n';
     return 1;
   }
-  auto opened = store::sqlite::SqliteStore::open((data / "sigil.db").string());
+  auto opened = store::sqlite::open((data / "sigil.db").string());
   if (!opened) {
     err << "sigil exec: cannot open the store: " << opened.error() << '\n';
     return 1;

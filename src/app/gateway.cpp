@@ -7,11 +7,11 @@
 #include <utility>
 
 #include "action_names.h"
-#include "embed/files.h"
 #include "sigil/actions/builtin_handlers.h"
+#include "sigil/embed/files.h"
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"
-#include "store/sqlite/sqlite_store.h"
+#include "sigil/store/sqlite.h"
 
 namespace sigil::app {
 namespace {
@@ -109,7 +109,7 @@ std::unique_ptr<model::ModelClient> make_model(const ModelConfig& m, bool& repla
 }  // namespace
 
 Gateway::Gateway(const Config& config, GatewayOptions options)
-    : config_(config), options_(std::move(options)), registry_(spec::Registry::builtin()) {
+    : config_(config), options_(std::move(options)), registry_(catalog::Registry::builtin()) {
   data_dir_ = fs::absolute(config_.store.data).lexically_normal();
   make_folder(data_dir_);
   make_folder(data_dir_ / "media");
@@ -121,7 +121,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     throw GatewayConfigError(message);
   }
 
-  auto opened = store::sqlite::SqliteStore::open((data_dir_ / "sigil.db").string());
+  auto opened = store::sqlite::open((data_dir_ / "sigil.db").string());
   if (!opened)
     throw GatewayError("cannot open the store " + (data_dir_ / "sigil.db").string() + ": " + opened.error());
   store_ = std::move(*opened);
@@ -139,6 +139,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   builtin.allow_cleanup = config_.actions.allow_cleanup;
   builtin.voice_enabled = config_.actions.voice;
   builtin.voice.voice = config_.actions.voice_language;
+  builtin.voice_budget = {config_.actions.voice_chars_per_turn, config_.actions.voice_chars_per_minute};
   builtin.react.allowed = config_.actions.react_allow;
   for (const MessageTargetConfig& t : config_.actions.message_targets)
     builtin.messages.allowed.push_back({t.channel, t.chat});
@@ -183,6 +184,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   agent_config.history_messages = config_.agent.history_messages;
   agent_config.say_mode = config_.agent.say_mode;
   agent_config.denied_actions = config_.agent.denied_actions;
+  agent_config.exec.max_results_bytes = config_.agent.results_message_bytes;
   agent_config.model = config_.model.name;
   agent_config.max_tokens = config_.model.max_tokens;
   agent_config.temperature = config_.model.temperature;
@@ -200,6 +202,9 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.media_dir = (data_dir_ / "media").string();
     o.messages_per_minute = config_.server.messages_per_minute;
     o.message_burst = config_.server.message_burst;
+    o.public_url = config_.server.public_url;
+    o.allowed_origins = config_.server.allowed_origins;
+    o.allowed_hosts = config_.server.allowed_hosts;
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
   }
   scheduler_ = std::make_unique<actions::Scheduler>(

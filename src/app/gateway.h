@@ -28,10 +28,10 @@
 #include "app/config.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/handler.h"
 #include "sigil/model/client.h"
 #include "sigil/server/http_server.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/store.h"
 
 namespace sigil::app {
@@ -85,7 +85,7 @@ class Gateway {
   // Declaration order is destruction order reversed: the scheduler and the server go first, then the
   // agent (which cancels what is left), then the model client, the handlers and the store they all use.
   std::unique_ptr<store::Store> store_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> model_;
   std::unique_ptr<agent::Agent> agent_;

@@ -1,15 +1,14 @@
 #include "parse_command.h"
 
-#include "action_names.h"
-
-#include "sigil/parse/json_text.h"
 #include <iostream>
 #include <iterator>
 #include <string>
 
+#include "action_names.h"
+#include "sigil/catalog/registry.h"
+#include "sigil/parse/json_text.h"
 #include "sigil/parse/parser.h"
 #include "sigil/parse/summary.h"
-#include "sigil/spec/registry.h"
 
 namespace sigil::app {
 
@@ -21,9 +20,9 @@ int run_parse(const ParseCommandOptions& options, std::istream& in, std::ostream
     while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0)
       reply.append(block.data(), static_cast<std::size_t>(in.gcount()));
   }
-  spec::RegistryOptions registry_options;
+  catalog::RegistryOptions registry_options;
   registry_options.mcp_servers = options.mcp_servers;
-  const spec::Registry registry = spec::Registry::builtin(registry_options);
+  const catalog::Registry registry = catalog::Registry::builtin(registry_options);
 
   if (!check_action_names(registry, options.deny, "sigil parse: --deny", std::cerr)) return 2;
 

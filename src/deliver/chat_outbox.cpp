@@ -290,8 +290,8 @@ void ChatOutbox::flush_text() {
   split_parts_ = 0;
 }
 
-void ChatOutbox::deliver(const exec::Delivery& d) {
-  using Op = exec::Delivery::Op;
+void ChatOutbox::deliver(const deliver::Delivery& d) {
+  using Op = deliver::Delivery::Op;
   if (d.op == Op::Reaction) {
     react(d);  // a reaction marks the message being answered; it does not end the reply's text message
     return;
@@ -341,7 +341,7 @@ bool ChatOutbox::send_line(const std::string& line) {
   return true;
 }
 
-void ChatOutbox::send_text_delivery(const exec::Delivery& d) {
+void ChatOutbox::send_text_delivery(const deliver::Delivery& d) {
   const auto parts = split_text(d.text, caps_.text_limit, caps_.text_unit);
   for (const std::string& part : parts) {
     take_token(true);
@@ -363,8 +363,8 @@ void ChatOutbox::send_text_delivery(const exec::Delivery& d) {
   }
 }
 
-void ChatOutbox::send_attachment(const exec::Delivery& d) {
-  const bool voice = d.op == exec::Delivery::Op::Voice || d.kind == "voice";
+void ChatOutbox::send_attachment(const deliver::Delivery& d) {
+  const bool voice = d.op == deliver::Delivery::Op::Voice || d.kind == "voice";
   OutgoingFile f;
   f.payload = d.payload;
   f.name = d.payload ? d.payload->name() : std::string();
@@ -463,7 +463,7 @@ void ChatOutbox::send_attachment(const exec::Delivery& d) {
   }
 }
 
-void ChatOutbox::react(const exec::Delivery& d) {
+void ChatOutbox::react(const deliver::Delivery& d) {
   const std::string asked = "reaction " + d.emoji;
   const std::string& target = d.message.empty() ? options_.reply_to : d.message;
   if (!caps_.reactions) {
@@ -504,7 +504,7 @@ void ChatOutbox::react(const exec::Delivery& d) {
   }
 }
 
-void ChatOutbox::other_chat(const exec::Delivery& d) {
+void ChatOutbox::other_chat(const deliver::Delivery& d) {
   const std::string asked = "message to " + d.channel + ":" + d.chat;
   if (!options_.other_chat) {
     note(DeliveryNote::Outcome::Skipped, asked, "skipped", "no route to other chats from this outbox");

@@ -1,4 +1,4 @@
-#include "embed/files.h"
+#include "sigil/embed/files.h"
 
 namespace sigil::embed {
 

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "sigil/exec/canonical_json.h"
+#include "sigil/exec/results_message.h"
 
 namespace sigil::exec {
 namespace {
@@ -44,7 +45,7 @@ class Executor::Impl final : public parse::EventSink {
   // One directive of the reply (say blocks excluded).
   struct Slot {
     Directive directive;
-    const spec::ActionSpec* spec = nullptr;  // nullptr: unknown to the registry
+    const catalog::ActionSpec* spec = nullptr;  // nullptr: unknown to the registry
     std::shared_ptr<ActionHandler> handler;
     bool holds = false;  // holds later text until final (see executor.h)
     bool serial = false;
@@ -65,7 +66,7 @@ class Executor::Impl final : public parse::EventSink {
   };
 
  public:
-  Impl(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
+  Impl(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
        TurnIds ids, ExecOptions options)
       : registry_(registry),
         handlers_(handlers),
@@ -128,13 +129,11 @@ class Executor::Impl final : public parse::EventSink {
     s.spec = registry_.find_action(e.action);
     s.entry.ordinal = s.directive.ordinal;
     s.entry.action = e.action;
-    s.serial = s.spec && s.spec->concurrency == spec::Concurrency::SerialPerConversation;
+    s.serial = s.spec && s.spec->concurrency == catalog::Concurrency::SerialPerConversation;
     s.timeout = s.spec ? s.spec->timeout : options_.default_timeout;
     if (auto it = options_.timeouts.find(e.action); it != options_.timeouts.end()) s.timeout = it->second;
-    const bool result_to_user = s.spec && s.spec->result_to == spec::ResultTo::User;
-    s.holds = result_to_user ||
-              std::find(options_.delivering_actions.begin(), options_.delivering_actions.end(), e.action) !=
-                  options_.delivering_actions.end();
+    const bool result_to_user = s.spec && s.spec->result_to == catalog::ResultTo::User;
+    s.holds = result_to_user || (s.spec && s.spec->delivers);
     if (s.holds) queue_.push_back(Item{{}, s.directive.ordinal, {}});
 
     if (!e.valid) {
@@ -148,7 +147,7 @@ class Executor::Impl final : public parse::EventSink {
       flush();
       return;
     }
-    if (s.spec && s.spec->result_to == spec::ResultTo::Inline) {
+    if (s.spec && s.spec->result_to == catalog::ResultTo::Inline) {
       // The parser calls the inline resolver right after this event; if it does not, the next event runs it.
       pending_inline_ = s.directive.ordinal;
       pending_inline_span_ = e.span_begin;
@@ -222,13 +221,13 @@ class Executor::Impl final : public parse::EventSink {
     return report;
   }
 
-  std::string model_message() const {
+  std::vector<std::string> model_lines() const {
     std::lock_guard lock(mu_);
-    std::string out;
+    std::vector<std::string> lines;
     for (const Slot& s : slots_) {
       if (!to_model(s)) continue;
-      out += "[" + std::to_string(s.entry.ordinal + 1) + "] " + s.entry.action + ": " +
-             std::string(to_string(s.entry.status)) + ": ";
+      std::string out = "[" + std::to_string(s.entry.ordinal + 1) + "] " + s.entry.action + ": " +
+                        std::string(to_string(s.entry.status)) + ": ";
       // Handlers and the validator start their messages with the action's name; the line already has it.
       std::string_view message = s.entry.message;
       const std::string prefix = s.entry.action + ": ";
@@ -237,10 +236,12 @@ class Executor::Impl final : public parse::EventSink {
         out += message;
       else if (!s.entry.result.is_null())
         out += boost::json::serialize(s.entry.result);
-      out += '\n';
+      lines.push_back(std::move(out));
     }
-    return out;
+    return lines;
   }
+
+  std::size_t max_results_bytes() const { return options_.max_results_bytes; }
 
   bool needs_model_call() const {
     std::lock_guard lock(mu_);
@@ -258,12 +259,12 @@ class Executor::Impl final : public parse::EventSink {
   static bool is_text(const Item& item) { return item.ordinal < 0 && item.late.empty() && !item.message_end; }
 
   bool to_model(const Slot& s) const {
-    spec::ResultTo to = s.spec ? s.spec->result_to : spec::ResultTo::ModelOnError;
+    catalog::ResultTo to = s.spec ? s.spec->result_to : catalog::ResultTo::ModelOnError;
     bool failed = is_failure(s.entry.status) || (s.entry.status == ResultStatus::Duplicate && !s.stored_ok);
     switch (to) {
-      case spec::ResultTo::Model:
+      case catalog::ResultTo::Model:
         return true;
-      case spec::ResultTo::None:
+      case catalog::ResultTo::None:
         return false;
       default:
         return failed;
@@ -378,7 +379,7 @@ class Executor::Impl final : public parse::EventSink {
     if (s.emitted) return;
     s.emitted = true;
     for (const Delivery& d : s.deliveries) send(d, &s);
-    if (s.entry.status == ResultStatus::Ok && s.spec && s.spec->result_to == spec::ResultTo::User &&
+    if (s.entry.status == ResultStatus::Ok && s.spec && s.spec->result_to == catalog::ResultTo::User &&
         !s.entry.message.empty()) {
       Delivery d;
       d.op = Delivery::Op::Text;
@@ -540,7 +541,7 @@ class Executor::Impl final : public parse::EventSink {
     }
   }
 
-  const spec::Registry& registry_;
+  const catalog::Registry& registry_;
   const HandlerTable& handlers_;
   store::Store& store_;
   Outbox& outbox_;
@@ -569,8 +570,8 @@ class Executor::Impl final : public parse::EventSink {
     int ordinal;  // the directive that made it, or -1
   };
   std::vector<HeldAttachment> held_attachments_;  // say mode (6.4)
-  bool silent_ = false;     // the reply turned silent: its text is no longer sent
-  bool text_sent_ = false;  // some reply text reached the outbox
+  bool silent_ = false;                           // the reply turned silent: its text is no longer sent
+  bool text_sent_ = false;                        // some reply text reached the outbox
   std::vector<Delivery> sent_;
   bool last_was_text_ = false;
   std::set<std::string> attachments_;
@@ -581,7 +582,7 @@ class Executor::Impl final : public parse::EventSink {
   std::jthread timer_;
 };
 
-Executor::Executor(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store,
+Executor::Executor(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store,
                    Outbox& outbox, TurnIds ids, ExecOptions options)
     : impl_(std::make_unique<Impl>(registry, handlers, store, outbox, std::move(ids), std::move(options))) {}
 
@@ -594,7 +595,10 @@ std::function<std::optional<std::string>(const parse::DirectiveEvent&)> Executor
 }
 
 TurnReport Executor::finish() { return impl_->finish(); }
-std::string Executor::model_message() const { return impl_->model_message(); }
+std::vector<std::string> Executor::model_lines() const { return impl_->model_lines(); }
+std::string Executor::model_message() const {
+  return results_message(impl_->model_lines(), impl_->max_results_bytes());
+}
 bool Executor::needs_model_call() const { return impl_->needs_model_call(); }
 
 }  // namespace sigil::exec

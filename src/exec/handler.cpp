@@ -3,24 +3,6 @@
 namespace sigil::exec {
 
 ActionHandler::~ActionHandler() = default;
-Payload::~Payload() = default;
-
-std::string_view to_string(Delivery::Op op) {
-  switch (op) {
-    case Delivery::Op::Text:
-      return "text";
-    case Delivery::Op::File:
-      return "file";
-    case Delivery::Op::Voice:
-      return "voice";
-    case Delivery::Op::Reaction:
-      return "reaction";
-    case Delivery::Op::Message:
-      return "message";
-  }
-  return "unknown";
-}
-
 void HandlerTable::add(std::string action, std::shared_ptr<ActionHandler> handler) {
   handlers_[std::move(action)] = std::move(handler);
 }

@@ -2,8 +2,9 @@
 
 #include <arpa/inet.h>
 
-#include <cctype>
 #include <charconv>
+
+#include "sigil/text/ascii.h"
 
 namespace sigil::net {
 
@@ -32,8 +33,7 @@ std::variant<Url, std::string> parse_url(std::string_view text) {
   if (colon == std::string_view::npos) {
     return "URL must start with http://, https://, ws:// or wss://: " + quoted(text);
   }
-  for (char c : text.substr(0, colon))
-    url.scheme.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  url.scheme = sigil::text::ascii::to_lower(text.substr(0, colon));
   if (url.scheme != "http" && url.scheme != "https" && url.scheme != "ws" && url.scheme != "wss") {
     return "URL must start with http://, https://, ws:// or wss://: " + quoted(text);
   }

@@ -1,4 +1,4 @@
-#include "char_refs.h"
+#include "sigil/parse/char_refs.h"
 
 #include <cstdint>
 
@@ -33,11 +33,16 @@ std::size_t decode_one(std::string_view s, std::size_t i, std::string& out) {
   if (body.empty()) return 0;
   if (body[0] != '#') {
     const char* text = nullptr;
-    if (body == "amp") text = "&";
-    else if (body == "lt") text = "<";
-    else if (body == "gt") text = ">";
-    else if (body == "quot") text = "\"";
-    else if (body == "apos") text = "'";
+    if (body == "amp")
+      text = "&";
+    else if (body == "lt")
+      text = "<";
+    else if (body == "gt")
+      text = ">";
+    else if (body == "quot")
+      text = "\"";
+    else if (body == "apos")
+      text = "'";
     if (text == nullptr) return 0;
     out += text;
     return semi - i + 1;
@@ -48,10 +53,14 @@ std::size_t decode_one(std::string_view s, std::size_t i, std::string& out) {
   std::uint64_t value = 0;
   for (char c : digits) {
     int d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else return 0;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (hex && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (hex && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return 0;
     value = value * (hex ? 16 : 10) + static_cast<std::uint64_t>(d);
     if (value > 0x10FFFF) value = 0x110000;  // saturate: anything above is U+FFFD
   }

@@ -68,7 +68,9 @@ class CloseTagMatcher {
 
  private:
   enum class Phase : unsigned char { Idle, Lt, Name, Ws };
-  static unsigned char lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c; }
+  static unsigned char lower(unsigned char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c;
+  }
 
   std::string name_;
   std::size_t matched_ = 0;

@@ -12,7 +12,8 @@ constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN
 NameTable::NameTable(bool fold_case) {
   static_assert(kAlphabet.size() == kSymbols);
   symbol_.fill(-1);
-  for (std::size_t i = 0; i < kAlphabet.size(); ++i) symbol_[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::int8_t>(i);
+  for (std::size_t i = 0; i < kAlphabet.size(); ++i)
+    symbol_[static_cast<unsigned char>(kAlphabet[i])] = static_cast<std::int8_t>(i);
   if (fold_case)
     for (unsigned char c = 'A'; c <= 'Z'; ++c) symbol_[c] = symbol_[c - 'A' + 'a'];
   Node root;
@@ -24,7 +25,8 @@ void NameTable::add(std::string_view name, int value) {
   int node = kRoot;
   for (char ch : name) {
     const int sym = symbol_[static_cast<unsigned char>(ch)];
-    if (sym < 0) throw std::invalid_argument("name byte outside a-z 0-9 _ - . : in \"" + std::string(name) + "\"");
+    if (sym < 0)
+      throw std::invalid_argument("name byte outside a-z 0-9 _ - . : in \"" + std::string(name) + "\"");
     auto& slot = nodes_[static_cast<std::size_t>(node)].next[static_cast<std::size_t>(sym)];
     if (slot == kDead) {
       if (nodes_.size() >= 32767) throw std::length_error("too many names");

@@ -1,7 +1,7 @@
 #include "open_tag_scan.h"
 
-#include "char_refs.h"
 #include "opener_scan.h"
+#include "sigil/parse/char_refs.h"
 
 namespace sigil::parse {
 

@@ -37,16 +37,16 @@ class OpenTagScan {
 
  private:
   enum class State : unsigned char {
-    AfterName,      // right after the name: WS, `>` or `/`
-    Between,        // after WS: a key, WS, `>` or `/`
+    AfterName,  // right after the name: WS, `>` or `/`
+    Between,    // after WS: a key, WS, `>` or `/`
     Key,
-    AfterKey,       // WS after a key: `=`, another key, `>` or `/`
-    AfterEq,        // WS, then a value
-    EqBackslash,    // `=\`: a backslash-quoted value if a quote follows
-    Quoted,         // "..." or '...'
-    QuotedEscape,   // a backslash inside "..." or '...'
-    BsQuoted,       // \"...\" or \'...\'
-    BsQuotedEscape, // a backslash inside \"...\"
+    AfterKey,        // WS after a key: `=`, another key, `>` or `/`
+    AfterEq,         // WS, then a value
+    EqBackslash,     // `=\`: a backslash-quoted value if a quote follows
+    Quoted,          // "..." or '...'
+    QuotedEscape,    // a backslash inside "..." or '...'
+    BsQuoted,        // \"...\" or \'...\'
+    BsQuotedEscape,  // a backslash inside \"...\"
     Unquoted,
     UnquotedSlash,  // `/` inside an unquoted value: `/>` ends the tag
     AfterQuoted,    // right after a closing quote: WS, `>`, `/` or (2.1) another key

@@ -11,7 +11,9 @@ constexpr std::string_view kCdata = "CDATA[";
 }  // namespace
 
 NameIndex::NameIndex(const Grammar& grammar)
-    : tags(grammar.tag_names()), brackets(grammar.bracket_names()), brackets_ci(grammar.brackets_case_insensitive()) {
+    : tags(grammar.tag_names()),
+      brackets(grammar.bracket_names()),
+      brackets_ci(grammar.brackets_case_insensitive()) {
   for (std::size_t i = 0; i < tags.size(); ++i) tag_table.add(ascii_lower(tags[i].name), static_cast<int>(i));
   tag_table.build();
   for (std::size_t i = 0; i < brackets.size(); ++i) {

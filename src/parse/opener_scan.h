@@ -60,9 +60,9 @@ class OpenerScan {
     HiddenTrigger,  // trigger mode: a line-start hidden-region opener followed by a line break; consumed
   };
   struct Options {
-    bool trigger_mode = false;  // inside a construct: only what abandons it matters
-    bool window_open = false;   // 2.6: right after `<actions>`, hold unregistered tags until `>`
-    bool at_line_start = false; // only spaces and tabs before the `<` on its line (8.1)
+    bool trigger_mode = false;   // inside a construct: only what abandons it matters
+    bool window_open = false;    // 2.6: right after `<actions>`, hold unregistered tags until `>`
+    bool at_line_start = false;  // only spaces and tabs before the `<` on its line (8.1)
     std::size_t tag_limit = 8 * 1024;
   };
 
@@ -85,14 +85,29 @@ class OpenerScan {
 
   // For the end of a reply: what is pending.
   bool lone_start() const { return state_ == State::Lt || state_ == State::Bracket; }
-  bool pending_close_tag() const { return state_ == State::CloseSlash || state_ == State::CloseName || state_ == State::CloseWs; }
+  bool pending_close_tag() const {
+    return state_ == State::CloseSlash || state_ == State::CloseName || state_ == State::CloseWs;
+  }
   // A close tag in progress whose name so far is a prefix of `lower_name` (`</`, `</voi`, `</voice `).
   bool partial_close_of(std::string_view lower_name) const;
 
  private:
   enum class State : unsigned char {
-    Idle, Lt, TagName, CloseSlash, CloseName, CloseWs, Bang, BangDash, Cdata, Bracket, BracketName,
-    Unregistered, UnregisteredQuote, HiddenWs, HiddenAfterGt,
+    Idle,
+    Lt,
+    TagName,
+    CloseSlash,
+    CloseName,
+    CloseWs,
+    Bang,
+    BangDash,
+    Cdata,
+    Bracket,
+    BracketName,
+    Unregistered,
+    UnregisteredQuote,
+    HiddenWs,
+    HiddenAfterGt,
   };
   Kind resolve_tag_name(unsigned char delimiter);
   Kind resolve_close_name();

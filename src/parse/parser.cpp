@@ -18,10 +18,10 @@
 #include <cstring>
 #include <optional>
 
-#include "char_refs.h"
 #include "close_tag_matcher.h"
 #include "open_tag_scan.h"
 #include "opener_scan.h"
+#include "sigil/parse/char_refs.h"
 #include "sigil/parse/json_lenient.h"
 #include "sigil/parse/json_scanner.h"
 #include "sigil/parse/sentinel_lines.h"
@@ -135,20 +135,21 @@ class Parser::Impl {
   void feed(std::string_view chunk);
   void finish(FinishReason reason);
   const ParserStats& stats() const { return stats_; }
+  bool admit_directive() { return ++counted_directives_ <= opt_.max_directives; }
 
  private:
   enum class Mode : unsigned char { Text, Hidden };
   enum class Kind : unsigned char {
     None,
     OpenTag,
-    TextBody,    // text, path, and json bodies read as text (5.2)
+    TextBody,  // text, path, and json bodies read as text (5.2)
     MarkupBody,
-    JsonStart,   // after a json tag's `>`: whitespace so far
-    JsonFence,   // a backtick or tilde run that may open a fence line before the JSON (5.1)
+    JsonStart,  // after a json tag's `>`: whitespace so far
+    JsonFence,  // a backtick or tilde run that may open a fence line before the JSON (5.1)
     JsonFenceLine,
     JsonAfterFence,
     JsonBody,
-    JsonDrop,    // past the body limit: dropping up to the close tag (5.5)
+    JsonDrop,  // past the body limit: dropping up to the close tag (5.5)
     Bracket,
     BracketEnd,  // `]` seen: final one byte later unless `(` follows (3.4)
     Comment,
@@ -181,8 +182,8 @@ class Parser::Impl {
     std::vector<Attribute> attrs;
     bool self_closing = false;
     // Bodies
-    std::size_t body_begin = 0;     // index in held
-    std::size_t first_nonws = npos; // index in held of the body's first non-whitespace byte
+    std::size_t body_begin = 0;      // index in held
+    std::size_t first_nonws = npos;  // index in held of the body's first non-whitespace byte
     std::size_t first_newline = npos;
     bool single_line = false;
     bool line_has_content = false;
@@ -190,15 +191,15 @@ class Parser::Impl {
     std::size_t line_begin = 0;  // index in held where the current line starts
     bool json_line_ws = true;    // only whitespace so far on the body's current line
     bool after_value = false;
-    std::size_t value_end = 0;   // index in held just past the last complete value
-    std::size_t lt_index = 0;    // after a value: the `<` that may start the close tag
+    std::size_t value_end = 0;  // index in held just past the last complete value
+    std::size_t lt_index = 0;   // after a value: the `<` that may start the close tag
     std::uint64_t lt_pos = 0;
     text::CodeTracker::State lt_code{};
     bool lt_line_ws = false;
-    int tail_fence = 0;          // after a value: 0 none, 1 run, 2 fence line, 3 after it
-    int tail_run = 0;            // length of that run
-    bool lt_pending = false;     // an empty json body: a `<` that may start its close tag
-    bool second_line_lt = false; // a path body: a second line starting with `<` (its close tag?)
+    int tail_fence = 0;           // after a value: 0 none, 1 run, 2 fence line, 3 after it
+    int tail_run = 0;             // length of that run
+    bool lt_pending = false;      // an empty json body: a `<` that may start its close tag
+    bool second_line_lt = false;  // a path body: a second line starting with `<` (its close tag?)
     std::size_t fence_line_begin = 0;
     // Brackets
     int bracket = -1;
@@ -259,7 +260,8 @@ class Parser::Impl {
   void begin_json_value(unsigned char c);
   void json_body_byte(unsigned char c, const Ctx& ctx, bool fence);
   void json_after_value_byte(unsigned char c, const Ctx& ctx);
-  void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed, Ending ending = Ending::Complete);
+  void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed,
+                     Ending ending = Ending::Complete);
   void end_json_at_value(unsigned char c, const Ctx& ctx);
   Ctx restep_text_after_body(std::string_view tail, unsigned char c, const Ctx& ctx);
   void json_drop_byte(unsigned char c);
@@ -287,9 +289,7 @@ class Parser::Impl {
   void diag(std::string code, std::uint64_t offset, std::string message);
   std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
   std::uint64_t visible_count() const { return visible_.count(); }
-  void note_held() {
-    stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size());
-  }
+  void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
 
   const Grammar& grammar_;
   EventSink& sink_;
@@ -312,7 +312,10 @@ class Parser::Impl {
   // Say mode only (built on demand: most replies never need them).
   struct SayStreams {
     SayStreams(Emitter& hidden_out, Emitter& visible, std::size_t whitespace_limit)
-        : hidden_judge(hidden_out), hidden_tidy(hidden_judge, whitespace_limit), say_judge(visible), joiner(say_judge) {}
+        : hidden_judge(hidden_out),
+          hidden_tidy(hidden_judge, whitespace_limit),
+          say_judge(visible),
+          joiner(say_judge) {}
     SentinelLines hidden_judge;
     Tidier hidden_tidy;
     SentinelLines say_judge;
@@ -382,8 +385,10 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
       opener_(names_),
       hidden_scan_(names_) {
   std::size_t spellings = 0;
-  for (const TagName& t : names_.tags) spellings = std::max(spellings, static_cast<std::size_t>(t.spelling + 1));
-  for (const BracketName& b : names_.brackets) spellings = std::max(spellings, static_cast<std::size_t>(b.spelling + 1));
+  for (const TagName& t : names_.tags)
+    spellings = std::max(spellings, static_cast<std::size_t>(t.spelling + 1));
+  for (const BracketName& b : names_.brackets)
+    spellings = std::max(spellings, static_cast<std::size_t>(b.spelling + 1));
   denied_.assign(spellings, false);
   for (const std::string& action : opt_.denied_actions) {
     if (action == "mcp") deny_mcp_ = true;
@@ -479,8 +484,10 @@ void Parser::Impl::on_byte(unsigned char c) {
   if (c == '<' || c == '[') pre_step_ = code_.snapshot();
   code_.step(c);
   const bool fence = code_.fence_line_started();
-  if (c == '\n') line_ws_only_ = true;
-  else if (c != ' ' && c != '\t' && c != '\r') line_ws_only_ = false;
+  if (c == '\n')
+    line_ws_only_ = true;
+  else if (c != ' ' && c != '\t' && c != '\r')
+    line_ws_only_ = false;
   dispatch(c, ctx, fence);
   note_held();
   ++pos_;
@@ -489,25 +496,36 @@ void Parser::Impl::on_byte(unsigned char c) {
 void Parser::Impl::dispatch(unsigned char c, const Ctx& ctx, bool fence) {
   switch (c_.kind) {
     case Kind::None:
-      if (opener_.active()) opener_byte(c, ctx);
-      else text_byte(c, ctx);
+      if (opener_.active())
+        opener_byte(c, ctx);
+      else
+        text_byte(c, ctx);
       return;
-    case Kind::OpenTag: return open_tag_byte(c, ctx, fence);
-    case Kind::TextBody: return text_body_byte(c, ctx, fence);
-    case Kind::MarkupBody: return markup_body_byte(c);
+    case Kind::OpenTag:
+      return open_tag_byte(c, ctx, fence);
+    case Kind::TextBody:
+      return text_body_byte(c, ctx, fence);
+    case Kind::MarkupBody:
+      return markup_body_byte(c);
     case Kind::JsonStart:
     case Kind::JsonFence:
     case Kind::JsonFenceLine:
-    case Kind::JsonAfterFence: return json_start_byte(c, ctx, fence);
+    case Kind::JsonAfterFence:
+      return json_start_byte(c, ctx, fence);
     case Kind::JsonBody:
       if (c_.after_value) return json_after_value_byte(c, ctx);
       return json_body_byte(c, ctx, fence);
-    case Kind::JsonDrop: return json_drop_byte(c);
-    case Kind::Bracket: return bracket_byte(c, ctx, fence);
-    case Kind::BracketEnd: return bracket_end_byte(c, ctx);
+    case Kind::JsonDrop:
+      return json_drop_byte(c);
+    case Kind::Bracket:
+      return bracket_byte(c, ctx, fence);
+    case Kind::BracketEnd:
+      return bracket_end_byte(c, ctx);
     case Kind::Comment:
-    case Kind::Cdata: return comment_byte(c, ctx);
-    case Kind::HiddenWait: return;  // handled in on_byte
+    case Kind::Cdata:
+      return comment_byte(c, ctx);
+    case Kind::HiddenWait:
+      return;  // handled in on_byte
   }
 }
 
@@ -538,7 +556,8 @@ void Parser::Impl::emit_text(std::string_view s) {
     if (interrupted_ && !interrupt_text_noted_ && !silent_by_tag_) {
       interrupt_text_noted_ = true;
       // Reported at the interruption, which (unlike where a text run starts) does not depend on chunking.
-      diag("interrupted-text", input_offset(interrupt_pos_), "text after an interrupting directive was not delivered");
+      diag("interrupted-text", input_offset(interrupt_pos_),
+           "text after an interrupting directive was not delivered");
     }
   }
   if (interrupted_ || silent_by_tag_) return;
@@ -672,8 +691,9 @@ void Parser::Impl::reset_construct() {
   c_.attrs = std::move(attrs);
 }
 
-void Parser::Impl::begin_construct(Kind kind, std::uint64_t begin, std::string_view held, std::uint64_t clean_offset,
-                                   const text::CodeTracker::State& code, bool line_start) {
+void Parser::Impl::begin_construct(Kind kind, std::uint64_t begin, std::string_view held,
+                                   std::uint64_t clean_offset, const text::CodeTracker::State& code,
+                                   bool line_start) {
   reset_construct();
   c_.kind = kind;
   c_.begin = begin;
@@ -758,8 +778,8 @@ bool Parser::Impl::trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx) 
       return true;
     case K::CommentOpen:
     case K::CdataOpen:
-      begin_construct(k == K::CommentOpen ? Kind::Comment : Kind::Cdata, begin, rest, clean,
-                      trigger_code_, trigger_line_start_);
+      begin_construct(k == K::CommentOpen ? Kind::Comment : Kind::Cdata, begin, rest, clean, trigger_code_,
+                      trigger_line_start_);
       return true;
     case K::BracketOpen:
       begin_construct(Kind::Bracket, begin, rest, clean, trigger_code_, trigger_line_start_);
@@ -869,7 +889,8 @@ void Parser::Impl::complete_open_tag() {
       reset_construct();
       if (!opt_.say_mode || interrupted_) {
         if (opt_.say_mode && interrupted_)
-          diag("interrupted-say", input_offset(begin), "a say block after an interrupting directive was not delivered");
+          diag("interrupted-say", input_offset(begin),
+               "a say block after an interrupting directive was not delivered");
         removed_markup(code);
       } else if (in_say_block_) {
         diag("nested-say", input_offset(begin), "a say tag inside a say block was removed");
@@ -935,8 +956,8 @@ void Parser::Impl::enter_body(BodyKind body) {
 
 Validated Parser::Impl::validate_construct(const Body& body) {
   if (c_.tag < 0)
-    return grammar_.validate_mcp(names_.mcp_servers[static_cast<std::size_t>(c_.mcp_server)], c_.mcp_tool, c_.attrs,
-                                 body);
+    return grammar_.validate_mcp(names_.mcp_servers[static_cast<std::size_t>(c_.mcp_server)], c_.mcp_tool,
+                                 c_.attrs, body);
   return grammar_.validate_tag(names_.tags[static_cast<std::size_t>(c_.tag)].spelling, c_.attrs, body);
 }
 
@@ -1335,7 +1356,8 @@ void Parser::Impl::end_json_at_value(unsigned char c, const Ctx& ctx) {
 
 // complete_json() rewound the shadow machine to the body's start (the body is removed markup); the bytes
 // after the body are ordinary text, so they and the current byte are stepped again from there.
-Parser::Impl::Ctx Parser::Impl::restep_text_after_body(std::string_view tail, unsigned char c, const Ctx& ctx) {
+Parser::Impl::Ctx Parser::Impl::restep_text_after_body(std::string_view tail, unsigned char c,
+                                                       const Ctx& ctx) {
   code_.feed(tail);
   Ctx again{code_.in_code(), ctx.line_ws_only};
   if (c == '<' || c == '[') pre_step_ = code_.snapshot();
@@ -1367,7 +1389,8 @@ void Parser::Impl::complete_json(std::size_t json_end, std::size_t span_end, boo
       body.kind = Body::Kind::JsonError;
       body.error = r.error;
     }
-    if (i > 0) diag("extra-value", input_offset(begin), "another JSON value in the same body: one more directive");
+    if (i > 0)
+      diag("extra-value", input_offset(begin), "another JSON value in the same body: one more directive");
     results.push_back(validate_construct(body));
   }
   reset_construct();
@@ -1375,7 +1398,8 @@ void Parser::Impl::complete_json(std::size_t json_end, std::size_t span_end, boo
   close_.reset();
   code_.restore(code);
   code_.mark_line_content();
-  for (Validated& v : results) directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, ending);
+  for (Validated& v : results)
+    directive(spelling, {}, std::move(v), begin, begin + span_end, clean, false, ending);
 }
 
 void Parser::Impl::json_drop_byte(unsigned char c) {
@@ -1411,7 +1435,8 @@ void Parser::Impl::bracket_byte(unsigned char c, const Ctx& ctx, bool fence) {
     return;
   }
   if (c_.held.size() - c_.args_begin >= opt_.bracket_limit) {
-    diag("bracket-too-long", input_offset(c_.begin), "bracket arguments reached their limit: released as text");
+    diag("bracket-too-long", input_offset(c_.begin),
+         "bracket arguments reached their limit: released as text");
     release_all();
     text_byte(c, ctx);
     return;
@@ -1604,7 +1629,8 @@ void Parser::Impl::directive(int spelling, std::string action, Validated v, std:
                              std::uint64_t end, std::uint64_t clean_offset, bool is_say, Ending ending) {
   none_close_name_.clear();
   DirectiveEvent e;
-  e.action = spelling >= 0 ? grammar_.spelling(spelling).action : (action.empty() ? std::string("mcp") : action);
+  e.action =
+      spelling >= 0 ? grammar_.spelling(spelling).action : (action.empty() ? std::string("mcp") : action);
   e.args = std::move(v.args);
   e.valid = v.valid;
   e.error = std::move(v.error);
@@ -1630,10 +1656,17 @@ void Parser::Impl::directive(int spelling, std::string action, Validated v, std:
     diag(code, e.span_begin, e.action + ": " + why);
   };
   switch (ending) {
-    case Ending::Complete: break;
-    case Ending::CutOff: refuse("cut-off", "cut off: the reply ended before this directive was complete"); break;
-    case Ending::Unclosed: refuse("unclosed-body", "its body never closed"); break;
-    case Ending::TooLong: refuse("body-too-long", "its body is over the size limit"); break;
+    case Ending::Complete:
+      break;
+    case Ending::CutOff:
+      refuse("cut-off", "cut off: the reply ended before this directive was complete");
+      break;
+    case Ending::Unclosed:
+      refuse("unclosed-body", "its body never closed");
+      break;
+    case Ending::TooLong:
+      refuse("body-too-long", "its body is over the size limit");
+      break;
   }
   if (!is_say) {
     // 12.2: after an interrupting directive only a chain of valid interrupting ones, separated by
@@ -1729,7 +1762,7 @@ void Parser::Impl::finish_text() {
   if (!opt_.say_mode) {
     main_tidy_.finish();
     main_judge_.finish();
-    } else {
+  } else {
     say_->hidden_tidy.finish();
     say_->hidden_judge.finish();
     say_->say_judge.finish();
@@ -1918,5 +1951,6 @@ Parser::~Parser() = default;
 void Parser::feed(std::string_view chunk) { impl_->feed(chunk); }
 void Parser::finish(FinishReason reason) { impl_->finish(reason); }
 const ParserStats& Parser::stats() const { return impl_->stats(); }
+bool Parser::admit_directive() { return impl_->admit_directive(); }
 
 }  // namespace sigil::parse

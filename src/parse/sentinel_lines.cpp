@@ -61,7 +61,9 @@ std::vector<SentinelLines::Form> build_forms(const SentinelWords& words, std::si
   return forms;
 }
 
-bool same_words(const SentinelWords& a, const SentinelWords& b) { return a.bare == b.bare && a.tags == b.tags; }
+bool same_words(const SentinelWords& a, const SentinelWords& b) {
+  return a.bare == b.bare && a.tags == b.tags;
+}
 
 }  // namespace
 
@@ -69,8 +71,9 @@ SentinelLines::SentinelLines(TextSink& out, SentinelWords words) : out_(out) {
   // A judge is made per reply; the default words' forms are built once and shared (immutable).
   static const std::shared_ptr<const std::vector<Form>> kDefault =
       std::make_shared<const std::vector<Form>>(build_forms(SentinelWords{}, kMaxForms));
-  forms_ = same_words(words, SentinelWords{}) ? kDefault
-                                              : std::make_shared<const std::vector<Form>>(build_forms(words, kMaxForms));
+  forms_ = same_words(words, SentinelWords{})
+               ? kDefault
+               : std::make_shared<const std::vector<Form>>(build_forms(words, kMaxForms));
   all_forms_ = forms_->size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << forms_->size()) - 1;
   new_line();
 }

@@ -1,6 +1,7 @@
 #include "sigil/parse/summary.h"
 
 #include <algorithm>
+
 #include "sigil/parse/json_text.h"
 
 namespace sigil::parse {
@@ -22,7 +23,9 @@ boost::json::object diagnostic_json(const Diagnostic& d) {
   return o;
 }
 
-void SummarySink::on_text(std::string_view text, bool hidden) { (hidden ? hidden_text_ : text_).append(text); }
+void SummarySink::on_text(std::string_view text, bool hidden) {
+  (hidden ? hidden_text_ : text_).append(text);
+}
 void SummarySink::on_directive(const DirectiveEvent& d) { directives_.push_back(d); }
 void SummarySink::on_diagnostic(const Diagnostic& d) { diagnostics_.push_back(d); }
 void SummarySink::on_silence(std::uint64_t) {}
@@ -31,7 +34,9 @@ void SummarySink::on_end(bool silent) {
   silent_ = silent;
   ended_ = true;
   // Reply order is the order of each directive's first byte (12.1); events came in completion order.
-  auto by_first_byte = [](const DirectiveEvent& a, const DirectiveEvent& b) { return a.span_begin < b.span_begin; };
+  auto by_first_byte = [](const DirectiveEvent& a, const DirectiveEvent& b) {
+    return a.span_begin < b.span_begin;
+  };
   if (!std::is_sorted(directives_.begin(), directives_.end(), by_first_byte))
     std::stable_sort(directives_.begin(), directives_.end(), by_first_byte);
 }

@@ -1,6 +1,6 @@
 // The OpenAI-compatible endpoint POST /v1/chat/completions without the HTTP plumbing: parsing and
 // checking a request, the agent turn it starts, and the response or SSE chunks built from that turn.
-// Plain C++ (Boost.JSON only), so it is tested without sockets; http_server.cpp wires it to a connection.
+// Plain C++ (Boost.JSON only), so it is tested without sockets; http_session.cpp wires it to a connection.
 // User documentation, with every decision: docs/openai-compatible.md.
 //
 // What it promises:

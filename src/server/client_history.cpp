@@ -1,16 +1,36 @@
 #include "server/client_history.h"
 
+#include <algorithm>
 #include <set>
+#include <vector>
 
 namespace sigil::server {
+namespace {
 
-store::Result<boost::json::array> client_history(store::Store& store, const std::string& user,
-                                                 const std::string& conversation, std::size_t limit) {
-  auto messages = store.recent_messages(store::Scope{user, conversation}, limit);
+// The longest prefix of `text` of at most `n` bytes that does not end inside a UTF-8 sequence.
+std::size_t cut_point(const std::string& text, std::size_t n) {
+  if (n >= text.size()) return text.size();
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+}  // namespace
+
+store::Result<ClientHistory> client_history(store::Store& store, const std::string& user,
+                                            const std::string& conversation, const HistoryWindow& window) {
+  // One more than the window: whether older messages exist.
+  auto messages = store.recent_messages(store::Scope{user, conversation}, window.limit + 1);
   if (!messages.ok()) return store::Error{messages.error()};
-  boost::json::array out;
-  // Turn ids already seen in the window: a user message of such a turn is a results line. (A window that
-  // starts in the middle of a turn may still begin with one; the turn's own message is then outside it.)
+  ClientHistory out;
+  if (messages->size() > window.limit) {
+    out.more = true;
+    messages->erase(messages->begin(),
+                    messages->begin() + static_cast<std::ptrdiff_t>(messages->size() - window.limit));
+  }
+  // Which messages the client sees, oldest first. Turn ids already seen in the window: a user message of such
+  // a turn is a results line. (A window that starts in the middle of a turn may still begin with one; the
+  // turn's own message is then outside it.)
+  std::vector<const store::Message*> shown;
   std::set<std::string> seen;
   for (const store::Message& m : *messages) {
     const bool first_of_turn = m.turn_id.empty() || seen.insert(m.turn_id).second;
@@ -19,8 +39,36 @@ store::Result<boost::json::array> client_history(store::Store& store, const std:
     } else if (m.role != "assistant") {
       continue;
     }
-    out.push_back(boost::json::object{{"role", m.role}, {"text", m.text}, {"turn", m.turn_id}});
+    shown.push_back(&m);
   }
+  // Newest first within the byte budget, then put back in order.
+  std::vector<boost::json::object> picked;
+  std::size_t used = 0;
+  for (auto it = shown.rbegin(); it != shown.rend(); ++it) {
+    const store::Message& m = **it;
+    std::size_t keep = m.text.size();
+    if (window.max_message_bytes != 0) keep = std::min(keep, window.max_message_bytes);
+    if (window.max_bytes != 0) {
+      const std::size_t room = window.max_bytes - std::min(used, window.max_bytes);
+      if (keep > room) {
+        if (!picked.empty()) {
+          out.more = true;
+          break;
+        }
+        keep = room;  // the newest message alone is over the budget: its beginning
+      }
+    }
+    keep = cut_point(m.text, keep);
+    boost::json::object o{
+        {"role", m.role}, {"text", std::string_view(m.text).substr(0, keep)}, {"turn", m.turn_id}};
+    if (keep < m.text.size()) {
+      o["truncated"] = true;
+      out.more = true;
+    }
+    used += keep;
+    picked.push_back(std::move(o));
+  }
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) out.messages.push_back(std::move(*it));
   return out;
 }
 

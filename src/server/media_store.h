@@ -5,9 +5,9 @@
 // - put() reads a Payload once (read_at, from offset 0 to its end), computing the SHA-256 of what it read,
 //   and keeps the bytes under that hash: in `dir`/<sha256> when a directory is set (written to a temporary
 //   name first, then renamed, so a reader never sees half a file; the folder is created when missing; a
-//   small `dir`/<sha256>.meta JSON keeps the name, type and disposition across restarts), else in memory, at
-//   most `memory_limit` bytes in all (the oldest entries are dropped first; a payload larger than the whole
-//   cache is refused).
+//   small JSON per (bytes, name) link keeps the name, type and disposition across restarts), else in memory,
+//   at most `memory_limit` bytes in all (the oldest entries are dropped first; a payload larger than the
+//   whole cache is refused).
 // - find() takes only a validated hash (valid_hash(): 64 lowercase hex digits): no other part of a URL ever
 //   reaches the file system.
 // - Voice notes are served inline (an <audio> element plays them) with an audio/* type; everything else
@@ -47,27 +47,38 @@ struct MediaFound {
 class MediaStore {
  public:
   static constexpr std::size_t kDefaultMemoryLimit = std::size_t{64} << 20;
+  static constexpr std::uint64_t kDefaultDiskLimit = std::uint64_t{4} << 30;
 
-  explicit MediaStore(std::string dir, std::size_t memory_limit = kDefaultMemoryLimit);
+  // disk_limit: the media folder's bytes in all (counted at construction, then kept); a new file that would
+  // go past it is refused (put() says so, the delivery falls back). 0: no cap.
+  explicit MediaStore(std::string dir, std::size_t memory_limit = kDefaultMemoryLimit,
+                      std::uint64_t disk_limit = kDefaultDiskLimit);
 
   static bool valid_hash(std::string_view hash);
 
   store::Result<MediaInfo> put(const exec::Payload& payload, bool voice);
-  std::optional<MediaFound> find(std::string_view hash) const;
+  // name: the URL's last segment. Each (bytes, name) link keeps the name, type and disposition it was first
+  // delivered with: a later delivery of the same bytes (another user's, as a voice note) never changes it.
+  // Without a name: what the first delivery of the bytes was.
+  std::optional<MediaFound> find(std::string_view hash, std::string_view name = {}) const;
 
  private:
   store::Result<MediaInfo> put_file(const exec::Payload& payload, MediaInfo info);
   store::Result<MediaInfo> put_memory(const exec::Payload& payload, MediaInfo info);
+  static MediaInfo unknown_link(std::string_view hash, std::string_view name, std::uint64_t size);
 
   const std::string dir_;
   const std::size_t memory_limit_;
+  const std::uint64_t disk_limit_;
+  std::uint64_t disk_bytes_ = 0;  // guarded by mu_
   mutable std::mutex mu_;
   struct Entry {
     MediaInfo info;
     std::shared_ptr<const std::string> bytes;
   };
   std::map<std::string, Entry, std::less<>> memory_;
-  std::deque<std::string> order_;  // oldest first
+  std::map<std::string, MediaInfo, std::less<>> names_;  // "<hash>/<name>": each link as first delivered
+  std::deque<std::string> order_;                        // oldest first
   std::size_t memory_bytes_ = 0;
 };
 

@@ -15,14 +15,15 @@ json::value client_id_value(const std::optional<std::string>& client_id) {
 }  // namespace
 
 std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
-                        bool replay, json::array history, bool say_mode) {
+                        bool replay, json::array history, bool history_more, bool say_mode) {
   return json::serialize(json::object{{"type", "hello"},
                                       {"user", user},
                                       {"conversation", conversation},
                                       {"model", model},
                                       {"replay", replay},
                                       {"say_mode", say_mode},
-                                      {"history", std::move(history)}});
+                                      {"history", std::move(history)},
+                                      {"history_more", history_more}});
 }
 
 std::string settings_frame(bool say_mode, const std::optional<std::string>& client_id) {

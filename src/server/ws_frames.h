@@ -14,8 +14,9 @@
 
 namespace sigil::server {
 
+// history: a bounded page (client_history); history_more: older messages or parts were left out.
 std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
-                        bool replay, boost::json::array history, bool say_mode = false);
+                        bool replay, boost::json::array history, bool history_more, bool say_mode = false);
 // The conversation's settings changed (say mode, spec 6.1); client_id: of the frame that asked, if any.
 std::string settings_frame(bool say_mode, const std::optional<std::string>& client_id);
 // client_id: nullopt is JSON null.

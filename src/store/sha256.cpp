@@ -25,97 +25,97 @@ Sha256::Sha256() noexcept
     : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::block(const std::uint8_t* p) noexcept {
-    std::array<std::uint32_t, 64> w;
-    for (std::size_t i = 0; i < 16; ++i)
-        w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
-               (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
-    for (std::size_t i = 16; i < 64; ++i) {
-        const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-    for (std::size_t i = 0; i < 64; ++i) {
-        const std::uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-        const std::uint32_t ch = (e & f) ^ (~e & g);
-        const std::uint32_t t1 = h + s1 + ch + kK[i] + w[i];
-        const std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-        const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-        const std::uint32_t t2 = s0 + maj;
-        h = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    h_[0] += a;
-    h_[1] += b;
-    h_[2] += c;
-    h_[3] += d;
-    h_[4] += e;
-    h_[5] += f;
-    h_[6] += g;
-    h_[7] += h;
+  std::array<std::uint32_t, 64> w;
+  for (std::size_t i = 0; i < 16; ++i)
+    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
+           (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
+  for (std::size_t i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
+  for (std::size_t i = 0; i < 64; ++i) {
+    const std::uint32_t s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+    const std::uint32_t ch = (e & f) ^ (~e & g);
+    const std::uint32_t t1 = h + s1 + ch + kK[i] + w[i];
+    const std::uint32_t s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+    const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+    const std::uint32_t t2 = s0 + maj;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  h_[0] += a;
+  h_[1] += b;
+  h_[2] += c;
+  h_[3] += d;
+  h_[4] += e;
+  h_[5] += f;
+  h_[6] += g;
+  h_[7] += h;
 }
 
 void Sha256::update(std::string_view bytes) noexcept {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
-    std::size_t n = bytes.size();
-    total_ += n;
-    if (buffered_ > 0) {
-        const std::size_t take = std::min(n, buf_.size() - buffered_);
-        std::memcpy(buf_.data() + buffered_, p, take);
-        buffered_ += take;
-        p += take;
-        n -= take;
-        if (buffered_ < buf_.size()) return;
-        block(buf_.data());
-        buffered_ = 0;
-    }
-    for (; n >= 64; p += 64, n -= 64) block(p);
-    if (n > 0) std::memcpy(buf_.data(), p, n);
-    buffered_ = n;
+  const auto* p = reinterpret_cast<const std::uint8_t*>(bytes.data());
+  std::size_t n = bytes.size();
+  total_ += n;
+  if (buffered_ > 0) {
+    const std::size_t take = std::min(n, buf_.size() - buffered_);
+    std::memcpy(buf_.data() + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    n -= take;
+    if (buffered_ < buf_.size()) return;
+    block(buf_.data());
+    buffered_ = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) block(p);
+  if (n > 0) std::memcpy(buf_.data(), p, n);
+  buffered_ = n;
 }
 
 Sha256::Digest Sha256::finish() noexcept {
-    const std::uint64_t bits = total_ * 8;
-    buf_[buffered_++] = 0x80;
-    if (buffered_ > 56) {
-        std::memset(buf_.data() + buffered_, 0, 64 - buffered_);
-        block(buf_.data());
-        buffered_ = 0;
-    }
-    std::memset(buf_.data() + buffered_, 0, 56 - buffered_);
-    for (std::size_t i = 0; i < 8; ++i) buf_[56 + i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
+  const std::uint64_t bits = total_ * 8;
+  buf_[buffered_++] = 0x80;
+  if (buffered_ > 56) {
+    std::memset(buf_.data() + buffered_, 0, 64 - buffered_);
     block(buf_.data());
     buffered_ = 0;
-    Digest out;
-    for (std::size_t i = 0; i < 8; ++i) {
-        out[4 * i] = static_cast<std::uint8_t>(h_[i] >> 24);
-        out[4 * i + 1] = static_cast<std::uint8_t>(h_[i] >> 16);
-        out[4 * i + 2] = static_cast<std::uint8_t>(h_[i] >> 8);
-        out[4 * i + 3] = static_cast<std::uint8_t>(h_[i]);
-    }
-    return out;
+  }
+  std::memset(buf_.data() + buffered_, 0, 56 - buffered_);
+  for (std::size_t i = 0; i < 8; ++i) buf_[56 + i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
+  block(buf_.data());
+  buffered_ = 0;
+  Digest out;
+  for (std::size_t i = 0; i < 8; ++i) {
+    out[4 * i] = static_cast<std::uint8_t>(h_[i] >> 24);
+    out[4 * i + 1] = static_cast<std::uint8_t>(h_[i] >> 16);
+    out[4 * i + 2] = static_cast<std::uint8_t>(h_[i] >> 8);
+    out[4 * i + 3] = static_cast<std::uint8_t>(h_[i]);
+  }
+  return out;
 }
 
 Sha256::Digest sha256(std::string_view bytes) noexcept {
-    Sha256 h;
-    h.update(bytes);
-    return h.finish();
+  Sha256 h;
+  h.update(bytes);
+  return h.finish();
 }
 
 std::string to_hex(const Sha256::Digest& digest) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string out(digest.size() * 2, '0');
-    for (std::size_t i = 0; i < digest.size(); ++i) {
-        out[2 * i] = kHex[digest[i] >> 4];
-        out[2 * i + 1] = kHex[digest[i] & 0xF];
-    }
-    return out;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(digest.size() * 2, '0');
+  for (std::size_t i = 0; i < digest.size(); ++i) {
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 0xF];
+  }
+  return out;
 }
 
 std::string sha256_hex(std::string_view bytes) { return to_hex(sha256(bytes)); }

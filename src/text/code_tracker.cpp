@@ -10,16 +10,16 @@ namespace {
 
 // Where in its line the tracker is. Lead phases come first so at_line_start() is one compare.
 enum Phase : std::uint8_t {
-    kLead,        // spaces, tabs and `>` only; a list marker may still come
-    kListNum,     // digits of a possible ordered list marker
-    kListMark,    // a list marker that still needs its space or tab
-    kListSpace,   // after a list marker and its space: only more spaces or a run may keep the lead
-    kLeadRun,     // a run of run_char right after the lead that may open (3+) or close a fence
-    kOpenRun,     // the run that opened the fence, still counting its length
-    kCloseTail,   // inside a fence, after a run that closes it if only blanks follow to '\n'
-    kText,        // outside fences, past the lead: only backticks and '\n' matter
-    kTickRun,     // outside fences, a backtick run past the lead
-    kFenceText,   // inside a fence, past the lead: only '\n' matters
+  kLead,       // spaces, tabs and `>` only; a list marker may still come
+  kListNum,    // digits of a possible ordered list marker
+  kListMark,   // a list marker that still needs its space or tab
+  kListSpace,  // after a list marker and its space: only more spaces or a run may keep the lead
+  kLeadRun,    // a run of run_char right after the lead that may open (3+) or close a fence
+  kOpenRun,    // the run that opened the fence, still counting its length
+  kCloseTail,  // inside a fence, after a run that closes it if only blanks follow to '\n'
+  kText,       // outside fences, past the lead: only backticks and '\n' matter
+  kTickRun,    // outside fences, a backtick run past the lead
+  kFenceText,  // inside a fence, past the lead: only '\n' matters
 };
 
 static_assert(std::is_trivially_copyable_v<CodeTracker::State>, "snapshots are plain copies");
@@ -33,137 +33,160 @@ inline void bump(std::uint32_t& n) noexcept { n += n != UINT32_MAX; }
 }  // namespace
 
 void CodeTracker::step(unsigned char b) noexcept {
-    State& s = s_;
-    s.fence_event = false;
-    if (b == '\n') {
-        // A lead run never sees its end byte, so a fence whose closing run ends the line closes here.
-        const bool closes = s.phase == kCloseTail ||
-                            (s.phase == kLeadRun && s.fence_len != 0 && s.run_len >= s.fence_len);
-        if (closes) s.fence_len = 0, s.fence_char = 0;
-        s.line_bytes = 0;
-        s.run_len = 0;
-        s.span_len = 0;
-        s.run_char = 0;
-        s.phase = kLead;
+  State& s = s_;
+  s.fence_event = false;
+  if (b == '\n') {
+    // A lead run never sees its end byte, so a fence whose closing run ends the line closes here.
+    const bool closes =
+        s.phase == kCloseTail || (s.phase == kLeadRun && s.fence_len != 0 && s.run_len >= s.fence_len);
+    if (closes) s.fence_len = 0, s.fence_char = 0;
+    s.line_bytes = 0;
+    s.run_len = 0;
+    s.span_len = 0;
+    s.run_char = 0;
+    s.phase = kLead;
+    return;
+  }
+  ++s.line_bytes;
+  switch (s.phase) {
+    case kLead:
+      if (is_blank(b) || b == '>') return;
+      if (is_digit(b)) {
+        s.phase = kListNum;
         return;
-    }
-    ++s.line_bytes;
-    switch (s.phase) {
-        case kLead:
-            if (is_blank(b) || b == '>') return;
-            if (is_digit(b)) { s.phase = kListNum; return; }
-            if (b == '-' || b == '*' || b == '+') { s.phase = kListMark; return; }
-            break;
-        case kListNum:
-            if (is_digit(b)) return;
-            if (b == '.' || b == ')') { s.phase = kListMark; return; }
-            break;
-        case kListMark:
-            if (is_blank(b)) { s.phase = kListSpace; return; }
-            break;
-        case kListSpace:
-            if (is_blank(b)) return;
-            break;
-        case kLeadRun:
-            if (b == s.run_char) {
-                bump(s.run_len);
-                if (s.run_len == 3 && s.fence_len == 0) {
-                    s.fence_char = b;
-                    s.fence_len = 3;
-                    s.phase = kOpenRun;
-                    s.fence_event = true;
-                }
-                return;
-            }
-            if (s.fence_len != 0) {  // inside a fence only the fence's character starts a lead run
-                s.phase = s.run_len >= s.fence_len && (is_blank(b) || b == '\r') ? kCloseTail : kFenceText;
-            } else if (b == '`') {  // after 1 or 2 tildes: a mid-line backtick run starts
-                s.phase = kTickRun;
-                s.run_len = 1;
-            } else {
-                if (s.run_char == '`') s.span_len = s.run_len;  // 1 or 2 backticks: a span
-                s.phase = kText;
-            }
-            return;
-        case kOpenRun:
-            if (b == s.fence_char) bump(s.fence_len);
-            else s.phase = kFenceText;
-            return;
-        case kCloseTail:
-            if (!is_blank(b) && b != '\r') s.phase = kFenceText;
-            return;
-        case kText:
-            if (b == '`') s.phase = kTickRun, s.run_len = 1;
-            return;
-        case kTickRun:
-            if (b == '`') { bump(s.run_len); return; }
-            // Opens a span, closes one of exactly its length, or is part of the span's text.
-            if (s.span_len == 0) s.span_len = s.run_len;
-            else if (s.span_len == s.run_len) s.span_len = 0;
-            s.phase = kText;
-            return;
-        case kFenceText:
-        default:
-            return;
-    }
-    // Still in the lead, and b cannot continue it: it is either a lead run or the line's first content.
-    if ((b == '`' || b == '~') && (s.phase == kLead || s.phase == kListSpace) &&
-        (s.fence_len == 0 || b == s.fence_char)) {
-        s.phase = kLeadRun;
-        s.run_char = b;
-        s.run_len = 1;
-    } else if (s.fence_len != 0) {
-        s.phase = kFenceText;
-    } else if (b == '`') {
+      }
+      if (b == '-' || b == '*' || b == '+') {
+        s.phase = kListMark;
+        return;
+      }
+      break;
+    case kListNum:
+      if (is_digit(b)) return;
+      if (b == '.' || b == ')') {
+        s.phase = kListMark;
+        return;
+      }
+      break;
+    case kListMark:
+      if (is_blank(b)) {
+        s.phase = kListSpace;
+        return;
+      }
+      break;
+    case kListSpace:
+      if (is_blank(b)) return;
+      break;
+    case kLeadRun:
+      if (b == s.run_char) {
+        bump(s.run_len);
+        if (s.run_len == 3 && s.fence_len == 0) {
+          s.fence_char = b;
+          s.fence_len = 3;
+          s.phase = kOpenRun;
+          s.fence_event = true;
+        }
+        return;
+      }
+      if (s.fence_len != 0) {  // inside a fence only the fence's character starts a lead run
+        s.phase = s.run_len >= s.fence_len && (is_blank(b) || b == '\r') ? kCloseTail : kFenceText;
+      } else if (b == '`') {  // after 1 or 2 tildes: a mid-line backtick run starts
         s.phase = kTickRun;
         s.run_len = 1;
-    } else {
+      } else {
+        if (s.run_char == '`') s.span_len = s.run_len;  // 1 or 2 backticks: a span
         s.phase = kText;
-    }
+      }
+      return;
+    case kOpenRun:
+      if (b == s.fence_char)
+        bump(s.fence_len);
+      else
+        s.phase = kFenceText;
+      return;
+    case kCloseTail:
+      if (!is_blank(b) && b != '\r') s.phase = kFenceText;
+      return;
+    case kText:
+      if (b == '`') s.phase = kTickRun, s.run_len = 1;
+      return;
+    case kTickRun:
+      if (b == '`') {
+        bump(s.run_len);
+        return;
+      }
+      // Opens a span, closes one of exactly its length, or is part of the span's text.
+      if (s.span_len == 0)
+        s.span_len = s.run_len;
+      else if (s.span_len == s.run_len)
+        s.span_len = 0;
+      s.phase = kText;
+      return;
+    case kFenceText:
+    default:
+      return;
+  }
+  // Still in the lead, and b cannot continue it: it is either a lead run or the line's first content.
+  if ((b == '`' || b == '~') && (s.phase == kLead || s.phase == kListSpace) &&
+      (s.fence_len == 0 || b == s.fence_char)) {
+    s.phase = kLeadRun;
+    s.run_char = b;
+    s.run_len = 1;
+  } else if (s.fence_len != 0) {
+    s.phase = kFenceText;
+  } else if (b == '`') {
+    s.phase = kTickRun;
+    s.run_len = 1;
+  } else {
+    s.phase = kText;
+  }
 }
 
 std::size_t CodeTracker::skip_plain(std::string_view s) noexcept {
-    std::size_t n;
-    if (s_.phase == kText) {
-        n = kTextStops.find_first(s);
-    } else if (s_.phase == kFenceText) {
-        const void* nl = std::memchr(s.data(), '\n', s.size());
-        n = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - s.data()) : ByteSet::npos;
-    } else {
-        return 0;
-    }
-    if (n == ByteSet::npos) n = s.size();
-    if (n != 0) {
-        s_.line_bytes += n;
-        s_.fence_event = false;
-    }
-    return n;
+  std::size_t n;
+  if (s_.phase == kText) {
+    n = kTextStops.find_first(s);
+  } else if (s_.phase == kFenceText) {
+    const void* nl = std::memchr(s.data(), '\n', s.size());
+    n = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - s.data()) : ByteSet::npos;
+  } else {
+    return 0;
+  }
+  if (n == ByteSet::npos) n = s.size();
+  if (n != 0) {
+    s_.line_bytes += n;
+    s_.fence_event = false;
+  }
+  return n;
 }
 
 void CodeTracker::feed(std::string_view s) noexcept {
-    std::size_t i = 0;
-    while (i < s.size()) {
-        i += skip_plain(s.substr(i));
-        if (i < s.size()) step(static_cast<unsigned char>(s[i++]));
-    }
+  std::size_t i = 0;
+  while (i < s.size()) {
+    i += skip_plain(s.substr(i));
+    if (i < s.size()) step(static_cast<unsigned char>(s[i++]));
+  }
 }
 
 bool CodeTracker::in_code() const noexcept {
-    if (s_.fence_len != 0) return true;
-    switch (s_.phase) {
-        case kLeadRun: return s_.run_char == '`';
-        case kText: return s_.span_len != 0;
-        case kTickRun: return s_.span_len != s_.run_len;
-        default: return false;
-    }
+  if (s_.fence_len != 0) return true;
+  switch (s_.phase) {
+    case kLeadRun:
+      return s_.run_char == '`';
+    case kText:
+      return s_.span_len != 0;
+    case kTickRun:
+      return s_.span_len != s_.run_len;
+    default:
+      return false;
+  }
 }
 
 bool CodeTracker::at_line_start() const noexcept { return s_.phase <= kListSpace; }
 
 void CodeTracker::mark_line_content() noexcept {
-    const std::uint64_t line_bytes = s_.line_bytes;
-    step('x');
-    s_.line_bytes = line_bytes;
+  const std::uint64_t line_bytes = s_.line_bytes;
+  step('x');
+  s_.line_bytes = line_bytes;
 }
 
 }  // namespace sigil::text

@@ -354,9 +354,8 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
              "2023-11-14 22:13 UTC: Which tea do I like?\n"),
       std::string::npos)
       << m;
-  EXPECT_NE(
-      m.find("[4] searchArchive: error: topK must be a whole number from 1 to 50 (got 99)\n"),
-      std::string::npos)
+  EXPECT_NE(m.find("[4] searchArchive: error: topK must be a whole number from 1 to 50 (got 99)\n"),
+            std::string::npos)
       << m;
 }
 

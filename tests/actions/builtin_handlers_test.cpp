@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/run_turn.h"
-#include "sigil/spec/registry.h"
+#include "sigil/catalog/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -13,8 +13,8 @@ namespace {
 TEST(BuiltinHandlers, EveryCatalogueActionHasOne) {
   auto table = builtin_handlers(BuiltinConfig{});
   ASSERT_TRUE(table.ok()) << table.error().message;
-  const spec::Registry registry = spec::Registry::builtin();
-  for (const spec::ActionSpec& a : registry.actions()) {
+  const catalog::Registry registry = catalog::Registry::builtin();
+  for (const catalog::ActionSpec& a : registry.actions()) {
     if (a.name == "say") continue;  // delivery, not an action that runs (spec 6)
     EXPECT_NE(table->find(a.name), nullptr) << a.name;
   }

@@ -15,9 +15,9 @@
 #include <thread>
 #include <utility>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -170,7 +170,7 @@ TEST(CommandEndToEnd, BracketRunsTheNamedCommand) {
   auto store = open_store();
   exec::HandlerTable handlers;
   add_command_handlers(handlers, CommandConfig{{spec("greet", "/bin/echo", {"hi"})}});
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   exec::RecordingOutbox outbox;
   exec::Executor ex(registry, handlers, *store, outbox, {"alice", "conv-1", "turn-1"});
   parse::Parser parser(registry, ex.sink());
@@ -189,7 +189,7 @@ TEST(CommandEndToEnd, ExecutorTimeOutStopsTheProgram) {
   auto store = open_store();
   exec::HandlerTable handlers;
   add_command_handlers(handlers, CommandConfig{{spec("nap", "/bin/sleep", {"5"})}});
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   exec::RecordingOutbox outbox;
   exec::ExecOptions options;
   options.timeouts["command"] = 100ms;

@@ -14,11 +14,11 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/handler.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions::testing {
@@ -71,7 +71,7 @@ struct Turn {
 // One reply through the real parser, the built-in registry and the executor, at time `now`.
 inline Turn run_reply(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store,
                       exec::TurnIds ids, store::TimePoint now = kT0) {
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   exec::RecordingOutbox outbox;
   exec::ExecOptions options;
   options.now = [now] { return now; };

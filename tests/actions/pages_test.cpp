@@ -14,9 +14,9 @@
 #include <string>
 #include <utility>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -152,7 +152,7 @@ TEST(PagesEndToEnd, ModelHearsTheUrl) {
   auto store = open_store();
   exec::HandlerTable handlers;
   add_pages_handlers(handlers, PagesConfig{});
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   exec::RecordingOutbox outbox;
   exec::Executor ex(registry, handlers, *store, outbox, {"alice", "conv-1", "turn-1"});
   parse::Parser parser(registry, ex.sink());

@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -317,7 +317,7 @@ TEST(ReactEndToEnd, ReactionGoesOutBeforeTheTextAfterIt) {
   exec::RecordingOutbox outbox;
   exec::ExecOptions options;
   options.now = [] { return kT0; };
-  const spec::Registry registry = spec::Registry::builtin();
+  const catalog::Registry registry = catalog::Registry::builtin();
   exec::Executor ex(registry, handlers, *store, outbox, kIds, std::move(options));
   parse::ParserOptions po;
   po.inline_resolver = ex.inline_resolver();
@@ -348,7 +348,7 @@ TEST(ReactEndToEnd, UnknownEmojiGoesBackToTheModelAndTheTextStillGoesOut) {
   exec::RecordingOutbox outbox;
   exec::ExecOptions options;
   options.now = [] { return kT0; };
-  const spec::Registry registry = spec::Registry::builtin();
+  const catalog::Registry registry = catalog::Registry::builtin();
   exec::Executor ex(registry, handlers, *store, outbox, kIds, std::move(options));
   parse::Parser parser(registry, ex.sink());
   parser.feed("Great! <react emoji=\"thumbs upp\"/>");

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -457,7 +457,7 @@ struct Turn {
 
 Turn run_turn(std::string_view reply, store::Store& store, const exec::TurnIds& ids = kAlice,
               ScheduleConfig cfg = {}) {
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   exec::HandlerTable handlers;
   add_schedule_handlers(handlers, std::move(cfg));
   exec::ExecOptions options;

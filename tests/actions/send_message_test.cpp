@@ -13,9 +13,9 @@
 #include <string>
 #include <utility>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -132,7 +132,7 @@ struct Turn {
 };
 
 Turn run_turn(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store) {
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   exec::RecordingOutbox outbox;
   exec::Executor ex(registry, handlers, store, outbox, {"alice", "conv-1", "turn-1"});
   parse::Parser parser(registry, ex.sink());

@@ -2,19 +2,21 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/json/serialize.hpp>
 #include <chrono>
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "sigil/actions/scheduler.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"
-#include "sigil/spec/registry.h"
 #include "store/store_test_support.h"
 #include "support/fake_openai_server.h"
 
@@ -106,7 +108,7 @@ class RecordingObserver final : public TurnObserver {
 
 class AgentTest : public ::testing::Test {
  protected:
-  AgentTest() : registry_(spec::Registry::builtin()) {
+  AgentTest() : registry_(catalog::Registry::builtin()) {
     store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
     handlers_.add("searchArchive", [this](const exec::Directive& d, exec::ActionContext&) {
       ++searches_;
@@ -164,7 +166,7 @@ class AgentTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   std::unique_ptr<store::Store> store_;
   exec::HandlerTable handlers_;
   std::atomic<int> searches_{0};
@@ -395,6 +397,120 @@ TEST_F(AgentTest, NativeToolCallRunsTheSameHandler) {
   EXPECT_NE(bad.calls[0].model_message.find("tool noSuchTool: error: no such tool"), std::string::npos)
       << bad.calls[0].model_message;
   EXPECT_EQ(observer2->text(), "Sorry.");
+}
+
+// A replay line whose reply makes `count` native searchArchive calls (queries q1, q2, ...).
+std::string tool_calls_line(const std::string& match, int count, const std::string& reply = "") {
+  std::string calls;
+  for (int i = 1; i <= count; ++i) {
+    if (i > 1) calls += ", ";
+    calls += R"({"id": "c)" + std::to_string(i) + R"(", "name": "searchArchive", "arguments": {"query": "q)" +
+             std::to_string(i) + R"("}})";
+  }
+  return R"({"match": ")" + match + R"(", "reply": ")" + reply + R"(", "tool_calls": [)" + calls + "]}";
+}
+
+// 12.5: the per-reply limit (32) covers native tool calls, with the parser's own reason.
+TEST_F(AgentTest, NativeToolCallsPastThePerReplyLimitAreRefused) {
+  auto client =
+      replay({tool_calls_line("flood", 64), R"({"match": "over the per-reply limit", "reply": "Done."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("flood"), observer);
+  TurnSummary summary = observer->wait();
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  EXPECT_EQ(searches_.load(), 32);
+  ASSERT_EQ(summary.calls.size(), 2u);
+  EXPECT_EQ(summary.calls[0].tool_calls.size(), 64u);
+  const auto& results = summary.calls[0].report.results;
+  ASSERT_EQ(results.size(), 64u);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE("tool call " + std::to_string(i + 1));
+    if (i < 32) {
+      EXPECT_EQ(results[i].status, exec::ResultStatus::Ok) << results[i].message;
+      EXPECT_EQ(results[i].message, "1 hit for q" + std::to_string(i + 1) + ": green tea notes");
+    } else {
+      EXPECT_EQ(results[i].status, exec::ResultStatus::Refused);
+      EXPECT_EQ(results[i].message, "searchArchive: over the per-reply limit");
+    }
+  }
+  const std::string& message = summary.calls[0].model_message;
+  EXPECT_NE(message.find("[32] searchArchive: ok: 1 hit for q32"), std::string::npos) << message;
+  EXPECT_NE(message.find("[33] searchArchive: refused: over the per-reply limit\n"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("[64] searchArchive: refused: over the per-reply limit"), std::string::npos)
+      << message;
+  EXPECT_EQ(observer->text(), "Done.");
+}
+
+// Inline directives and tool calls share one count, and an inline one past it is refused in the same words.
+TEST_F(AgentTest, InlineDirectivesAndToolCallsShareThePerReplyCount) {
+  std::string inline_part;
+  for (int i = 1; i <= 20; ++i) inline_part += "[SEARCH_EPISODIC:inline" + std::to_string(i) + "] ";
+  auto client =
+      replay({tool_calls_line("mixed", 20, inline_part), R"({"match": "over the per-reply", "reply": "Ok."})",
+              R"({"match": "inline flood", "reply": ")" + inline_part + inline_part + R"("})",
+              R"({"match": "per-reply limit", "reply": "Ok."})"});
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("mixed"), observer);
+  TurnSummary summary = observer->wait();
+  ASSERT_EQ(summary.calls.size(), 2u);
+  EXPECT_EQ(searches_.load(), 32);
+  const auto& results = summary.calls[0].report.results;
+  ASSERT_EQ(results.size(), 40u);
+  EXPECT_EQ(results[19].message, "1 hit for inline20: green tea notes");  // 20 inline, in reply order
+  EXPECT_EQ(results[31].message, "1 hit for q12: green tea notes");       // then 12 tool calls
+  for (std::size_t i = 32; i < 40; ++i) {
+    EXPECT_EQ(results[i].status, exec::ResultStatus::Refused);
+    EXPECT_EQ(results[i].message, "searchArchive: over the per-reply limit");
+  }
+
+  // 40 inline directives: the parser's own refusal reads the same.
+  searches_ = 0;
+  auto observer2 = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("inline flood", "t2"), observer2);
+  TurnSummary inline_only = observer2->wait();
+  ASSERT_FALSE(inline_only.calls.empty());
+  ASSERT_EQ(inline_only.calls[0].report.results.size(), 40u);
+  EXPECT_EQ(searches_.load(), 32);
+  EXPECT_EQ(inline_only.calls[0].report.results[32].status, exec::ResultStatus::Refused);
+  EXPECT_EQ(inline_only.calls[0].report.results[32].message, results[32].message);
+}
+
+// docs/security.md "Results to the model": 5,000 results (32 run, the rest refused, plus unknown tools)
+// become one bounded message, in the summary and in the stored history alike.
+TEST_F(AgentTest, TheResultsMessageIsBounded) {
+  std::string flood;
+  for (int i = 0; i < 5000; ++i) flood += "[SEARCH_EPISODIC:x]";
+  auto client = replay({
+      R"({"match": "flood", "reply": "Searching. )" + flood +
+          R"(", "tool_calls": [{"id": "u1", "name": "noSuchTool", "arguments": {}}]})",
+      R"({"match": "left out", "reply": "Fine."})",
+  });
+  Agent agent(registry_, handlers_, *store_, *client, {});
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("flood"), observer);
+  TurnSummary summary = observer->wait();
+  ASSERT_EQ(summary.calls.size(), 2u);
+  EXPECT_EQ(summary.calls[0].report.results.size(), 5000u);
+  const std::string& message = summary.calls[0].model_message;
+  EXPECT_LE(message.size(), 16u * 1024) << "the results message is not bounded";
+  EXPECT_GT(message.size(), 15u * 1024) << "the bound wastes room";
+  EXPECT_EQ(message.rfind("[1] searchArchive: ok:", 0), 0u) << message.substr(0, 200);
+  const std::size_t last = message.rfind('\n');
+  ASSERT_NE(last, std::string::npos);
+  const std::string tail = message.substr(last + 1);
+  const std::regex note(R"(\[(\d+) more results left out: the results message is limited to 16384 bytes\])");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(tail, m, note)) << tail;
+  const auto kept = static_cast<std::size_t>(std::count(message.begin(), message.end(), '\n'));
+  EXPECT_EQ(kept + std::stoul(m[1].str()), 5001u)
+      << "5,000 results and one tool error, each shown or counted";
+  auto h = history();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[2].text, message);
+  EXPECT_EQ(observer->text().substr(observer->text().size() - 5), "Fine.");
 }
 
 TEST_F(AgentTest, ScheduledTaskFiresAsATurn) {

@@ -46,6 +46,9 @@ TEST(Config, DefaultsWithoutFileEnvOrFlags) {
   EXPECT_EQ(c.agent.max_model_calls, 6);
   EXPECT_FALSE(c.agent.say_mode);
   EXPECT_TRUE(c.actions.voice);
+  EXPECT_EQ(c.actions.voice_chars_per_turn, 2000u);
+  EXPECT_EQ(c.actions.voice_chars_per_minute, 6000u);
+  EXPECT_EQ(c.agent.results_message_bytes, 16384u);
   EXPECT_TRUE(c.actions.file_roots.empty());
   EXPECT_EQ(c.actions.schedule_offset.count(), 0);
 }
@@ -80,12 +83,15 @@ max_model_calls = 3
 history_messages = 8
 denied_actions = ["command"]
 system_prompt = "You are terse."
+results_message_bytes = 4096
 
 [actions]
 file_roots = ["files", "/srv/shared"]
 allow_cleanup = true
 voice = false
 voice_language = "de"
+voice_chars_per_turn = 500
+voice_chars_per_minute = 0
 react_allow = ["thumbsup", "heart"]
 default_telegram_chat = "42"
 schedule_utc_offset = "+01:00"
@@ -125,10 +131,13 @@ timeout_seconds = 5
   EXPECT_EQ(c.agent.history_messages, 8u);
   EXPECT_EQ(c.agent.denied_actions, std::vector<std::string>{"command"});
   EXPECT_EQ(c.agent.system_prompt, "You are terse.");
+  EXPECT_EQ(c.agent.results_message_bytes, 4096u);
   EXPECT_EQ(c.actions.file_roots, (std::vector<std::string>{"/etc/sigil/files", "/srv/shared"}));
   EXPECT_TRUE(c.actions.allow_cleanup);
   EXPECT_FALSE(c.actions.voice);
   EXPECT_EQ(c.actions.voice_language, "de");
+  EXPECT_EQ(c.actions.voice_chars_per_turn, 500u);
+  EXPECT_EQ(c.actions.voice_chars_per_minute, 0u);
   EXPECT_EQ(c.actions.react_allow.size(), 2u);
   EXPECT_EQ(c.actions.default_telegram_chat, "42");
   EXPECT_EQ(c.actions.schedule_offset.count(), 60);
@@ -224,6 +233,10 @@ TEST(Config, WrongTypesAreErrors) {
   EXPECT_NE(e.find("[actions.message_targets] needs both channel and chat"), std::string::npos) << e;
   e = error_of("[actions]\nschedule_utc_offset = \"Europe/Paris\"\n");
   EXPECT_NE(e.find("schedule_utc_offset is not a UTC offset"), std::string::npos) << e;
+  e = error_of("[agent]\nresults_message_bytes = 100\n");
+  EXPECT_NE(e.find("[agent] results_message_bytes must be between 256 and 16777216"), std::string::npos) << e;
+  e = error_of("[actions]\nvoice_chars_per_minute = -1\n");
+  EXPECT_NE(e.find("[actions] voice_chars_per_minute must be between 0 and"), std::string::npos) << e;
   e = error_of("[[actions.commands]]\nname = \"x\"\nprogam = \"y\"\n");
   EXPECT_NE(e.find("sigil.toml:3:"), std::string::npos) << e;
   EXPECT_NE(e.find("[actions.commands] unknown key \"progam\""), std::string::npos) << e;
@@ -278,6 +291,9 @@ TEST(Config, TheSampleFileHoldsTheDefaults) {
   EXPECT_EQ(c.agent.max_model_calls, d.agent.max_model_calls);
   EXPECT_EQ(c.agent.history_messages, d.agent.history_messages);
   EXPECT_EQ(c.actions.voice, d.actions.voice);
+  EXPECT_EQ(c.actions.voice_chars_per_turn, d.actions.voice_chars_per_turn);
+  EXPECT_EQ(c.actions.voice_chars_per_minute, d.actions.voice_chars_per_minute);
+  EXPECT_EQ(c.agent.results_message_bytes, d.agent.results_message_bytes);
   EXPECT_EQ(c.actions.schedule_utc_offset, d.actions.schedule_utc_offset);
 }
 

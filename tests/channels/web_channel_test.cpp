@@ -55,7 +55,7 @@ struct Recorder {
 deliver::ChatOutboxOptions web_options(WebChannel& channel) {
   deliver::ChatOutboxOptions o;
   o.reply_to = std::string(WebChannel::kTurnMessage);
-  o.other_chat = [&channel](const exec::Delivery& d) { return channel.relayed(d); };
+  o.other_chat = [&channel](const deliver::Delivery& d) { return channel.relayed(d); };
   return o;
 }
 

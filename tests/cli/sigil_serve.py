@@ -92,3 +92,23 @@ class SigilServe:
 
     def stderr_text(self):
         return "".join(self.err)
+
+
+def run_against(server, cmd, cwd, timeout, fail):
+    """Runs a test program (`cmd`, e.g. a node browser test) against a started server, then stops the server
+    with SIGTERM; calls fail(message) when the program failed or timed out, or the server did not stop
+    cleanly. The server's log is part of every failure message."""
+    try:
+        test = subprocess.run(cmd, cwd=cwd, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        test = None
+    code = server.stop()
+    log = server.stderr_text()
+    if code is None:
+        fail(f"sigil serve did not stop within {STOP_TIMEOUT} s of SIGTERM:\n{log}")
+    if test is None:
+        fail(f"the test program did not finish within {timeout} s\nserver log:\n{log}")
+    if test.returncode != 0:
+        fail(f"the test program failed (exit {test.returncode})\nserver log:\n{log}")
+    if code != 0:
+        fail(f"sigil serve exited with {code} after SIGTERM\nserver log:\n{log}")

@@ -22,12 +22,11 @@ import secrets
 import shutil
 import signal
 import struct
-import subprocess
 import sys
 import tempfile
 import zlib
 
-from sigil_serve import STOP_TIMEOUT, SigilServe
+from sigil_serve import SigilServe, run_against
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 E2E = os.path.join(ROOT, "tests", "e2e")
@@ -109,20 +108,7 @@ def main():
         shot = screenshot_out or os.path.join(tmp, "chat.png")
         cmd = ["node", os.path.join(E2E, "chat.e2e.mjs"), "--url", url, "--screenshot", shot]
         cmd += ["--demo", "--prompts", prompts] if demo else ["--files", files]
-        try:
-            test = subprocess.run(cmd, cwd=E2E, timeout=540)
-        except subprocess.TimeoutExpired:
-            test = None
-        code = server.stop()
-        server_log = server.stderr_text()
-        if code is None:
-            fail(f"sigil serve did not stop within {STOP_TIMEOUT} s of SIGTERM:\n{server_log}")
-        if test is None:
-            fail(f"the browser test did not finish within 540 s\nserver log:\n{server_log}")
-        if test.returncode != 0:
-            fail(f"the browser test failed (exit {test.returncode})\nserver log:\n{server_log}")
-        if code != 0:
-            fail(f"sigil serve exited with {code} after SIGTERM\nserver log:\n{server_log}")
+        run_against(server, cmd, E2E, 540, fail)
         if os.path.exists(shot):
             print(f"web_e2e_test: screenshot {shot} ({os.path.getsize(shot)} bytes)")
         print("web_e2e_test: 1 passed, 0 failed")

@@ -14,10 +14,9 @@
 namespace {
 
 namespace json = boost::json;
-using sigil::testing::RunOptions;
 using sigil::testing::base64_decode;
+using sigil::testing::RunOptions;
 using sigil::testing::same_json;
-
 
 bool matches(const json::object& out, const json::object& expect, std::string* why) {
   if (out.at("text") != expect.at("text")) {
@@ -34,7 +33,8 @@ bool matches(const json::object& out, const json::object& expect, std::string* w
   for (std::size_t i = 0; ok && i < od.size(); ++i) {
     const json::object& o = od[i].as_object();
     const json::object& e = ed[i].as_object();
-    ok = o.at("action") == e.at("action") && o.at("valid") == e.at("valid") && same_json(o.at("args"), e.at("args"));
+    ok = o.at("action") == e.at("action") && o.at("valid") == e.at("valid") &&
+         same_json(o.at("args"), e.at("args"));
   }
   if (!ok) *why = "directives " + json::serialize(od) + " != expected " + json::serialize(ed);
   return ok;
@@ -65,7 +65,8 @@ void run_file(const std::string& stem) {
       const json::object out = sigil::testing::run_parse(reply, o, chunk).summary;
       std::string why;
       if (!matches(out, expect, &why)) {
-        ADD_FAILURE() << id << " (chunk " << chunk << "): " << why << "\n  note: " << v.at("note").as_string();
+        ADD_FAILURE() << id << " (chunk " << chunk << "): " << why
+                      << "\n  note: " << v.at("note").as_string();
         ++failures;
         break;
       }
@@ -73,7 +74,8 @@ void run_file(const std::string& stem) {
       if (chunk == 0) {
         first = printed;
       } else if (printed != first) {
-        ADD_FAILURE() << id << ": chunk " << chunk << " differs from the whole reply (11.2)\n  whole: " << first
+        ADD_FAILURE() << id << ": chunk " << chunk
+                      << " differs from the whole reply (11.2)\n  whole: " << first
                       << "\n  chunk: " << printed;
         ++failures;
         break;

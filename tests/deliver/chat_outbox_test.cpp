@@ -75,7 +75,7 @@ TEST(DeliverChatOutbox, OrderKeptForEveryDeliveryMix) {
       std::vector<std::string> routed;
       ChatOutboxOptions o = opts();
       o.stream = StreamPolicy::Always;
-      o.other_chat = [&](const exec::Delivery& d) {
+      o.other_chat = [&](const deliver::Delivery& d) {
         ch.log.emplace_back("route");
         routed.push_back(d.text);
         return std::string();
@@ -400,7 +400,7 @@ TEST(DeliverChatOutbox, EndThenMoreTextStartsANewMessage) {
 struct FallbackCase {
   const char* name;
   std::function<void(ChannelCapabilities&)> caps;
-  exec::Delivery delivery;
+  deliver::Delivery delivery;
   std::set<std::string> fail;
   bool media_url = false;
   std::vector<std::string> log;
@@ -411,9 +411,9 @@ struct FallbackCase {
 
 TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
   const auto no_voice = [](ChannelCapabilities& c) { c.voice_notes = false; };
-  exec::Delivery no_payload = testing::file_delivery("r.pdf", "document");
+  deliver::Delivery no_payload = testing::file_delivery("r.pdf", "document");
   no_payload.payload.reset();
-  exec::Delivery file_as_voice = testing::file_delivery("x.ogg", "voice");
+  deliver::Delivery file_as_voice = testing::file_delivery("x.ogg", "voice");
   const std::vector<FallbackCase> cases = {
       {"voice as voice",
        [](ChannelCapabilities&) {},
@@ -578,7 +578,9 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
     ch.fail = c.fail;
     ChatOutboxOptions o = opts();
     if (c.media_url)
-      o.media_url = [](const exec::Delivery& d) { return "https://chat.example/media/" + d.payload->name(); };
+      o.media_url = [](const deliver::Delivery& d) {
+        return "https://chat.example/media/" + d.payload->name();
+      };
     ChatOutbox box(ch, o);
     box.deliver(c.delivery);
     box.end();
@@ -599,7 +601,7 @@ struct ReactionCase {
   const char* name;
   std::function<void(ChannelCapabilities&)> caps;
   std::string reply_to;
-  exec::Delivery delivery;
+  deliver::Delivery delivery;
   std::set<std::string> fail;
   std::vector<std::string> log;
   std::optional<DeliveryNote::Outcome> outcome;
@@ -731,7 +733,7 @@ TEST(DeliverChatOutbox, MessagesToOtherChats) {
   {
     FakeChannel ch(testing::caps_edit());
     ChatOutboxOptions o = opts();
-    o.other_chat = [](const exec::Delivery&) { return std::string("telegram is not configured"); };
+    o.other_chat = [](const deliver::Delivery&) { return std::string("telegram is not configured"); };
     ChatOutbox box(ch, o);
     box.deliver(testing::message_delivery("telegram", "42", "hi"));
     ASSERT_EQ(box.report().notes.size(), 1U);
@@ -783,7 +785,7 @@ TEST(DeliverChatOutbox, RetractOnAChannelThatCannotDeleteIsReported) {
 TEST(DeliverChatOutbox, SilenceDropsTheRestOfTheReplyUntilEnd) {
   FakeChannel ch(testing::caps_edit());
   ChatOutbox box(ch, opts());
-  exec::Outbox& outbox = box;
+  deliver::Outbox& outbox = box;
   outbox.text("NO_REPLY ");
   outbox.silence(true);
   outbox.text("more text of the silent reply");

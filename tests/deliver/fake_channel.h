@@ -33,7 +33,7 @@ class FakeClock final : public Clock {
   time_point now_{std::chrono::seconds(1000)};
 };
 
-class MemoryPayload final : public exec::Payload {
+class MemoryPayload final : public deliver::Payload {
  public:
   MemoryPayload(std::string name, std::string bytes, std::string mime = {})
       : name_(std::move(name)), bytes_(std::move(bytes)), mime_(std::move(mime)) {}
@@ -147,17 +147,17 @@ inline ChannelCapabilities caps_plain() {
   return c;
 }
 
-inline exec::Delivery text_delivery(std::string text) {
-  exec::Delivery d;
-  d.op = exec::Delivery::Op::Text;
+inline deliver::Delivery text_delivery(std::string text) {
+  deliver::Delivery d;
+  d.op = deliver::Delivery::Op::Text;
   d.text = std::move(text);
   return d;
 }
 
-inline exec::Delivery file_delivery(std::string name, std::string kind, std::string bytes = "PDF!",
-                                    std::string caption = {}) {
-  exec::Delivery d;
-  d.op = exec::Delivery::Op::File;
+inline deliver::Delivery file_delivery(std::string name, std::string kind, std::string bytes = "PDF!",
+                                       std::string caption = {}) {
+  deliver::Delivery d;
+  d.op = deliver::Delivery::Op::File;
   d.path = "/files/" + name;
   d.kind = std::move(kind);
   d.caption = std::move(caption);
@@ -165,26 +165,26 @@ inline exec::Delivery file_delivery(std::string name, std::string kind, std::str
   return d;
 }
 
-inline exec::Delivery voice_delivery(std::string name = "hello.ogg", std::uint64_t duration_ms = 3200) {
-  exec::Delivery d;
-  d.op = exec::Delivery::Op::Voice;
+inline deliver::Delivery voice_delivery(std::string name = "hello.ogg", std::uint64_t duration_ms = 3200) {
+  deliver::Delivery d;
+  d.op = deliver::Delivery::Op::Voice;
   d.path = "voice/" + name;
   d.duration_ms = duration_ms;
   d.payload = std::make_shared<MemoryPayload>(name, "OggS....", "audio/ogg; codecs=opus");
   return d;
 }
 
-inline exec::Delivery reaction(std::string emoji, std::string message = {}) {
-  exec::Delivery d;
-  d.op = exec::Delivery::Op::Reaction;
+inline deliver::Delivery reaction(std::string emoji, std::string message = {}) {
+  deliver::Delivery d;
+  d.op = deliver::Delivery::Op::Reaction;
   d.emoji = std::move(emoji);
   d.message = std::move(message);
   return d;
 }
 
-inline exec::Delivery message_delivery(std::string channel, std::string chat, std::string text) {
-  exec::Delivery d;
-  d.op = exec::Delivery::Op::Message;
+inline deliver::Delivery message_delivery(std::string channel, std::string chat, std::string text) {
+  deliver::Delivery d;
+  d.op = deliver::Delivery::Op::Message;
   d.channel = std::move(channel);
   d.chat = std::move(chat);
   d.text = std::move(text);

@@ -20,9 +20,8 @@
 // Exit code 0 when every check passed; each failure prints what was seen.
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium } from "./browser.mjs";
 
 const args = parseArgs(process.argv.slice(2));
 const BASE = args.url;
@@ -115,19 +114,7 @@ async function check(name, fn) {
 }
 
 async function launch(width = 1000, height = 900) {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "sigil-e2e-chromium-"));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+  const { context, profile } = await launchChromium({
     viewport: { width, height },
     acceptDownloads: true,
     timeout: TIMEOUT,

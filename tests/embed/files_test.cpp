@@ -1,5 +1,5 @@
 // The build embeds web/ and examples/ byte for byte (cmake/embed.cmake).
-#include "embed/files.h"
+#include "sigil/embed/files.h"
 
 #include <gtest/gtest.h>
 

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "../support/temp_dir.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/canonical_json.h"
 #include "sigil/parse/parser.h"
-#include "sigil/spec/registry.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::exec {
@@ -55,20 +55,20 @@ std::string arg(const Directive& d, const char* name) {
 }
 
 // A registry with two test actions besides the built-ins: `shout` (result_to user) and `quiet` (none).
-spec::Registry test_registry() {
-  spec::Registry registry = spec::Registry::builtin();
+catalog::Registry test_registry() {
+  catalog::Registry registry = catalog::Registry::builtin();
   for (auto [name, to] :
-       {std::pair{"shout", spec::ResultTo::User}, std::pair{"quiet", spec::ResultTo::None}}) {
-    spec::ActionSpec a;
+       {std::pair{"shout", catalog::ResultTo::User}, std::pair{"quiet", catalog::ResultTo::None}}) {
+    catalog::ActionSpec a;
     a.name = name;
     a.summary = "test";
-    spec::ParamSpec text;
+    catalog::ParamSpec text;
     text.name = "text";
     text.required = true;
     a.params = {text};
     a.body_param = "text";
-    spec::Spelling s;
-    s.dialect = spec::Dialect::Tag;
+    catalog::Spelling s;
+    s.dialect = catalog::Dialect::Tag;
     s.name = name;
     s.body = parse::BodyKind::Text;
     a.spellings = {s};
@@ -78,8 +78,8 @@ spec::Registry test_registry() {
   return registry;
 }
 
-const spec::Registry& registry() {
-  static const spec::Registry r = test_registry();
+const catalog::Registry& registry() {
+  static const catalog::Registry r = test_registry();
   return r;
 }
 

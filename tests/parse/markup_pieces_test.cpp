@@ -5,21 +5,24 @@
 #include <string>
 #include <vector>
 
-#include "parse/char_refs.h"
 #include "parse/close_tag_matcher.h"
 #include "parse/open_tag_scan.h"
 #include "parse/opener_scan.h"
+#include "sigil/parse/char_refs.h"
 #include "support/run_parse.h"
 
 namespace sigil::parse {
 namespace {
 
 TEST(CharRefs, NamedNumericAndUnknown) {
-  EXPECT_EQ(decode_char_refs("Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos; &gt;"), "Tom & Jerry <3 \"hi\" 'yo' >");
+  EXPECT_EQ(decode_char_refs("Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos; &gt;"),
+            "Tom & Jerry <3 \"hi\" 'yo' >");
   EXPECT_EQ(decode_char_refs("&#x1F44D;&#127881;"), "\xF0\x9F\x91\x8D\xF0\x9F\x8E\x89");
-  EXPECT_EQ(decode_char_refs("a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;"), "a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;");
+  EXPECT_EQ(decode_char_refs("a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;"),
+            "a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;");
   EXPECT_EQ(decode_char_refs("a&#0;b &#xD800; &#x110000; &#99999999999999999999;"),
-            "a\xEF\xBF\xBD" "b \xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD");
+            "a\xEF\xBF\xBD"
+            "b \xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD");
   EXPECT_EQ(decode_char_refs("&#65;&#x42;&#X43;"), "ABC");
   EXPECT_EQ(decode_char_refs(""), "");
   EXPECT_EQ(decode_char_refs("&"), "&");
@@ -119,7 +122,8 @@ TEST_F(OpenerScanTest, TriggerModeHiddenOpenerNeedsLineStartAndLineBreak) {
   EXPECT_EQ(scan(scanner, "<think>\n", o).kind, K::NotMarkup);
 }
 
-std::vector<Attribute> attrs_of(std::string_view tag_rest, OpenTagScan::Result* last = nullptr, bool* self = nullptr) {
+std::vector<Attribute> attrs_of(std::string_view tag_rest, OpenTagScan::Result* last = nullptr,
+                                bool* self = nullptr) {
   OpenTagScan s;
   s.start();
   OpenTagScan::Result r = OpenTagScan::Result::Pending;
@@ -228,7 +232,8 @@ TEST(InlineResolver, ResultStandsWhereTheDirectiveStood) {
   for (std::size_t chunk : {0, 1, 3}) {
     // 10.2: the spaces and emphasis around an inline directive stay.
     EXPECT_EQ(run_with_resolver("Total: [CALCULATE:342*15] USD", chunk), "Total: <342*15> USD");
-    EXPECT_EQ(run_with_resolver("It is **<calculate>6*7</calculate>** exactly.", chunk), "It is **<6*7>** exactly.");
+    EXPECT_EQ(run_with_resolver("It is **<calculate>6*7</calculate>** exactly.", chunk),
+              "It is **<6*7>** exactly.");
     // A failed calculation leaves the place tidied, like sigil parse.
     EXPECT_EQ(run_with_resolver("Total: [CALCULATE:fail] USD", chunk), "Total: USD");
     // Other actions are never resolved inline.

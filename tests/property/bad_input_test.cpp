@@ -32,7 +32,8 @@ struct Counted {
 };
 
 // Feeds `input` in the given chunk sizes (empty: whole) to a parser whose sink only counts.
-Counted count_sizes(std::string_view input, const std::vector<std::size_t>& sizes, parse::ParserOptions po = {}) {
+Counted count_sizes(std::string_view input, const std::vector<std::size_t>& sizes,
+                    parse::ParserOptions po = {}) {
   Counted c;
   const auto start = std::chrono::steady_clock::now();
   parse::Parser parser(grammar(), c.sink, po);
@@ -111,9 +112,37 @@ gen::EventLog run_all_ways(const std::string& reply, const RunOptions& o = {}, s
 
 TEST(BadInput, RandomBytesOneMebibyte) {
   static const std::vector<std::string> tokens = {
-      "<voice>", "</voice>", "[REMEMBER:", "]", "<react emoji=\"", "\"", "/>", "<!--", "-->", "<setMemory>{",
-      "}", "</setMemory>", "<think>\n", "</think>", "\n", "<actions>", "```\n", "`", "<mcp_github_x>", "[",
-      "<", "<say>", "</say>", "NO_REPLY", "<no-reply/>", "\xff", "\xe2\x82", " ", "x", "\r\n", "<![CDATA[",
+      "<voice>",
+      "</voice>",
+      "[REMEMBER:",
+      "]",
+      "<react emoji=\"",
+      "\"",
+      "/>",
+      "<!--",
+      "-->",
+      "<setMemory>{",
+      "}",
+      "</setMemory>",
+      "<think>\n",
+      "</think>",
+      "\n",
+      "<actions>",
+      "```\n",
+      "`",
+      "<mcp_github_x>",
+      "[",
+      "<",
+      "<say>",
+      "</say>",
+      "NO_REPLY",
+      "<no-reply/>",
+      "\xff",
+      "\xe2\x82",
+      " ",
+      "x",
+      "\r\n",
+      "<![CDATA[",
   };
   for (std::uint64_t seed : {1u, 2u}) {
     SCOPED_TRACE(seed == 1 ? "random bytes" : "random markup tokens and bytes");
@@ -122,8 +151,10 @@ TEST(BadInput, RandomBytesOneMebibyte) {
     input.reserve(1 * kMiB + 16);
     while (input.size() < 1 * kMiB) {
       const auto r = rng();
-      if (seed == 2 && r % 3 == 0) input += tokens[(r >> 8) % tokens.size()];
-      else input += static_cast<char>(r >> 16);
+      if (seed == 2 && r % 3 == 0)
+        input += tokens[(r >> 8) % tokens.size()];
+      else
+        input += static_cast<char>(r >> 16);
     }
     input.resize(1 * kMiB);
     for (bool say : {false, true}) {
@@ -140,14 +171,15 @@ TEST(BadInput, RandomBytesOneMebibyte) {
       EXPECT_LE(whole.stats.bytes_replayed, whole.stats.bytes_in);
       std::uint64_t diags = 0;
       for (const auto& [code, n] : whole.sink.diagnostics) diags += n;
-      std::printf("[ bad input ] %s, say=%d: %llu text bytes out of %zu, %llu directives, %llu diagnostics, "
-                  "max_held %zu, examined/in %.3f, %.2f s\n",
-                  seed == 1 ? "random bytes" : "markup soup", say ? 1 : 0,
-                  static_cast<unsigned long long>(whole.sink.visible_bytes + whole.sink.hidden_bytes), input.size(),
-                  static_cast<unsigned long long>(whole.sink.directives), static_cast<unsigned long long>(diags),
-                  whole.stats.max_held,
-                  static_cast<double>(whole.stats.bytes_examined) / static_cast<double>(whole.stats.bytes_in),
-                  whole.secs);
+      std::printf(
+          "[ bad input ] %s, say=%d: %llu text bytes out of %zu, %llu directives, %llu diagnostics, "
+          "max_held %zu, examined/in %.3f, %.2f s\n",
+          seed == 1 ? "random bytes" : "markup soup", say ? 1 : 0,
+          static_cast<unsigned long long>(whole.sink.visible_bytes + whole.sink.hidden_bytes), input.size(),
+          static_cast<unsigned long long>(whole.sink.directives), static_cast<unsigned long long>(diags),
+          whole.stats.max_held,
+          static_cast<double>(whole.stats.bytes_examined) / static_cast<double>(whole.stats.bytes_in),
+          whole.secs);
     }
     const std::string_view prefix = std::string_view(input).substr(0, 64 * kKiB);
     expect_same_counts(count_sizes(prefix, {}), count_sizes(prefix, gen::fixed_chunking(prefix.size(), 1)),
@@ -242,11 +274,12 @@ TEST(BadInput, HugeReplyOfProseInChunks) {
   EXPECT_LE(st.max_held, 64u);
   EXPECT_LE(st.bytes_examined, 4 * st.bytes_in);
   EXPECT_FALSE(sink.silent);
-  std::printf("[ bad input ] %zu MiB of prose in 64 KiB chunks: %llu bytes out, max_held %zu, examined/in %.4f, "
-              "%.2f s (%.0f MiB/s)\n",
-              fed / kMiB, static_cast<unsigned long long>(sink.visible_bytes), st.max_held,
-              static_cast<double>(st.bytes_examined) / static_cast<double>(st.bytes_in), secs,
-              static_cast<double>(fed) / kMiB / secs);
+  std::printf(
+      "[ bad input ] %zu MiB of prose in 64 KiB chunks: %llu bytes out, max_held %zu, examined/in %.4f, "
+      "%.2f s (%.0f MiB/s)\n",
+      fed / kMiB, static_cast<unsigned long long>(sink.visible_bytes), st.max_held,
+      static_cast<double>(st.bytes_examined) / static_cast<double>(st.bytes_in), secs,
+      static_cast<double>(fed) / kMiB / secs);
 }
 
 TEST(BadInput, TenMebibyteAttribute) {
@@ -291,7 +324,8 @@ TEST(BadInput, MebibyteBodiesOverTheirLimits) {
   const std::vector<BigBody> cases = {
       {"json", "<setMemory>{\"itemId\":\"a\",\"value\":\"", "x", "\"}</setMemory>", "setMemory", 64 * kKiB},
       {"json nested", "<setMemory>", "[", "</setMemory>", "setMemory", 64 * kKiB},
-      {"mcp", "<mcp_github_create_issue>{\"body\":\"", "y", "\"}</mcp_github_create_issue>", "mcp", 256 * kKiB},
+      {"mcp", "<mcp_github_create_issue>{\"body\":\"", "y", "\"}</mcp_github_create_issue>", "mcp",
+       256 * kKiB},
       {"markup", "<publishWebPage><p>", "z", "</p></publishWebPage>", "publishWebPage", 256 * kKiB},
   };
   for (const BigBody& b : cases) {
@@ -303,7 +337,8 @@ TEST(BadInput, MebibyteBodiesOverTheirLimits) {
       EXPECT_EQ(c.sink.valid_directives, 0u);
       EXPECT_EQ(c.sink.actions[b.action], 1u);
       EXPECT_GE(c.sink.diagnostics["body-too-long"], 1u);
-      EXPECT_EQ(c.sink.visible_bytes, std::string("Before. After.").size());  // the body is removed, not shown
+      EXPECT_EQ(c.sink.visible_bytes,
+                std::string("Before. After.").size());  // the body is removed, not shown
       EXPECT_LE(c.stats.max_held, b.limit + 1 * kKiB);
     }
     // Never closed: still invalid, still removed, still bounded.
@@ -354,7 +389,8 @@ TEST(BadInput, HundredThousandDirectives) {
   EXPECT_EQ(c.sink.valid_directives, 100u + 32u);
 }
 
-// ------------------------------------------------------------------------------------------------ diagnostics
+// ------------------------------------------------------------------------------------------------
+// diagnostics
 
 struct Dropped {
   std::string input;
@@ -404,8 +440,8 @@ TEST(BadInput, DiagnosticsWhereSomethingWasDropped) {
     o.cut_off = d.cut_off;
     o.say = d.say;
     const gen::EventLog log = run_all_ways(d.input, o, 7);
-    EXPECT_TRUE(has_diag(log, d.code)) << "no `" << d.code << "` diagnostic for " << gen::c_literal(d.input, 200)
-                                       << "; got: " << codes(log);
+    EXPECT_TRUE(has_diag(log, d.code))
+        << "no `" << d.code << "` diagnostic for " << gen::c_literal(d.input, 200) << "; got: " << codes(log);
     EXPECT_LE(log.stats.max_held, 300 * kKiB);
   }
 }

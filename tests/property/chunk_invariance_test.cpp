@@ -262,7 +262,7 @@ TEST(PropertyChunkInvariance, HarnessDetectsDifferences) {
 // when the reply came whole, after it when the `]` ended a chunk.
 TEST(PropertyRegression, InvalidUtf8RightAfterABracketKeepsEventOrder) {
   for (const std::string& reply : {std::string("Hi [SEARCH:x]\xcb\xcb tail"),
-                                  std::string("[REMEMBER:tea]\xff ok"), std::string("a [NO_REPLY]\xc3")}) {
+                                   std::string("[REMEMBER:tea]\xff ok"), std::string("a [NO_REPLY]\xc3")}) {
     const EventLog whole = run_events(reply, {}, {});
     for (std::size_t n : {1, 2, 3, 5}) {
       const EventLog chunked = run_events(reply, {}, fixed_chunking(reply.size(), n));

@@ -15,17 +15,43 @@ namespace sigil::testing::gen {
 namespace {
 
 const std::vector<std::string> kAsciiWords = {
-    "the", "a", "Hello", "cats", "I'll", "remember", "that", "Sure", "done", "okay", "user", "file", "report",
-    "tea", "coffee", "search", "weather", "tomorrow", "Paris", "well-known", "e.g.", "it's", "you", "we",
-    "react", "voice", "say", "think", "actions", "REMEMBER", "SEARCH", "mcp_github", "no-reply", "NO",
-    "REPLY", "x", "42", "3.14", "2024-05-01", "http://example.com/a?b=c", "a_b", "C++", "50%", "$5",
+    "the",      "a",          "Hello",    "cats",       "I'll",
+    "remember", "that",       "Sure",     "done",       "okay",
+    "user",     "file",       "report",   "tea",        "coffee",
+    "search",   "weather",    "tomorrow", "Paris",      "well-known",
+    "e.g.",     "it's",       "you",      "we",         "react",
+    "voice",    "say",        "think",    "actions",    "REMEMBER",
+    "SEARCH",   "mcp_github", "no-reply", "NO",         "REPLY",
+    "x",        "42",         "3.14",     "2024-05-01", "http://example.com/a?b=c",
+    "a_b",      "C++",        "50%",      "$5",
 };
 const std::vector<std::string> kUnicodeWords = {
-    "café", "naïve", "Ünïcödé", "日本語", "Привет", "שָׁלוֹם", "مرحبا", "👍", "🎉", "👨‍👩‍👧", "🇫🇷", "—", "…",
-    "“quoted”", "it’s", "ß", "Ωmega", "𝔘𝔫𝔦", "e\xcc\x81", "\xef\xbb\xbf", "\xe2\x80\x8b",
+    "café",
+    "naïve",
+    "Ünïcödé",
+    "日本語",
+    "Привет",
+    "שָׁלוֹם",
+    "مرحبا",
+    "👍",
+    "🎉",
+    "👨‍👩‍👧",
+    "🇫🇷",
+    "—",
+    "…",
+    "“quoted”",
+    "it’s",
+    "ß",
+    "Ωmega",
+    "𝔘𝔫𝔦",
+    "e\xcc\x81",
+    "\xef\xbb\xbf",
+    "\xe2\x80\x8b",
 };
-const std::vector<std::string> kPunct = {".", ",", ";", ":", "!", "?", ")", "(", "\"", "'", " -", "…", "!!", "?!"};
-const std::vector<std::string> kEmoji = {"👍", "🎉", ":thumbsup:", "❤️", "🇫🇷", "ok", "+1", "👨‍👩‍👧"};
+const std::vector<std::string> kPunct = {".", ",",  ";", ":",  "!", "?",  ")",
+                                         "(", "\"", "'", " -", "…", "!!", "?!"};
+const std::vector<std::string> kEmoji = {"👍",  "🎉",  ":thumbsup:", "❤️",
+                                         "🇫🇷", "ok", "+1",         "👨‍👩‍👧"};
 
 // A tag spelling and the keys its attributes may use.
 struct TagSpec {
@@ -61,14 +87,15 @@ const std::vector<TagSpec> kTags = {
     {"react-x", 'x', {"emoji"}},
     {"sayx", 'x', {}},
 };
-const std::vector<std::string> kBrackets = {"REMEMBER", "FORGET_THIS", "CORRECT", "REQUEST_TIER", "CALCULATE",
-                                            "SEARCH", "WEB_SEARCH", "SEARCH_EPISODIC", "FETCH", "COMMAND",
-                                            "EXECUTE", "Note", "remember", "TODO"};
-const std::vector<std::string> kJsonKeys = {"itemId", "value", "query", "url", "message", "delay", "time", "id",
-                                            "timestamp", "items", "chat", "text", "channel", "topK", "minScore",
-                                            "expirationInMinutes", "title", "a", "ItemID", "Query"};
+const std::vector<std::string> kBrackets = {
+    "REMEMBER",        "FORGET_THIS", "CORRECT", "REQUEST_TIER", "CALCULATE", "SEARCH",   "WEB_SEARCH",
+    "SEARCH_EPISODIC", "FETCH",       "COMMAND", "EXECUTE",      "Note",      "remember", "TODO"};
+const std::vector<std::string> kJsonKeys = {
+    "itemId",    "value", "query",  "url",  "message", "delay", "time",     "id",
+    "timestamp", "items", "chat",   "text", "channel", "topK",  "minScore", "expirationInMinutes",
+    "title",     "a",     "ItemID", "Query"};
 const std::vector<std::string> kServers = {"brave-search", "github", "my_server", "context7", "Brave-Search",
-                                           "GITHUB", "gitlab", "brave", "my", "context"};
+                                           "GITHUB",       "gitlab", "brave",     "my",       "context"};
 const std::vector<std::string> kHidden = {"think", "thinking", "reasoning", "thought", "THINK", "Thinking"};
 
 bool safe_prose_byte(unsigned char c) {
@@ -89,8 +116,10 @@ bool ReplyGenerator::chance(double p) { return std::uniform_real_distribution<do
 std::string ReplyGenerator::random_case(std::string_view s) {
   std::string out(s);
   for (char& ch : out) {
-    if (ch >= 'a' && ch <= 'z' && chance(0.5)) ch = static_cast<char>(ch - 'a' + 'A');
-    else if (ch >= 'A' && ch <= 'Z' && chance(0.5)) ch = static_cast<char>(ch - 'A' + 'a');
+    if (ch >= 'a' && ch <= 'z' && chance(0.5))
+      ch = static_cast<char>(ch - 'a' + 'A');
+    else if (ch >= 'A' && ch <= 'Z' && chance(0.5))
+      ch = static_cast<char>(ch - 'A' + 'a');
   }
   return out;
 }
@@ -113,23 +142,37 @@ std::string ReplyGenerator::prose(int max_words) {
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t k = below(100);
     if (i > 0) {
-      if (k < 70) out += ' ';
-      else if (k < 76) out += "  ";
-      else if (k < 80) out += '\t';
-      else if (k < 86) out += '\n';
-      else if (k < 90) out += "\r\n";
-      else if (k < 94) out += "\n\n";
-      else if (k < 96) out += "\n- ";
-      else if (k < 97) out += "\n1. ";
-      else if (k < 98) out += "\n> ";
-      else out += " \n";
+      if (k < 70)
+        out += ' ';
+      else if (k < 76)
+        out += "  ";
+      else if (k < 80)
+        out += '\t';
+      else if (k < 86)
+        out += '\n';
+      else if (k < 90)
+        out += "\r\n";
+      else if (k < 94)
+        out += "\n\n";
+      else if (k < 96)
+        out += "\n- ";
+      else if (k < 97)
+        out += "\n1. ";
+      else if (k < 98)
+        out += "\n> ";
+      else
+        out += " \n";
     }
     std::string w = word();
     const std::size_t e = below(100);
-    if (e < 5) w = "**" + w + "**";
-    else if (e < 7) w = "_" + w + "_";
-    else if (e < 8) w = "~~" + w + "~~";
-    else if (e < 9) w = "*" + w;
+    if (e < 5)
+      w = "**" + w + "**";
+    else if (e < 7)
+      w = "_" + w + "_";
+    else if (e < 8)
+      w = "~~" + w + "~~";
+    else if (e < 9)
+      w = "*" + w;
     out += w;
     if (chance(0.15)) out += pick(kPunct);
   }
@@ -140,10 +183,44 @@ std::string ReplyGenerator::prose(int max_words) {
 
 std::string ReplyGenerator::attr_value() {
   static const std::vector<std::string> values = {
-      "👍", "🎉", ":thumbsup:", "hello world", "a > b", "x/y", "&amp;", "&#128077;", "&#x1F44D;", "&#0;",
-      "&#xD800;", "&#99999999;", "&bogus;", "&lt;b&gt;", "", " ", "/tmp/a.png", "/tmp/report.pdf", "photo",
-      "doc", "video", "weird", "2h", "30m", "2025-01-02 10:00", "true", "no", "telegram", "42", "-1", "1e3",
-      "it's", "say \"hi\"", "café", "[SEARCH:x]", "<b>", "line\nbreak", "tab\there",
+      "👍",
+      "🎉",
+      ":thumbsup:",
+      "hello world",
+      "a > b",
+      "x/y",
+      "&amp;",
+      "&#128077;",
+      "&#x1F44D;",
+      "&#0;",
+      "&#xD800;",
+      "&#99999999;",
+      "&bogus;",
+      "&lt;b&gt;",
+      "",
+      " ",
+      "/tmp/a.png",
+      "/tmp/report.pdf",
+      "photo",
+      "doc",
+      "video",
+      "weird",
+      "2h",
+      "30m",
+      "2025-01-02 10:00",
+      "true",
+      "no",
+      "telegram",
+      "42",
+      "-1",
+      "1e3",
+      "it's",
+      "say \"hi\"",
+      "café",
+      "[SEARCH:x]",
+      "<b>",
+      "line\nbreak",
+      "tab\there",
   };
   std::string v = pick(values);
   if (chance(0.01)) v = std::string(100 + below(9000), 'v');
@@ -155,7 +232,7 @@ std::string ReplyGenerator::attr_value() {
   };
   if (k < 45) {
     if (chance(0.9)) v = strip(v, "\"");  // else a raw quote inside: the value ends there
-    if (chance(0.05)) v += "\\\"q\\\"";  // \" inside "…" is a literal quote
+    if (chance(0.05)) v += "\\\"q\\\"";   // \" inside "…" is a literal quote
     return "\"" + v + "\"";
   }
   if (k < 65) return "'" + strip(v, "'") + "'";
@@ -166,8 +243,8 @@ std::string ReplyGenerator::attr_value() {
     return u.empty() ? std::string("x") : u;
   }
   if (k < 95) return "\"" + strip(v, "\"");  // unterminated
-  if (k < 97) return "“" + v + "”";         // curly quotes are not quotes in tags
-  return "\"" + strip(v, "\"") + "'";       // mismatched quotes
+  if (k < 97) return "“" + v + "”";          // curly quotes are not quotes in tags
+  return "\"" + strip(v, "\"") + "'";        // mismatched quotes
 }
 
 std::string ReplyGenerator::attrs(const std::vector<std::string>& keys) {
@@ -201,9 +278,25 @@ std::string ReplyGenerator::attrs(const std::vector<std::string>& keys) {
 std::string ReplyGenerator::json_value(int depth) {
   auto string_lit = [&]() {
     static const std::vector<std::string> contents = {
-        "a", "hello world", "café 👍", "/tmp/x", "30m", "2h", "2025-01-02 10:00", "https://example.com",
-        "line\\nbreak", "quote \\\" in", "\\u00e9", "</setMemory>", "<b>x</b>", "it’s", "[REMEMBER:x]", "",
-        "\\ud83d\\ude00", "tab\\t", "{not json}",
+        "a",
+        "hello world",
+        "café 👍",
+        "/tmp/x",
+        "30m",
+        "2h",
+        "2025-01-02 10:00",
+        "https://example.com",
+        "line\\nbreak",
+        "quote \\\" in",
+        "\\u00e9",
+        "</setMemory>",
+        "<b>x</b>",
+        "it’s",
+        "[REMEMBER:x]",
+        "",
+        "\\ud83d\\ude00",
+        "tab\\t",
+        "{not json}",
     };
     std::string s = pick(contents);
     const std::size_t k = below(100);
@@ -211,22 +304,24 @@ std::string ReplyGenerator::json_value(int depth) {
     if (k < 88) return "'" + s + "'";
     if (k < 93) return "“" + s + "”";
     if (k < 97) return "\"" + s + "\nmore\"";  // a raw newline in a string
-    return "\"" + s;                          // left open
+    return "\"" + s;                           // left open
   };
   const std::size_t k = below(depth >= 3 ? 5 : 9);
   switch (k) {
     case 0: {
-      static const std::vector<std::string> nums = {"0", "1", "-1", "42", "3.5", "1e3", "10", "-0.5", "1700000000000",
-                                                    "007", "+1", "NaN"};
+      static const std::vector<std::string> nums = {
+          "0", "1", "-1", "42", "3.5", "1e3", "10", "-0.5", "1700000000000", "007", "+1", "NaN"};
       return pick(nums);
     }
     case 1:
-    case 2: return string_lit();
+    case 2:
+      return string_lit();
     case 3: {
       static const std::vector<std::string> lits = {"true", "false", "null", "True", "False", "None"};
       return pick(lits);
     }
-    case 4: return string_lit();
+    case 4:
+      return string_lit();
     case 5:
     case 6:
     case 7: {
@@ -238,9 +333,12 @@ std::string ReplyGenerator::json_value(int depth) {
         if (chance(0.04)) out += "/* c */ ";
         const std::string key = pick(kJsonKeys);
         const std::size_t q = below(100);
-        if (q < 80) out += "\"" + key + "\"";
-        else if (q < 90) out += key;
-        else out += "'" + key + "'";
+        if (q < 80)
+          out += "\"" + key + "\"";
+        else if (q < 90)
+          out += key;
+        else
+          out += "'" + key + "'";
         out += chance(0.9) ? ": " : ":";
         out += json_value(depth + 1);
       }
@@ -267,18 +365,45 @@ std::string ReplyGenerator::json_value(int depth) {
 std::string ReplyGenerator::broken(std::string s) {
   if (s.empty()) return s;
   static const std::vector<std::string> inserts = {
-      "<", "\n", "\n\n", "\"", "'", "[REMEMBER:", "<voice>", "\n```\n", "<!--", "</", "`", "<react emoji=\"x\"/>",
-      "]", ">", "/>", "<actions>", "\r", "\xff", std::string(1, '\0'), "<think>\n", "NO_REPLY", "&",
+      "<",
+      "\n",
+      "\n\n",
+      "\"",
+      "'",
+      "[REMEMBER:",
+      "<voice>",
+      "\n```\n",
+      "<!--",
+      "</",
+      "`",
+      "<react emoji=\"x\"/>",
+      "]",
+      ">",
+      "/>",
+      "<actions>",
+      "\r",
+      "\xff",
+      std::string(1, '\0'),
+      "<think>\n",
+      "NO_REPLY",
+      "&",
   };
   const std::size_t k = below(7);
   const std::size_t at = below(s.size() + 1);
   switch (k) {
-    case 0: return s.substr(0, std::max<std::size_t>(1, at));      // truncated
-    case 1: s.erase(std::min(at, s.size() - 1), 1); return s;      // a byte lost
+    case 0:
+      return s.substr(0, std::max<std::size_t>(1, at));  // truncated
+    case 1:
+      s.erase(std::min(at, s.size() - 1), 1);
+      return s;  // a byte lost
     case 2:
-    case 3: s.insert(at, pick(inserts)); return s;                 // something in the middle
-    case 4: return s + s.substr(0, at);                            // a repeated prefix
-    case 5: return random_case(s);
+    case 3:
+      s.insert(at, pick(inserts));
+      return s;  // something in the middle
+    case 4:
+      return s + s.substr(0, at);  // a repeated prefix
+    case 5:
+      return random_case(s);
     default: {
       const std::size_t gt = s.rfind('>');
       if (gt != std::string::npos) s.erase(gt, 1);
@@ -297,7 +422,7 @@ std::string ReplyGenerator::tag_directive() {
     if (k < 90) return "</" + random_case(t.name) + " >";
     if (k < 94) return "</" + name + "\n>";
     if (k < 97) return "</" + std::string(t.name).substr(0, 3);  // partly written
-    return "";                                                  // forgotten
+    return "";                                                   // forgotten
   };
   auto self_close = [&]() -> std::string {
     static const std::vector<std::string> forms = {"/>", " />", "/ >", "/>"};
@@ -335,9 +460,12 @@ std::string ReplyGenerator::tag_directive() {
       const std::size_t k = below(100);
       if (k < 15) return out + self_close();
       std::string body;
-      if (k < 25) body = chance(0.5) ? "" : "  \n ";
-      else if (k < 35) body = prose(5);  // a json spelling read as text (5.2)
-      else body = json_directive();
+      if (k < 25)
+        body = chance(0.5) ? "" : "  \n ";
+      else if (k < 35)
+        body = prose(5);  // a json spelling read as text (5.2)
+      else
+        body = json_directive();
       return out + ">" + body + close();
     }
     case 'm': {
@@ -379,8 +507,8 @@ std::string ReplyGenerator::json_directive() {
 std::string ReplyGenerator::mcp_directive() {
   std::string server = pick(kServers);
   if (chance(0.1)) server = random_case(server);
-  static const std::vector<std::string> tools = {"create_issue", "search", "get-docs", "web_search", "x",
-                                                 "list.repos", "resolve:lib", "T"};
+  static const std::vector<std::string> tools = {"create_issue", "search",      "get-docs", "web_search", "x",
+                                                 "list.repos",   "resolve:lib", "T"};
   std::string tool = chance(0.03) ? std::string(120 + below(12), 't') : pick(tools);
   if (chance(0.03)) tool.clear();
   const std::string name = "mcp_" + server + "_" + tool;
@@ -389,10 +517,14 @@ std::string ReplyGenerator::mcp_directive() {
   std::string body = chance(0.8) ? json_directive() : prose(4);
   std::string close = "</" + name + ">";
   const std::size_t k = below(100);
-  if (k < 5) close = "</" + random_case(name) + ">";
-  else if (k < 8) close = "</mcp_" + server + "_other>";
-  else if (k < 11) close = "</" + name.substr(0, name.size() / 2);
-  else if (k < 13) close.clear();
+  if (k < 5)
+    close = "</" + random_case(name) + ">";
+  else if (k < 8)
+    close = "</mcp_" + server + "_other>";
+  else if (k < 11)
+    close = "</" + name.substr(0, name.size() / 2);
+  else if (k < 13)
+    close.clear();
   return out + ">" + body + close;
 }
 
@@ -402,21 +534,29 @@ std::string ReplyGenerator::bracket_directive() {
   std::string args = prose(5);
   std::replace(args.begin(), args.end(), ']', ')');
   const std::size_t k = below(100);
-  if (k < 10) args = "a [b] c";
-  else if (k < 14) args = "outer [SEARCH:inner] tail";
-  else if (k < 18) args = "2:" + args;
-  else if (k < 22) args = "old:new:more";
-  else if (k < 25) args = "";
-  else if (k < 28) args = "line one\nline two";
-  else if (k < 30) args = "para\n\nbreak";
-  else if (k < 32) args = "342*15";
+  if (k < 10)
+    args = "a [b] c";
+  else if (k < 14)
+    args = "outer [SEARCH:inner] tail";
+  else if (k < 18)
+    args = "2:" + args;
+  else if (k < 22)
+    args = "old:new:more";
+  else if (k < 25)
+    args = "";
+  else if (k < 28)
+    args = "line one\nline two";
+  else if (k < 30)
+    args = "para\n\nbreak";
+  else if (k < 32)
+    args = "342*15";
   std::string out = "[" + name;
   const std::size_t f = below(100);
-  if (f < 5) return out + "]";                               // [NAME]
-  if (f < 8) return out + "：" + args + "]";                 // full-width colon
+  if (f < 5) return out + "]";                // [NAME]
+  if (f < 8) return out + "：" + args + "]";  // full-width colon
   out += ":" + args;
-  if (f < 14) return out;                                    // unclosed
-  if (f < 18) return out + "](https://example.com)";         // a link
+  if (f < 14) return out;                             // unclosed
+  if (f < 18) return out + "](https://example.com)";  // a link
   if (f < 21) return out + "]]";
   return out + "]";
 }
@@ -450,9 +590,24 @@ std::string ReplyGenerator::say_block() {
 
 std::string ReplyGenerator::sentinel() {
   static const std::vector<std::string> forms = {
-      "<no-reply/>", "<no_reply/>", "<NO-REPLY />", "<no-reply>", "<no-reply></no-reply>", "NO_REPLY",
-      "NO_MESSAGE", "**NO_REPLY**", "`NO_REPLY`", "\"NO_REPLY\".", "( NO_REPLY )", "NO_REPLY - busy",
-      "NO_REPLYing", "NO_REPLY is what I say", "NO_REPLY3", "____NO_REPLY____", "no_reply", "<No_Reply / >",
+      "<no-reply/>",
+      "<no_reply/>",
+      "<NO-REPLY />",
+      "<no-reply>",
+      "<no-reply></no-reply>",
+      "NO_REPLY",
+      "NO_MESSAGE",
+      "**NO_REPLY**",
+      "`NO_REPLY`",
+      "\"NO_REPLY\".",
+      "( NO_REPLY )",
+      "NO_REPLY - busy",
+      "NO_REPLYing",
+      "NO_REPLY is what I say",
+      "NO_REPLY3",
+      "____NO_REPLY____",
+      "no_reply",
+      "<No_Reply / >",
   };
   std::string s = pick(forms);
   if (chance(0.5)) s = "\n" + s;
@@ -470,9 +625,9 @@ std::string ReplyGenerator::hidden_region() {
   if (k < 40) return "\n<" + name + ">\n" + inner + "\n" + close + "\n";
   if (k < 55) return "\n  <" + name + ">  \r\n" + inner + close;
   if (k < 70) return "\n<" + name + ">" + inner + close + " after\n";
-  if (k < 78) return "\n<" + name + ">\n" + inner;  // never closed: hides the rest
+  if (k < 78) return "\n<" + name + ">\n" + inner;         // never closed: hides the rest
   if (k < 88) return " mid <" + name + "> line " + close;  // text
-  if (k < 94) return close;                                   // an orphan
+  if (k < 94) return close;                                // an orphan
   return "<" + name + "/>";
 }
 
@@ -499,7 +654,8 @@ std::string ReplyGenerator::code() {
     const std::string fence(3 + below(3), f);
     std::string out = "\n" + prefix + fence + (chance(0.5) ? "xml" : "") + "\n" + inner + "\n";
     if (chance(0.3)) out += directive() + "\n";
-    if (chance(0.85)) out += prefix + fence + (chance(0.2) ? std::string(1, f) : "") + (chance(0.1) ? "  " : "") + "\n";
+    if (chance(0.85))
+      out += prefix + fence + (chance(0.2) ? std::string(1, f) : "") + (chance(0.1) ? "  " : "") + "\n";
     return out;
   }
   if (k < 80) {
@@ -517,17 +673,61 @@ std::string ReplyGenerator::wrapper() {
   if (k < 20) return "<" + a + ">";
   if (k < 35) return "</" + a + ">";
   if (k < 40) return "<" + a + "/>";
-  if (k < 70) return "<" + a + ">\n" + directive() + "\n" + (chance(0.5) ? directive() + "\n" : "") + "</" + a + ">";
+  if (k < 70)
+    return "<" + a + ">\n" + directive() + "\n" + (chance(0.5) ? directive() + "\n" : "") + "</" + a + ">";
   if (k < 85) return "<" + a + "><thumbsup/> <unknown emoji=\"x\">" + (chance(0.5) ? "</" + a + ">" : "");
   return "<" + a + " id=\"1\">\n<" + a + ">" + prose(3) + "</" + a + ">";
 }
 
 std::string ReplyGenerator::noise() {
   static const std::vector<std::string> bits = {
-      "<", "[", "&", "&amp", "&amp;", "\"", "'", "\\", "</", "< react", "<>", "[]", "]", ">", "<<", "[[", "<=",
-      "a<b", "x[0]", "<3", "\xff", "\xfe", "\xc0\xaf", "\xe0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc3",
-      "\xe2\x82", "\x80", std::string(1, '\0'), std::string("a\0b", 3), "\r", "\t\t", "\x1b[31m", "</>",
-      "<!", "<![", "[!", "<?xml?>", "<!DOCTYPE html>", "&#", "&#x;", "***", "___", "~~~~", "`", "``",
+      "<",
+      "[",
+      "&",
+      "&amp",
+      "&amp;",
+      "\"",
+      "'",
+      "\\",
+      "</",
+      "< react",
+      "<>",
+      "[]",
+      "]",
+      ">",
+      "<<",
+      "[[",
+      "<=",
+      "a<b",
+      "x[0]",
+      "<3",
+      "\xff",
+      "\xfe",
+      "\xc0\xaf",
+      "\xe0\x80",
+      "\xed\xa0\x80",
+      "\xf4\x90\x80\x80",
+      "\xc3",
+      "\xe2\x82",
+      "\x80",
+      std::string(1, '\0'),
+      std::string("a\0b", 3),
+      "\r",
+      "\t\t",
+      "\x1b[31m",
+      "</>",
+      "<!",
+      "<![",
+      "[!",
+      "<?xml?>",
+      "<!DOCTYPE html>",
+      "&#",
+      "&#x;",
+      "***",
+      "___",
+      "~~~~",
+      "`",
+      "``",
   };
   std::string s = pick(bits);
   if (chance(0.003)) s = std::string(4000 + below(400), ' ');  // around the whitespace limit
@@ -542,16 +742,26 @@ std::string ReplyGenerator::reply(int max_items) {
   for (std::size_t i = 0; i < n; ++i) {
     if (i > 0) out += pick(seps);
     const std::size_t k = below(100);
-    if (k < 34) out += prose();
-    else if (k < 56) out += directive();
-    else if (k < 60) out += wrapper();
-    else if (k < 66) out += say_block();
-    else if (k < 68) out += sentinel();
-    else if (k < 72) out += hidden_region();
-    else if (k < 76) out += comment();
-    else if (k < 84) out += code();
-    else if (k < 92) out += noise();
-    else out += broken(directive());
+    if (k < 34)
+      out += prose();
+    else if (k < 56)
+      out += directive();
+    else if (k < 60)
+      out += wrapper();
+    else if (k < 66)
+      out += say_block();
+    else if (k < 68)
+      out += sentinel();
+    else if (k < 72)
+      out += hidden_region();
+    else if (k < 76)
+      out += comment();
+    else if (k < 84)
+      out += code();
+    else if (k < 92)
+      out += noise();
+    else
+      out += broken(directive());
   }
   const std::size_t m = below(100);
   if (m < 10 && !out.empty()) {
@@ -563,7 +773,8 @@ std::string ReplyGenerator::reply(int max_items) {
   return out;
 }
 
-// ------------------------------------------------------------------------------------------------ marked replies
+// ------------------------------------------------------------------------------------------------ marked
+// replies
 
 namespace {
 
@@ -572,7 +783,8 @@ class Marked {
   Marked(ReplyGenerator& g, bool say_mode) : g_(g), say_mode_(say_mode) {}
 
   std::string marker() {
-    std::string m = "XQZ" + std::to_string(100000 + g_.below(900000)) + "n" + std::to_string(m_.markers.size());
+    std::string m =
+        "XQZ" + std::to_string(100000 + g_.below(900000)) + "n" + std::to_string(m_.markers.size());
     m_.markers.push_back(m);
     return m;
   }
@@ -580,10 +792,29 @@ class Marked {
   // Prose that holds nothing that could be markup, a sentinel, a list marker or code.
   std::string safe_prose(int max_words, bool one_line = false) {
     static const std::vector<std::string> words = {
-        "the", "Hello", "cats", "I'll", "remember", "that", "Sure", "done", "okay", "user", "file", "tea",
-        "weather", "Paris", "well-known", "it's", "we", "react", "voice", "say", "think", "actions", "REMEMBER",
-        "SEARCH", "mcp", "reply", "NO", "café", "naïve", "日本語", "Привет", "👍", "🎉", "👨‍👩‍👧", "🇫🇷", "—",
-        "“quoted”", "it’s", "ßig", "(aside)", "e.g.", "http://example.com/a?b=c", "a/b", "x=y", "50%",
+        "the",        "Hello",
+        "cats",       "I'll",
+        "remember",   "that",
+        "Sure",       "done",
+        "okay",       "user",
+        "file",       "tea",
+        "weather",    "Paris",
+        "well-known", "it's",
+        "we",         "react",
+        "voice",      "say",
+        "think",      "actions",
+        "REMEMBER",   "SEARCH",
+        "mcp",        "reply",
+        "NO",         "café",
+        "naïve",      "日本語",
+        "Привет",     "👍",
+        "🎉",          "👨‍👩‍👧",
+        "🇫🇷",         "—",
+        "“quoted”",   "it’s",
+        "ßig",        "(aside)",
+        "e.g.",       "http://example.com/a?b=c",
+        "a/b",        "x=y",
+        "50%",
     };
     static const std::vector<std::string> punct = {".", ",", ";", ":", "!", "?", "\"", "'", "…", ")"};
     std::string out;
@@ -591,17 +822,24 @@ class Marked {
     for (std::size_t i = 0; i < n; ++i) {
       if (i > 0) {
         const std::size_t k = g_.below(100);
-        if (one_line || k < 75) out += ' ';
-        else if (k < 82) out += "  ";
-        else if (k < 88) out += '\n';
-        else if (k < 93) out += "\r\n";
-        else out += "\n\n";
+        if (one_line || k < 75)
+          out += ' ';
+        else if (k < 82)
+          out += "  ";
+        else if (k < 88)
+          out += '\n';
+        else if (k < 93)
+          out += "\r\n";
+        else
+          out += "\n\n";
       }
       std::string w = g_.pick(words);
       if (i == 0 && w[0] == '(') w = "so " + w;  // `[X:y](` would be a Markdown link (3.4)
       const std::size_t e = g_.below(100);
-      if (e < 4) w = "**" + w + "**";
-      else if (e < 6) w = "_" + w + "_";
+      if (e < 4)
+        w = "**" + w + "**";
+      else if (e < 6)
+        w = "_" + w + "_";
       out += w;
       if (g_.chance(0.12)) out += g_.pick(punct);
     }
@@ -620,11 +858,16 @@ class Marked {
 
   std::string quoted(const std::string& v) {
     switch (g_.below(6)) {
-      case 0: return "'" + v + "'";
-      case 1: return "\\\"" + v + "\\\"";
-      case 2: return "\\'" + v + "\\'";
-      case 3: return v;  // unquoted: markers have no WS, quotes or angle brackets
-      default: return "\"" + v + "\"";
+      case 0:
+        return "'" + v + "'";
+      case 1:
+        return "\\\"" + v + "\\\"";
+      case 2:
+        return "\\'" + v + "\\'";
+      case 3:
+        return v;  // unquoted: markers have no WS, quotes or angle brackets
+      default:
+        return "\"" + v + "\"";
     }
   }
   std::string self_close() {
@@ -637,58 +880,109 @@ class Marked {
     *interrupts = false;
     const std::string m = marker();
     switch (g_.below(46)) {
-      case 0: return "<react emoji=" + quoted(m) + self_close();
-      case 1: return "<react emoji=" + quoted(m) + ">";
-      case 2: return "<REACT Emoji=\"👍\" message=" + quoted(m) + "/>";
-      case 3: return "<react message=" + quoted(m) + "/>";  // invalid (no emoji), still removed
-      case 4: return "<send-file path=\"/tmp/" + m + ".png\" mode=\"photo\"/>";
-      case 5: return "<voice>" + m + " " + safe_prose(8) + "</voice>";
-      case 6: return "<voice><voice>" + m + "</voice>";
-      case 7: return "<remember>" + m + " " + safe_prose(5, true) + "</remember>";
-      case 8: return "<calculate>" + m + "</calculate>";
-      case 9: return "[REMEMBER:" + m + " " + safe_prose(4, true) + "]";
-      case 10: return "[FORGET_THIS:" + m + "]";
-      case 11: return "[CORRECT:" + m + ":new value]";
-      case 12: return "[REQUEST_TIER:2:" + m + "]";
-      case 13: return "[CALCULATE:" + m + "]";
-      case 14: return "[COMMAND:" + m + "]";
-      case 15: return "[REMEMBER:a [" + m + "] b]";
-      case 16: return "<setMemory>{\"itemId\":\"" + m + "\",\"value\":1}</setMemory>";
-      case 17: return "<setMemory>{itemId: '" + m + "', value: True,}</setMemory>";
-      case 18: return "<setMemory>\n```json\n{\"itemId\": \"" + m + "\", \"value\": [1, 2]}\n```\n</setMemory>";
-      case 19: return "<setMemory>{\"itemId\": \"" + m + "\", \"value\": [1, {\"a\": 2</setMemory>";
-      case 20: return "<archiveItems>[\"" + m + "\"]</archiveItems>";
-      case 21: return "<scheduleTask>{\"message\":\"" + m + "\",\"delay\":\"30m\"}</scheduleTask>";
-      case 22: return "<sendTelegram>{\"chat\":\"1\",\"text\":\"" + m + "\"}</sendTelegram>";
-      case 23: return "<send-message channel=\"telegram\" chat=\"42\">" + m + " " + safe_prose(5) + "</send-message>";
-      case 24: return "<file mode=\"doc\">/tmp/" + m + ".pdf</file>";
-      case 25: return "<publishWebPage><html><p>" + m + "</p><script>a<b && [x]</script></html></publishWebPage>";
-      case 26: return "<mcp_github_create_issue>{\"title\":\"" + m + "\"}</mcp_github_create_issue>";
-      case 27: return "<mcp_Brave-Search_web_search query=" + quoted(m) + "/>";
-      case 28: return "<mcp_my_server_tool>{\"a\": \"" + m + "\", 'b': None}</mcp_my_server_tool>";
-      case 29: return "<mcp_context7_get-docs>\n{\"lib\": \"" + m + "\"}\n</mcp_context7_get-docs>";
-      case 30: return "**<react emoji=\"" + m + "\"/>**";
-      case 31: return "<deleteScheduledTask>{\"id\":\"" + m + "\"}</deleteScheduledTask>";
-      case 32: return "<getScheduledTasks note=\"" + m + "\"/>";
-      case 33: return "<setMemory>{\"itemId\":\"" + m + "\",\"value\":\"a </setMemory> b\"}</setMemory>";
-      case 34: return "<setMemory>{\"itemId\":\"" + m + "\",\"value\":1}, {\"itemId\":\"b\",\"value\":2}\n</setMemory>";
-      case 35: return "<react\n  emoji=" + quoted(m) + "\n  message=\"x\"\n/>";
-      case 36: return "<file>\n  /tmp/" + m + ".pdf\n</file>";
-      case 37: return "<voice>" + m + "</VOICE >";
-      case 38: return "<send-file path=" + quoted("/tmp/" + m) + " caption='it is \"here\"'/>";
-      case 39: return "<actions><actions>" + std::string("<react emoji=\"") + m + "\"/></actions></actions>";
-      case 40: return "<deleteItem>\n```json\n{\"itemId\": \"" + m + "\"}\n```\n</deleteItem>";
-      case 41: return "<searchArchive>{query: \"" + m + "\", topK: 3, /* c */ minScore: 0.5,}</searchArchive>";
-      case 42: return "[CORRECT:\n" + m + "\n:new\n]";
-      case 43: return "<mcp_GitHub_list_repos owner=\"" + m + "\" />";
-      case 44: return "<react emoji=\"&#128077;\" message=\"" + m + " &amp; &lt;b&gt;\"/>";
+      case 0:
+        return "<react emoji=" + quoted(m) + self_close();
+      case 1:
+        return "<react emoji=" + quoted(m) + ">";
+      case 2:
+        return "<REACT Emoji=\"👍\" message=" + quoted(m) + "/>";
+      case 3:
+        return "<react message=" + quoted(m) + "/>";  // invalid (no emoji), still removed
+      case 4:
+        return "<send-file path=\"/tmp/" + m + ".png\" mode=\"photo\"/>";
+      case 5:
+        return "<voice>" + m + " " + safe_prose(8) + "</voice>";
+      case 6:
+        return "<voice><voice>" + m + "</voice>";
+      case 7:
+        return "<remember>" + m + " " + safe_prose(5, true) + "</remember>";
+      case 8:
+        return "<calculate>" + m + "</calculate>";
+      case 9:
+        return "[REMEMBER:" + m + " " + safe_prose(4, true) + "]";
+      case 10:
+        return "[FORGET_THIS:" + m + "]";
+      case 11:
+        return "[CORRECT:" + m + ":new value]";
+      case 12:
+        return "[REQUEST_TIER:2:" + m + "]";
+      case 13:
+        return "[CALCULATE:" + m + "]";
+      case 14:
+        return "[COMMAND:" + m + "]";
+      case 15:
+        return "[REMEMBER:a [" + m + "] b]";
+      case 16:
+        return "<setMemory>{\"itemId\":\"" + m + "\",\"value\":1}</setMemory>";
+      case 17:
+        return "<setMemory>{itemId: '" + m + "', value: True,}</setMemory>";
+      case 18:
+        return "<setMemory>\n```json\n{\"itemId\": \"" + m + "\", \"value\": [1, 2]}\n```\n</setMemory>";
+      case 19:
+        return "<setMemory>{\"itemId\": \"" + m + "\", \"value\": [1, {\"a\": 2</setMemory>";
+      case 20:
+        return "<archiveItems>[\"" + m + "\"]</archiveItems>";
+      case 21:
+        return "<scheduleTask>{\"message\":\"" + m + "\",\"delay\":\"30m\"}</scheduleTask>";
+      case 22:
+        return "<sendTelegram>{\"chat\":\"1\",\"text\":\"" + m + "\"}</sendTelegram>";
+      case 23:
+        return "<send-message channel=\"telegram\" chat=\"42\">" + m + " " + safe_prose(5) +
+               "</send-message>";
+      case 24:
+        return "<file mode=\"doc\">/tmp/" + m + ".pdf</file>";
+      case 25:
+        return "<publishWebPage><html><p>" + m + "</p><script>a<b && [x]</script></html></publishWebPage>";
+      case 26:
+        return "<mcp_github_create_issue>{\"title\":\"" + m + "\"}</mcp_github_create_issue>";
+      case 27:
+        return "<mcp_Brave-Search_web_search query=" + quoted(m) + "/>";
+      case 28:
+        return "<mcp_my_server_tool>{\"a\": \"" + m + "\", 'b': None}</mcp_my_server_tool>";
+      case 29:
+        return "<mcp_context7_get-docs>\n{\"lib\": \"" + m + "\"}\n</mcp_context7_get-docs>";
+      case 30:
+        return "**<react emoji=\"" + m + "\"/>**";
+      case 31:
+        return "<deleteScheduledTask>{\"id\":\"" + m + "\"}</deleteScheduledTask>";
+      case 32:
+        return "<getScheduledTasks note=\"" + m + "\"/>";
+      case 33:
+        return "<setMemory>{\"itemId\":\"" + m + "\",\"value\":\"a </setMemory> b\"}</setMemory>";
+      case 34:
+        return "<setMemory>{\"itemId\":\"" + m +
+               "\",\"value\":1}, {\"itemId\":\"b\",\"value\":2}\n</setMemory>";
+      case 35:
+        return "<react\n  emoji=" + quoted(m) + "\n  message=\"x\"\n/>";
+      case 36:
+        return "<file>\n  /tmp/" + m + ".pdf\n</file>";
+      case 37:
+        return "<voice>" + m + "</VOICE >";
+      case 38:
+        return "<send-file path=" + quoted("/tmp/" + m) + " caption='it is \"here\"'/>";
+      case 39:
+        return "<actions><actions>" + std::string("<react emoji=\"") + m + "\"/></actions></actions>";
+      case 40:
+        return "<deleteItem>\n```json\n{\"itemId\": \"" + m + "\"}\n```\n</deleteItem>";
+      case 41:
+        return "<searchArchive>{query: \"" + m + "\", topK: 3, /* c */ minScore: 0.5,}</searchArchive>";
+      case 42:
+        return "[CORRECT:\n" + m + "\n:new\n]";
+      case 43:
+        return "<mcp_GitHub_list_repos owner=\"" + m + "\" />";
+      case 44:
+        return "<react emoji=\"&#128077;\" message=\"" + m + " &amp; &lt;b&gt;\"/>";
       default:
         *interrupts = true;
         switch (g_.below(4)) {
-          case 0: return "[SEARCH:" + m + "]";
-          case 1: return "<googleSearch>{\"query\":\"" + m + "\"}</googleSearch>";
-          case 2: return "[FETCH:https://" + m + ".example.com]";
-          default: return "<search query=\"" + m + "\"/>";
+          case 0:
+            return "[SEARCH:" + m + "]";
+          case 1:
+            return "<googleSearch>{\"query\":\"" + m + "\"}</googleSearch>";
+          case 2:
+            return "[FETCH:https://" + m + ".example.com]";
+          default:
+            return "<search query=\"" + m + "\"/>";
         }
     }
   }
@@ -696,7 +990,8 @@ class Marked {
   // Anything at all, for inside a hidden region: no close tag can survive.
   std::string junk() {
     std::string s = g_.reply(6);
-    for (std::size_t at = s.find("</"); at != std::string::npos; at = s.find("</", at + 3)) s.insert(at + 1, " ");
+    for (std::size_t at = s.find("</"); at != std::string::npos; at = s.find("</", at + 3))
+      s.insert(at + 1, " ");
     return marker() + " " + s + " " + marker();
   }
 
@@ -720,18 +1015,22 @@ class Marked {
         std::string one = directive(&interrupts);
         // Emphasis is text and `</actions>` is not a directive: either would close the window in which
         // unregistered tags are removed (2.6).
-        while (one.compare(0, 2, "**") == 0 || one.compare(0, 9, "<actions>") == 0) one = directive(&interrupts);
+        while (one.compare(0, 2, "**") == 0 || one.compare(0, 9, "<actions>") == 0)
+          one = directive(&interrupts);
         if (interrupts) m_.complete = false;
         d += one + "\n";
       }
       if (g_.chance(0.4)) d += "<thumbsup note=\"" + marker() + "\"/>\n";
       markup(d + "</actions>");
     } else if (k < 92) {
-      if (g_.chance(0.6)) markup("<!-- " + marker() + " <react emoji=\"x\"/> [REMEMBER:y] -->");
-      else markup("<![CDATA[ " + marker() + " <voice>x</voice> ]]>");
+      if (g_.chance(0.6))
+        markup("<!-- " + marker() + " <react emoji=\"x\"/> [REMEMBER:y] -->");
+      else
+        markup("<![CDATA[ " + marker() + " <voice>x</voice> ]]>");
     } else if (k < 95) {
-      static const std::vector<std::string> orphans = {"</react>", "</voice>", "</actions>", "</remember>",
-                                                       "</think>", "</mcp_github_create_issue>", "</REACT >"};
+      static const std::vector<std::string> orphans = {
+          "</react>", "</voice>", "</actions>", "</remember>", "</think>", "</mcp_github_create_issue>",
+          "</REACT >"};
       markup(!say_mode_ && g_.chance(0.15) ? std::string("</say>") : g_.pick(orphans));
     } else if (k < 96) {
       static const std::vector<std::string> sentinels = {"<no-reply/>", "<NO_REPLY />", "<no_reply>",
@@ -808,11 +1107,21 @@ std::string c_literal(std::string_view s, std::size_t max) {
   for (std::size_t i = 0; i < n; ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
       default:
         if (c >= 0x20 && c < 0x7F) {
           out += static_cast<char>(c);
@@ -846,22 +1155,23 @@ int property_cases(int fallback) {
   return s != nullptr && *s != '\0' ? std::atoi(s) : fallback;
 }
 
-// ------------------------------------------------------------------------------------------------ the harness
+// ------------------------------------------------------------------------------------------------ the
+// harness
 
 namespace {
 
 const parse::CompiledGrammar& grammar_for(const std::vector<std::string>& servers) {
   struct Compiled {
-    spec::Registry registry;
+    catalog::Registry registry;
     parse::CompiledGrammar grammar{registry};
-    explicit Compiled(spec::Registry r) : registry(std::move(r)) {}
+    explicit Compiled(catalog::Registry r) : registry(std::move(r)) {}
   };
   static std::map<std::vector<std::string>, std::unique_ptr<Compiled>> cache;
   auto& slot = cache[servers];
   if (!slot) {
-    spec::RegistryOptions ro;
+    catalog::RegistryOptions ro;
     ro.mcp_servers = servers;
-    slot = std::make_unique<Compiled>(spec::Registry::builtin(ro));
+    slot = std::make_unique<Compiled>(catalog::Registry::builtin(ro));
   }
   return slot->grammar;
 }
@@ -957,11 +1267,14 @@ void CountingSink::on_text(std::string_view text, bool hidden) {
 void CountingSink::on_directive(const parse::DirectiveEvent& d) {
   ++directives;
   ++actions[d.action];
-  if (d.valid) ++valid_directives;
-  else ++errors[d.error];
+  if (d.valid)
+    ++valid_directives;
+  else
+    ++errors[d.error];
 }
 
-EventLog run_events(std::string_view reply, const RunOptions& options, const std::vector<std::size_t>& sizes) {
+EventLog run_events(std::string_view reply, const RunOptions& options,
+                    const std::vector<std::size_t>& sizes) {
   EventLog log;
   LogSink sink(log, reply);
   parse::ParserOptions po;
@@ -1010,9 +1323,10 @@ std::string first_difference(const EventLog& a, const EventLog& b) {
     std::size_t i = 0;
     while (i < x.size() && i < y.size() && x[i] == y[i]) ++i;
     const std::size_t from = i > 40 ? i - 40 : 0;
-    return std::string(what) + " differs at byte " + std::to_string(i) + " (sizes " + std::to_string(x.size()) +
-           " / " + std::to_string(y.size()) + ")\n    first:  …" + c_literal(std::string_view(x).substr(from, 120)) +
-           "\n    second: …" + c_literal(std::string_view(y).substr(from, 120));
+    return std::string(what) + " differs at byte " + std::to_string(i) + " (sizes " +
+           std::to_string(x.size()) + " / " + std::to_string(y.size()) + ")\n    first:  …" +
+           c_literal(std::string_view(x).substr(from, 120)) + "\n    second: …" +
+           c_literal(std::string_view(y).substr(from, 120));
   };
   if (auto d = text_diff("visible text", a.visible, b.visible); !d.empty()) return d;
   if (auto d = text_diff("hidden text", a.hidden, b.hidden); !d.empty()) return d;

@@ -20,7 +20,8 @@
 
 namespace sigil::testing::gen {
 
-// ------------------------------------------------------------------------------------------------ the generator
+// ------------------------------------------------------------------------------------------------ the
+// generator
 
 // The full grammar: prose, every directive dialect in valid and broken variants, wrappers, brackets, JSON
 // bodies with repairs, MCP tags, say blocks, sentinels, hidden regions, comments, CDATA, code, and noise
@@ -33,13 +34,13 @@ class ReplyGenerator {
   std::string reply(int max_items = 24);
 
   // Pieces, public so tests can build their own shapes.
-  std::string prose(int max_words = 14);   // ordinary prose: ASCII, multi-byte, emoji, punctuation, CRLF...
-  std::string directive();                 // any directive, valid or broken
-  std::string tag_directive();             // `<name …/>`, `<name>body</name>` of every body kind
-  std::string bracket_directive();         // `[NAME:args]`, nested, unclosed, links
-  std::string json_directive();            // `<setMemory>{…}</setMemory>` and friends, with repairs
-  std::string mcp_directive();             // `<mcp_server_tool …>{…}</…>`
-  std::string json_value(int depth = 0);   // lenient JSON (with repairs sometimes)
+  std::string prose(int max_words = 14);  // ordinary prose: ASCII, multi-byte, emoji, punctuation, CRLF...
+  std::string directive();                // any directive, valid or broken
+  std::string tag_directive();            // `<name …/>`, `<name>body</name>` of every body kind
+  std::string bracket_directive();        // `[NAME:args]`, nested, unclosed, links
+  std::string json_directive();           // `<setMemory>{…}</setMemory>` and friends, with repairs
+  std::string mcp_directive();            // `<mcp_server_tool …>{…}</…>`
+  std::string json_value(int depth = 0);  // lenient JSON (with repairs sometimes)
   std::string say_block();
   std::string sentinel();
   std::string hidden_region();
@@ -47,7 +48,7 @@ class ReplyGenerator {
   std::string code();
   std::string wrapper();
   std::string noise();
-  std::string attr_value();     // a quoted or unquoted value, with references sometimes
+  std::string attr_value();           // a quoted or unquoted value, with references sometimes
   std::string broken(std::string s);  // a random breakage of well-formed markup
 
   std::mt19937_64& rng() { return rng_; }
@@ -93,15 +94,16 @@ std::string describe_chunks(const std::vector<std::size_t>& sizes);
 std::uint64_t property_seed(std::uint64_t fallback);
 int property_cases(int fallback);
 
-// ------------------------------------------------------------------------------------------------ the harness
+// ------------------------------------------------------------------------------------------------ the
+// harness
 
 // Everything a parser told its sink for one reply.
 struct EventLog {
-  std::string visible;                    // concatenated visible text events
-  std::string hidden;                     // concatenated hidden text events
-  std::vector<std::string> text_events;   // every text event, visible and hidden, in order
-  std::vector<bool> text_hidden;          // parallel to text_events
-  std::vector<std::string> events;        // every other event as one JSON line, in order (spans, offsets...)
+  std::string visible;                   // concatenated visible text events
+  std::string hidden;                    // concatenated hidden text events
+  std::vector<std::string> text_events;  // every text event, visible and hidden, in order
+  std::vector<bool> text_hidden;         // parallel to text_events
+  std::vector<std::string> events;       // every other event as one JSON line, in order (spans, offsets...)
   std::vector<parse::DirectiveEvent> directives;
   // Parallel to `directives`: how many reply bytes had been fed when it arrived (the chunk being fed
   // included), or kAtFinish when it came from finish().
@@ -109,7 +111,7 @@ struct EventLog {
   static constexpr std::uint64_t kAtFinish = ~std::uint64_t{0};
   std::vector<parse::Diagnostic> diagnostics;
   std::uint64_t text_before_finish = 0;  // visible + hidden text bytes emitted before finish() was called
-  boost::json::object summary;            // as `sigil parse` prints it
+  boost::json::object summary;           // as `sigil parse` prints it
   parse::ParserStats stats;
   // Protocol violations the sink saw (an event after on_end, a text event that is not valid UTF-8, a span
   // outside the reply, a clean_offset beyond the clean text emitted so far...). Empty when all is well.

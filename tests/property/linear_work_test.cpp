@@ -188,12 +188,13 @@ TEST_P(LinearWork, Adversarial) {
   auto ratio = [](const Measure& m) {
     return static_cast<double>(m.stats.bytes_examined) / static_cast<double>(m.stats.bytes_in);
   };
-  std::printf("[ linear ] %-28s examined/in %.4f (1 MiB) %.4f (256 KiB) %.4f (1-byte) | replayed/in %.4f | "
-              "max_held %zu (256 KiB) %zu (1 MiB) | %.0f ms (1 MiB), time 1 MiB / 256 KiB %.1f | out %llu B\n",
-              a.name.c_str(), ratio(wb), ratio(ws), ratio(bytes),
-              static_cast<double>(wb.stats.bytes_replayed) / static_cast<double>(wb.stats.bytes_in),
-              ws.stats.max_held, wb.stats.max_held, wb.secs * 1000, wb.secs / std::max(ws.secs, 1e-6),
-              static_cast<unsigned long long>(wb.sink.visible_bytes + wb.sink.hidden_bytes));
+  std::printf(
+      "[ linear ] %-28s examined/in %.4f (1 MiB) %.4f (256 KiB) %.4f (1-byte) | replayed/in %.4f | "
+      "max_held %zu (256 KiB) %zu (1 MiB) | %.0f ms (1 MiB), time 1 MiB / 256 KiB %.1f | out %llu B\n",
+      a.name.c_str(), ratio(wb), ratio(ws), ratio(bytes),
+      static_cast<double>(wb.stats.bytes_replayed) / static_cast<double>(wb.stats.bytes_in),
+      ws.stats.max_held, wb.stats.max_held, wb.secs * 1000, wb.secs / std::max(ws.secs, 1e-6),
+      static_cast<unsigned long long>(wb.sink.visible_bytes + wb.sink.hidden_bytes));
 }
 
 INSTANTIATE_TEST_SUITE_P(Linear, LinearWork, ::testing::ValuesIn(adversaries()),
@@ -212,7 +213,8 @@ TEST(LinearWorkBig, TenMebibyteAttribute) {
     std::printf("[ linear ] %-28s examined/in %.3f | replayed %llu | max_held %zu | %.0f ms (chunk %zu)\n",
                 "attribute_10MiB",
                 static_cast<double>(m.stats.bytes_examined) / static_cast<double>(m.stats.bytes_in),
-                static_cast<unsigned long long>(m.stats.bytes_replayed), m.stats.max_held, m.secs * 1000, chunk);
+                static_cast<unsigned long long>(m.stats.bytes_replayed), m.stats.max_held, m.secs * 1000,
+                chunk);
   }
 }
 
@@ -220,8 +222,8 @@ TEST(LinearWorkBig, TenMebibyteAttribute) {
 
 // Feeds `input` in random chunks; after each feed, the visible (or, `hidden`, hidden) text so far must cover
 // all but `slack` bytes of what was fed past `offset` (where the prose starts).
-void expect_not_held_back(const std::string& input, std::size_t offset, bool say, bool hidden, std::size_t slack,
-                          std::uint64_t seed, std::size_t max_chunk) {
+void expect_not_held_back(const std::string& input, std::size_t offset, bool say, bool hidden,
+                          std::size_t slack, std::uint64_t seed, std::size_t max_chunk) {
   CountingSink sink;
   parse::ParserOptions po;
   po.say_mode = say;
@@ -236,9 +238,9 @@ void expect_not_held_back(const std::string& input, std::size_t offset, bool say
     const std::size_t behind = prose_fed > out ? prose_fed - static_cast<std::size_t>(out) : 0;
     worst = std::max(worst, behind);
     if (behind > slack) {
-      ADD_FAILURE() << "after " << fed << " bytes fed, only " << out << " bytes of text were emitted (" << behind
-                    << " held back); around there: " << gen::c_literal(std::string_view(input).substr(
-                                                                 fed > 200 ? fed - 200 : 0, 200));
+      ADD_FAILURE() << "after " << fed << " bytes fed, only " << out << " bytes of text were emitted ("
+                    << behind << " held back); around there: "
+                    << gen::c_literal(std::string_view(input).substr(fed > 200 ? fed - 200 : 0, 200));
       return;
     }
   }

@@ -29,13 +29,14 @@ std::string essence(std::string_view s) {
 
 // The first leak in one piece of text, or "".
 std::string leak_in(std::string_view text) {
-  static const std::vector<std::string_view> forbidden = {"XQZ", "<", ">", "[", "]", "NO_REPLY", "no-reply",
-                                                          "NO-REPLY", "`"};
+  static const std::vector<std::string_view> forbidden = {"XQZ",      "<",        ">",        "[", "]",
+                                                          "NO_REPLY", "no-reply", "NO-REPLY", "`"};
   for (std::string_view f : forbidden) {
     const std::size_t at = text.find(f);
     if (at != std::string_view::npos) {
       const std::size_t from = at > 30 ? at - 30 : 0;
-      return "holds " + c_literal(f) + " at byte " + std::to_string(at) + ": …" + c_literal(text.substr(from, 90));
+      return "holds " + c_literal(f) + " at byte " + std::to_string(at) + ": …" +
+             c_literal(text.substr(from, 90));
     }
   }
   return {};
@@ -55,7 +56,8 @@ std::string check_directives(const EventLog& log, const MarkedReply& m, bool byt
       const std::string marker = args.substr(at, end - at);
       if (span.find(marker) == std::string_view::npos)
         return "directive " + std::to_string(i) + " (" + d.action + ") holds " + marker + " but its span [" +
-               std::to_string(d.span_begin) + ", " + std::to_string(d.span_end) + ") is " + c_literal(span, 200);
+               std::to_string(d.span_begin) + ", " + std::to_string(d.span_end) + ") is " +
+               c_literal(span, 200);
     }
     const std::uint64_t fed = log.directive_fed[i];
     // Tags are final at the last byte of their closing markup; brackets one byte later (3.4, 11.5), also
@@ -69,9 +71,11 @@ std::string check_directives(const EventLog& log, const MarkedReply& m, bool byt
         m.reply[d.span_begin] == '[' || (d.action == "say" && i > 0 && ends_with_bracket(i - 1));
     const std::uint64_t latest = bracket ? d.span_end + 1 : d.span_end;
     if (byte_by_byte && fed != EventLog::kAtFinish && (fed < d.span_end || fed > latest))
-      return "directive " + std::to_string(i) + " (" + d.action + ", span [" + std::to_string(d.span_begin) + ", " +
-             std::to_string(d.span_end) + ")) arrived after " + std::to_string(fed) + " bytes: " +
-             c_literal(std::string_view(m.reply).substr(d.span_begin, fed > d.span_begin ? fed - d.span_begin : 0), 200);
+      return "directive " + std::to_string(i) + " (" + d.action + ", span [" + std::to_string(d.span_begin) +
+             ", " + std::to_string(d.span_end) + ")) arrived after " + std::to_string(fed) + " bytes: " +
+             c_literal(
+                 std::string_view(m.reply).substr(d.span_begin, fed > d.span_begin ? fed - d.span_begin : 0),
+                 200);
   }
   return {};
 }
@@ -91,7 +95,8 @@ std::string check_log(const EventLog& log, const MarkedReply& m) {
     const std::string& expected;
     const std::string& got;
   };
-  for (const Stream& s : {Stream{"visible", m.visible_prose, log.visible}, Stream{"hidden", m.hidden_prose, log.hidden}}) {
+  for (const Stream& s :
+       {Stream{"visible", m.visible_prose, log.visible}, Stream{"hidden", m.hidden_prose, log.hidden}}) {
     const std::string want = essence(s.expected), got = essence(s.got);
     const bool ok = m.complete ? got == want : want.compare(0, got.size(), got) == 0;
     if (!ok) {
@@ -99,8 +104,8 @@ std::string check_log(const EventLog& log, const MarkedReply& m) {
       while (i < want.size() && i < got.size() && want[i] == got[i]) ++i;
       const std::size_t from = i > 30 ? i - 30 : 0;
       return std::string(s.name) + " prose lost or changed (ignoring whitespace and emphasis" +
-             (m.complete ? "" : "; expected a prefix") + ") at byte " + std::to_string(i) + "\n    expected: …" +
-             c_literal(std::string_view(want).substr(from, 100)) + "\n    got:      …" +
+             (m.complete ? "" : "; expected a prefix") + ") at byte " + std::to_string(i) +
+             "\n    expected: …" + c_literal(std::string_view(want).substr(from, 100)) + "\n    got:      …" +
              c_literal(std::string_view(got).substr(from, 100));
     }
   }
@@ -112,12 +117,14 @@ struct Counts {
   std::uint64_t bytes = 0;
 };
 
-void run_marked(const MarkedReply& m, const RunOptions& o, std::uint64_t seed, std::mt19937_64& rng, Counts& c) {
+void run_marked(const MarkedReply& m, const RunOptions& o, std::uint64_t seed, std::mt19937_64& rng,
+                Counts& c) {
   ++c.cases;
   c.bytes += m.reply.size();
-  const std::vector<std::vector<std::size_t>> chunkings = {
-      {}, fixed_chunking(m.reply.size(), 1), random_chunking(rng, m.reply.size(), 64),
-      random_chunking(rng, m.reply.size(), 5)};
+  const std::vector<std::vector<std::size_t>> chunkings = {{},
+                                                           fixed_chunking(m.reply.size(), 1),
+                                                           random_chunking(rng, m.reply.size(), 64),
+                                                           random_chunking(rng, m.reply.size(), 5)};
   for (const auto& sizes : chunkings) {
     const EventLog log = run_events(m.reply, o, sizes);
     ++c.runs;
@@ -165,7 +172,8 @@ TEST(PropertyNeverLeak, MarkedReplies) {
     }
     if (g.chance(0.2)) {
       // Cut off by a token limit anywhere, inside markup too: with finish `length` an unfinished opener, open
-      // tag or close tag is removed, and a body or bracket with a complete opening is invalid, not shown (11.6).
+      // tag or close tag is removed, and a body or bracket with a complete opening is invalid, not shown
+      // (11.6).
       o.cut_off = true;
       std::size_t cut = sigil::text::safe_cut(m.reply, g.below(m.reply.size() + 1));
       while (cut > 0 && (m.reply[cut - 1] == '<' || m.reply[cut - 1] == '[')) --cut;  // a lone `<` is text
@@ -195,7 +203,8 @@ TEST(PropertyNeverLeak, HiddenRegionContentNeverShows) {
     MarkedReply m;
     auto junk = [&] {
       std::string j = g.reply(12);
-      for (std::size_t at = j.find("</"); at != std::string::npos; at = j.find("</", at + 3)) j.insert(at + 1, " ");
+      for (std::size_t at = j.find("</"); at != std::string::npos; at = j.find("</", at + 3))
+        j.insert(at + 1, " ");
       const std::string mark = "XQZh" + std::to_string(m.markers.size());
       m.markers.push_back(mark);
       return mark + j + mark;
@@ -218,7 +227,8 @@ TEST(PropertyNeverLeak, HiddenRegionContentNeverShows) {
         m.reply = junk() + "</" + name + ">" + prose;
         break;
       default:  // after removed markup only
-        m.reply = "<react emoji=\"XQZr\"/> <!-- XQZc -->\n<" + name + ">" + junk() + "</" + name + "> " + prose;
+        m.reply =
+            "<react emoji=\"XQZr\"/> <!-- XQZc -->\n<" + name + ">" + junk() + "</" + name + "> " + prose;
         m.markers.push_back("XQZr");
         break;
     }
@@ -227,8 +237,8 @@ TEST(PropertyNeverLeak, HiddenRegionContentNeverShows) {
     run_marked(m, o, seed, g.rng(), c);
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "[ property ] hidden regions: " << c.cases << " replies, " << c.runs << " parser runs, " << secs
-            << " s\n";
+  std::cout << "[ property ] hidden regions: " << c.cases << " replies, " << c.runs << " parser runs, "
+            << secs << " s\n";
 }
 
 // 10.4: whatever the bytes, every text event is valid UTF-8 and never ends inside a sequence.
@@ -249,8 +259,9 @@ TEST(PropertyNeverLeak, TextIsAlwaysValidUtf8) {
       }
     } else {
       for (std::size_t k = 0, n = 1 + g.below(8); k < n; ++k) {  // invalid bytes sprinkled in
-        static const std::vector<std::string> bad = {"\xff", "\xc3", "\xe2\x82", "\xf0\x9f\x91", "\xed\xa0\x80",
-                                                     "\xc0\xaf", "\x80\x80", "\xf4\x90\x80\x80", std::string(1, '\0')};
+        static const std::vector<std::string> bad = {
+            "\xff",     "\xc3",     "\xe2\x82",         "\xf0\x9f\x91",      "\xed\xa0\x80",
+            "\xc0\xaf", "\x80\x80", "\xf4\x90\x80\x80", std::string(1, '\0')};
         reply.insert(g.below(reply.size() + 1), g.pick(bad));
       }
     }
@@ -262,9 +273,12 @@ TEST(PropertyNeverLeak, TextIsAlwaysValidUtf8) {
       const EventLog log = run_events(reply, o, sizes);
       ++runs;
       std::string why;
-      if (!log.problems.empty()) why = log.problems.front();
-      else if (!sigil::text::is_valid_utf8(log.visible)) why = "the visible text is not valid UTF-8";
-      else if (!sigil::text::is_valid_utf8(log.hidden)) why = "the hidden text is not valid UTF-8";
+      if (!log.problems.empty())
+        why = log.problems.front();
+      else if (!sigil::text::is_valid_utf8(log.visible))
+        why = "the visible text is not valid UTF-8";
+      else if (!sigil::text::is_valid_utf8(log.hidden))
+        why = "the hidden text is not valid UTF-8";
       else if (!sigil::text::is_valid_utf8(std::string(log.summary.at("text").as_string())))
         why = "the summary text is not valid UTF-8";
       if (!why.empty()) {
@@ -276,7 +290,8 @@ TEST(PropertyNeverLeak, TextIsAlwaysValidUtf8) {
     }
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "[ property ] UTF-8 validity: " << cases << " replies, " << runs << " parser runs, " << secs << " s\n";
+  std::cout << "[ property ] UTF-8 validity: " << cases << " replies, " << runs << " parser runs, " << secs
+            << " s\n";
 }
 
 // The checks can fail: markup that is (rightly) shown as text is reported as a leak, and lost prose is

@@ -21,10 +21,11 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/replay.h"
 #include "sigil/server/http_server.h"
-#include "sigil/spec/registry.h"
 #include "store/store_test_support.h"
+#include "support/raw_http.h"
 
 namespace sigil::server {
 namespace {
@@ -200,80 +201,13 @@ TEST(ChatCompletionsRequest, TurnInputIsStatelessWithTheOverrides) {
 
 // ---- the endpoint over loopback
 
-struct HttpReply {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // names lowercased
-  std::string body;
-};
-
-int connect_and_send(unsigned short port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) {
-    ADD_FAILURE() << "socket failed";
-    return -1;
-  }
-  timeval tv{60, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ADD_FAILURE() << "connect failed";
-    ::close(fd);
-    return -1;
-  }
-  std::size_t sent = 0;
-  while (sent < request.size()) {
-    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
-  }
-  return fd;
-}
-
-bool read_until(int fd, std::string& raw, const std::string& needle) {
-  char buf[4096];
-  while (raw.find(needle) == std::string::npos) {
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return false;
-    raw.append(buf, static_cast<std::size_t>(n));
-  }
-  return true;
-}
+using sigil::test_http::connect_and_send;
+using sigil::test_http::HttpReply;
+using sigil::test_http::read_until;
 
 // Sends the request and reads until the server closes (every answer of this endpoint closes).
 HttpReply http_call(unsigned short port, const std::string& request) {
-  HttpReply reply;
-  const int fd = connect_and_send(port, request);
-  if (fd < 0) return reply;
-  std::string raw;
-  read_until(fd, raw, "\x01never\x02");
-  ::close(fd);
-  const auto head_end = raw.find("\r\n\r\n");
-  if (head_end == std::string::npos) {
-    ADD_FAILURE() << "no complete response head in: " << raw;
-    return reply;
-  }
-  const std::string head = raw.substr(0, head_end);
-  reply.body = raw.substr(head_end + 4);
-  std::size_t line_end = head.find("\r\n");
-  const std::string status_line = head.substr(0, line_end);
-  if (status_line.size() >= 12) reply.status = std::stoi(status_line.substr(9, 3));
-  while (line_end != std::string::npos) {
-    const std::size_t start = line_end + 2;
-    line_end = head.find("\r\n", start);
-    const std::string line =
-        head.substr(start, line_end == std::string::npos ? std::string::npos : line_end - start);
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line.substr(0, colon);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::string value = line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(' '));
-    reply.headers[name] = value;
-  }
-  return reply;
+  return sigil::test_http::http_exchange(port, request, 60);
 }
 
 std::string post(const std::string& body, const std::string& extra_headers = "") {
@@ -310,7 +244,7 @@ constexpr const char* kHelloClean = "Hello there, <b>friend</b>.";
 
 class ChatCompletionsTest : public ::testing::Test {
  protected:
-  ChatCompletionsTest() : registry_(spec::Registry::builtin()) {
+  ChatCompletionsTest() : registry_(catalog::Registry::builtin()) {
     store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
     auto handlers = actions::builtin_handlers(actions::BuiltinConfig{});
     EXPECT_TRUE(handlers.ok());
@@ -373,7 +307,7 @@ class ChatCompletionsTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   std::unique_ptr<store::Store> store_;
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> client_;

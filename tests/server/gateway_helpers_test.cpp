@@ -150,6 +150,57 @@ TEST(MediaStoreTest, DirectoryKeepsFilesAndMetadataAcrossInstances) {
     EXPECT_EQ(entry.path().filename().string().find("incoming"), std::string::npos) << entry.path();
 }
 
+// A later delivery of the same bytes (another user's, as a voice note, under another name) never renames or
+// retypes an earlier link: each (bytes, name) link keeps what it was first delivered as.
+TEST(MediaStoreTest, EachLinkKeepsItsOwnNameAndType) {
+  for (const bool on_disk : {false, true}) {
+    store::testing::TempDir dir;
+    MediaStore media(on_disk ? dir.path().string() : std::string());
+    const std::string bytes = "the same bytes";
+    auto file = media.put(StringPayload(bytes, "report.pdf", "application/pdf"), false);
+    ASSERT_TRUE(file.ok()) << file.error();
+    auto voice = media.put(StringPayload(bytes, "evil.html", "text/html"), true);
+    ASSERT_TRUE(voice.ok()) << voice.error();
+    ASSERT_EQ(file->sha256, voice->sha256);
+    auto again = media.put(StringPayload(bytes, "report.pdf", "text/html"), true);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->mime, "application/pdf") << "an existing link was retyped";
+    EXPECT_FALSE(again->inline_disposition);
+
+    auto first = media.find(file->sha256, "report.pdf");
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->info.name, "report.pdf");
+    EXPECT_EQ(first->info.mime, "application/pdf");
+    EXPECT_FALSE(first->info.inline_disposition);
+    auto second = media.find(file->sha256, "evil.html");
+    ASSERT_TRUE(second);
+    EXPECT_EQ(second->info.mime.rfind("audio/", 0), 0u);
+    EXPECT_TRUE(second->info.inline_disposition);
+    // A name no delivery had: typed by that name, never inline.
+    auto other = media.find(file->sha256, "x.txt");
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->info.name, "x.txt");
+    EXPECT_FALSE(other->info.inline_disposition);
+    // Without a name: the first delivery.
+    EXPECT_EQ(media.find(file->sha256)->info.name, "report.pdf");
+  }
+}
+
+TEST(MediaStoreTest, TheMediaFolderHasACap) {
+  store::testing::TempDir dir;
+  MediaStore media(dir.path().string(), MediaStore::kDefaultMemoryLimit, 100);
+  auto first = media.put(StringPayload(std::string(60, 'a'), "a.bin"), false);
+  ASSERT_TRUE(first.ok()) << first.error();
+  auto second = media.put(StringPayload(std::string(60, 'b'), "b.bin"), false);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().find("the media folder is full"), std::string::npos) << second.error();
+  // The same bytes again take no room.
+  EXPECT_TRUE(media.put(StringPayload(std::string(60, 'a'), "again.bin"), false).ok());
+  // What is in the folder counts after a restart too.
+  MediaStore again(dir.path().string(), MediaStore::kDefaultMemoryLimit, 100);
+  EXPECT_FALSE(again.put(StringPayload(std::string(60, 'c'), "c.bin"), false).ok());
+}
+
 class RecordingWatcher final : public Watcher {
  public:
   void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }
@@ -195,19 +246,53 @@ TEST(ClientHistoryTest, KeepsTheUsersOwnMessagesAndRepliesOnly) {
   ASSERT_TRUE(store->append_message(scope, "assistant", "call 2", "t1", now).ok());
   ASSERT_TRUE(store->append_message(scope, "system", "note", "t1", now).ok());
   ASSERT_TRUE(store->append_message(scope, "user", "again", "t2", now).ok());
-  auto history = client_history(*store, "u", "c");
-  ASSERT_TRUE(history.ok());
+  auto all = client_history(*store, "u", "c");
+  ASSERT_TRUE(all.ok());
+  const boost::json::array* history = &all->messages;
   ASSERT_EQ(history->size(), 4u) << boost::json::serialize(*history);
   EXPECT_EQ((*history)[0].at("text"), "hi");
   EXPECT_EQ((*history)[1].at("text"), "call 1");
   EXPECT_EQ((*history)[2].at("text"), "call 2");
   EXPECT_EQ((*history)[3].at("text"), "again");
   EXPECT_EQ((*history)[3].at("turn"), "t2");
+  EXPECT_FALSE(all->more);
   // The window is the last `limit` stored messages.
-  auto last = client_history(*store, "u", "c", 1);
+  auto last = client_history(*store, "u", "c", HistoryWindow{1, 0, 0});
   ASSERT_TRUE(last.ok());
-  ASSERT_EQ(last->size(), 1u);
-  EXPECT_EQ((*last)[0].at("text"), "again");
+  ASSERT_EQ(last->messages.size(), 1u);
+  EXPECT_EQ(last->messages[0].at("text"), "again");
+  EXPECT_TRUE(last->more);
+}
+
+// Megabytes stored in a conversation never make a megabyte greeting: newest first within the byte budget,
+// a long text cut at a character boundary and marked, "more" set.
+TEST(ClientHistoryTest, StaysWithinItsByteBounds) {
+  store::testing::TempDir dir;
+  auto store = store::testing::open_or_fail(dir.file("h.db"));
+  const auto now = store::Clock::now();
+  const store::Scope scope{"u", "c"};
+  const std::string big(100'000, 'x');
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(store->append_message(scope, "user", big, "t" + std::to_string(i), now).ok());
+  ASSERT_TRUE(
+      store->append_message(scope, "user", std::string(10, 'a') + "\xC3\xA9" + "zz", "t10", now).ok());
+  auto h = client_history(*store, "u", "c", HistoryWindow{50, 30'000, 16'000});
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(h->more);
+  ASSERT_EQ(h->messages.size(), 2u);
+  EXPECT_EQ(h->messages[1].at("turn"), "t10");
+  EXPECT_FALSE(h->messages[1].as_object().contains("truncated"));
+  EXPECT_EQ(h->messages[0].at("text").as_string().size(), 16'000u);
+  EXPECT_EQ(h->messages[0].at("truncated"), true);
+  std::size_t total = 0;
+  for (const auto& m : h->messages) total += m.at("text").as_string().size();
+  EXPECT_LE(total, 30'000u);
+  // The newest message alone over the budget: its beginning, never half a character.
+  auto tiny = client_history(*store, "u", "c", HistoryWindow{50, 11, 0});
+  ASSERT_TRUE(tiny.ok());
+  ASSERT_EQ(tiny->messages.size(), 1u);
+  EXPECT_EQ(tiny->messages[0].at("text").as_string(), std::string(10, 'a'));
+  EXPECT_EQ(tiny->messages[0].at("truncated"), true);
 }
 
 TEST(WsFramesTest, MediaUrlsPercentEncodeTheName) {

@@ -19,99 +19,21 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
 #include "sigil/model/replay.h"
-#include "sigil/spec/registry.h"
+#include "sigil/text/utf8.h"
 #include "store/store_test_support.h"
+#include "support/raw_http.h"
 
 namespace sigil::server {
 namespace {
 
 using store::testing::TempDir;
 
-struct HttpReply {
-  int status = 0;
-  std::map<std::string, std::string> headers;  // names lowercased
-  std::string body;
-};
-
-// A blocking HTTP/1.1 client over a real loopback socket: sends `request` as written and reads until the
-// server closes (requests say Connection: close; an SSE stream closes after its end event).
-// Connects to 127.0.0.1:port and sends `request`; -1 on failure.
-int connect_and_send(unsigned short port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) {
-    ADD_FAILURE() << "socket failed";
-    return -1;
-  }
-  timeval tv{20, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ADD_FAILURE() << "connect failed";
-    ::close(fd);
-    return -1;
-  }
-  std::size_t sent = 0;
-  while (sent < request.size()) {
-    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
-  }
-  return fd;
-}
-
-// Reads until `needle` has arrived (true) or the connection ends (false).
-bool read_until(int fd, std::string& raw, const std::string& needle) {
-  char buf[4096];
-  while (raw.find(needle) == std::string::npos) {
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return false;
-    raw.append(buf, static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
-HttpReply http_exchange(unsigned short port, const std::string& request) {
-  HttpReply reply;
-  const int fd = connect_and_send(port, request);
-  if (fd < 0) return reply;
-  std::string raw;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    raw.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-
-  const auto head_end = raw.find("\r\n\r\n");
-  if (head_end == std::string::npos) {
-    ADD_FAILURE() << "no complete response head in: " << raw;
-    return reply;
-  }
-  const std::string head = raw.substr(0, head_end);
-  reply.body = raw.substr(head_end + 4);
-  std::size_t line_end = head.find("\r\n");
-  const std::string status_line = head.substr(0, line_end);
-  if (status_line.size() >= 12) reply.status = std::stoi(status_line.substr(9, 3));
-  while (line_end != std::string::npos) {
-    const std::size_t start = line_end + 2;
-    line_end = head.find("\r\n", start);
-    const std::string line =
-        head.substr(start, line_end == std::string::npos ? std::string::npos : line_end - start);
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line.substr(0, colon);
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::string value = line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(' '));
-    reply.headers[name] = value;
-  }
-  return reply;
-}
+using sigil::test_http::connect_and_send;
+using sigil::test_http::http_exchange;
+using sigil::test_http::HttpReply;
+using sigil::test_http::read_until;
 
 std::string get(const std::string& path, const std::string& extra_headers = "") {
   return "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + extra_headers + "\r\n";
@@ -154,7 +76,7 @@ constexpr const char* kReply = "<react emoji=\"thumbsup\"/>Hello <b>there</b> [R
 
 class HttpServerTest : public ::testing::Test {
  protected:
-  HttpServerTest() : registry_(spec::Registry::builtin()) {
+  HttpServerTest() : registry_(catalog::Registry::builtin()) {
     store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
     auto handlers = actions::builtin_handlers(actions::BuiltinConfig{});
     EXPECT_TRUE(handlers.ok());
@@ -215,7 +137,7 @@ class HttpServerTest : public ::testing::Test {
   }
 
   TempDir dir_;
-  spec::Registry registry_;
+  catalog::Registry registry_;
   std::unique_ptr<store::Store> store_;
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> client_;
@@ -269,15 +191,20 @@ TEST_F(HttpServerTest, PagesAreServedWithTheirCspAndUnknownSlugsAre404) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "<h1>Plan</h1>");
   EXPECT_EQ(r.headers["content-type"], "text/html; charset=utf-8");
-  EXPECT_EQ(r.headers["content-security-policy"],
-            "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'none'");
+  // Sandboxed (an opaque origin of its own), no forms, framing, <base> or plugins (docs/security.md).
+  EXPECT_EQ(
+      r.headers["content-security-policy"],
+      "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'none'; "
+      "form-action 'none'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'");
   EXPECT_EQ(r.headers["x-content-type-options"], "nosniff");
 
   HttpReply s = http_exchange(port, get("/pages/" + scripted->slug));
   EXPECT_EQ(s.status, 200);
-  EXPECT_EQ(
-      s.headers["content-security-policy"],
-      "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; script-src 'unsafe-inline'");
+  // Scripts allowed, still without allow-same-origin: they never run as the gateway's origin.
+  EXPECT_EQ(s.headers["content-security-policy"],
+            "sandbox allow-scripts; default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; "
+            "script-src 'unsafe-inline'; connect-src 'none'; form-action 'none'; frame-ancestors 'none'; "
+            "base-uri 'none'; object-src 'none'");
 
   EXPECT_EQ(http_exchange(port, get("/pages/no-such-page-0123")).status, 404);
 }
@@ -361,7 +288,8 @@ TEST_F(HttpServerTest, ApiTokenIsRequiredExceptForHealthz) {
   EXPECT_EQ(no.headers["www-authenticate"], "Bearer");
   EXPECT_EQ(http_exchange(port, get("/metrics", "Authorization: Bearer wrong!\r\n")).status, 401);
   EXPECT_EQ(http_exchange(port, get("/metrics", "Authorization: Bearer s3cret\r\n")).status, 200);
-  EXPECT_EQ(http_exchange(port, get("/pages/x")).status, 401);
+  // A published page's unguessable URL is its capability (a browser following a link sends no token).
+  EXPECT_EQ(http_exchange(port, get("/pages/x")).status, 404);
   EXPECT_EQ(http_exchange(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})")).status, 401);
   EXPECT_EQ(http_exchange(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})",
                                      "Authorization: Bearer s3cret\r\n"))
@@ -424,6 +352,182 @@ TEST_F(HttpServerTest, StopEndsAnOpenStreamAndItsTurn) {
   // The stream closes; its end event went out if the strand still ran, which is not promised.
   EXPECT_FALSE(read_until(fd, raw, "never sent"));
   ::close(fd);
+}
+
+// ---- who may call (issue: loopback is no trust boundary; docs/security.md "Origins and host names")
+
+std::string ws_upgrade(const std::string& headers) {
+  return "GET /v1/ws?conversation=c1&user=web HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+         "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n" +
+         headers + "\r\n";
+}
+
+// The status of a WebSocket upgrade: 101 is read as soon as it arrives (the socket then stays open).
+int upgrade_status(unsigned short port, const std::string& headers) {
+  const int fd = connect_and_send(port, ws_upgrade(headers));
+  if (fd < 0) return 0;
+  std::string raw;
+  read_until(fd, raw, "\r\n\r\n");
+  ::close(fd);
+  return raw.size() >= 12 ? std::stoi(raw.substr(9, 3)) : 0;
+}
+
+std::string request(const std::string& method, const std::string& path, const std::string& headers,
+                    const std::string& body = "") {
+  return method + " " + path + " HTTP/1.1\r\nConnection: close\r\n" + headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+long long turns_total(unsigned short port) {
+  const HttpReply r = http_exchange(port, get("/metrics"));
+  const std::string key = "\nsigil_turns_total ";
+  const auto at = r.body.find(key);
+  return at == std::string::npos ? -1 : std::stoll(r.body.substr(at + key.size()));
+}
+
+TEST_F(HttpServerTest, AWebSocketFromAnotherSiteIsRefused) {
+  const unsigned short port = start();
+  const std::string self = "127.0.0.1:" + std::to_string(port);
+  const std::string host = "Host: " + self + "\r\n";
+  EXPECT_EQ(upgrade_status(port, host + "Origin: http://evil.example\r\n"), 403);
+  EXPECT_EQ(upgrade_status(port, host + "Origin: http://127.0.0.2:" + std::to_string(port) + "\r\n"), 403);
+  EXPECT_EQ(upgrade_status(port, host + "Origin: null\r\n"), 403);
+  // The gateway's own page, by address or by localhost, and a client that is no browser (no Origin).
+  EXPECT_EQ(upgrade_status(port, host + "Origin: http://" + self + "\r\n"), 101);
+  EXPECT_EQ(upgrade_status(port, "Host: localhost:" + std::to_string(port) +
+                                     "\r\nOrigin: http://localhost:" + std::to_string(port) + "\r\n"),
+            101);
+  EXPECT_EQ(upgrade_status(port, host), 101);
+}
+
+TEST_F(HttpServerTest, ARequestNamingAnotherHostIsRefused) {
+  const unsigned short port = start();
+  const std::string history = "/v1/conversations/c1/messages?user=web";
+  // DNS rebinding: a page on evil.example, rebound to 127.0.0.1, is same-origin with itself.
+  HttpReply r =
+      http_exchange(port, request("GET", history, "Host: evil.example:" + std::to_string(port) + "\r\n"));
+  EXPECT_EQ(r.status, 421);
+  EXPECT_NE(r.body.find("allowed_hosts"), std::string::npos) << r.body;
+  EXPECT_EQ(upgrade_status(port, "Host: evil.example\r\n"), 421);
+  EXPECT_EQ(
+      http_exchange(port, request("GET", history, "Host: evil.example\r\nOrigin: http://evil.example\r\n"))
+          .status,
+      421);
+  for (const std::string& host :
+       std::vector<std::string>{"localhost", "127.0.0.1:" + std::to_string(port), "LOCALHOST.", "[::1]:1"})
+    EXPECT_EQ(http_exchange(port, request("GET", history, "Host: " + host + "\r\n")).status, 200) << host;
+  // Health checks come from anywhere a probe runs.
+  EXPECT_EQ(http_exchange(port, request("GET", "/healthz", "Host: probe.internal\r\n")).status, 200);
+}
+
+TEST_F(HttpServerTest, ACrossSitePostStartsNoTurn) {
+  const unsigned short port = start();
+  const std::string host = "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
+  const std::string body = R"({"text":"hi"})";
+  const std::string path = "/v1/conversations/c9/messages";
+  // A simple request (text/plain, no preflight) from another site, and the same as JSON.
+  EXPECT_EQ(
+      http_exchange(port, request("POST", path,
+                                  host + "Origin: http://evil.example\r\nContent-Type: text/plain\r\n", body))
+          .status,
+      403);
+  EXPECT_EQ(
+      http_exchange(port,
+                    request("POST", path,
+                            host + "Origin: http://evil.example\r\nContent-Type: application/json\r\n", body))
+          .status,
+      403);
+  // Without Origin, JSON endpoints still take JSON only.
+  EXPECT_EQ(http_exchange(port, request("POST", path, host + "Content-Type: text/plain\r\n", body)).status,
+            415);
+  EXPECT_EQ(http_exchange(port, request("POST", path, host, body)).status, 415);
+  EXPECT_EQ(http_exchange(port, request("PUT", "/v1/conversations/c9/settings",
+                                        host + "Content-Type: application/x-www-form-urlencoded\r\n",
+                                        R"({"say_mode":true})"))
+                .status,
+            415);
+  HttpReply completions = http_exchange(
+      port, request("POST", "/v1/chat/completions", host + "Content-Type: text/plain\r\n", "{}"));
+  EXPECT_EQ(completions.status, 415);
+  EXPECT_NE(completions.body.find("\"type\":\"invalid_request_error\""), std::string::npos)
+      << completions.body;
+  EXPECT_EQ(turns_total(port), 0);
+  EXPECT_TRUE(idle_within(std::chrono::seconds(5)));
+  EXPECT_TRUE(store_->recent_messages({"web", "c9"}, 10)->empty());
+
+  // The gateway's own page, and a client without Origin, start turns.
+  EXPECT_EQ(http_exchange(port, request("POST", path,
+                                        host + "Origin: http://127.0.0.1:" + std::to_string(port) +
+                                            "\r\nContent-Type: application/json; charset=utf-8\r\n",
+                                        body))
+                .status,
+            200);
+  EXPECT_EQ(
+      http_exchange(port, request("POST", path, host + "Content-Type: Application/JSON\r\n", body)).status,
+      200);
+  EXPECT_EQ(turns_total(port), 2);
+}
+
+TEST_F(HttpServerTest, PublicUrlAllowedOriginsAndHostsAreHonoured) {
+  HttpServerOptions options;
+  options.public_url = "https://chat.example.com/base";
+  options.allowed_origins = {"https://tools.example.com"};
+  options.allowed_hosts = {"sigil.lan"};
+  const unsigned short port = start(options);
+  const std::string history = "/v1/conversations/c1/messages?user=web";
+  auto status = [&](const std::string& headers) {
+    return http_exchange(port, request("GET", history, headers)).status;
+  };
+  EXPECT_EQ(status("Host: chat.example.com\r\nOrigin: https://chat.example.com\r\n"), 200);
+  EXPECT_EQ(status("Host: chat.example.com\r\nOrigin: https://chat.example.com:443\r\n"), 200);
+  EXPECT_EQ(status("Host: chat.example.com\r\nOrigin: https://tools.example.com\r\n"), 200);
+  EXPECT_EQ(status("Host: chat.example.com\r\nOrigin: https://chat.example.net\r\n"), 403);
+  EXPECT_EQ(status("Host: sigil.lan:8080\r\nOrigin: http://sigil.lan:8080\r\n"), 200);  // same origin
+  EXPECT_EQ(status("Host: sigil.lan:8080\r\nOrigin: http://sigil.lan:9090\r\n"), 403);
+  EXPECT_EQ(status("Host: other.lan\r\n"), 421);
+  EXPECT_EQ(upgrade_status(port, "Host: chat.example.com\r\nOrigin: https://tools.example.com\r\n"), 101);
+}
+
+TEST_F(HttpServerTest, PublishedPagesAndMediaStayReadableByAnyOrigin) {
+  const auto page = store_->put_page({"u1", "c1"}, "Plan", "<h1>Plan</h1>", false, store::Clock::now());
+  ASSERT_TRUE(page.ok());
+  const unsigned short port = start();
+  const HttpReply r = http_exchange(
+      port, request("GET", "/pages/" + page->slug, "Host: localhost\r\nOrigin: http://evil.example\r\n"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "<h1>Plan</h1>");
+  EXPECT_EQ(
+      http_exchange(port, request("GET", "/", "Host: localhost\r\nOrigin: http://evil.example\r\n")).status,
+      200);
+}
+
+TEST_F(HttpServerTest, RotatingTheUserIdDoesNotGetPastTheRateLimit) {
+  HttpServerOptions options;
+  options.messages_per_minute = 1;
+  options.message_burst = 1;
+  options.address_rate_factor = 4;  // this address: a burst of 4
+  const unsigned short port = start(options);
+  int accepted = 0;
+  int limited = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::string body = R"({"text":"hi","user":"u)" + std::to_string(i) + R"("})";
+    const int status = http_exchange(port, post("/v1/conversations/c1/messages", body)).status;
+    accepted += status == 200;
+    limited += status == 429;
+  }
+  EXPECT_EQ(accepted, 4);
+  EXPECT_EQ(limited, 4);
+}
+
+TEST_F(HttpServerTest, InvalidUtf8NeverLeavesTheServer) {
+  ASSERT_TRUE(
+      store_->append_message({"web", "c1"}, "user", "bad \xff\xfe bytes \xe2\x82", "t1", store::Clock::now())
+          .ok());
+  const unsigned short port = start();
+  const HttpReply r = http_exchange(port, get("/v1/conversations/c1/messages?user=web"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(text::is_valid_utf8(r.body)) << r.body;
+  EXPECT_NE(r.body.find("bad \xEF\xBF\xBD"), std::string::npos) << r.body;
 }
 
 }  // namespace

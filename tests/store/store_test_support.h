@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "../support/temp_dir.h"
 #include "sigil/store/store.h"
 #include "store/sqlite/sqlite_store.h"
-#include "../support/temp_dir.h"
 
 namespace sigil::store::testing {
 
@@ -22,9 +22,9 @@ using TempDir = sigil::test::TempDir;
 inline const TimePoint kT0{std::chrono::seconds(1'700'000'000)};
 
 inline std::unique_ptr<Store> open_or_fail(const std::string& path, const sqlite::OpenOptions& options = {}) {
-    auto opened = sqlite::SqliteStore::open(path, options);
-    EXPECT_TRUE(opened.ok()) << opened.error();
-    return opened.ok() ? std::move(opened).value() : nullptr;
+  auto opened = sqlite::SqliteStore::open(path, options);
+  EXPECT_TRUE(opened.ok()) << opened.error();
+  return opened.ok() ? std::move(opened).value() : nullptr;
 }
 
 }  // namespace sigil::store::testing

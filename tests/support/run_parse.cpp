@@ -5,11 +5,11 @@
 
 namespace sigil::testing {
 
-const spec::Registry& conformance_registry() {
-  static const spec::Registry registry = [] {
-    spec::RegistryOptions o;
+const catalog::Registry& conformance_registry() {
+  static const catalog::Registry registry = [] {
+    catalog::RegistryOptions o;
     o.mcp_servers = RunOptions{}.mcp_servers;
-    return spec::Registry::builtin(o);
+    return catalog::Registry::builtin(o);
   }();
   return registry;
 }
@@ -27,16 +27,16 @@ class RecordingSink : public parse::SummarySink {
 
 RunResult run_parse(std::string_view reply, const RunOptions& options, std::size_t chunk) {
   struct Compiled {
-    spec::Registry registry;
+    catalog::Registry registry;
     parse::CompiledGrammar grammar{registry};
-    explicit Compiled(spec::Registry r) : registry(std::move(r)) {}
+    explicit Compiled(catalog::Registry r) : registry(std::move(r)) {}
   };
   static std::map<std::vector<std::string>, std::unique_ptr<Compiled>> registries;
   auto& slot = registries[options.mcp_servers];
   if (!slot) {
-    spec::RegistryOptions ro;
+    catalog::RegistryOptions ro;
     ro.mcp_servers = options.mcp_servers;
-    slot = std::make_unique<Compiled>(spec::Registry::builtin(ro));
+    slot = std::make_unique<Compiled>(catalog::Registry::builtin(ro));
   }
   parse::ParserOptions po;
   po.say_mode = options.say;

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/parse/parser.h"
 #include "sigil/parse/summary.h"
-#include "sigil/spec/registry.h"
 
 namespace sigil::testing {
 
@@ -21,7 +21,7 @@ struct RunOptions {
 };
 
 // The built-in registry with the conformance suite's MCP servers (cached per server list).
-const spec::Registry& conformance_registry();
+const catalog::Registry& conformance_registry();
 
 struct RunResult {
   boost::json::object summary;  // as `sigil parse` prints it

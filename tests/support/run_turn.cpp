@@ -13,7 +13,7 @@ std::string TurnRun::text() const {
 
 TurnRun run_turn(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store,
                  exec::TurnIds ids, exec::ExecOptions options, bool say_mode) {
-  static const spec::Registry registry = spec::Registry::builtin();
+  static const catalog::Registry registry = catalog::Registry::builtin();
   TurnRun run;
   exec::Executor ex(registry, handlers, store, run.outbox, std::move(ids), std::move(options));
   parse::ParserOptions po;

@@ -5,10 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/handler.h"
 #include "sigil/exec/outbox.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/store.h"
 
 namespace sigil::test {

@@ -14,448 +14,455 @@ bool is_markup(char c) { return c == '<' || c == '['; }
 
 // in_code() just before each `<` and `[`, stepping byte by byte.
 std::vector<bool> flags_bytewise(std::string_view in) {
-    CodeTracker t;
-    std::vector<bool> out;
-    for (char c : in) {
-        if (is_markup(c)) out.push_back(t.in_code());
-        t.step(static_cast<unsigned char>(c));
-    }
-    return out;
+  CodeTracker t;
+  std::vector<bool> out;
+  for (char c : in) {
+    if (is_markup(c)) out.push_back(t.in_code());
+    t.step(static_cast<unsigned char>(c));
+  }
+  return out;
 }
 
 // The same, the way a parser drives it: bulk feed() up to the next markup byte, ask, then step() it.
 std::vector<bool> flags_bulk(std::string_view in) {
-    CodeTracker t;
-    std::vector<bool> out;
-    std::size_t i = 0;
-    while (i < in.size()) {
-        std::size_t j = in.find_first_of("<[", i);
-        if (j == std::string_view::npos) j = in.size();
-        t.feed(in.substr(i, j - i));
-        if (j == in.size()) break;
-        out.push_back(t.in_code());
-        t.step(static_cast<unsigned char>(in[j]));
-        i = j + 1;
-    }
-    return out;
+  CodeTracker t;
+  std::vector<bool> out;
+  std::size_t i = 0;
+  while (i < in.size()) {
+    std::size_t j = in.find_first_of("<[", i);
+    if (j == std::string_view::npos) j = in.size();
+    t.feed(in.substr(i, j - i));
+    if (j == in.size()) break;
+    out.push_back(t.in_code());
+    t.step(static_cast<unsigned char>(in[j]));
+    i = j + 1;
+  }
+  return out;
 }
 
 struct Case {
-    const char* id;
-    const char* input;
-    std::vector<bool> in_code;  // for each `<` and `[` of input, in order
+  const char* id;
+  const char* input;
+  std::vector<bool> in_code;  // for each `<` and `[` of input, in order
 };
 
 // Every vector of shared/conformance/code.jsonl. The flags are written from the vectors' expectations: a
 // directive the vector does not run is in code (or, for a close tag, sits in code with its opener).
 const Case kConformance[] = {
-        {"code-001", "```\n<react emoji=\"👍\"/>\n```", {true}},
-        {"code-002", "~~~\n[REMEMBER:x]\n<react emoji=\"👍\"/>\n~~~", {true, true}},
-        {"code-003", "Example:\n   ```\n<react emoji=\"👍\"/>\n   ```", {true}},
-        {"code-004", "Look:\n    ~~~\n<react emoji=\"👍\"/>\n    ~~~", {true}},
-        {"code-005", "```xml\n<actions>\n  <react emoji=\"👍\"/>\n</actions>\n```", {true, true, true}},
-        {"code-006", "~~~~ python\nprint('<react emoji=\"👍\"/>')\n~~~~", {true}},
-        {"code-007", "```\ncode\n```\n<react emoji=\"👍\"/>", {false}},
-        {"code-008", "Here:\n```\n<react emoji=\"👍\"/>\n[REMEMBER:x]", {true, true}},
-        {"code-009", "```\n<react emoji=\"👍\"/>\n`````\nDone <react emoji=\"🎉\"/>", {true, false}},
-        {"code-010", "````\n<react emoji=\"👍\"/>\n```\n<react emoji=\"🎉\"/>", {true, true}},
-        {"code-011", "~~~\n```\n<react emoji=\"👍\"/>\n~~~\nAfter <react emoji=\"🎉\"/>", {true, false}},
-        {"code-012", "Type `<react emoji=\"👍\"/>` to react.", {true}},
-        {"code-013", "Use ``a`<react emoji=\"👍\"/>`` here.", {true}},
-        {"code-014", "``x```<react emoji=\"👍\"/>``", {true}},
-        {"code-015", "Run ```<react emoji=\"👍\"/>``` now.", {true}},
-        {"code-016", "Code: `x` then <react emoji=\"👍\"/>", {false}},
-        {"code-017", "Type `<react emoji=\"👍\"/>\nthen <react emoji=\"🎉\"/>", {true, false}},
-        {"code-018", "Use `[REMEMBER:x]", {true}},
-        {"code-019", "a `b\nc <react emoji=\"👍\"/>` d", {false}},
-        {"code-020", "``\n<react emoji=\"👍\"/>", {false}},
-        {"code-021", "~~strike~~ <react emoji=\"👍\"/>", {false}},
-        {"code-022", "Write `[SEARCH:cats]` to search.", {true}},
-        {"code-023", "```\nNO_REPLY\n```", {}},
-        {"code-024", "```\n<think>x</think>\n```", {true, true}},
-        {"code-025", "```\n<react emoji=\"👍\"/>\n  ```\n<react emoji=\"🎉\"/>", {true, false}},
-        {"code-026", "```\n<react emoji=\"👍\"/>\n    ```\n<react emoji=\"🎉\"/>", {true, false}},
-        {"code-027", "```\nx\n``` done\n<react emoji=\"🎉\"/>", {true}},
-        {"code-028", "```\nx\n```  \t\nDone <react emoji=\"🎉\"/>", {false}},
-        {"code-029", "Tab:\n\t```\n<react emoji=\"👍\"/>\n\t```\nEnd", {true}},
-        {"code-030", "```\n<react emoji=\"👍\"/>\n\t```\n<react emoji=\"🎉\"/>", {true, false}},
-        {"code-031", "```a`b\n<react emoji=\"👍\"/>\n```\n<react emoji=\"🎉\"/>", {true, false}},
-        {"code-032", "~~~ a`b\n<react emoji=\"👍\"/>\n~~~\nAfter <react emoji=\"🎉\"/>", {true, false}},
-        {"code-033", "> ```\n> <react emoji=\"👍\"/>\n> ```\nAfter <react emoji=\"🎉\"/>", {true, false}},
-        {"code-034", "- Item\n\n      ```\n      <react emoji=\"👍\"/>\n      ```\nDone <react emoji=\"🎉\"/>", {true, false}},
-        {"code-035", ">> ~~~\n>> [REMEMBER:x]\n>> ~~~", {true}},
-        {"code-036", "Quote:\n> ```\n> <react emoji=\"👍\"/>", {true}},
-        {"code-037", "1. ```bash\n   <react emoji=\"👍\"/>\n   ```\nDone <react emoji=\"🎉\"/>", {true, false}},
-        {"code-038", "- ```\n[REMEMBER:x]\n```\nok [REMEMBER:y]", {true, false}},
-        {"code-039", "* ~~~ python\nprint(\"<voice>hi</voice>\")\n~~~", {true, true}},
-        {"code-040", "1) ```\n<no-reply/>\n```", {true}},
-        {"code-041", "> - ```\n> [REMEMBER:x]\n> ```", {true}},
+    {"code-001", "```\n<react emoji=\"👍\"/>\n```", {true}},
+    {"code-002", "~~~\n[REMEMBER:x]\n<react emoji=\"👍\"/>\n~~~", {true, true}},
+    {"code-003", "Example:\n   ```\n<react emoji=\"👍\"/>\n   ```", {true}},
+    {"code-004", "Look:\n    ~~~\n<react emoji=\"👍\"/>\n    ~~~", {true}},
+    {"code-005", "```xml\n<actions>\n  <react emoji=\"👍\"/>\n</actions>\n```", {true, true, true}},
+    {"code-006", "~~~~ python\nprint('<react emoji=\"👍\"/>')\n~~~~", {true}},
+    {"code-007", "```\ncode\n```\n<react emoji=\"👍\"/>", {false}},
+    {"code-008", "Here:\n```\n<react emoji=\"👍\"/>\n[REMEMBER:x]", {true, true}},
+    {"code-009", "```\n<react emoji=\"👍\"/>\n`````\nDone <react emoji=\"🎉\"/>", {true, false}},
+    {"code-010", "````\n<react emoji=\"👍\"/>\n```\n<react emoji=\"🎉\"/>", {true, true}},
+    {"code-011", "~~~\n```\n<react emoji=\"👍\"/>\n~~~\nAfter <react emoji=\"🎉\"/>", {true, false}},
+    {"code-012", "Type `<react emoji=\"👍\"/>` to react.", {true}},
+    {"code-013", "Use ``a`<react emoji=\"👍\"/>`` here.", {true}},
+    {"code-014", "``x```<react emoji=\"👍\"/>``", {true}},
+    {"code-015", "Run ```<react emoji=\"👍\"/>``` now.", {true}},
+    {"code-016", "Code: `x` then <react emoji=\"👍\"/>", {false}},
+    {"code-017", "Type `<react emoji=\"👍\"/>\nthen <react emoji=\"🎉\"/>", {true, false}},
+    {"code-018", "Use `[REMEMBER:x]", {true}},
+    {"code-019", "a `b\nc <react emoji=\"👍\"/>` d", {false}},
+    {"code-020", "``\n<react emoji=\"👍\"/>", {false}},
+    {"code-021", "~~strike~~ <react emoji=\"👍\"/>", {false}},
+    {"code-022", "Write `[SEARCH:cats]` to search.", {true}},
+    {"code-023", "```\nNO_REPLY\n```", {}},
+    {"code-024", "```\n<think>x</think>\n```", {true, true}},
+    {"code-025", "```\n<react emoji=\"👍\"/>\n  ```\n<react emoji=\"🎉\"/>", {true, false}},
+    {"code-026", "```\n<react emoji=\"👍\"/>\n    ```\n<react emoji=\"🎉\"/>", {true, false}},
+    {"code-027", "```\nx\n``` done\n<react emoji=\"🎉\"/>", {true}},
+    {"code-028", "```\nx\n```  \t\nDone <react emoji=\"🎉\"/>", {false}},
+    {"code-029", "Tab:\n\t```\n<react emoji=\"👍\"/>\n\t```\nEnd", {true}},
+    {"code-030", "```\n<react emoji=\"👍\"/>\n\t```\n<react emoji=\"🎉\"/>", {true, false}},
+    {"code-031", "```a`b\n<react emoji=\"👍\"/>\n```\n<react emoji=\"🎉\"/>", {true, false}},
+    {"code-032", "~~~ a`b\n<react emoji=\"👍\"/>\n~~~\nAfter <react emoji=\"🎉\"/>", {true, false}},
+    {"code-033", "> ```\n> <react emoji=\"👍\"/>\n> ```\nAfter <react emoji=\"🎉\"/>", {true, false}},
+    {"code-034",
+     "- Item\n\n      ```\n      <react emoji=\"👍\"/>\n      ```\nDone <react emoji=\"🎉\"/>",
+     {true, false}},
+    {"code-035", ">> ~~~\n>> [REMEMBER:x]\n>> ~~~", {true}},
+    {"code-036", "Quote:\n> ```\n> <react emoji=\"👍\"/>", {true}},
+    {"code-037", "1. ```bash\n   <react emoji=\"👍\"/>\n   ```\nDone <react emoji=\"🎉\"/>", {true, false}},
+    {"code-038", "- ```\n[REMEMBER:x]\n```\nok [REMEMBER:y]", {true, false}},
+    {"code-039", "* ~~~ python\nprint(\"<voice>hi</voice>\")\n~~~", {true, true}},
+    {"code-040", "1) ```\n<no-reply/>\n```", {true}},
+    {"code-041", "> - ```\n> [REMEMBER:x]\n> ```", {true}},
 };
 
 TEST(CodeTrackerConformance, EveryCodeVector) {
-    for (const Case& c : kConformance) {
-        SCOPED_TRACE(c.id);
-        EXPECT_EQ(flags_bytewise(c.input), c.in_code);
-        EXPECT_EQ(flags_bulk(c.input), c.in_code);
-    }
+  for (const Case& c : kConformance) {
+    SCOPED_TRACE(c.id);
+    EXPECT_EQ(flags_bytewise(c.input), c.in_code);
+    EXPECT_EQ(flags_bulk(c.input), c.in_code);
+  }
 }
 
 // A line-at-a-time model of spec 1.2, written independently of the byte machine, to check it against.
 std::size_t lead_end(const std::string& line) {
-    std::size_t i = line.find_first_not_of(" \t>");
-    if (i == std::string::npos) return line.size();
-    std::size_t j = i;
-    if (line[j] == '-' || line[j] == '*' || line[j] == '+') {
-        ++j;
-    } else if (std::isdigit(static_cast<unsigned char>(line[j]))) {
-        while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
-        if (j == line.size() || (line[j] != '.' && line[j] != ')')) return i;
-        ++j;
-    } else {
-        return i;
-    }
-    if (j == line.size() || (line[j] != ' ' && line[j] != '\t')) return i;
-    return line.find_first_not_of(" \t", j) == std::string::npos ? line.size() : line.find_first_not_of(" \t", j);
+  std::size_t i = line.find_first_not_of(" \t>");
+  if (i == std::string::npos) return line.size();
+  std::size_t j = i;
+  if (line[j] == '-' || line[j] == '*' || line[j] == '+') {
+    ++j;
+  } else if (std::isdigit(static_cast<unsigned char>(line[j]))) {
+    while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j]))) ++j;
+    if (j == line.size() || (line[j] != '.' && line[j] != ')')) return i;
+    ++j;
+  } else {
+    return i;
+  }
+  if (j == line.size() || (line[j] != ' ' && line[j] != '\t')) return i;
+  return line.find_first_not_of(" \t", j) == std::string::npos ? line.size()
+                                                               : line.find_first_not_of(" \t", j);
 }
 
 std::size_t run_at(const std::string& line, std::size_t i, char c) {
-    std::size_t n = 0;
-    while (i + n < line.size() && line[i + n] == c) ++n;
-    return n;
+  std::size_t n = 0;
+  while (i + n < line.size() && line[i + n] == c) ++n;
+  return n;
 }
 
 std::vector<bool> reference_flags(const std::string& in) {
-    std::vector<bool> out;
-    char fence_char = 0;
-    std::size_t fence_len = 0;
-    std::size_t start = 0;
-    while (start <= in.size()) {
-        std::size_t end = in.find('\n', start);
-        if (end == std::string::npos) end = in.size();
-        const std::string line = in.substr(start, end - start);
-        const std::size_t lead = lead_end(line);
-        const char first = lead < line.size() ? line[lead] : 0;
-        if (fence_char != 0) {
-            for (char c : line)
-                if (is_markup(c)) out.push_back(true);
-            const std::size_t n = run_at(line, lead, fence_char);
-            if (n != 0 && n >= fence_len && line.find_first_not_of(" \t\r", lead + n) == std::string::npos)
-                fence_char = 0;
-        } else if ((first == '`' || first == '~') && run_at(line, lead, first) >= 3) {
-            for (char c : line)
-                if (is_markup(c)) out.push_back(true);
-            fence_char = first;
-            fence_len = run_at(line, lead, first);
-        } else {
-            std::size_t span = 0;
-            for (std::size_t i = 0; i < line.size();) {
-                if (line[i] == '`') {
-                    const std::size_t n = run_at(line, i, '`');
-                    if (span == 0) span = n;
-                    else if (span == n) span = 0;
-                    i += n;
-                    continue;
-                }
-                if (is_markup(line[i])) out.push_back(span != 0);
-                ++i;
-            }
+  std::vector<bool> out;
+  char fence_char = 0;
+  std::size_t fence_len = 0;
+  std::size_t start = 0;
+  while (start <= in.size()) {
+    std::size_t end = in.find('\n', start);
+    if (end == std::string::npos) end = in.size();
+    const std::string line = in.substr(start, end - start);
+    const std::size_t lead = lead_end(line);
+    const char first = lead < line.size() ? line[lead] : 0;
+    if (fence_char != 0) {
+      for (char c : line)
+        if (is_markup(c)) out.push_back(true);
+      const std::size_t n = run_at(line, lead, fence_char);
+      if (n != 0 && n >= fence_len && line.find_first_not_of(" \t\r", lead + n) == std::string::npos)
+        fence_char = 0;
+    } else if ((first == '`' || first == '~') && run_at(line, lead, first) >= 3) {
+      for (char c : line)
+        if (is_markup(c)) out.push_back(true);
+      fence_char = first;
+      fence_len = run_at(line, lead, first);
+    } else {
+      std::size_t span = 0;
+      for (std::size_t i = 0; i < line.size();) {
+        if (line[i] == '`') {
+          const std::size_t n = run_at(line, i, '`');
+          if (span == 0)
+            span = n;
+          else if (span == n)
+            span = 0;
+          i += n;
+          continue;
         }
-        start = end + 1;
+        if (is_markup(line[i])) out.push_back(span != 0);
+        ++i;
+      }
     }
-    return out;
+    start = end + 1;
+  }
+  return out;
 }
 
 std::string random_doc(std::mt19937& rng, int tokens) {
-    static const char* pieces[] = {"`", "``", "```", "````", "~", "~~", "~~~", "~~~~", "\n", "\n", "\n", " ", "  ",
-                                   "\t", ">", "> ", "- ", "-", "* ", "+ ", "1. ", "12) ", "3.", "x", "word ",
-                                   "<", "[", "<", "[", "\r", "\r\n", "7"};
-    std::string s;
-    for (int i = 0; i < tokens; ++i) s += pieces[rng() % (sizeof pieces / sizeof *pieces)];
-    return s;
+  static const char* pieces[] = {"`",     "``", "```", "````", "~",   "~~",   "~~~",  "~~~~",
+                                 "\n",    "\n", "\n",  " ",    "  ",  "\t",   ">",    "> ",
+                                 "- ",    "-",  "* ",  "+ ",   "1. ", "12) ", "3.",   "x",
+                                 "word ", "<",  "[",   "<",    "[",   "\r",   "\r\n", "7"};
+  std::string s;
+  for (int i = 0; i < tokens; ++i) s += pieces[rng() % (sizeof pieces / sizeof *pieces)];
+  return s;
 }
 
 TEST(CodeTrackerReference, RandomDocumentsMatchLineModel) {
-    std::mt19937 rng(2026);
-    for (int t = 0; t < 4000; ++t) {
-        const std::string doc = random_doc(rng, 1 + static_cast<int>(rng() % 40));
-        const std::vector<bool> want = reference_flags(doc);
-        ASSERT_EQ(flags_bytewise(doc), want) << '"' << doc << '"';
-        ASSERT_EQ(flags_bulk(doc), want) << '"' << doc << '"';
-    }
+  std::mt19937 rng(2026);
+  for (int t = 0; t < 4000; ++t) {
+    const std::string doc = random_doc(rng, 1 + static_cast<int>(rng() % 40));
+    const std::vector<bool> want = reference_flags(doc);
+    ASSERT_EQ(flags_bytewise(doc), want) << '"' << doc << '"';
+    ASSERT_EQ(flags_bulk(doc), want) << '"' << doc << '"';
+  }
 }
 
 // skip_plain()/feed() in any chunking reach exactly the states that step() reaches byte by byte.
 TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
-    std::mt19937 rng(77);
-    std::vector<std::string> docs;
-    for (const Case& c : kConformance) docs.emplace_back(c.input);
-    for (int t = 0; t < 1500; ++t) docs.push_back(random_doc(rng, 1 + static_cast<int>(rng() % 60)));
-    docs.push_back(std::string(5000, 'a') + "`x`" + std::string(300, 'b') + "\n```\n" + std::string(4000, 'c') + "\n```\n");
-    for (const std::string& doc : docs) {
-        std::vector<CodeTracker::State> states;  // state after each byte
-        CodeTracker a;
-        for (char c : doc) {
-            a.step(static_cast<unsigned char>(c));
-            states.push_back(a.snapshot());
-        }
-        for (int round = 0; round < 3; ++round) {
-            CodeTracker b;
-            std::size_t i = 0;
-            while (i < doc.size()) {
-                const std::size_t k = std::min<std::size_t>(doc.size() - i, 1 + rng() % (round == 2 ? 400 : 9));
-                b.feed(std::string_view(doc).substr(i, k));
-                i += k;
-                ASSERT_TRUE(b.snapshot() == states[i - 1]) << '"' << doc << "\" at " << i;
-            }
-        }
+  std::mt19937 rng(77);
+  std::vector<std::string> docs;
+  for (const Case& c : kConformance) docs.emplace_back(c.input);
+  for (int t = 0; t < 1500; ++t) docs.push_back(random_doc(rng, 1 + static_cast<int>(rng() % 60)));
+  docs.push_back(std::string(5000, 'a') + "`x`" + std::string(300, 'b') + "\n```\n" + std::string(4000, 'c') +
+                 "\n```\n");
+  for (const std::string& doc : docs) {
+    std::vector<CodeTracker::State> states;  // state after each byte
+    CodeTracker a;
+    for (char c : doc) {
+      a.step(static_cast<unsigned char>(c));
+      states.push_back(a.snapshot());
     }
+    for (int round = 0; round < 3; ++round) {
+      CodeTracker b;
+      std::size_t i = 0;
+      while (i < doc.size()) {
+        const std::size_t k = std::min<std::size_t>(doc.size() - i, 1 + rng() % (round == 2 ? 400 : 9));
+        b.feed(std::string_view(doc).substr(i, k));
+        i += k;
+        ASSERT_TRUE(b.snapshot() == states[i - 1]) << '"' << doc << "\" at " << i;
+      }
+    }
+  }
 }
 
 TEST(CodeTrackerDeterminism, SkipPlainOnlySkipsInertBytes) {
-    CodeTracker t;
-    EXPECT_EQ(t.skip_plain("abc"), 0u);  // at line start every byte matters
-    t.feed("Hello");
-    EXPECT_EQ(t.skip_plain(" world <x> [y] ~~~ `code`"), 19u);  // stops at the backtick
-    EXPECT_EQ(t.bytes_since_line_start(), 24u);
-    EXPECT_EQ(t.skip_plain("\nnext"), 0u);
-    t.feed("\n```\ninside <x> `not a span` [y]");
-    EXPECT_TRUE(t.in_fence());
-    EXPECT_EQ(t.skip_plain("more ` ` stuff\n```"), 14u);  // inside a fence only '\n' matters
+  CodeTracker t;
+  EXPECT_EQ(t.skip_plain("abc"), 0u);  // at line start every byte matters
+  t.feed("Hello");
+  EXPECT_EQ(t.skip_plain(" world <x> [y] ~~~ `code`"), 19u);  // stops at the backtick
+  EXPECT_EQ(t.bytes_since_line_start(), 24u);
+  EXPECT_EQ(t.skip_plain("\nnext"), 0u);
+  t.feed("\n```\ninside <x> `not a span` [y]");
+  EXPECT_TRUE(t.in_fence());
+  EXPECT_EQ(t.skip_plain("more ` ` stuff\n```"), 14u);  // inside a fence only '\n' matters
 }
 
 TEST(CodeTracker, InlineSpanStates) {
-    CodeTracker t;
-    t.feed("a ");
-    EXPECT_FALSE(t.in_code());
-    t.step('`');
-    EXPECT_TRUE(t.in_code());  // a run in progress opens a span if `<` follows
-    t.feed("x");
-    EXPECT_TRUE(t.in_code());
-    t.step('`');
-    EXPECT_FALSE(t.in_code());  // a `<` now would end the run, closing the span
-    t.step('`');
-    EXPECT_TRUE(t.in_code());  // a run of 2 does not close a span of 1
-    t.feed("y`");
-    EXPECT_FALSE(t.in_code());
-    t.feed(" z");
-    EXPECT_FALSE(t.in_code());
+  CodeTracker t;
+  t.feed("a ");
+  EXPECT_FALSE(t.in_code());
+  t.step('`');
+  EXPECT_TRUE(t.in_code());  // a run in progress opens a span if `<` follows
+  t.feed("x");
+  EXPECT_TRUE(t.in_code());
+  t.step('`');
+  EXPECT_FALSE(t.in_code());  // a `<` now would end the run, closing the span
+  t.step('`');
+  EXPECT_TRUE(t.in_code());  // a run of 2 does not close a span of 1
+  t.feed("y`");
+  EXPECT_FALSE(t.in_code());
+  t.feed(" z");
+  EXPECT_FALSE(t.in_code());
 }
 
 TEST(CodeTracker, TripleBacktickMidLineIsASpanNotAFence) {
-    CodeTracker t;
-    t.feed("Run ```");
-    EXPECT_FALSE(t.in_fence());
-    EXPECT_FALSE(t.fence_line_started());
-    t.feed("ls");
-    EXPECT_TRUE(t.in_code());
-    t.feed("``");
-    EXPECT_TRUE(t.in_code());
-    t.feed("` now");
-    EXPECT_FALSE(t.in_code());
-    EXPECT_FALSE(t.in_fence());
+  CodeTracker t;
+  t.feed("Run ```");
+  EXPECT_FALSE(t.in_fence());
+  EXPECT_FALSE(t.fence_line_started());
+  t.feed("ls");
+  EXPECT_TRUE(t.in_code());
+  t.feed("``");
+  EXPECT_TRUE(t.in_code());
+  t.feed("` now");
+  EXPECT_FALSE(t.in_code());
+  EXPECT_FALSE(t.in_fence());
 }
 
 TEST(CodeTracker, UnclosedSpanEndsAtLineEnd) {
-    CodeTracker t;
-    t.feed("a `b <x");
-    EXPECT_TRUE(t.in_code());
-    t.feed("\n");
-    EXPECT_FALSE(t.in_code());
-    t.feed("c ");
-    EXPECT_FALSE(t.in_code());
-    t.feed("`");  // a new span of 1 opens on this line, not the old one closing
-    EXPECT_TRUE(t.in_code());
-    t.feed(" d");
-    EXPECT_TRUE(t.in_code());
-    t.feed("\r\n");
-    EXPECT_FALSE(t.in_code());
+  CodeTracker t;
+  t.feed("a `b <x");
+  EXPECT_TRUE(t.in_code());
+  t.feed("\n");
+  EXPECT_FALSE(t.in_code());
+  t.feed("c ");
+  EXPECT_FALSE(t.in_code());
+  t.feed("`");  // a new span of 1 opens on this line, not the old one closing
+  EXPECT_TRUE(t.in_code());
+  t.feed(" d");
+  EXPECT_TRUE(t.in_code());
+  t.feed("\r\n");
+  EXPECT_FALSE(t.in_code());
 }
 
 TEST(CodeTracker, LeadRunsOfOneOrTwo) {
-    CodeTracker t;
-    t.step('`');
-    EXPECT_TRUE(t.in_code());
-    t.step('`');
-    EXPECT_TRUE(t.in_code());
-    t.step('x');
-    EXPECT_TRUE(t.in_code());  // span of 2 from the line start
-    EXPECT_FALSE(t.in_fence());
-    t.feed("\n~~");
-    EXPECT_FALSE(t.in_code());  // two tildes: strike-through, not code
-    t.feed("`a");
-    EXPECT_TRUE(t.in_code());  // a backtick right after them opens a span
+  CodeTracker t;
+  t.step('`');
+  EXPECT_TRUE(t.in_code());
+  t.step('`');
+  EXPECT_TRUE(t.in_code());
+  t.step('x');
+  EXPECT_TRUE(t.in_code());  // span of 2 from the line start
+  EXPECT_FALSE(t.in_fence());
+  t.feed("\n~~");
+  EXPECT_FALSE(t.in_code());  // two tildes: strike-through, not code
+  t.feed("`a");
+  EXPECT_TRUE(t.in_code());  // a backtick right after them opens a span
 }
 
 TEST(CodeTracker, FenceLineStartedFiresOnTheThirdByte) {
-    CodeTracker t;
-    t.feed("intro\n  ");
-    EXPECT_TRUE(t.at_line_start());
-    t.step('`');
-    EXPECT_FALSE(t.fence_line_started());
-    EXPECT_FALSE(t.at_line_start());
-    t.step('`');
-    EXPECT_FALSE(t.fence_line_started());
-    t.step('`');
-    EXPECT_TRUE(t.fence_line_started());
-    EXPECT_TRUE(t.in_fence());
-    t.step('`');
-    EXPECT_FALSE(t.fence_line_started());
-    t.feed("py\ncode\n");
-    t.feed("``");
-    t.step('`');
-    EXPECT_FALSE(t.fence_line_started());  // only 3 of the 4 needed, and inside a fence it never fires
-    t.step('`');
-    EXPECT_FALSE(t.fence_line_started());
-    EXPECT_TRUE(t.in_fence());
-    t.step('\n');
-    EXPECT_FALSE(t.in_fence());
-    t.feed("~~");
-    t.step('~');
-    EXPECT_TRUE(t.fence_line_started());
+  CodeTracker t;
+  t.feed("intro\n  ");
+  EXPECT_TRUE(t.at_line_start());
+  t.step('`');
+  EXPECT_FALSE(t.fence_line_started());
+  EXPECT_FALSE(t.at_line_start());
+  t.step('`');
+  EXPECT_FALSE(t.fence_line_started());
+  t.step('`');
+  EXPECT_TRUE(t.fence_line_started());
+  EXPECT_TRUE(t.in_fence());
+  t.step('`');
+  EXPECT_FALSE(t.fence_line_started());
+  t.feed("py\ncode\n");
+  t.feed("``");
+  t.step('`');
+  EXPECT_FALSE(t.fence_line_started());  // only 3 of the 4 needed, and inside a fence it never fires
+  t.step('`');
+  EXPECT_FALSE(t.fence_line_started());
+  EXPECT_TRUE(t.in_fence());
+  t.step('\n');
+  EXPECT_FALSE(t.in_fence());
+  t.feed("~~");
+  t.step('~');
+  EXPECT_TRUE(t.fence_line_started());
 }
 
 TEST(CodeTracker, ClosingFenceLongerThanOpenerCloses) {
-    CodeTracker t;
-    t.feed("```\n<x>\n`````\n");
-    EXPECT_FALSE(t.in_fence());
-    EXPECT_FALSE(t.in_code());
+  CodeTracker t;
+  t.feed("```\n<x>\n`````\n");
+  EXPECT_FALSE(t.in_fence());
+  EXPECT_FALSE(t.in_code());
 }
 
 TEST(CodeTracker, ShorterOrFollowedRunDoesNotClose) {
-    CodeTracker t;
-    t.feed("````\n```\n```` x\n");
-    EXPECT_TRUE(t.in_fence());
-    t.feed("````");
-    EXPECT_TRUE(t.in_code());  // the closing line itself is code
-    t.feed(" \t");
-    EXPECT_TRUE(t.in_fence());
-    t.feed("\n");
-    EXPECT_FALSE(t.in_fence());
+  CodeTracker t;
+  t.feed("````\n```\n```` x\n");
+  EXPECT_TRUE(t.in_fence());
+  t.feed("````");
+  EXPECT_TRUE(t.in_code());  // the closing line itself is code
+  t.feed(" \t");
+  EXPECT_TRUE(t.in_fence());
+  t.feed("\n");
+  EXPECT_FALSE(t.in_fence());
 }
 
 TEST(CodeTracker, TildeRunDoesNotCloseBacktickFence) {
-    CodeTracker t;
-    t.feed("```\n~~~\n~~~~~~\n");
-    EXPECT_TRUE(t.in_fence());
-    t.feed("```\n");
-    EXPECT_FALSE(t.in_fence());
-    t.feed("~~~\n```\n");
-    EXPECT_TRUE(t.in_fence());
-    t.feed("~~~\n");
-    EXPECT_FALSE(t.in_fence());
+  CodeTracker t;
+  t.feed("```\n~~~\n~~~~~~\n");
+  EXPECT_TRUE(t.in_fence());
+  t.feed("```\n");
+  EXPECT_FALSE(t.in_fence());
+  t.feed("~~~\n```\n");
+  EXPECT_TRUE(t.in_fence());
+  t.feed("~~~\n");
+  EXPECT_FALSE(t.in_fence());
 }
 
 TEST(CodeTracker, CrlfLines) {
-    CodeTracker t;
-    t.feed("text\r\n```js\r\nx <y>\r\n```\r\n");
-    EXPECT_FALSE(t.in_fence());
-    t.feed("after ");
-    EXPECT_FALSE(t.in_code());
-    t.feed("\r\n```\r\n``` \r \r\n");
-    EXPECT_FALSE(t.in_fence());
-    t.feed("```\r\n```\rx\r\n");  // a \r followed by more text is content: no close
-    EXPECT_TRUE(t.in_fence());
+  CodeTracker t;
+  t.feed("text\r\n```js\r\nx <y>\r\n```\r\n");
+  EXPECT_FALSE(t.in_fence());
+  t.feed("after ");
+  EXPECT_FALSE(t.in_code());
+  t.feed("\r\n```\r\n``` \r \r\n");
+  EXPECT_FALSE(t.in_fence());
+  t.feed("```\r\n```\rx\r\n");  // a \r followed by more text is content: no close
+  EXPECT_TRUE(t.in_fence());
 }
 
 TEST(CodeTracker, QuoteMarkers) {
-    for (const char* opener : {"> ```", ">> ~~~", "> > ```", ">```", " >  > \t```", "\t> >> ~~~~ info"}) {
-        SCOPED_TRACE(opener);
-        CodeTracker t;
-        t.feed(opener);
-        EXPECT_TRUE(t.in_fence());
-        t.feed("\n> body\n");
-        EXPECT_TRUE(t.in_code());
-    }
+  for (const char* opener : {"> ```", ">> ~~~", "> > ```", ">```", " >  > \t```", "\t> >> ~~~~ info"}) {
+    SCOPED_TRACE(opener);
     CodeTracker t;
-    t.feed("> ```\n> x\n>> ```\n");
-    EXPECT_FALSE(t.in_fence());  // any quote markers before the closing run
+    t.feed(opener);
+    EXPECT_TRUE(t.in_fence());
+    t.feed("\n> body\n");
+    EXPECT_TRUE(t.in_code());
+  }
+  CodeTracker t;
+  t.feed("> ```\n> x\n>> ```\n");
+  EXPECT_FALSE(t.in_fence());  // any quote markers before the closing run
 }
 
 TEST(CodeTracker, ListMarkers) {
-    for (const char* opener : {"- ```", "* ```", "+ ~~~", "1. ```", "1) ```", "42.\t```", "  3)   ~~~", "> - ```",
-                               "> 1. ~~~"}) {
-        SCOPED_TRACE(opener);
-        CodeTracker t;
-        t.feed(opener);
-        EXPECT_TRUE(t.in_fence());
-    }
-    for (const char* not_opener : {"-```", "1.```", "1```", "1 ```", "a. ```", "- - ```", "- > ```", "1.5 ```",
-                                   "** ```", "-- ```"}) {
-        SCOPED_TRACE(not_opener);
-        CodeTracker t;
-        t.feed(not_opener);
-        EXPECT_FALSE(t.in_fence());
-    }
+  for (const char* opener :
+       {"- ```", "* ```", "+ ~~~", "1. ```", "1) ```", "42.\t```", "  3)   ~~~", "> - ```", "> 1. ~~~"}) {
+    SCOPED_TRACE(opener);
     CodeTracker t;
-    t.feed("-");
-    EXPECT_TRUE(t.at_line_start());
-    t.feed(" ");
-    EXPECT_TRUE(t.at_line_start());
-    t.feed("x");
-    EXPECT_FALSE(t.at_line_start());
+    t.feed(opener);
+    EXPECT_TRUE(t.in_fence());
+  }
+  for (const char* not_opener :
+       {"-```", "1.```", "1```", "1 ```", "a. ```", "- - ```", "- > ```", "1.5 ```", "** ```", "-- ```"}) {
+    SCOPED_TRACE(not_opener);
+    CodeTracker t;
+    t.feed(not_opener);
+    EXPECT_FALSE(t.in_fence());
+  }
+  CodeTracker t;
+  t.feed("-");
+  EXPECT_TRUE(t.at_line_start());
+  t.feed(" ");
+  EXPECT_TRUE(t.at_line_start());
+  t.feed("x");
+  EXPECT_FALSE(t.at_line_start());
 }
 
 TEST(CodeTracker, InfoStringMayHoldBackticks) {
-    CodeTracker t;
-    t.feed("```a`b `` c\n<x>\n");
-    EXPECT_TRUE(t.in_fence());
-    t.feed("```\n");
-    EXPECT_FALSE(t.in_fence());
+  CodeTracker t;
+  t.feed("```a`b `` c\n<x>\n");
+  EXPECT_TRUE(t.in_fence());
+  t.feed("```\n");
+  EXPECT_FALSE(t.in_fence());
 }
 
 TEST(CodeTracker, BytesSinceLineStart) {
-    CodeTracker t;
-    EXPECT_EQ(t.bytes_since_line_start(), 0u);
-    t.feed("abc");
-    EXPECT_EQ(t.bytes_since_line_start(), 3u);
-    t.feed("\n");
-    EXPECT_EQ(t.bytes_since_line_start(), 0u);
-    t.feed("```\n" + std::string(1000, 'z'));
-    EXPECT_EQ(t.bytes_since_line_start(), 1000u);
+  CodeTracker t;
+  EXPECT_EQ(t.bytes_since_line_start(), 0u);
+  t.feed("abc");
+  EXPECT_EQ(t.bytes_since_line_start(), 3u);
+  t.feed("\n");
+  EXPECT_EQ(t.bytes_since_line_start(), 0u);
+  t.feed("```\n" + std::string(1000, 'z'));
+  EXPECT_EQ(t.bytes_since_line_start(), 1000u);
 }
 
 TEST(CodeTracker, MarkLineContent) {
-    CodeTracker t;
-    t.feed("  ");
-    t.mark_line_content();  // e.g. a removed directive stood here
-    EXPECT_FALSE(t.at_line_start());
-    EXPECT_EQ(t.bytes_since_line_start(), 2u);
-    t.feed("```");
-    EXPECT_FALSE(t.in_fence());  // mid-line now: a span, not a fence
-    EXPECT_TRUE(t.in_code());
-    t.feed("\n```\nx\n```");
-    EXPECT_TRUE(t.in_fence());
-    t.mark_line_content();
-    t.feed("\n");
-    EXPECT_TRUE(t.in_fence());  // the closing candidate had content, so it did not close
-    t.feed("`");
-    t.mark_line_content();  // ends a lead run of 1 as any byte would
-    t.feed("``\n");
-    EXPECT_TRUE(t.in_fence());
+  CodeTracker t;
+  t.feed("  ");
+  t.mark_line_content();  // e.g. a removed directive stood here
+  EXPECT_FALSE(t.at_line_start());
+  EXPECT_EQ(t.bytes_since_line_start(), 2u);
+  t.feed("```");
+  EXPECT_FALSE(t.in_fence());  // mid-line now: a span, not a fence
+  EXPECT_TRUE(t.in_code());
+  t.feed("\n```\nx\n```");
+  EXPECT_TRUE(t.in_fence());
+  t.mark_line_content();
+  t.feed("\n");
+  EXPECT_TRUE(t.in_fence());  // the closing candidate had content, so it did not close
+  t.feed("`");
+  t.mark_line_content();  // ends a lead run of 1 as any byte would
+  t.feed("``\n");
+  EXPECT_TRUE(t.in_fence());
 }
 
 TEST(CodeTracker, SnapshotRestore) {
-    CodeTracker t;
-    t.feed("para\n``");
-    const CodeTracker::State saved = t.snapshot();
-    t.feed("`python\n<x>");
-    EXPECT_TRUE(t.in_fence());
-    t.restore(saved);
-    EXPECT_FALSE(t.in_fence());
-    EXPECT_EQ(t.bytes_since_line_start(), 2u);
-    t.feed(" <x>");
-    EXPECT_TRUE(t.in_code());  // the run of 2 opened a span
-    EXPECT_FALSE(t.in_fence());
-    t.reset();
-    EXPECT_TRUE(t.snapshot() == CodeTracker::State{});
-    EXPECT_TRUE(t.at_line_start());
-    EXPECT_FALSE(t.in_code());
+  CodeTracker t;
+  t.feed("para\n``");
+  const CodeTracker::State saved = t.snapshot();
+  t.feed("`python\n<x>");
+  EXPECT_TRUE(t.in_fence());
+  t.restore(saved);
+  EXPECT_FALSE(t.in_fence());
+  EXPECT_EQ(t.bytes_since_line_start(), 2u);
+  t.feed(" <x>");
+  EXPECT_TRUE(t.in_code());  // the run of 2 opened a span
+  EXPECT_FALSE(t.in_fence());
+  t.reset();
+  EXPECT_TRUE(t.snapshot() == CodeTracker::State{});
+  EXPECT_TRUE(t.at_line_start());
+  EXPECT_FALSE(t.in_code());
 }
 
 TEST(CodeTracker, AnyIndentation) {
-    CodeTracker t;
-    t.feed(std::string(40, ' ') + "~~~\n<x>\n\t\t\t\t~~~~\n");
-    EXPECT_FALSE(t.in_fence());
+  CodeTracker t;
+  t.feed(std::string(40, ' ') + "~~~\n<x>\n\t\t\t\t~~~~\n");
+  EXPECT_FALSE(t.in_fence());
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "sigil/actions/send_file.h"
 #include "sigil/actions/send_message.h"
 #include "sigil/actions/voice.h"
+#include "sigil/actions/voice_budget.h"
 #include "sigil/exec/handler.h"
 
 namespace sigil::actions {
@@ -31,6 +32,7 @@ struct BuiltinConfig {
   // voice: espeak-ng's options; voice_enabled false: voice says it is not configured.
   bool voice_enabled = true;
   VoiceSynth::Options voice;
+  VoiceLimits voice_budget;  // one VoiceBudget for the table: its per-minute count spans turns
   ReactConfig react;
   MemoryConfig memory;  // its scope also applies to the archive
   ArchiveConfig archive;

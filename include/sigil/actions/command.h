@@ -8,7 +8,9 @@
 //   configured every directive is an error `command: no commands are configured`.
 // - The program runs through actions::detail::run_captured: no shell, empty stdin, its own process group,
 //   killed with everything it started after `timeout` or when the executor stops the handler
-//   (ActionContext::stop_token(), noticed within ~20 ms).
+//   (ActionContext::stop_token(), noticed within ~20 ms). It holds descriptors 0-2 only and gets an
+//   allow-listed environment (PATH, HOME, LANG, LANGUAGE, LC_*, TZ, TMPDIR): never the gateway's sockets,
+//   SIGIL_* variables, the model key or channel tokens.
 // - Exit 0: ok `command backup: done`, result {"exit":0,"output":…}: stdout cut to `max_output` bytes at a
 //   character boundary, ill-formed UTF-8 replaced by U+FFFD, and "truncated":true when it was cut. Output
 //   is only cut, never a reason to stop the program, unless it exceeds 64 × max_output (then it is killed:

@@ -1,10 +1,11 @@
 // The `voice` action's back-end (spec 13): text -> espeak-ng -> PCM -> 48 kHz -> libopusenc -> Ogg Opus.
 //
 // espeak-ng is GPL, so it is never linked: it runs as a separate process (posix_spawn, no shell, its own
-// process group), `espeak-ng --stdout --stdin -b 1 -v <voice> -s <rate>`, with the text on its stdin (never
-// on its command line) and its WAV read from a pipe under a poll()-based time-out; on time-out its whole
-// process group is killed with SIGKILL, and it is always reaped. The WAV (PCM 16-bit mono, 22050 Hz from
-// espeak-ng; any common rate is accepted) is resampled to 48 kHz (polyphase Kaiser-windowed sinc, see
+// process group, descriptors 0-2 only, an allow-listed environment plus ESPEAK_DATA_PATH: see
+// src/actions/subprocess.h), `espeak-ng --stdout --stdin -b 1 -v <voice> -s <rate>`, with the text on its
+// stdin (never on its command line) and its WAV read from a pipe under a poll()-based time-out; on time-out
+// its whole process group is killed with SIGKILL, and it is always reaped. The WAV (PCM 16-bit mono, 22050 Hz
+// from espeak-ng; any common rate is accepted) is resampled to 48 kHz (polyphase Kaiser-windowed sinc, see
 // src/actions/resample.h) and encoded by libopusenc (BSD) as mono Opus (VOIP application, voice signal,
 // ~24 kbit/s) into a file made with mkostemps (mode 0600) in the temp folder. The file is deleted on every
 // failure path, and by the VoiceNote that owns it on success.
@@ -75,6 +76,10 @@ class VoiceSynth {
   // failing or writing no usable audio: tool_failed with its exit status and first stderr line; too
   // slow: timeout. Thread-safe: each call has its own process and file.
   Result<VoiceNote> synthesize(std::string_view text) const;
+
+  // synthesize()'s checks of the text alone (empty, too long, NUL byte), without running anything: lets a
+  // caller refuse text before charging it to a budget.
+  Result<void> check_text(std::string_view text) const;
 
   const Options& options() const noexcept { return options_; }
 

@@ -21,6 +21,11 @@
 //   arguments are validated by the registry like a JSON body of the action's tag. An unknown or denied
 //   tool name, or an action without a tag spelling, is reported to the model as an error line.
 //   Tool results go back as lines of the same "user" results message, not as role "tool" messages.
+//   Tool calls count against the reply's per-reply directive limit (ParserOptions::max_directives, 32,
+//   shared with its inline directives, 12.5): past it a tool call is refused unrun, "<action>: over the
+//   per-reply limit" (diagnostic over-limit), like an inline directive past it.
+// - The results message is bounded to AgentConfig::exec.max_results_bytes (16 KiB): the lines that fit,
+//   then one saying how many were left out (exec/results_message.h).
 // - finish_reason length (and content_filter) finish the parser with FinishReason::Length: a directive
 //   left unclosed is not run (spec 11.6). A model error or cancellation also finishes the parser with
 //   Length (what was delivered stays), ends the turn with the error in the summary, and is not retried.
@@ -50,11 +55,11 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/handler.h"
 #include "sigil/exec/turn_report.h"
 #include "sigil/model/client.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/store.h"
 
 namespace sigil::agent {
@@ -143,7 +148,7 @@ class TurnObserver {
 class Agent {
  public:
   // Everything passed in must outlive the Agent.
-  Agent(const spec::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
+  Agent(const catalog::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
         model::ModelClient& client, AgentConfig config = {});
   // Cancels open model calls and waits for every turn's on_turn_end.
   ~Agent();
@@ -187,7 +192,7 @@ class Agent {
   void post_finish(std::function<void()> job);
   void finish_loop(const std::stop_token& stop);
 
-  const spec::Registry& registry_;
+  const catalog::Registry& registry_;
   const exec::HandlerTable& handlers_;
   store::Store& store_;
   model::ModelClient& client_;

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "sigil/deliver/capabilities.h"
-#include "sigil/exec/handler.h"
+#include "sigil/deliver/delivery.h"
 
 namespace sigil::deliver {
 
@@ -25,7 +25,7 @@ struct ChannelResult {
 
 // A file or voice note to send: the bytes come from the open payload (spec 15: never reopened by path).
 struct OutgoingFile {
-  std::shared_ptr<const exec::Payload> payload;
+  std::shared_ptr<const deliver::Payload> payload;
   std::string name;       // shown to the user ("report.pdf")
   std::string kind;       // image document audio video (send_file); empty for send_voice
   std::string caption;    // may be empty

@@ -1,4 +1,4 @@
-// The ordered outbox of one chat (architecture: deliver/): an exec::Outbox that shows a turn's output on
+// The ordered outbox of one chat (architecture: deliver/): an deliver::Outbox that shows a turn's output on
 // a Channel, asking the channel's capabilities and never assuming them.
 //
 // What it promises:
@@ -38,9 +38,8 @@
 #include "sigil/deliver/capabilities.h"
 #include "sigil/deliver/channel.h"
 #include "sigil/deliver/clock.h"
+#include "sigil/deliver/delivery.h"
 #include "sigil/deliver/report.h"
-#include "sigil/exec/handler.h"
-#include "sigil/exec/outbox.h"
 
 namespace sigil::deliver {
 
@@ -59,15 +58,15 @@ struct ChatOutboxOptions {
   // Least time between two streaming updates of one message; zero: 1 s / rate (no wait when unlimited).
   std::chrono::milliseconds edit_interval{0};
   // A URL where the user can fetch a delivery's bytes, for the text-line fallback; empty: no link.
-  std::function<std::string(const exec::Delivery&)> media_url;
+  std::function<std::string(const deliver::Delivery&)> media_url;
   // Where Message deliveries (to another chat, already allow-listed) go; returns "" or an error. Unset:
   // they are skipped and reported.
-  std::function<std::string(const exec::Delivery&)> other_chat;
+  std::function<std::string(const deliver::Delivery&)> other_chat;
   // Clock for the rate limit; null: SteadyClock::instance().
   Clock* clock = nullptr;
 };
 
-class ChatOutbox final : public exec::Outbox {
+class ChatOutbox final : public deliver::Outbox {
  public:
   // The channel must outlive the outbox. Capabilities are read once, here.
   explicit ChatOutbox(Channel& channel, ChatOutboxOptions options = {});
@@ -76,16 +75,16 @@ class ChatOutbox final : public exec::Outbox {
   ChatOutbox& operator=(const ChatOutbox&) = delete;
 
   void text(std::string_view text) override;
-  void deliver(const exec::Delivery& delivery) override;
+  void deliver(const deliver::Delivery& delivery) override;
   void end() override;
 
   // The reply turned silent after text was passed on (a late sentinel, spec 7.4): held text is dropped,
   // shown text messages since the last end() are deleted when the channel can, else that is reported.
   void retract();
-  // exec::Outbox: the reply is silent (spec 7.4): retract(), and text() is ignored until end(); deliveries
+  // deliver::Outbox: the reply is silent (spec 7.4): retract(), and text() is ignored until end(); deliveries
   // still go out.
   void silence(bool late) override;
-  // exec::Outbox: the open text message is finished (sent, or its last edit made); the next text starts a
+  // deliver::Outbox: the open text message is finished (sent, or its last edit made); the next text starts a
   // new message (say mode: one message per say block, spec 6.1).
   void end_message() override;
 
@@ -99,7 +98,7 @@ class ChatOutbox final : public exec::Outbox {
  private:
   // One text message in progress: msg_ is its whole text so far (leading whitespace removed).
   struct Open {
-    std::string id;     // empty: not sent yet
+    std::string id;  // empty: not sent yet
     // What the channel shows now: its length, and (editing channels only) a copy. On an appending channel
     // it is always a prefix of msg_, so no copy is kept: copying it on every append made streaming a long
     // message quadratic.
@@ -120,10 +119,10 @@ class ChatOutbox final : public exec::Outbox {
   void stream_update();
   void finish_message(std::string_view head);  // sends or finishes the open message with exactly head
   void flush_text();                           // finishes msg_ (all of it), splitting as needed
-  void send_text_delivery(const exec::Delivery& d);
-  void send_attachment(const exec::Delivery& d);
-  void react(const exec::Delivery& d);
-  void other_chat(const exec::Delivery& d);
+  void send_text_delivery(const deliver::Delivery& d);
+  void send_attachment(const deliver::Delivery& d);
+  void react(const deliver::Delivery& d);
+  void other_chat(const deliver::Delivery& d);
   bool send_line(const std::string& line);
   void note(DeliveryNote::Outcome outcome, std::string asked, std::string done, std::string why);
 

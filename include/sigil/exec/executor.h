@@ -25,9 +25,10 @@
 //   key is completed with that error, and whatever the handler returns later is discarded.
 // - ORDER (12.1): a directive whose action can show something in this chat "holds" text: text after it
 //   waits until its handler finishes (or times out), then its deliveries go out, then the text. DECIDED rule:
-//   an action holds when result_to is `user` or its name is in ExecOptions::delivering_actions (react,
-//   send-file, voice, send-message). Other actions never hold text; if their handler returns deliveries
-//   anyway they go out when it finishes, after the text already sent. Errors never hold text beyond that.
+//   an action holds when result_to is `user` or its ActionSpec says it `delivers` (react, send-file,
+//   voice, send-message: send-message too, so its messages to another chat keep reply order). Other actions
+//   never hold text; if their handler returns deliveries anyway they go out when it finishes, after the text
+//   already sent. Errors never hold text beyond that.
 // - Identical attachments (same op and non-empty sha256) go once per turn; later ones are noted
 //   "duplicate-attachment: <path>" on their result.
 // - result_to: model -> every result goes to the model; model_on_error, user and inline -> failures
@@ -44,11 +45,12 @@
 #include <string>
 #include <vector>
 
+#include "sigil/catalog/registry.h"
 #include "sigil/exec/handler.h"
 #include "sigil/exec/outbox.h"
+#include "sigil/exec/results_message.h"
 #include "sigil/exec/turn_report.h"
 #include "sigil/parse/events.h"
-#include "sigil/spec/registry.h"
 #include "sigil/store/store.h"
 
 namespace sigil::exec {
@@ -60,20 +62,20 @@ struct ExecOptions {
   std::chrono::milliseconds default_timeout{30'000};
   // Per action (canonical name): overrides the ActionSpec's timeout.
   std::map<std::string, std::chrono::milliseconds, std::less<>> timeouts;
-  // Actions whose handlers deliver into this chat, so their directives hold later text (see above).
-  // send-message is here too: its messages to another chat keep reply order among themselves.
-  std::vector<std::string> delivering_actions{"react", "send-file", "voice", "send-message"};
   // Handed to handlers as ActionContext::services().
   std::any services;
   // Say mode (spec 6): each say block ends with Outbox::end_message(), and file and voice deliveries are
   // held until the reply ends, so they go after its last say block (6.4). Match ParserOptions::say_mode.
   bool say_mode = false;
+  // The results message for the model (model_message(); the agent's results message too) is cut to this
+  // many bytes, at least kMinResultsBytes (docs/security.md, "Results to the model").
+  std::size_t max_results_bytes = kDefaultResultsBytes;
 };
 
 class Executor {
  public:
-  Executor(const spec::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
-           TurnIds ids, ExecOptions options = {});
+  Executor(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store,
+           Outbox& outbox, TurnIds ids, ExecOptions options = {});
   // Stops waiting handlers (their stop_tokens are requested) and joins every worker.
   ~Executor();
   Executor(const Executor&) = delete;
@@ -90,8 +92,13 @@ class Executor {
   TurnReport finish();
 
   // After finish(): the results for the model, in reply order, one line each:
-  // "[<ordinal+1>] <action>: <status>: <message>"; empty when none goes to the model.
+  // "[<ordinal+1>] <action>: <status>: <message>"; empty when none goes to the model. Bounded to
+  // ExecOptions::max_results_bytes by results_message() (results_message.h): the lines that fit, then one
+  // saying how many were left out.
   std::string model_message() const;
+  // The same lines, unbounded and without line breaks, for a caller that adds lines of its own (the
+  // agent's native tool-call errors) before bounding the whole with results_message().
+  std::vector<std::string> model_lines() const;
   bool needs_model_call() const;
 
  private:

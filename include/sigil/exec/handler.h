@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sigil/deliver/delivery.h"
 #include "sigil/store/store.h"
 
 namespace sigil::exec {
@@ -32,41 +33,11 @@ struct Directive {
   std::uint64_t clean_offset = 0;
 };
 
-// The bytes of a file or voice delivery, opened once by its handler (spec 15: sent from the open file,
-// never reopened by path). Channels read it with read_at(); whatever backs it (an open descriptor, a
-// temporary voice note) lives as long as the last Delivery that holds it.
-class Payload {
- public:
-  virtual ~Payload();
-  virtual std::uint64_t size() const = 0;
-  // The name a channel shows ("report.pdf").
-  virtual std::string name() const = 0;
-  // "audio/ogg; codecs=opus", "application/pdf", ... (empty: let the channel guess from the name).
-  virtual std::string mime_type() const = 0;
-  // Up to out.size() bytes from offset into out; 0 at the end; -1 on a read error.
-  virtual std::int64_t read_at(std::uint64_t offset, std::span<char> out) const = 0;
-};
-
-// Something the user sees; a channel renders it.
-struct Delivery {
-  // Message: a text to another chat (send-message), allow-listed by its handler before it gets here.
-  enum class Op : unsigned char { Text, File, Voice, Reaction, Message } op = Op::Text;
-  std::string text;                        // Text, Message
-  std::string path;                        // File, Voice
-  std::string kind;                        // File: image document audio voice video
-  std::string caption;                     // File
-  std::string sha256;                      // File, Voice: identical attachments in one turn go once (12.4)
-  std::string emoji;                       // Reaction
-  std::string message;                     // Reaction: the message reacted to (empty: the one being answered)
-  std::string channel;                     // Message: target channel
-  std::string chat;                        // Message: target chat on that channel
-  std::shared_ptr<const Payload> payload;  // File, Voice: the bytes to send (path is for display and reports)
-  std::uint64_t duration_ms = 0;           // Voice
-};
-
-// The op's name in every JSON that shows a delivery (turn reports, SSE, WebSocket, the OpenAI extension):
-// "text", "file", "voice", "reaction", "message".
-std::string_view to_string(Delivery::Op op);
+// The delivery vocabulary (Payload, Delivery, Outbox) is deliver/'s: the executor produces deliveries, the
+// outbox and the channels consume them, and neither side needs the other.
+using deliver::Delivery;
+using deliver::Payload;
+using deliver::to_string;
 
 struct HandlerResult {
   enum class Status : unsigned char { Ok, Error } status = Status::Ok;

@@ -1,5 +1,5 @@
-// Where a turn's user-visible output goes, in reply order (spec 12.1). The executor calls it from one
-// thread at a time (under its own lock), in order; an implementation should not block for long.
+// The executor writes a turn's output to a deliver::Outbox (sigil/deliver/delivery.h); RecordingOutbox
+// records it, for tests and the console.
 #pragma once
 
 #include <string>
@@ -10,20 +10,7 @@
 
 namespace sigil::exec {
 
-class Outbox {
- public:
-  virtual ~Outbox() = default;
-  virtual void text(std::string_view text) = 0;        // clean reply text, a piece at a time
-  virtual void deliver(const Delivery& delivery) = 0;  // a file, voice note, reaction, or a separate text
-  virtual void end() = 0;                              // the turn's output is complete
-  // The reply is silent (spec 7.4): no more of its text comes. `late`: some text already went to text();
-  // a channel that can delete removes what it showed of this reply, one that cannot should not have shown
-  // it yet (12.7: it sends a reply's text only when the reply ends). Deliveries may still follow.
-  virtual void silence(bool late) { (void)late; }
-  // The text so far is one whole message; the next text starts a new one (say mode: each say block is its
-  // own message, spec 6.1). Default: ignored (the text simply continues).
-  virtual void end_message() {}
-};
+using deliver::Outbox;
 
 // Records the ordered ops; consecutive text() pieces merge into one Text op (deliver() of a Text delivery
 // stays a separate op, and end_message() starts a new one). For tests and the console.

@@ -20,7 +20,7 @@ struct DirectiveEvent {
   std::string action;        // canonical name (spec 13); `mcp` for MCP tools
   boost::json::object args;  // canonical names; converted values, or as written when invalid (9.4)
   bool valid = false;
-  std::string error;         // one line, when !valid
+  std::string error;             // one line, when !valid
   std::uint64_t span_begin = 0;  // byte offsets of the markup in the reply
   std::uint64_t span_end = 0;
   std::uint64_t clean_offset = 0;  // clean bytes committed when its first byte arrived (11.5)

@@ -2,7 +2,7 @@
 //
 // The parser recognises markup; it does not know what actions exist. A Grammar tells it which names count
 // (tag names, bracket spellings, MCP servers), how each tag's body is read, and turns what was written into
-// validated, typed arguments. `spec::Registry` implements it; tests may implement small ones.
+// validated, typed arguments. `catalog::Registry` implements it; tests may implement small ones.
 // Adding an action never means touching the parser: it means adding a spelling here.
 #pragma once
 
@@ -59,8 +59,8 @@ struct BracketName {
 
 // What the parser needs to know about a spelling once it is recognised.
 struct SpellingInfo {
-  std::string action;       // canonical action name (section 13)
-  bool interrupts = false;  // 12.2
+  std::string action;          // canonical action name (section 13)
+  bool interrupts = false;     // 12.2
   bool inline_result = false;  // `result_to: inline`: its result stands where it stood (10.2)
 };
 
@@ -74,9 +74,9 @@ struct Attribute {
 // A tag's body as the parser read it.
 struct Body {
   enum class Kind : unsigned char { Absent, Text, Json, JsonError } kind = Kind::Absent;
-  std::string text;          // Text: the body parameter, trimmed, references decoded (Markup: kept exactly)
-  boost::json::value json;   // Json: one parsed value (object or array)
-  std::string error;         // JsonError: the JSON reader's message
+  std::string text;         // Text: the body parameter, trimmed, references decoded (Markup: kept exactly)
+  boost::json::value json;  // Json: one parsed value (object or array)
+  std::string error;        // JsonError: the JSON reader's message
 };
 
 // A stable diagnostic code plus a one-line message.
@@ -89,8 +89,8 @@ struct Note {
 struct Validated {
   boost::json::object args;  // canonical names; converted values when valid, as written otherwise (9.4)
   bool valid = false;
-  std::string error;         // one line, when !valid
-  std::vector<Note> notes;   // duplicate-key, unknown-key, unknown-kind, ...
+  std::string error;        // one line, when !valid
+  std::vector<Note> notes;  // duplicate-key, unknown-key, unknown-kind, ...
 };
 
 class Grammar {
@@ -110,7 +110,8 @@ class Grammar {
   virtual std::vector<int> spellings_of(std::string_view action) const = 0;
 
   // A tag directive: attributes in written order, then the body.
-  virtual Validated validate_tag(int spelling, std::span<const Attribute> attributes, const Body& body) const = 0;
+  virtual Validated validate_tag(int spelling, std::span<const Attribute> attributes,
+                                 const Body& body) const = 0;
   // A bracket directive: ARGS exactly as written between `NAME:` and `]` (split and trimmed here, 3.3).
   // `has_args` is false for `[NAME]`.
   virtual Validated validate_bracket(int spelling, std::string_view args, bool has_args) const = 0;

@@ -4,8 +4,8 @@
 // LenientResult::repairs, in the order first met (the parser turns any of them into a `json-repaired`
 // diagnostic):
 //
-//   "code-fence"          the value wrapped in a ```json / ``` / ~~~ fence (opening line, optional closing line)
-//   "trailing-comma"      `[1, 2,]`, `{"a": 1,}`, also a comma left before the end of the text
+//   "code-fence"          the value wrapped in a ```json / ``` / ~~~ fence (opening line, optional closing
+//   line) "trailing-comma"      `[1, 2,]`, `{"a": 1,}`, also a comma left before the end of the text
 //   "single-quotes"       'strings' (and \' inside them)
 //   "unquoted-key"        {itemId: 1}: keys matching [A-Za-z_$][A-Za-z0-9_$-]*
 //   "comment"             // line and /* block */ comments
@@ -30,7 +30,6 @@
 #pragma once
 
 #include <boost/json/value.hpp>
-
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -39,13 +38,13 @@
 namespace sigil::parse {
 
 struct LenientResult {
-    bool ok = false;
-    boost::json::value value;          // the value read (null when !ok)
-    std::vector<std::string> repairs;  // repair names as listed above, each once
-    std::string error;                 // when !ok: one line, with the byte offset
-    // Offset in the text passed in just past the value, and past its closing fence line when the value was
-    // opened with a fence and one follows. When !ok: the offset where the error was found.
-    std::size_t consumed = 0;
+  bool ok = false;
+  boost::json::value value;          // the value read (null when !ok)
+  std::vector<std::string> repairs;  // repair names as listed above, each once
+  std::string error;                 // when !ok: one line, with the byte offset
+  // Offset in the text passed in just past the value, and past its closing fence line when the value was
+  // opened with a fence and one follows. When !ok: the offset where the error was found.
+  std::size_t consumed = 0;
 };
 
 // Reads one JSON object or array from the start of `text` (after leading whitespace and an optional opening

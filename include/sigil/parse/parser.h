@@ -20,13 +20,13 @@
 namespace sigil::parse {
 
 struct ParserOptions {
-  bool say_mode = false;    // spec 6.1
-  bool think_open = false;  // the reply starts inside a hidden region (8.3)
-  std::vector<std::string> denied_actions;  // canonical names policy forbids in this chat (12.6)
-  std::size_t max_directives = 32;          // per reply, say blocks not counted (12.5)
-  std::size_t tag_limit = 8 * 1024;         // an open tag, a comment, a CDATA section (2.8)
-  std::size_t bracket_limit = 4 * 1024;     // bracket ARGS (2.8)
-  std::size_t whitespace_limit = 4 * 1024;  // a longer whitespace run is released untidied (10.3)
+  bool say_mode = false;                       // spec 6.1
+  bool think_open = false;                     // the reply starts inside a hidden region (8.3)
+  std::vector<std::string> denied_actions;     // canonical names policy forbids in this chat (12.6)
+  std::size_t max_directives = 32;             // per reply, say blocks not counted (12.5)
+  std::size_t tag_limit = 8 * 1024;            // an open tag, a comment, a CDATA section (2.8)
+  std::size_t bracket_limit = 4 * 1024;        // bracket ARGS (2.8)
+  std::size_t whitespace_limit = 4 * 1024;     // a longer whitespace run is released untidied (10.3)
   std::size_t hidden_opener_limit = 4 * 1024;  // a line-start hidden opener waiting for its line end (11.3)
   // Runs a valid `result_to: inline` directive (calculate) the moment it completes; the text it returns
   // stands where the directive stood, keeping the spaces and emphasis around it (10.2). Without a
@@ -42,7 +42,7 @@ struct ParserStats {
   std::uint64_t text_bytes = 0;      // clean text bytes delivered (visible and hidden)
   std::uint64_t directives = 0;
   std::uint64_t diagnostics = 0;
-  std::size_t max_held = 0;          // the most bytes held at once
+  std::size_t max_held = 0;  // the most bytes held at once
 };
 
 struct NameIndex;
@@ -75,6 +75,12 @@ class Parser {
   void finish(FinishReason reason = FinishReason::Stop);
 
   const ParserStats& stats() const;
+
+  // Counts one directive that reached the reply some other way (a native tool call) against the same
+  // per-reply count as the directives fed (ParserOptions::max_directives, 12.5). True while the count is
+  // within the limit; false: refuse it as the parser refuses its own, code over-limit, reason
+  // "<action>: over the per-reply limit".
+  bool admit_directive();
 
  private:
   class Impl;

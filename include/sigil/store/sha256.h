@@ -10,21 +10,21 @@
 namespace sigil::store {
 
 class Sha256 {
-public:
-    using Digest = std::array<std::uint8_t, 32>;
+ public:
+  using Digest = std::array<std::uint8_t, 32>;
 
-    Sha256() noexcept;
-    void update(std::string_view bytes) noexcept;
-    // Ends the message; the object must not be updated afterwards (construct a new one).
-    Digest finish() noexcept;
+  Sha256() noexcept;
+  void update(std::string_view bytes) noexcept;
+  // Ends the message; the object must not be updated afterwards (construct a new one).
+  Digest finish() noexcept;
 
-private:
-    void block(const std::uint8_t* p) noexcept;
+ private:
+  void block(const std::uint8_t* p) noexcept;
 
-    std::array<std::uint32_t, 8> h_;
-    std::array<std::uint8_t, 64> buf_{};
-    std::size_t buffered_ = 0;
-    std::uint64_t total_ = 0;  // bytes
+  std::array<std::uint32_t, 8> h_;
+  std::array<std::uint8_t, 64> buf_{};
+  std::size_t buffered_ = 0;
+  std::uint64_t total_ = 0;  // bytes
 };
 
 Sha256::Digest sha256(std::string_view bytes) noexcept;

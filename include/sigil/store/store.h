@@ -36,67 +36,67 @@ using TimePoint = Clock::time_point;
 enum class MemoryScope : std::uint8_t { per_user, per_conversation };
 
 struct Scope {
-    std::string user_id;          // required, non-empty
-    std::string conversation_id;  // may be empty only for per-user memory calls
-    MemoryScope memory = MemoryScope::per_user;
+  std::string user_id;          // required, non-empty
+  std::string conversation_id;  // may be empty only for per-user memory calls
+  MemoryScope memory = MemoryScope::per_user;
 };
 
 // ------------------------------------------------------------------------------------------ records
 
 struct MemoryItem {
-    std::string item_id;
-    std::string value_json;  // any JSON value, as stored (validated on write)
-    TimePoint created_at;
-    TimePoint updated_at;
-    std::optional<TimePoint> expires_at;
+  std::string item_id;
+  std::string value_json;  // any JSON value, as stored (validated on write)
+  TimePoint created_at;
+  TimePoint updated_at;
+  std::optional<TimePoint> expires_at;
 };
 
 struct Fact {
-    std::int64_t id = 0;
-    std::string text;
-    TimePoint created_at;
+  std::int64_t id = 0;
+  std::string text;
+  TimePoint created_at;
 };
 
 // The result of correct(): how many facts were replaced (0 or 1).
 struct Correction {
-    std::size_t replaced = 0;
-    std::string old_text;  // the stored fact that was replaced, when replaced == 1
+  std::size_t replaced = 0;
+  std::string old_text;  // the stored fact that was replaced, when replaced == 1
 };
 
 struct ArchiveOutcome {
-    std::size_t archived = 0;
-    std::vector<std::string> missing;  // ids with no live memory item (never stored, deleted or expired)
+  std::size_t archived = 0;
+  std::vector<std::string> missing;  // ids with no live memory item (never stored, deleted or expired)
 };
 
 struct ArchiveHit {
-    std::int64_t id = 0;
-    std::string title;   // the memory item id for archived items; the caller's title otherwise
-    std::string text;
-    std::string source;  // "memory" for archived items; the caller's source otherwise
-    TimePoint created_at;
-    double score = 0;    // in (0, 1], higher is better: see score_from_bm25()
+  std::int64_t id = 0;
+  std::string title;  // the memory item id for archived items; the caller's title otherwise
+  std::string text;
+  std::string source;  // "memory" for archived items; the caller's source otherwise
+  TimePoint created_at;
+  double score = 0;  // in (0, 1], higher is better: see score_from_bm25()
 };
 
 struct Message {
-    std::int64_t id = 0;
-    std::string role;  // "user", "assistant", "system", "tool": not interpreted by the store
-    std::string text;
-    std::string turn_id;
-    TimePoint at;
+  std::int64_t id = 0;
+  std::string role;  // "user", "assistant", "system", "tool": not interpreted by the store
+  std::string text;
+  std::string turn_id;
+  TimePoint at;
 };
 
 struct MessageHit {
-    Message message;
-    double score = 0;  // as ArchiveHit::score
+  Message message;
+  double score = 0;  // as ArchiveHit::score
 };
 
 struct ScheduledTask {
-    Scope scope;  // whose task it is (due_tasks() spans all scopes)
-    std::string id;
-    std::string message;
-    TimePoint due_at;
-    TimePoint created_at;
-    std::optional<TimePoint> fired_at;
+  Scope scope;  // whose task it is (due_tasks() spans all scopes)
+  std::string id;
+  std::string message;
+  TimePoint due_at;
+  TimePoint created_at;
+  std::optional<TimePoint> fired_at;
 };
 
 // The exactly-once protocol, per directive (spec 12.4):
@@ -118,150 +118,151 @@ struct ScheduledTask {
 //
 // The state of an exactly-once key when begin was asked for it.
 enum class OnceState : std::uint8_t {
-    fresh,      // first time: recorded as begun; run the action, then once_complete()
-    running,    // begun by this Store instance and not completed: a duplicate dispatch; do not run it
-    in_doubt,   // begun by an earlier process (or another one sharing the DB) and never completed: it may
-                // or may not have taken effect; do not re-run actions with external effects, report it
-    completed,  // done; result_json holds the recorded result: do not run, reuse the result
+  fresh,      // first time: recorded as begun; run the action, then once_complete()
+  running,    // begun by this Store instance and not completed: a duplicate dispatch; do not run it
+  in_doubt,   // begun by an earlier process (or another one sharing the DB) and never completed: it may
+              // or may not have taken effect; do not re-run actions with external effects, report it
+  completed,  // done; result_json holds the recorded result: do not run, reuse the result
 };
 
 struct Begun {
-    OnceState state = OnceState::fresh;
-    std::string result_json;  // for completed
-    TimePoint begun_at;       // when it was first begun (now, for fresh)
+  OnceState state = OnceState::fresh;
+  std::string result_json;  // for completed
+  TimePoint begun_at;       // when it was first begun (now, for fresh)
 };
 
 struct InDoubt {
-    std::string key;
-    TimePoint begun_at;
+  std::string key;
+  TimePoint begun_at;
 };
 
 struct Page {
-    std::string slug;
-    std::string title;
-    std::string html;
-    bool csp_allows_scripts = false;
-    TimePoint created_at;
-    TimePoint updated_at;
+  std::string slug;
+  std::string title;
+  std::string html;
+  bool csp_allows_scripts = false;
+  TimePoint created_at;
+  TimePoint updated_at;
 };
 
 // ------------------------------------------------------------------------------------------ interface
 
 // Thread-safety: every implementation is safe to call from several threads at once.
 class Store {
-public:
-    virtual ~Store() = default;
+ public:
+  virtual ~Store() = default;
 
-    // ---- memory items (setMemory, deleteItem, cleanupMemory). Partition: Scope::memory.
-    // Inserts or replaces; value_json must be valid JSON. expires_at empty = never expires.
-    virtual Status set_item(const Scope& scope, std::string_view item_id, std::string_view value_json,
-                            std::optional<TimePoint> expires_at, TimePoint now) = 0;
-    virtual Result<std::optional<MemoryItem>> get_item(const Scope& scope, std::string_view item_id,
-                                                       TimePoint now) = 0;
-    // True when a live item was deleted (an expired one is removed too, but reported as absent).
-    virtual Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) = 0;
-    // Live items ordered by item_id.
-    virtual Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) = 0;
-    // Deletes the scope's expired items; returns how many.
-    virtual Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) = 0;
-    // Deletes every scope's expired items (maintenance); returns how many.
-    virtual Result<std::size_t> cleanup_expired_all(TimePoint now) = 0;
+  // ---- memory items (setMemory, deleteItem, cleanupMemory). Partition: Scope::memory.
+  // Inserts or replaces; value_json must be valid JSON. expires_at empty = never expires.
+  virtual Status set_item(const Scope& scope, std::string_view item_id, std::string_view value_json,
+                          std::optional<TimePoint> expires_at, TimePoint now) = 0;
+  virtual Result<std::optional<MemoryItem>> get_item(const Scope& scope, std::string_view item_id,
+                                                     TimePoint now) = 0;
+  // True when a live item was deleted (an expired one is removed too, but reported as absent).
+  virtual Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) = 0;
+  // Live items ordered by item_id.
+  virtual Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) = 0;
+  // Deletes the scope's expired items; returns how many.
+  virtual Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) = 0;
+  // Deletes every scope's expired items (maintenance); returns how many.
+  virtual Result<std::size_t> cleanup_expired_all(TimePoint now) = 0;
 
-    // ---- facts (remember, forget, correct). Partition: Scope::memory. Texts are trimmed of ASCII
-    // whitespace; an empty text is an error.
-    // True when added; false when the same text was already stored.
-    virtual Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) = 0;
-    // Removes the fact equal to `fact`; if there is none, every fact containing it, ignoring ASCII case.
-    // Returns how many were removed.
-    virtual Result<std::size_t> forget(const Scope& scope, std::string_view fact) = 0;
-    // Replaces the fact matching `old_fact` (same matching as forget) with `new_fact`. Several
-    // substring matches and no exact one is an error (ambiguous). No match: nothing changes, replaced == 0
-    // (whether to remember new_fact then is the caller's choice).
-    virtual Result<Correction> correct(const Scope& scope, std::string_view old_fact, std::string_view new_fact,
-                                       TimePoint now) = 0;
-    // Oldest first.
-    virtual Result<std::vector<Fact>> list_facts(const Scope& scope) = 0;
+  // ---- facts (remember, forget, correct). Partition: Scope::memory. Texts are trimmed of ASCII
+  // whitespace; an empty text is an error.
+  // True when added; false when the same text was already stored.
+  virtual Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) = 0;
+  // Removes the fact equal to `fact`; if there is none, every fact containing it, ignoring ASCII case.
+  // Returns how many were removed.
+  virtual Result<std::size_t> forget(const Scope& scope, std::string_view fact) = 0;
+  // Replaces the fact matching `old_fact` (same matching as forget) with `new_fact`. Several
+  // substring matches and no exact one is an error (ambiguous). No match: nothing changes, replaced == 0
+  // (whether to remember new_fact then is the caller's choice).
+  virtual Result<Correction> correct(const Scope& scope, std::string_view old_fact, std::string_view new_fact,
+                                     TimePoint now) = 0;
+  // Oldest first.
+  virtual Result<std::vector<Fact>> list_facts(const Scope& scope) = 0;
 
-    // ---- archive (archiveItems, searchArchive, SEARCH_EPISODIC). Partition: Scope::memory.
-    // Moves live memory items into the archive (title = item id, text = the value: a JSON string's
-    // contents, else the JSON text), in one transaction.
-    virtual Result<ArchiveOutcome> archive_items(const Scope& scope, std::span<const std::string> item_ids,
-                                                 TimePoint now) = 0;
-    // Adds a text to the archive; returns its id.
-    virtual Result<std::int64_t> add_archive_text(const Scope& scope, std::string_view title,
-                                                  std::string_view text, std::string_view source,
-                                                  TimePoint now) = 0;
-    // Full-text search: the query's words (any of them; see fts_match_query()) ranked by BM25, best first, at
-    // most top_k hits with score >= min_score. top_k <= 0 returns nothing; min_score must be in [0, 1].
-    virtual Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query,
-                                                           int top_k, double min_score) = 0;
+  // ---- archive (archiveItems, searchArchive, SEARCH_EPISODIC). Partition: Scope::memory.
+  // Moves live memory items into the archive (title = item id, text = the value: a JSON string's
+  // contents, else the JSON text), in one transaction.
+  virtual Result<ArchiveOutcome> archive_items(const Scope& scope, std::span<const std::string> item_ids,
+                                               TimePoint now) = 0;
+  // Adds a text to the archive; returns its id.
+  virtual Result<std::int64_t> add_archive_text(const Scope& scope, std::string_view title,
+                                                std::string_view text, std::string_view source,
+                                                TimePoint now) = 0;
+  // Full-text search: the query's words (any of them; see fts_match_query()) ranked by BM25, best first, at
+  // most top_k hits with score >= min_score. top_k <= 0 returns nothing; min_score must be in [0, 1].
+  virtual Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query,
+                                                         int top_k, double min_score) = 0;
 
-    // ---- conversation history (request-tier; the agent's context). Partition: (user, conversation).
-    virtual Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
-                                                std::string_view turn_id, TimePoint at) = 0;
-    // The last n messages, oldest first.
-    virtual Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) = 0;
-    // Full-text search over the history, best first (same query rules as search_archive).
-    virtual Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
-                                                            int top_k) = 0;
+  // ---- conversation history (request-tier; the agent's context). Partition: (user, conversation).
+  virtual Result<std::int64_t> append_message(const Scope& scope, std::string_view role,
+                                              std::string_view text, std::string_view turn_id,
+                                              TimePoint at) = 0;
+  // The last n messages, oldest first.
+  virtual Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) = 0;
+  // Full-text search over the history, best first (same query rules as search_archive).
+  virtual Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
+                                                          int top_k) = 0;
 
-    // ---- scheduled tasks (scheduleTask, getScheduledTasks, deleteScheduledTask, the scheduler).
-    // Partition: (user, conversation).
-    // Adds a pending task and returns its id: `id` when given (an id already used in this scope is an
-    // error), else a generated "task-<n>".
-    virtual Result<std::string> add_task(const Scope& scope, std::string_view id, std::string_view message,
-                                         TimePoint due_at, TimePoint now) = 0;
-    // Pending (not fired) tasks, soonest first.
-    virtual Result<std::vector<ScheduledTask>> list_tasks(const Scope& scope) = 0;
-    // Deletes a pending task by id; returns how many (0 or 1).
-    virtual Result<std::size_t> delete_task(const Scope& scope, std::string_view id) = 0;
-    // Deletes the scope's pending tasks due exactly at due_at (millisecond precision); returns how many.
-    virtual Result<std::size_t> delete_tasks_due_at(const Scope& scope, TimePoint due_at) = 0;
-    // Pending tasks of every scope with due_at <= now, soonest first, at most `limit`. A task stays here
-    // until mark_fired(): after a restart, tasks missed during downtime come back once. (The returned
-    // scope's `memory` is per_user: the agent applies its own policy.)
-    // Scheduler recipe: on start and at each wake-up, for every due task start a turn whose turn id is
-    // derived from the task id ("task:" + id), then mark_fired(). A crash between the two fires it again
-    // on restart, as the same turn: its directives' exactly-once keys make that harmless.
-    virtual Result<std::vector<ScheduledTask>> due_tasks(TimePoint now, std::size_t limit) = 0;
-    // Records that a task fired; it is never returned by due_tasks() or list_tasks() again. True when it
-    // was pending.
-    virtual Result<bool> mark_fired(const Scope& scope, std::string_view id, TimePoint at) = 0;
+  // ---- scheduled tasks (scheduleTask, getScheduledTasks, deleteScheduledTask, the scheduler).
+  // Partition: (user, conversation).
+  // Adds a pending task and returns its id: `id` when given (an id already used in this scope is an
+  // error), else a generated "task-<n>".
+  virtual Result<std::string> add_task(const Scope& scope, std::string_view id, std::string_view message,
+                                       TimePoint due_at, TimePoint now) = 0;
+  // Pending (not fired) tasks, soonest first.
+  virtual Result<std::vector<ScheduledTask>> list_tasks(const Scope& scope) = 0;
+  // Deletes a pending task by id; returns how many (0 or 1).
+  virtual Result<std::size_t> delete_task(const Scope& scope, std::string_view id) = 0;
+  // Deletes the scope's pending tasks due exactly at due_at (millisecond precision); returns how many.
+  virtual Result<std::size_t> delete_tasks_due_at(const Scope& scope, TimePoint due_at) = 0;
+  // Pending tasks of every scope with due_at <= now, soonest first, at most `limit`. A task stays here
+  // until mark_fired(): after a restart, tasks missed during downtime come back once. (The returned
+  // scope's `memory` is per_user: the agent applies its own policy.)
+  // Scheduler recipe: on start and at each wake-up, for every due task start a turn whose turn id is
+  // derived from the task id ("task:" + id), then mark_fired(). A crash between the two fires it again
+  // on restart, as the same turn: its directives' exactly-once keys make that harmless.
+  virtual Result<std::vector<ScheduledTask>> due_tasks(TimePoint now, std::size_t limit) = 0;
+  // Records that a task fired; it is never returned by due_tasks() or list_tasks() again. True when it
+  // was pending.
+  virtual Result<bool> mark_fired(const Scope& scope, std::string_view id, TimePoint at) = 0;
 
-    // ---- exactly-once log. Partition: (user, conversation). Keys come from once_key().
-    // Records the key as begun BEFORE the action runs (durably, see the implementation), or reports
-    // that it was already begun or completed.
-    virtual Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) = 0;
-    // Records the result AFTER the action ran. Completing a key twice keeps the first result. Completing a
-    // key never begun records it as completed.
-    virtual Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
-                                 TimePoint now) = 0;
-    // Forgets a begun, not completed key so it may run again: for an action that failed before any effect,
-    // or an in-doubt key the operator decided to re-run. Completed keys are kept; returns whether one was
-    // released.
-    virtual Result<bool> once_release(const Scope& scope, std::string_view key) = 0;
-    // Keys begun by earlier Store instances and never completed, oldest first (for the turn report).
-    virtual Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) = 0;
-
-    // ---- published pages (publishWebPage). Partition: (user, conversation), except get_page.
-    // Publishes a page. The slug is stable and unguessable: a digest of a random per-database salt, the
-    // scope and either the title or a per-database counter, as 20 hex digits, after the title's ASCII
-    // letters and digits (lowercased, other runs as one '-', at most 40) when there are any:
-    // "holiday-plan-3f9c…", or "page-3f9c…" without a title. With a title, the same scope and title always
-    // give the same slug, so republishing replaces the page (created_at kept); without one, every call
-    // makes a new page. The title is the caller's choice (e.g. the HTML's <title>).
-    virtual Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
-                                  bool csp_allows_scripts, TimePoint now) = 0;
-    virtual Result<std::optional<Page>> get_page(std::string_view slug) = 0;
-    virtual Result<std::vector<Page>> list_pages(const Scope& scope) = 0;
-    virtual Result<bool> delete_page(const Scope& scope, std::string_view slug) = 0;
-
-    // ---- conversation settings (say mode, spec 6.1). Partition: (user, conversation).
-    // A small name -> text map per conversation; set_setting inserts or replaces. get_setting of a name
-    // never set is an empty optional (the caller's default applies).
-    virtual Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
+  // ---- exactly-once log. Partition: (user, conversation). Keys come from once_key().
+  // Records the key as begun BEFORE the action runs (durably, see the implementation), or reports
+  // that it was already begun or completed.
+  virtual Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) = 0;
+  // Records the result AFTER the action ran. Completing a key twice keeps the first result. Completing a
+  // key never begun records it as completed.
+  virtual Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                                TimePoint now) = 0;
-    virtual Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) = 0;
+  // Forgets a begun, not completed key so it may run again: for an action that failed before any effect,
+  // or an in-doubt key the operator decided to re-run. Completed keys are kept; returns whether one was
+  // released.
+  virtual Result<bool> once_release(const Scope& scope, std::string_view key) = 0;
+  // Keys begun by earlier Store instances and never completed, oldest first (for the turn report).
+  virtual Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) = 0;
+
+  // ---- published pages (publishWebPage). Partition: (user, conversation), except get_page.
+  // Publishes a page. The slug is stable and unguessable: a digest of a random per-database salt, the
+  // scope and either the title or a per-database counter, as 20 hex digits, after the title's ASCII
+  // letters and digits (lowercased, other runs as one '-', at most 40) when there are any:
+  // "holiday-plan-3f9c…", or "page-3f9c…" without a title. With a title, the same scope and title always
+  // give the same slug, so republishing replaces the page (created_at kept); without one, every call
+  // makes a new page. The title is the caller's choice (e.g. the HTML's <title>).
+  virtual Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
+                                bool csp_allows_scripts, TimePoint now) = 0;
+  virtual Result<std::optional<Page>> get_page(std::string_view slug) = 0;
+  virtual Result<std::vector<Page>> list_pages(const Scope& scope) = 0;
+  virtual Result<bool> delete_page(const Scope& scope, std::string_view slug) = 0;
+
+  // ---- conversation settings (say mode, spec 6.1). Partition: (user, conversation).
+  // A small name -> text map per conversation; set_setting inserts or replaces. get_setting of a name
+  // never set is an empty optional (the caller's default applies).
+  virtual Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
+                             TimePoint now) = 0;
+  virtual Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) = 0;
 };
 
 // ------------------------------------------------------------------------------------------ helpers

@@ -22,56 +22,56 @@
 namespace sigil::text {
 
 class CodeTracker {
-public:
-    // Everything the tracker knows; copy it to try bytes speculatively and restore() to undo them.
-    struct State {
-        std::uint64_t line_bytes = 0;
-        std::uint32_t fence_len = 0;  // length of the opening run; 0 outside fences
-        std::uint32_t run_len = 0;    // backticks (or lead tildes) in the current run; saturates
-        std::uint32_t span_len = 0;   // opening run of the open inline span; 0 when none
-        unsigned char fence_char = 0;
-        unsigned char run_char = 0;
-        std::uint8_t phase = 0;
-        bool fence_event = false;
-        friend bool operator==(const State&, const State&) = default;
-    };
+ public:
+  // Everything the tracker knows; copy it to try bytes speculatively and restore() to undo them.
+  struct State {
+    std::uint64_t line_bytes = 0;
+    std::uint32_t fence_len = 0;  // length of the opening run; 0 outside fences
+    std::uint32_t run_len = 0;    // backticks (or lead tildes) in the current run; saturates
+    std::uint32_t span_len = 0;   // opening run of the open inline span; 0 when none
+    unsigned char fence_char = 0;
+    unsigned char run_char = 0;
+    std::uint8_t phase = 0;
+    bool fence_event = false;
+    friend bool operator==(const State&, const State&) = default;
+  };
 
-    void step(unsigned char b) noexcept;
-    // Consumes, as step() would, the longest prefix of s whose bytes cannot change the code state (only
-    // the line's byte count moves), and returns its length. Nonzero only mid-line: outside fences it stops
-    // at '`' or '\n', inside a fence at '\n'. The caller then step()s the byte it stopped at.
-    std::size_t skip_plain(std::string_view s) noexcept;
-    // step() over every byte of s, using skip_plain() for the long stretches.
-    void feed(std::string_view s) noexcept;
+  void step(unsigned char b) noexcept;
+  // Consumes, as step() would, the longest prefix of s whose bytes cannot change the code state (only
+  // the line's byte count moves), and returns its length. Nonzero only mid-line: outside fences it stops
+  // at '`' or '\n', inside a fence at '\n'. The caller then step()s the byte it stopped at.
+  std::size_t skip_plain(std::string_view s) noexcept;
+  // step() over every byte of s, using skip_plain() for the long stretches.
+  void feed(std::string_view s) noexcept;
 
-    // Whether a next byte that is not '`', '~', '\n', space or tab (a `<` or `[`, say) would be code.
-    // Exact also while a run is in progress, since such a byte ends the run: after a mid-line backtick
-    // run it is true unless the run closes the open span; after a lead run of 1 or 2 backticks it is true
-    // (they open a span), after 1 or 2 lead tildes false.
-    bool in_code() const noexcept;
-    // Inside a fence: from the step that sees the third character of the opening run through the line
-    // break that ends the closing line.
-    bool in_fence() const noexcept { return s_.fence_len != 0; }
-    // The line so far holds only its lead (spaces, tabs, `>`, a list marker, possibly still partial), so a
-    // fence run could still begin on it.
-    bool at_line_start() const noexcept;
-    // True just after the step that made the current line an opening fence line (its third backtick or
-    // tilde after the lead, outside a fence). Spec 2.8 judges this line a trigger from its first byte.
-    bool fence_line_started() const noexcept { return s_.fence_event; }
-    // Bytes of the current line consumed so far (0 right after '\n').
-    std::uint64_t bytes_since_line_start() const noexcept { return s_.line_bytes; }
+  // Whether a next byte that is not '`', '~', '\n', space or tab (a `<` or `[`, say) would be code.
+  // Exact also while a run is in progress, since such a byte ends the run: after a mid-line backtick
+  // run it is true unless the run closes the open span; after a lead run of 1 or 2 backticks it is true
+  // (they open a span), after 1 or 2 lead tildes false.
+  bool in_code() const noexcept;
+  // Inside a fence: from the step that sees the third character of the opening run through the line
+  // break that ends the closing line.
+  bool in_fence() const noexcept { return s_.fence_len != 0; }
+  // The line so far holds only its lead (spaces, tabs, `>`, a list marker, possibly still partial), so a
+  // fence run could still begin on it.
+  bool at_line_start() const noexcept;
+  // True just after the step that made the current line an opening fence line (its third backtick or
+  // tilde after the lead, outside a fence). Spec 2.8 judges this line a trigger from its first byte.
+  bool fence_line_started() const noexcept { return s_.fence_event; }
+  // Bytes of the current line consumed so far (0 right after '\n').
+  std::uint64_t bytes_since_line_start() const noexcept { return s_.line_bytes; }
 
-    // Something that is not whitespace stood here (markup that was removed rather than fed): acts as
-    // step() on a neutral non-space byte, so no fence can open or close on this line and a run ends, but
-    // the line's byte count does not move.
-    void mark_line_content() noexcept;
+  // Something that is not whitespace stood here (markup that was removed rather than fed): acts as
+  // step() on a neutral non-space byte, so no fence can open or close on this line and a run ends, but
+  // the line's byte count does not move.
+  void mark_line_content() noexcept;
 
-    State snapshot() const noexcept { return s_; }
-    void restore(const State& s) noexcept { s_ = s; }
-    void reset() noexcept { s_ = State{}; }
+  State snapshot() const noexcept { return s_; }
+  void restore(const State& s) noexcept { s_ = s; }
+  void reset() noexcept { s_ = State{}; }
 
-private:
-    State s_;
+ private:
+  State s_;
 };
 
 }  // namespace sigil::text

@@ -80,7 +80,7 @@ deliver::ChannelResult WebChannel::react(const std::string& message_id, std::str
   return deliver::ChannelResult::success();
 }
 
-std::string WebChannel::relayed(const exec::Delivery& d) {
+std::string WebChannel::relayed(const deliver::Delivery& d) {
   send(json::serialize(json::object{{"type", "delivery"},
                                     {"turn", turn_},
                                     {"op", "message"},

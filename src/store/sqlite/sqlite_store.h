@@ -34,6 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sigil/store/sqlite.h"
 #include "sigil/store/store.h"
 
 struct sqlite3;
@@ -41,123 +42,120 @@ struct sqlite3_stmt;
 
 namespace sigil::store::sqlite {
 
-struct OpenOptions {
-    std::chrono::milliseconds busy_timeout{5000};
-    // Commit exactly-once log writes with synchronous=FULL (one fsync each). Off: NORMAL like the rest,
-    // which survives a process crash but not power loss.
-    bool sync_once_log = true;
-};
-
 class SqliteStore final : public Store {
-public:
-    // Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory
-    // database (no WAL there).
-    static Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {});
-    // The schema version this build creates and reads.
-    static int latest_schema_version() noexcept;
+ public:
+  // Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory
+  // database (no WAL there).
+  static Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {});
+  // The schema version this build creates and reads.
+  static int latest_schema_version() noexcept;
 
-    ~SqliteStore() override;
-    SqliteStore(const SqliteStore&) = delete;
-    SqliteStore& operator=(const SqliteStore&) = delete;
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
 
-    Status set_item(const Scope& scope, std::string_view item_id, std::string_view value_json,
-                    std::optional<TimePoint> expires_at, TimePoint now) override;
-    Result<std::optional<MemoryItem>> get_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
-    Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
-    Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) override;
-    Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) override;
-    Result<std::size_t> cleanup_expired_all(TimePoint now) override;
+  Status set_item(const Scope& scope, std::string_view item_id, std::string_view value_json,
+                  std::optional<TimePoint> expires_at, TimePoint now) override;
+  Result<std::optional<MemoryItem>> get_item(const Scope& scope, std::string_view item_id,
+                                             TimePoint now) override;
+  Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
+  Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) override;
+  Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) override;
+  Result<std::size_t> cleanup_expired_all(TimePoint now) override;
 
-    Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) override;
-    Result<std::size_t> forget(const Scope& scope, std::string_view fact) override;
-    Result<Correction> correct(const Scope& scope, std::string_view old_fact, std::string_view new_fact,
-                               TimePoint now) override;
-    Result<std::vector<Fact>> list_facts(const Scope& scope) override;
+  Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) override;
+  Result<std::size_t> forget(const Scope& scope, std::string_view fact) override;
+  Result<Correction> correct(const Scope& scope, std::string_view old_fact, std::string_view new_fact,
+                             TimePoint now) override;
+  Result<std::vector<Fact>> list_facts(const Scope& scope) override;
 
-    Result<ArchiveOutcome> archive_items(const Scope& scope, std::span<const std::string> item_ids,
-                                         TimePoint now) override;
-    Result<std::int64_t> add_archive_text(const Scope& scope, std::string_view title, std::string_view text,
-                                          std::string_view source, TimePoint now) override;
-    Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query, int top_k,
-                                                   double min_score) override;
+  Result<ArchiveOutcome> archive_items(const Scope& scope, std::span<const std::string> item_ids,
+                                       TimePoint now) override;
+  Result<std::int64_t> add_archive_text(const Scope& scope, std::string_view title, std::string_view text,
+                                        std::string_view source, TimePoint now) override;
+  Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query, int top_k,
+                                                 double min_score) override;
 
-    Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
-                                        std::string_view turn_id, TimePoint at) override;
-    Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) override;
-    Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query, int top_k) override;
+  Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
+                                      std::string_view turn_id, TimePoint at) override;
+  Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) override;
+  Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
+                                                  int top_k) override;
 
-    Result<std::string> add_task(const Scope& scope, std::string_view id, std::string_view message,
-                                 TimePoint due_at, TimePoint now) override;
-    Result<std::vector<ScheduledTask>> list_tasks(const Scope& scope) override;
-    Result<std::size_t> delete_task(const Scope& scope, std::string_view id) override;
-    Result<std::size_t> delete_tasks_due_at(const Scope& scope, TimePoint due_at) override;
-    Result<std::vector<ScheduledTask>> due_tasks(TimePoint now, std::size_t limit) override;
-    Result<bool> mark_fired(const Scope& scope, std::string_view id, TimePoint at) override;
+  Result<std::string> add_task(const Scope& scope, std::string_view id, std::string_view message,
+                               TimePoint due_at, TimePoint now) override;
+  Result<std::vector<ScheduledTask>> list_tasks(const Scope& scope) override;
+  Result<std::size_t> delete_task(const Scope& scope, std::string_view id) override;
+  Result<std::size_t> delete_tasks_due_at(const Scope& scope, TimePoint due_at) override;
+  Result<std::vector<ScheduledTask>> due_tasks(TimePoint now, std::size_t limit) override;
+  Result<bool> mark_fired(const Scope& scope, std::string_view id, TimePoint at) override;
 
-    Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) override;
-    Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
-                         TimePoint now) override;
-    Result<bool> once_release(const Scope& scope, std::string_view key) override;
-    Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) override;
-
-    Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
-                          bool csp_allows_scripts, TimePoint now) override;
-    Result<std::optional<Page>> get_page(std::string_view slug) override;
-    Result<std::vector<Page>> list_pages(const Scope& scope) override;
-    Result<bool> delete_page(const Scope& scope, std::string_view slug) override;
-    Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
+  Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) override;
+  Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                        TimePoint now) override;
-    Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) override;
+  Result<bool> once_release(const Scope& scope, std::string_view key) override;
+  Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) override;
 
-private:
-    using StatementCache = std::unordered_map<std::string_view, sqlite3_stmt*>;
-    // A connection to read with, locked for as long as this lives.
-    struct Reader {
-        std::unique_lock<std::mutex> lock;
-        sqlite3* db;
-        StatementCache* statements;
-    };
-    struct OnceOp;
+  Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
+                        bool csp_allows_scripts, TimePoint now) override;
+  Result<std::optional<Page>> get_page(std::string_view slug) override;
+  Result<std::vector<Page>> list_pages(const Scope& scope) override;
+  Result<bool> delete_page(const Scope& scope, std::string_view slug) override;
+  Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
+                     TimePoint now) override;
+  Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) override;
 
-    SqliteStore(sqlite3* db, const OpenOptions& options, std::string session);
+ private:
+  using StatementCache = std::unordered_map<std::string_view, sqlite3_stmt*>;
+  // A connection to read with, locked for as long as this lives.
+  struct Reader {
+    std::unique_lock<std::mutex> lock;
+    sqlite3* db;
+    StatementCache* statements;
+  };
+  struct OnceOp;
 
-    Status configure(bool in_memory);
-    Status migrate(const std::string& path);
-    Status load_page_salt();
-    // The cached prepared statement for `sql`, which must be a string literal: the cache keys on its text
-    // without copying it.
-    Result<sqlite3_stmt*> prepare(std::string_view sql);
-    static Result<sqlite3_stmt*> prepare_on(sqlite3* db, StatementCache& cache, std::string_view sql);
-    Status open_reader(const std::string& path);
-    Reader reader();
-    // mutex_ held. The exactly-once writes themselves, in whatever transaction is open.
-    Result<Begun> once_begin_locked(const Scope& scope, std::string_view key, TimePoint now);
-    Status once_complete_locked(const Scope& scope, std::string_view key, std::string_view result_json,
-                                TimePoint now);
-    // Runs `op` in the next group commit (sync_once_log) and returns when it is done.
-    void run_once(OnceOp& op);
-    void run_once_batch(const std::vector<OnceOp*>& batch);  // mutex_ held
-    Status exec(const char* sql);
-    // Bumps a named counter in the meta table (inside the caller's transaction) and returns its new value.
-    Result<std::int64_t> next_counter(std::string_view name);
-    // synchronous=FULL around exactly-once log writes, when sync_once_log is on.
-    Status full_sync(bool on);
+  SqliteStore(sqlite3* db, const OpenOptions& options, std::string session);
 
-    std::mutex mutex_;
-    sqlite3* db_ = nullptr;
-    OpenOptions options_;
-    std::string session_;    // random per instance: tells this instance's running keys from in-doubt ones
-    std::string page_salt_;  // random per database
-    StatementCache statements_;
+  Status configure(bool in_memory);
+  static Status refuse_empty_file(const std::string& path);
+  Status check_integrity(const std::string& path);
+  Status migrate(const std::string& path);
+  Status load_page_salt();
+  // The cached prepared statement for `sql`, which must be a string literal: the cache keys on its text
+  // without copying it.
+  Result<sqlite3_stmt*> prepare(std::string_view sql);
+  static Result<sqlite3_stmt*> prepare_on(sqlite3* db, StatementCache& cache, std::string_view sql);
+  Status open_reader(const std::string& path);
+  Reader reader();
+  // mutex_ held. The exactly-once writes themselves, in whatever transaction is open.
+  Result<Begun> once_begin_locked(const Scope& scope, std::string_view key, TimePoint now);
+  Status once_complete_locked(const Scope& scope, std::string_view key, std::string_view result_json,
+                              TimePoint now);
+  // Runs `op` in the next group commit (sync_once_log) and returns when it is done.
+  void run_once(OnceOp& op);
+  void run_once_batch(const std::vector<OnceOp*>& batch);  // mutex_ held
+  Status exec(const char* sql);
+  // Bumps a named counter in the meta table (inside the caller's transaction) and returns its new value.
+  Result<std::int64_t> next_counter(std::string_view name);
+  // synchronous=FULL around exactly-once log writes, when sync_once_log is on.
+  Status full_sync(bool on);
 
-    std::mutex reader_mutex_;
-    sqlite3* reader_ = nullptr;  // nullptr in memory: reads use db_
-    StatementCache reader_statements_;
+  std::mutex mutex_;
+  sqlite3* db_ = nullptr;
+  OpenOptions options_;
+  std::string session_;    // random per instance: tells this instance's running keys from in-doubt ones
+  std::string page_salt_;  // random per database
+  StatementCache statements_;
 
-    std::mutex once_mutex_;  // never held while waiting for mutex_
-    std::condition_variable once_cv_;
-    std::vector<OnceOp*> once_pending_;
-    bool once_leader_ = false;  // a thread is running a batch
+  std::mutex reader_mutex_;
+  sqlite3* reader_ = nullptr;  // nullptr in memory: reads use db_
+  StatementCache reader_statements_;
+
+  std::mutex once_mutex_;  // never held while waiting for mutex_
+  std::condition_variable once_cv_;
+  std::vector<OnceOp*> once_pending_;
+  bool once_leader_ = false;  // a thread is running a batch
 };
 
 }  // namespace sigil::store::sqlite

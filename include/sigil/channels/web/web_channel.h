@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "sigil/deliver/channel.h"
-#include "sigil/exec/handler.h"
+#include "sigil/deliver/delivery.h"
 
 namespace sigil::channels::web {
 
@@ -60,7 +60,7 @@ class WebChannel final : public deliver::Channel {
   deliver::ChannelResult send_voice(const deliver::OutgoingFile& voice) override;
   deliver::ChannelResult react(const std::string& message_id, std::string_view emoji) override;
   // ChatOutboxOptions::other_chat: shows a text the turn relayed to another chat. Returns "".
-  std::string relayed(const exec::Delivery& delivery);
+  std::string relayed(const deliver::Delivery& delivery);
 
   // The turn id can be learnt late (a scheduled turn announces itself at its first event).
   void set_turn(std::string turn) { turn_ = std::move(turn); }

@@ -1,0 +1,32 @@
+// The embedded store: a SQLite database file (WAL). The public way to open one; the implementation
+// (src/store/sqlite/) says how it is built and what it promises about threads, durability and isolation.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "sigil/store/store.h"
+
+namespace sigil::store::sqlite {
+
+struct OpenOptions {
+  std::chrono::milliseconds busy_timeout{5000};
+  // Commit exactly-once log writes with synchronous=FULL (one fsync each). Off: NORMAL like the rest,
+  // which survives a process crash but not power loss.
+  bool sync_once_log = true;
+  // Overall caps per user (a model in a loop, or a hostile client, cannot fill the disk): beyond them
+  // put_page and add_task fail with a message saying so (the action reports it to the model). 0: no cap.
+  std::size_t max_pages_per_user = 200;
+  std::size_t max_pending_tasks_per_user = 100;
+};
+
+// Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory
+// database. Fails with the reason (a newer schema, a damaged file, no permission, ...).
+Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {});
+
+// The schema version this build creates and reads.
+int latest_schema_version() noexcept;
+
+}  // namespace sigil::store::sqlite

@@ -1,0 +1,278 @@
+#include "sigil/catalog/builtin_catalog.h"
+
+#include <utility>
+
+namespace sigil::catalog {
+namespace {
+
+using parse::BodyKind;
+
+constexpr std::size_t KiB = 1024;
+
+ParamSpec param(std::string name, ParamType type, bool required, std::string description,
+                std::vector<std::string> aliases = {}) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.type = type;
+  p.required = required;
+  p.description = std::move(description);
+  p.aliases = std::move(aliases);
+  return p;
+}
+
+ParamSpec required_string(std::string name, std::string description, std::vector<std::string> aliases = {}) {
+  return param(std::move(name), ParamType::String, true, std::move(description), std::move(aliases));
+}
+
+ParamSpec optional_string(std::string name, std::string description, std::vector<std::string> aliases = {}) {
+  return param(std::move(name), ParamType::String, false, std::move(description), std::move(aliases));
+}
+
+Spelling tag(std::string name, BodyKind body, std::size_t body_limit = 0) {
+  Spelling s;
+  s.dialect = Dialect::Tag;
+  s.name = std::move(name);
+  s.body = body;
+  s.body_limit = body_limit;
+  return s;
+}
+
+Spelling bracket(std::string name, std::vector<std::string> positional) {
+  Spelling s;
+  s.dialect = Dialect::Bracket;
+  s.name = std::move(name);
+  s.positional = std::move(positional);
+  return s;
+}
+
+ActionSpec action(std::string name, std::string summary) {
+  ActionSpec a;
+  a.name = std::move(name);
+  a.summary = std::move(summary);
+  return a;
+}
+
+ParamSpec file_kind() {
+  ParamSpec p =
+      param("kind", ParamType::Enum, false,
+            "how to send the file: auto (by extension), image, document, audio, voice or video", {"mode"});
+  p.enum_values = {
+      {"auto", "auto"},         {"image", "image"},  {"photo", "image"},
+      {"document", "document"}, {"doc", "document"}, {"file", "document"},
+      {"audio", "audio"},       {"voice", "voice"},  {"video", "video"},
+  };
+  p.enum_fallback = "auto";
+  return p;
+}
+
+}  // namespace
+
+std::vector<ActionSpec> builtin_actions() {
+  std::vector<ActionSpec> out;
+
+  {
+    ActionSpec a = action("react", "adds a reaction to a message");
+    a.params = {required_string("emoji", "the emoji, as a character or a :name:"),
+                optional_string("message", "the message to react to; default: the message being answered")};
+    a.spellings = {tag("react", BodyKind::None)};
+    a.delivers = true;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("send-file", "sends a file from an allowed folder");
+    a.params = {required_string("path", "the file's path", {"file"}),
+                optional_string("caption", "text sent with the file", {"text"}),
+                file_kind(),
+                param("cleanup", ParamType::Boolean, false, "delete the file after sending it"),
+                optional_string("channel", "another channel to send it to (with chat)"),
+                optional_string("chat", "another chat to send it to (with channel)")};
+    a.body_param = "path";
+    a.rules = {{ParamRule::Kind::AllOrNone, {"channel", "chat"}}};
+    a.spellings = {tag("send-file", BodyKind::None), tag("file", BodyKind::Path, 4 * KiB)};
+    a.delivers = true;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("voice", "speaks the text, sent as a voice note");
+    a.params = {required_string("text", "what to say")};
+    a.body_param = "text";
+    a.spellings = {tag("voice", BodyKind::Text)};
+    a.delivers = true;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("send-message", "sends a message to another chat (allow-listed targets only)");
+    a.params = {required_string("channel", "the channel, e.g. telegram"),
+                required_string("chat", "the chat on that channel"), required_string("text", "the message")};
+    a.body_param = "text";
+    Spelling telegram = tag("sendTelegram", BodyKind::Json);
+    telegram.presets = {{"channel", boost::json::value("telegram"), true},
+                        {"chat", boost::json::value(nullptr), false}};
+    a.spellings = {tag("send-message", BodyKind::Text), std::move(telegram)};
+    a.delivers = true;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("say", "a message delivered in say mode (section 6)");
+    a.params = {required_string("text", "what to say")};
+    a.body_param = "text";
+    a.spellings = {tag("say", BodyKind::Content)};
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("remember", "stores a fact about this user");
+    a.params = {required_string("fact", "the fact")};
+    a.body_param = "fact";
+    a.spellings = {bracket("REMEMBER", {"fact"}), tag("remember", BodyKind::Text, 4 * KiB)};
+    a.spellings.back().single_line = true;  // 2.8: a line break fails the body
+    a.concurrency = Concurrency::SerialPerConversation;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("forget", "removes a stored fact");
+    a.params = {required_string("fact", "the fact to remove")};
+    a.spellings = {bracket("FORGET_THIS", {"fact"})};
+    a.concurrency = Concurrency::SerialPerConversation;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("correct", "replaces a stored fact");
+    a.params = {required_string("old", "the stored fact"), required_string("new", "what it becomes")};
+    a.spellings = {bracket("CORRECT", {"old", "new"})};
+    a.concurrency = Concurrency::SerialPerConversation;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("setMemory", "stores an item");
+    a.params = {required_string("itemId", "the item's key"),
+                param("value", ParamType::Json, true, "the value, any JSON"),
+                param("expirationInMinutes", ParamType::Number, false, "minutes until it expires")};
+    a.spellings = {tag("setMemory", BodyKind::Json)};
+    a.concurrency = Concurrency::SerialPerConversation;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("deleteItem", "deletes an item");
+    a.params = {required_string("itemId", "the item's key")};
+    a.body_param = "itemId";
+    a.spellings = {tag("deleteItem", BodyKind::Json)};
+    a.concurrency = Concurrency::SerialPerConversation;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("cleanupMemory", "deletes expired items");
+    a.spellings = {tag("cleanupMemory", BodyKind::None)};
+    a.concurrency = Concurrency::SerialPerConversation;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("archiveItems", "moves items into the searchable archive");
+    ParamSpec items = param("items", ParamType::Array, true, "the ids of the items to archive");
+    items.non_empty = true;
+    items.element = ParamType::String;
+    a.params = {std::move(items)};
+    a.spellings = {tag("archiveItems", BodyKind::Json)};
+    a.concurrency = Concurrency::SerialPerConversation;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("searchArchive", "ranked search of the archive");
+    ParamSpec top_k = param("topK", ParamType::Integer, false, "how many results");
+    top_k.default_value = 10;
+    ParamSpec min_score = param("minScore", ParamType::Number, false, "the lowest score returned");
+    min_score.default_value = 0;
+    a.params = {required_string("query", "what to look for"), std::move(top_k), std::move(min_score)};
+    a.body_param = "query";
+    a.spellings = {tag("searchArchive", BodyKind::Json), bracket("SEARCH_EPISODIC", {"query"})};
+    a.result_to = ResultTo::Model;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("request-tier", "stored messages at a level of detail");
+    a.params = {param("level", ParamType::Integer, true, "the level of detail"),
+                required_string("content", "what to look up")};
+    a.spellings = {bracket("REQUEST_TIER", {"level", "content"})};
+    a.result_to = ResultTo::Model;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("calculate", "safe arithmetic; the result replaces the directive");
+    a.params = {required_string("expression", "the arithmetic expression")};
+    a.body_param = "expression";
+    a.spellings = {bracket("CALCULATE", {"expression"}), tag("calculate", BodyKind::Text, 4 * KiB)};
+    a.spellings.back().single_line = true;  // 2.8: a line break fails the body
+    a.result_to = ResultTo::Inline;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("search", "web search");
+    a.params = {required_string("query", "what to search for")};
+    a.body_param = "query";
+    a.spellings = {bracket("SEARCH", {"query"}), bracket("WEB_SEARCH", {"query"}),
+                   tag("googleSearch", BodyKind::Json, 4 * KiB), tag("search", BodyKind::Json, 4 * KiB)};
+    a.result_to = ResultTo::Model;
+    a.interrupts = true;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("fetch-page", "the text of a web page");
+    a.params = {required_string("url", "the page's address")};
+    a.body_param = "url";
+    a.spellings = {tag("webpageToText", BodyKind::Json, 4 * KiB), bracket("FETCH", {"url"})};
+    a.result_to = ResultTo::Model;
+    a.interrupts = true;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("scheduleTask", "a durable task that starts a turn with the message when due");
+    a.params = {required_string("message", "what the task says when it starts a turn"),
+                param("delay", ParamType::Duration, false, "when, from now: 30m, 2h, 1.5d"),
+                param("time", ParamType::Datetime, false, "when: YYYY-MM-DD HH:MM, optional :SS and offset")};
+    a.body_param = "message";
+    a.rules = {{ParamRule::Kind::ExactlyOne, {"delay", "time"}}};
+    a.spellings = {tag("scheduleTask", BodyKind::Json)};
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("getScheduledTasks", "lists the scheduled tasks");
+    a.spellings = {tag("getScheduledTasks", BodyKind::Json)};
+    a.result_to = ResultTo::Model;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("deleteScheduledTask", "cancels a scheduled task");
+    a.params = {optional_string("id", "the task's id"),
+                param("timestamp", ParamType::Integer, false, "the task's time, ms since the epoch")};
+    a.rules = {{ParamRule::Kind::ExactlyOne, {"id", "timestamp"}}};
+    a.spellings = {tag("deleteScheduledTask", BodyKind::Json)};
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("publishWebPage", "serves the page at a URL");
+    a.params = {required_string("html", "the page's HTML")};
+    a.body_param = "html";
+    a.spellings = {tag("publishWebPage", BodyKind::Markup, 256 * KiB)};
+    a.result_to = ResultTo::Model;
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("command", "runs an operator-registered named command");
+    a.params = {required_string("name", "the command's name")};
+    a.spellings = {bracket("COMMAND", {"name"}), bracket("EXECUTE", {"name"})};
+    out.push_back(std::move(a));
+  }
+  {
+    // Parameters are whatever the tool takes: validate_mcp handles them (5.6).
+    ActionSpec a = action("mcp", "calls a tool on a configured MCP server");
+    Spelling s;
+    s.dialect = Dialect::Mcp;
+    s.body = BodyKind::Json;
+    a.spellings = {std::move(s)};
+    a.body_limit = 256 * KiB;
+    a.result_to = ResultTo::Model;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace sigil::catalog

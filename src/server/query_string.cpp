@@ -1,0 +1,57 @@
+#include "server/query_string.h"
+
+#include <utility>
+
+namespace sigil::server {
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space) {
+  std::string out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '%') {
+      if (i + 2 >= in.size()) return std::nullopt;
+      const int hi = hex_value(in[i + 1]);
+      const int lo = hex_value(in[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out += static_cast<char>(hi * 16 + lo);
+      i += 2;
+    } else if (in[i] == '+' && plus_is_space) {
+      out += ' ';
+    } else {
+      out += in[i];
+    }
+  }
+  return out;
+}
+
+std::optional<QueryParams> query_params(std::string_view target) {
+  QueryParams params;
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return params;
+  std::string_view query = target.substr(q + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const auto eq = pair.find('=');
+    auto key = percent_decode(pair.substr(0, eq), true);
+    auto value =
+        percent_decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1), true);
+    if (!key || !value) return std::nullopt;
+    params[*key] = std::move(*value);
+  }
+  return params;
+}
+
+}  // namespace sigil::server

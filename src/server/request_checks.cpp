@@ -1,0 +1,35 @@
+#include "server/request_checks.h"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "sigil/text/ascii.h"
+
+namespace sigil::server {
+
+bool valid_conversation_id(std::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
+}
+
+bool same_secret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+bool bearer_authorized(std::string_view authorization, std::string_view token) {
+  if (token.empty()) return true;
+  constexpr std::string_view bearer = "Bearer ";
+  return authorization.starts_with(bearer) && same_secret(authorization.substr(bearer.size()), token);
+}
+
+bool is_json_content_type(std::string_view value) {
+  return text::ascii::iequals(text::ascii::trim(value.substr(0, value.find(';'))), "application/json");
+}
+
+}  // namespace sigil::server
