@@ -188,8 +188,10 @@ struct FakeOpenAiServer::Impl {
 
   asio::awaitable<void> serve(tcp::socket socket) {
     beast::tcp_stream plain(std::move(socket));
+    beast::flat_buffer buffer;
     if (!tls) {
-      co_await respond(plain);
+      while (co_await respond(plain, buffer)) {
+      }
       beast::error_code ignored;
       plain.socket().shutdown(tcp::socket::shutdown_both, ignored);
       co_return;
@@ -197,17 +199,19 @@ struct FakeOpenAiServer::Impl {
     beast::ssl_stream<beast::tcp_stream> stream(std::move(plain), ssl_context);
     auto [ec] = co_await stream.async_handshake(ssl::stream_base::server, kTuple);
     if (ec) co_return;  // e.g. the client refused our certificate
-    co_await respond(stream);
+    while (co_await respond(stream, buffer)) {
+    }
     beast::error_code ignored;
     beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ignored);
   }
 
+  // Serves one request; true when the connection stays open for another. `buffer` keeps what was read
+  // past this request for the next.
   template <class Stream>
-  asio::awaitable<void> respond(Stream& stream) {
-    beast::flat_buffer buffer;
+  asio::awaitable<bool> respond(Stream& stream, beast::flat_buffer& buffer) {
     http::request<http::string_body> request;
     auto [read_ec, read_n] = co_await http::async_read(stream, buffer, request, kTuple);
-    if (read_ec) co_return;
+    if (read_ec) co_return false;
 
     FakeResponse response;
     {
@@ -235,6 +239,7 @@ struct FakeOpenAiServer::Impl {
       timer.expires_after(d);
       co_await timer.async_wait(kTuple);
     };
+    if (response.drop_connection) co_return false;
     co_await sleep(response.delay_before_headers);
 
     std::string head =
@@ -246,9 +251,9 @@ struct FakeOpenAiServer::Impl {
     } else {
       head += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
     }
-    head += "Connection: close\r\n\r\n";
+    head += response.keep_alive ? "\r\n" : "Connection: close\r\n\r\n";
     auto [head_ec, head_n] = co_await asio::async_write(stream, asio::buffer(head), kTuple);
-    if (head_ec) co_return;
+    if (head_ec) co_return false;
 
     std::string_view body = response.body;
     bool truncated = false;
@@ -263,15 +268,16 @@ struct FakeOpenAiServer::Impl {
       std::string framed =
           response.chunked ? hex(part.size()) + "\r\n" + std::string(part) + "\r\n" : std::string(part);
       auto [ec, n] = co_await asio::async_write(stream, asio::buffer(framed), kTuple);
-      if (ec) co_return;
+      if (ec) co_return false;
       if (at + piece < body.size()) co_await sleep(response.delay_between_pieces);
     }
-    if (truncated) co_return;  // the caller closes the connection: the stream breaks here
+    if (truncated) co_return false;  // the caller closes the connection: the stream breaks here
     if (response.chunked) {
       auto [ec, n] = co_await asio::async_write(stream, asio::buffer(std::string_view("0\r\n\r\n")), kTuple);
-      if (ec) co_return;
+      if (ec) co_return false;
     }
     co_await sleep(response.hang_after_body);
+    co_return response.keep_alive && !response.close_quietly;
   }
 
   ssl::context ssl_context;  // outlives the streams destroyed with io

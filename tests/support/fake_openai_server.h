@@ -2,7 +2,8 @@
 // SSE wire format, scripted per request, optionally over TLS with a certificate made at run time.
 //
 // Each request (any method and path) takes the next scripted FakeResponse from the queue; an empty queue
-// answers 500 with an OpenAI-style error. Request bodies are recorded for assertions. The server runs on
+// answers 500 with an OpenAI-style error. A connection serves one request unless the response says
+// keep_alive. Request bodies are recorded for assertions. The server runs on
 // its own thread; all methods are thread-safe. Beast stays in the .cpp.
 #pragma once
 
@@ -32,6 +33,12 @@ struct FakeResponse {
   std::optional<std::size_t> close_after_bytes;
   // After writing the whole body, keep the connection open without a word for this long (idle time-outs).
   std::chrono::milliseconds hang_after_body{0};
+  // Keep the connection for the next request (no "Connection: close"); with close_quietly the server
+  // still closes it after this response, as a server whose keep-alive time ran out does.
+  bool keep_alive = false;
+  bool close_quietly = false;
+  // Read the request, then close the connection without a response (a keep-alive race, a crash).
+  bool drop_connection = false;
 
   // An SSE response whose body is `data: <event>\n\n` for each event, then `data: [DONE]\n\n` if `done`.
   static FakeResponse sse(const std::vector<std::string>& events, bool done = true);

@@ -1,6 +1,6 @@
-#include "model/openai/sse_parser.h"
+#include "sigil/net/sse_parser.h"
 
-namespace sigil::model::openai {
+namespace sigil::net {
 
 namespace {
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
@@ -105,4 +105,4 @@ void SseParser::finish() noexcept {
   after_cr_ = false;
 }
 
-}  // namespace sigil::model::openai
+}  // namespace sigil::net

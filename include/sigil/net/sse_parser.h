@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sigil::model::openai {
+namespace sigil::net {
 
 struct SseEvent {
   std::string type;  // the `event:` field; "" means the default type ("message")
@@ -52,4 +52,4 @@ class SseParser {
   std::size_t bytes_seen_ = 0;
 };
 
-}  // namespace sigil::model::openai
+}  // namespace sigil::net

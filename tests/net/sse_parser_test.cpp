@@ -1,11 +1,11 @@
-#include "model/openai/sse_parser.h"
+#include "sigil/net/sse_parser.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace sigil::model::openai {
+namespace sigil::net {
 namespace {
 
 std::vector<SseEvent> parse_in_pieces(std::string_view stream, const std::vector<std::size_t>& cuts) {
@@ -129,4 +129,4 @@ TEST(SseParser, EveryCutGivesTheSameEvents) {
 }
 
 }  // namespace
-}  // namespace sigil::model::openai
+}  // namespace sigil::net
