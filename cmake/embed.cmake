@@ -1,14 +1,20 @@
 # Build-time embedding of data files (the web page, the demo replay script) into the library, so the
 # `sigil` binary runs from any folder with nothing beside it.
 #
-# sigil_embed(<target> <set> <folder>): every file under <folder> (found at configure time; CONFIGURE_DEPENDS
-# re-globs when files are added) becomes an entry of `sigil::embed::<set>()`, its path relative to <folder>.
-# A generated .cpp is rebuilt whenever one of the files changes.
+# sigil_embed(<target> <set> <folder> <file>...): each named file under <folder> becomes an entry of
+# `sigil::embed::<set>()`, named by its path relative to <folder>. Only named files: whatever else lands in
+# the folder (a data folder a user created beside examples/sigil.toml, an editor's backup) stays out of the
+# binary. A missing file stops the configure; a generated .cpp is rebuilt whenever one of the files changes.
 set(SIGIL_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_gen.cmake)
 
 function(sigil_embed target set folder)
-  file(GLOB_RECURSE files CONFIGURE_DEPENDS LIST_DIRECTORIES false ${folder}/*)
-  list(FILTER files EXCLUDE REGEX "/(node_modules|\\.[^/]*)/")
+  set(files)
+  foreach(name IN LISTS ARGN)
+    if(NOT EXISTS ${folder}/${name})
+      message(FATAL_ERROR "sigil_embed(${set}): ${folder}/${name} does not exist")
+    endif()
+    list(APPEND files ${folder}/${name})
+  endforeach()
   list(SORT files)
   set(manifest ${CMAKE_BINARY_DIR}/generated/embed_${set}.txt)
   set(output ${CMAKE_BINARY_DIR}/generated/embed_${set}.cpp)

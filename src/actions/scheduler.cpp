@@ -21,6 +21,30 @@ std::string Scheduler::turn_id(const store::ScheduledTask& task) { return "task:
 
 std::vector<store::ScheduledTask> Scheduler::run_due() { return sweep().fired; }
 
+std::string Scheduler::claim_key(const store::ScheduledTask& task) {
+  // "scheduled-task" is no action name: the key never meets a directive's.
+  return store::once_key(task.scope.conversation_id, turn_id(task), 0, "scheduled-task", task.id);
+}
+
+bool Scheduler::claim(const store::ScheduledTask& task) {
+  const store::TimePoint now = options_.now();
+  auto begun = store_.once_begin(task.scope, claim_key(task), now);
+  if (!begun) return false;  // the store failed: try again at the next wake-up
+  switch (begun->state) {
+    case store::OnceState::fresh:
+      return true;
+    case store::OnceState::running:
+      // Claimed by this instance in an earlier sweep whose fire() refused or whose mark failed: sweeps never
+      // overlap, so nobody else is firing it.
+      return true;
+    case store::OnceState::in_doubt:
+      return now - begun->begun_at >= options_.claim_lease;
+    case store::OnceState::completed:
+      return false;  // fired and marked by another instance since due_tasks() listed it
+  }
+  return false;
+}
+
 Scheduler::Sweep Scheduler::sweep() {
   std::lock_guard run_lock(run_mu_);
   Sweep out;
@@ -36,15 +60,22 @@ Scheduler::Sweep Scheduler::sweep() {
     for (const store::ScheduledTask& task : *due) {
       if (!tried.emplace(task.scope.user_id, task.scope.conversation_id, task.id).second) continue;
       any_new = true;
+      if (!claim(task)) {
+        ++out.refused;
+        continue;
+      }
       bool accepted = false;
       try {
         accepted = fire_(task, turn_id(task));
       } catch (...) {
         accepted = false;  // a throwing callback must not end the thread; retried later like a refusal
       }
-      // Marked after firing: a crash in between fires it again after a restart, as the same turn. A failed
-      // mark leaves it pending the same way; it is still reported as fired (fire() took it).
+      // Marked after firing: a crash in between fires it again after a restart (once the claim's lease
+      // ends), as the same turn. A failed mark leaves it pending the same way; it is still reported as
+      // fired (fire() took it).
       if (accepted && store_.mark_fired(task.scope, task.id, options_.now()).ok()) {
+        // A failed completion only leaves the claim unfinished; the task is marked and never listed again.
+        (void)store_.once_complete(task.scope, claim_key(task), R"({"fired":true})", options_.now());
         out.fired.push_back(task);
       } else {
         if (accepted) out.fired.push_back(task);

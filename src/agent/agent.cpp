@@ -206,7 +206,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     request.model = input_.model.empty() ? config.model : input_.model;
     request.max_tokens = input_.max_tokens ? input_.max_tokens : config.max_tokens;
     request.temperature = input_.temperature ? input_.temperature : config.temperature;
-    request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
+    if (!agent_.tools_refused_.load()) request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
+    tools_offered_ = !request.tools.empty();
     request.messages.push_back({"system", agent_.system_message(say_mode_), {}, {}});
     if (stateless()) {
       for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
@@ -261,7 +262,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     const catalog::Registry& registry = agent_.registry_;
     call_state_->tool_names.push_back(tool.name);
     std::optional<std::string> action;
-    if (agent_.config_.native_tools)
+    if (agent_.config_.tools != ToolsMode::off)
       action = catalog::action_for_tool_name(registry, prompt_options(), tool.name);
     if (!action) {
       call_state_->tool_errors.push_back("tool " + tool.name +
@@ -313,6 +314,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       call_.reset();
     }
     if (!call_state_) return;
+    if (retry_without_tools(outcome)) return;
     call_state_->parser->finish(parser_finish(outcome.finish));
     ModelCallReport report;
     report.call = calls_;
@@ -346,9 +348,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 
     if (outcome.finish == model::FinishReason::error || outcome.finish == model::FinishReason::cancelled) {
       summary_.calls.push_back(std::move(report));
-      summary_.diagnostics.push_back("model-error: " + (outcome.finish == model::FinishReason::cancelled
-                                                            ? std::string("cancelled")
-                                                            : outcome.error));
+      std::string why =
+          outcome.finish == model::FinishReason::cancelled ? std::string("cancelled") : outcome.error;
+      if (tools_offered_ && model::refused_tools(outcome))
+        why += " (the server refuses native tools: set [model] tools = \"auto\" or \"off\")";
+      summary_.diagnostics.push_back("model-error: " + why);
       end(TurnStatus::ModelError);
       return;
     }
@@ -367,6 +371,25 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     }
     if (!record("user", results, "the results")) return;
     start_call();
+  }
+
+  // ToolsMode::automatic: a server that refused the tools before anything streamed gets the same call again
+  // without them, and the agent stops offering them. True when that call was started.
+  bool retry_without_tools(const model::Outcome& outcome) {
+    if (agent_.config_.tools != ToolsMode::automatic || !tools_offered_ || !model::refused_tools(outcome))
+      return false;
+    if (!call_state_->outbox.clean().empty() || !call_state_->tool_names.empty()) return false;
+    if (!agent_.tools_refused_.exchange(true))
+      summary_.diagnostics.push_back("model: the server refused native tools (" + outcome.server_message +
+                                     "); the actions are offered as markup only from now on");
+    call_state_->parser->finish(parser_finish(outcome.finish));
+    (void)call_state_->executor->finish();
+    call_state_->parser.reset();
+    call_state_->executor.reset();
+    call_state_.reset();
+    --calls_;  // the same call, again: it does not count against max_model_calls
+    start_call();
+    return true;
   }
 
   // Appends a user-side message to the turn's history (the store, or the request's messages for a
@@ -399,7 +422,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   TurnSummary summary_;
   int calls_ = 0;
   bool say_mode_ = false;
-  bool shown_text_ = false;  // an earlier call of this turn showed text
+  bool shown_text_ = false;     // an earlier call of this turn showed text
+  bool tools_offered_ = false;  // the current call's request offered native tools
   std::string exec_turn_id_;
   std::unique_ptr<Call> call_state_;
 
@@ -421,7 +445,8 @@ Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handle
     const std::string section = catalog::prompt_section(registry_, options);
     if (!message.empty() && !section.empty()) message += "\n\n";
     message += section;
-    if (config_.native_tools) (say ? say_tools_ : tools_) = catalog::tool_schemas(registry_, options);
+    if (config_.tools != ToolsMode::off)
+      (say ? say_tools_ : tools_) = catalog::tool_schemas(registry_, options);
   }
   const unsigned threads = std::max(1u, config_.finish_threads);
   for (unsigned i = 0; i < threads; ++i)

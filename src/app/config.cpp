@@ -137,7 +137,7 @@ class Reader {
                  [&](const toml::node& n, const std::string& k) {
                    const std::string text = string(n, k);
                    try {
-                     parse_listen(text, c.host, c.port, "listen");
+                     parse_listen(text, c.host, c.port, "");
                    } catch (const ConfigError& e) {
                      fail(n, k, e.what());
                    }
@@ -150,6 +150,10 @@ class Reader {
                 {"threads",
                  [&](const toml::node& n, const std::string& k) {
                    c.threads = static_cast<unsigned>(integer(n, k, 1, 64));
+                 }},
+                {"max_connections",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.max_connections = static_cast<std::size_t>(integer(n, k, 0, 1'000'000));
                  }},
                 {"messages_per_minute",
                  [&](const toml::node& n, const std::string& k) {
@@ -204,6 +208,12 @@ class Reader {
               }},
              {"temperature",
               [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
+             {"tools",
+              [&](const toml::node& n, const std::string& k) {
+                c.tools = string(n, k);
+                if (c.tools != "auto" && c.tools != "on" && c.tools != "off")
+                  fail(n, k, "must be \"auto\", \"on\" or \"off\", not " + in_quotes(c.tools));
+              }},
          });
   }
 
@@ -346,7 +356,9 @@ EnvLookup process_environment() {
 
 void parse_listen(std::string_view text, std::string& host, unsigned short& port, std::string_view what) {
   const auto bad = [&](const std::string& why) {
-    throw ConfigError(std::string(what) + ": bad address " + in_quotes(text) + ": " + why +
+    // `what` is empty when the caller names the setting itself ("[server] listen: bad address ...").
+    throw ConfigError((what.empty() ? std::string() : std::string(what) + ": ") + "bad address " +
+                      in_quotes(text) + ": " + why +
                       " (expected HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080)");
   };
   std::string_view h, p;

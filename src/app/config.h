@@ -29,7 +29,8 @@ struct ServerConfig {
   std::string api_token;       // empty: no auth, and only loopback hosts may be bound
   std::size_t max_body = std::size_t{1} << 20;
   unsigned threads = 1;
-  double messages_per_minute = 30;  // per connection; 0: unlimited
+  std::size_t max_connections = 4096;  // open HTTP and WebSocket connections; 0: unlimited
+  double messages_per_minute = 30;     // per connection; 0: unlimited
   unsigned message_burst = 10;
   // The address published pages are linked with; empty: http://HOST:PORT (a relative /pages/... link when
   // the port is chosen at start).
@@ -53,6 +54,7 @@ struct ModelConfig {
   int timeout_seconds = 60;  // first byte and longest silence inside a stream
   std::optional<int> max_tokens;
   std::optional<double> temperature;
+  std::string tools = "auto";  // "auto" | "on" | "off": offer the actions as native tools (agent.h)
 };
 
 struct AgentSettings {

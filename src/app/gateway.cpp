@@ -112,6 +112,11 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     : config_(config), options_(std::move(options)), registry_(catalog::Registry::builtin()) {
   data_dir_ = fs::absolute(config_.store.data).lexically_normal();
   make_folder(data_dir_);
+  try {
+    lock_ = DataLock::acquire(data_dir_);
+  } catch (const std::runtime_error& e) {
+    throw GatewayError(e.what());
+  }
   make_folder(data_dir_ / "media");
 
   std::ostringstream names_error;
@@ -188,6 +193,9 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   agent_config.model = config_.model.name;
   agent_config.max_tokens = config_.model.max_tokens;
   agent_config.temperature = config_.model.temperature;
+  agent_config.tools = config_.model.tools == "on"    ? agent::ToolsMode::on
+                       : config_.model.tools == "off" ? agent::ToolsMode::off
+                                                      : agent::ToolsMode::automatic;
   agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *model_, agent_config);
 
   if (options_.http_server) {
@@ -197,6 +205,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.api_token = config_.server.api_token;
     o.max_body = config_.server.max_body;
     o.threads = config_.server.threads;
+    o.max_connections = config_.server.max_connections;
     o.model_label = model_description_;
     o.replay_model = replay_model_;
     o.media_dir = (data_dir_ / "media").string();

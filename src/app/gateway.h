@@ -4,9 +4,10 @@
 //
 // What it promises:
 // - The constructor prepares everything and starts nothing: the data folder (DATA/sigil.db, DATA/media,
-//   and DATA/files with two sample files when no file_roots are configured), the store, the handlers, the
-//   model (OpenAI-compatible client when a url is set, else the replay file, else the embedded demo
-//   script examples/demo-replay.jsonl) and the agent. Failures are GatewayError with a one-line message
+//   and DATA/files with two sample files when no file_roots are configured), locked for this process's
+//   life (app/data_lock.h: a second gateway on it is a GatewayError naming the holder's pid), the store, the
+//   handlers, the model (OpenAI-compatible client when a url is set, else the replay file, else the embedded
+//   demo script examples/demo-replay.jsonl) and the agent. Failures are GatewayError with a one-line message
 //   that never holds the model key.
 // - start() binds the server (when there is one) and starts the scheduler; a due task becomes a turn of its
 //   (user, conversation), shown live to the web chat watching it; a newly scheduled task wakes the
@@ -26,6 +27,7 @@
 #include <string>
 
 #include "app/config.h"
+#include "app/data_lock.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
@@ -82,6 +84,7 @@ class Gateway {
   std::filesystem::path data_dir_;
   std::string model_description_;
   bool replay_model_ = false;
+  DataLock lock_;  // released last: nothing below may touch the folder after it
   // Declaration order is destruction order reversed: the scheduler and the server go first, then the
   // agent (which cancels what is left), then the model client, the handlers and the store they all use.
   std::unique_ptr<store::Store> store_;

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   CLI::App app{"sigil: directives in model replies, parsed as they stream"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("sigil ") + SIGIL_VERSION);
 
   sigil::app::ParseCommandOptions parse;
   std::string mcp_servers, deny;

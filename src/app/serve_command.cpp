@@ -37,6 +37,11 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
     const std::string host = config.server.host.find(':') != std::string::npos
                                  ? "[" + config.server.host + "]"
                                  : config.server.host;
+    out << "sigil " << SIGIL_VERSION << '\n';
+    out << "sigil: config: "
+        << (config.file.empty() ? "none (no --config, no ./sigil.toml): defaults and environment"
+                                : config.file)
+        << '\n';
     out << "sigil: model: " << gateway.model_description() << '\n';
     if (gateway.replay_model())
       out << "sigil: replies are replayed, not written by a model: set SIGIL_MODEL_URL or [model] url\n";

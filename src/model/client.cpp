@@ -1,5 +1,7 @@
 #include "sigil/model/client.h"
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::model {
 
 std::string_view to_string(FinishReason reason) noexcept {
@@ -18,6 +20,12 @@ std::string_view to_string(FinishReason reason) noexcept {
       return "cancelled";
   }
   return "unknown";
+}
+
+bool refused_tools(const Outcome& outcome) {
+  if (outcome.finish != FinishReason::error || outcome.http_status < 400) return false;
+  // The server's own words only: our prefix names the host, which may well contain "tool".
+  return text::ascii::to_lower(outcome.server_message).find("tool") != std::string::npos;
 }
 
 std::string_view last_user_message(const ChatRequest& request) noexcept {

@@ -26,6 +26,7 @@
 #include "server/admission.h"
 #include "server/chat_completions.h"
 #include "server/conversation_routes.h"
+#include "server/models_route.h"
 #include "server/plain_response.h"
 #include "server/request_checks.h"
 #include "server/resource_routes.h"
@@ -117,6 +118,7 @@ class HttpSession final : public Closable,
     if (ec == http::error::body_limit) {
       // The headers are there: a client without the token learns nothing but 401.
       const Request& req = parser_->get();
+      head_ = false;  // a HEAD has no body to be too large
       const Route route = route_of(view(req.target()));
       state_.metrics.count_request(route.label);
       if (!admitted(req, route, false)) return;
@@ -145,6 +147,8 @@ class HttpSession final : public Closable,
   }
 
   void handle(Request req) {
+    // HEAD is GET without the body (route.h): the same handler answers, send() leaves the body out.
+    head_ = req.method() == http::verb::head;
     const Route route = route_of(view(req.target()));
     state_.metrics.count_request(route.label);
     const unsigned version = req.version();
@@ -156,7 +160,7 @@ class HttpSession final : public Closable,
       const std::string allow(allowed_methods(route.kind));
       return send(json_error(405, "method not allowed; use " + allow).with("Allow", allow), version, keep);
     }
-    const bool get = req.method() == http::verb::get;
+    const bool get = req.method() == http::verb::get || head_;
     switch (route.kind) {
       case Route::Kind::Health:
         return send(text_response(200, "ok"), version, keep);
@@ -174,6 +178,9 @@ class HttpSession final : public Closable,
                     version, keep);
       case Route::Kind::Completions:
         return start_completion(req);
+      case Route::Kind::Models:
+        return send(models_response(state_.options.model_id, route.param, state_.started_unix), version,
+                    keep);
       case Route::Kind::WebSocket:
         return upgrade(std::move(req));
       case Route::Kind::Media:
@@ -213,6 +220,13 @@ class HttpSession final : public Closable,
     beast::error_code ec;
     body.open(media.file->c_str(), beast::file_mode::scan, ec);
     if (ec) return send(json_error(404, "no such media"), version, keep);
+    if (head_) {
+      Response res{http::status::ok, version};
+      res.set(http::field::content_type, media.response.content_type);
+      for (const auto& [name, value] : media.response.headers) res.set(name, value);
+      res.content_length(body.size());
+      return send(std::move(res), keep);
+    }
     auto res = std::make_shared<http::response<http::file_body>>(http::status::ok, version);
     res->body() = std::move(body);
     res->set(http::field::content_type, media.response.content_type);
@@ -236,7 +250,13 @@ class HttpSession final : public Closable,
   void send(Response res, bool keep_alive) {
     res_ = std::move(res);
     res_.keep_alive(keep_alive);
-    res_.prepare_payload();
+    if (head_) {
+      // The length GET would have sent (already set for a file), and no body.
+      if (!res_.has_content_length()) res_.content_length(res_.body().size());
+      res_.body().clear();
+    } else {
+      res_.prepare_payload();
+    }
     http::async_write(stream_, res_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec) return self->close();
       if (self->res_.need_eof()) return self->shutdown_send();
@@ -303,6 +323,7 @@ class HttpSession final : public Closable,
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Response res_;
+  bool head_ = false;  // the request being answered is a HEAD
   bool closed_ = false;
 
   std::deque<std::string> queue_;

@@ -22,6 +22,11 @@ Route route_of(std::string_view target) {
   if (path == "/v1/ws") return {Route::Kind::WebSocket, "/v1/ws", {}};
   if (path == "/v1/chat/completions") return {Route::Kind::Completions, "/v1/chat/completions", {}};
   if (path == "/" || path == "/index.html") return {Route::Kind::Index, "/", {}};
+  if (path == "/v1/models") return {Route::Kind::Models, "/v1/models", {}};
+  constexpr std::string_view models = "/v1/models/";
+  if (path.starts_with(models) && path.size() > models.size() &&
+      path.find('/', models.size()) == std::string_view::npos)
+    return {Route::Kind::Models, "/v1/models/{id}", std::string(path.substr(models.size()))};
   constexpr std::string_view media = "/media/";
   if (path.starts_with(media))
     return {Route::Kind::Media, "/media/{sha256}", std::string(path.substr(media.size()))};
@@ -44,19 +49,21 @@ Route route_of(std::string_view target) {
 std::string_view allowed_methods(Route::Kind kind) {
   switch (kind) {
     case Route::Kind::Messages:
-      return "GET, POST";
+      return "GET, HEAD, POST";
     case Route::Kind::Settings:
-      return "GET, PUT";
+      return "GET, HEAD, PUT";
     case Route::Kind::Completions:
       return "POST";
+    case Route::Kind::WebSocket:
+      return "GET";
     case Route::Kind::Health:
     case Route::Kind::Metrics:
     case Route::Kind::Page:
-    case Route::Kind::WebSocket:
+    case Route::Kind::Models:
     case Route::Kind::Media:
     case Route::Kind::Index:
     case Route::Kind::Asset:
-      return "GET";
+      return "GET, HEAD";
     case Route::Kind::Unknown:
       break;
   }

@@ -6,6 +6,7 @@
 // - route_of() looks at the path only (the query is ignored) and never allocates more than the param.
 // - Route::label is the route's template ("/v1/conversations/{id}/messages"), never the raw URL: metrics
 //   label their series by it, so clients cannot blow up the series count.
+// - Every GET route also answers HEAD (the same status and headers, no body), except the WebSocket.
 // - Route::param is the raw (still percent-encoded) path part the template leaves open: a page slug, a
 //   conversation id, a media "<sha256>/<name>" or an asset path; empty for fixed routes.
 #pragma once
@@ -23,6 +24,7 @@ struct Route {
     Messages,     // GET, POST /v1/conversations/{id}/messages
     Settings,     // GET, PUT  /v1/conversations/{id}/settings
     Completions,  // POST /v1/chat/completions
+    Models,       // GET  /v1/models and /v1/models/{id}
     WebSocket,    // GET  /v1/ws
     Media,        // GET  /media/{sha256}/{name}
     Index,        // GET  / and /index.html
@@ -35,7 +37,8 @@ struct Route {
 
 Route route_of(std::string_view target);
 
-// The methods a route answers, as an Allow header lists them ("GET", "GET, POST", ...); "" for Unknown.
+// The methods a route answers, as an Allow header lists them ("GET, HEAD", "GET, HEAD, POST", ...); ""
+// for Unknown. HEAD goes with every GET but the WebSocket's (an upgrade has no HEAD form).
 std::string_view allowed_methods(Route::Kind kind);
 // Whether `method` (as the request line spells it, case-sensitive) is one of allowed_methods(kind).
 bool method_allowed(Route::Kind kind, std::string_view method);

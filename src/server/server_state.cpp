@@ -1,5 +1,6 @@
 #include "server/server_state.h"
 
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -11,6 +12,9 @@ ServerState::ServerState(agent::Agent& agent_ref, store::Store& store_ref, HttpS
     : agent(agent_ref),
       store(store_ref),
       options(std::move(options_in)),
+      started_unix(std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count()),
       hub(std::make_shared<ConversationHub>()),
       media(std::make_shared<MediaStore>(options.media_dir)),
       limiter_(options.messages_per_minute, options.message_burst),

@@ -11,6 +11,7 @@
 // - Thread-safe where sessions on several io threads meet: the members are.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,7 @@ class ServerState {
   agent::Agent& agent;
   store::Store& store;
   const HttpServerOptions options;
+  const std::int64_t started_unix;  // when the server was made (Unix seconds): /v1/models' "created"
   const std::shared_ptr<ConversationHub> hub;
   const std::shared_ptr<MediaStore> media;
   TurnRegistry turns;

@@ -267,5 +267,66 @@ TEST(Scheduler, StopIsPromptAndRestartable) {
   // The destructor stops the thread.
 }
 
+// Two processes on one database by mistake (the data-folder lock removed): the second sweeps while the
+// first is between firing and marking, and must not fire the task again.
+TEST(Scheduler, TwoInstancesOnOneDatabaseFireATaskOnce) {
+  TempDir dir;
+  const std::string path = dir.file("sigil.db");
+  auto store_a = open_store(path);
+  auto store_b = open_store(path);
+  const std::string id = add(*store_a, kAlice, "water the plants", kT0);
+  SchedulerOptions options;
+  options.now = [] { return kT0 + 1s; };
+  Fired fired_b;
+  Scheduler b(*store_b, fired_b.accept(), options);
+  std::vector<store::ScheduledTask> b_during;
+  Fired fired_a;
+  Scheduler a(
+      *store_a,
+      [&](const store::ScheduledTask& t, const std::string& turn) {
+        b_during = b.run_due();  // B sweeps while A fires: A's claim is fresh and not yet completed
+        return fired_a.accept()(t, turn);
+      },
+      options);
+  EXPECT_EQ(a.run_due().size(), 1u);
+  EXPECT_TRUE(b_during.empty());
+  EXPECT_TRUE(b.run_due().empty());  // marked and claimed: never again
+  EXPECT_EQ(fired_a.size(), 1u);
+  EXPECT_EQ(fired_b.size(), 0u);
+}
+
+// A process that claimed a task and died before marking it: after the claim's lease another instance
+// fires it, once, as the same turn; before the lease it waits.
+TEST(Scheduler, AnUnfinishedClaimIsTakenOverAfterTheLease) {
+  TempDir dir;
+  const std::string path = dir.file("sigil.db");
+  std::string id;
+  {
+    auto store = open_store(path);
+    id = add(*store, kAlice, "remind me", kT0);
+    SchedulerOptions options;
+    options.now = [] { return kT0; };
+    Scheduler s(
+        *store,
+        [](const store::ScheduledTask&, const std::string&) -> bool { throw std::runtime_error("died"); },
+        options);
+    EXPECT_TRUE(s.run_due().empty());  // claimed, never fired nor marked: the "process" ends here
+  }
+  auto store = open_store(path);
+  FakeClock clock;
+  clock.now = kT0 + 30s;
+  Fired fired;
+  SchedulerOptions options;
+  options.now = clock.fn();
+  options.claim_lease = 60s;
+  Scheduler s(*store, fired.accept(), options);
+  EXPECT_TRUE(s.run_due().empty());  // within the lease: the claimant may still be firing it
+  clock.now = kT0 + 61s;
+  ASSERT_EQ(s.run_due().size(), 1u);
+  EXPECT_TRUE(s.run_due().empty());
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_EQ(fired.turns[0], "task:" + id);
+}
+
 }  // namespace
 }  // namespace sigil::actions

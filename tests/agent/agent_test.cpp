@@ -214,6 +214,86 @@ TEST_F(AgentTest, PlainReplyStreamsCleanTextAndLandsInHistory) {
   EXPECT_FALSE(requests[0].json.at("tools").as_array().empty());
 }
 
+// A server without tool support (llama.cpp without --jinja, some Ollama models) answers 400 to a request
+// that offers tools. "auto": the same call runs again without them, the turn succeeds, and later turns do
+// not offer them; the markup still works.
+TEST_F(AgentTest, ToolsAutoRetriesWithoutToolsWhenTheServerRefusesThem) {
+  FakeOpenAiServer server;
+  server.enqueue(FakeResponse::error(400, "registry.ollama.ai/library/gemma does not support tools"));
+  server.enqueue(FakeResponse::text_stream({"Hello ", "<react emoji=\"thumbsup\"/>there."}));
+  server.enqueue(FakeResponse::text_stream({"Again."}));
+  auto client = openai(server);
+  AgentConfig config;
+  config.tools = ToolsMode::automatic;
+  config.max_model_calls = 1;  // the repeated call does not count
+  Agent agent(registry_, handlers_, *store_, *client, config);
+  auto first = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hi"), first);
+  const TurnSummary summary = first->wait();
+  EXPECT_EQ(summary.status, TurnStatus::Ok);
+  EXPECT_EQ(first->text(), "Hello there.");
+  ASSERT_EQ(summary.diagnostics.size(), 1u);
+  EXPECT_NE(summary.diagnostics[0].find("refused native tools"), std::string::npos) << summary.diagnostics[0];
+  auto second = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("again", "t2"), second);
+  const TurnSummary later = second->wait();
+  EXPECT_EQ(later.status, TurnStatus::Ok);
+  EXPECT_TRUE(later.diagnostics.empty());  // said once
+  agent.wait_idle();
+
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_TRUE(requests[0].json.as_object().contains("tools"));
+  EXPECT_FALSE(requests[1].json.as_object().contains("tools"));
+  EXPECT_FALSE(requests[2].json.as_object().contains("tools"));
+}
+
+// "on": the refusal fails the turn, and the diagnostic says which setting to change.
+TEST_F(AgentTest, ToolsOnFailsClearlyWhenTheServerRefusesThem) {
+  FakeOpenAiServer server;
+  server.enqueue(FakeResponse::error(400, "tools param requires --jinja flag"));
+  auto client = openai(server);
+  AgentConfig config;
+  config.tools = ToolsMode::on;
+  Agent agent(registry_, handlers_, *store_, *client, config);
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hi"), observer);
+  const TurnSummary summary = observer->wait();
+  agent.wait_idle();
+  EXPECT_EQ(summary.status, TurnStatus::ModelError);
+  ASSERT_FALSE(summary.diagnostics.empty());
+  EXPECT_NE(summary.diagnostics[0].find("HTTP 400"), std::string::npos) << summary.diagnostics[0];
+  EXPECT_NE(summary.diagnostics[0].find("[model] tools"), std::string::npos) << summary.diagnostics[0];
+  EXPECT_EQ(server.request_count(), 1u);
+}
+
+// "auto" does not mistake another 400 for a refusal of tools; "off" never offers them.
+TEST_F(AgentTest, ToolsAutoLeavesOtherErrorsAloneAndOffSendsNone) {
+  {
+    FakeOpenAiServer server;
+    server.enqueue(FakeResponse::error(400, "context length exceeded"));
+    auto client = openai(server);
+    Agent agent(registry_, handlers_, *store_, *client, AgentConfig{});
+    auto observer = std::make_shared<RecordingObserver>();
+    agent.start_turn(input("hi"), observer);
+    EXPECT_EQ(observer->wait().status, TurnStatus::ModelError);
+    agent.wait_idle();
+    EXPECT_EQ(server.request_count(), 1u);
+  }
+  FakeOpenAiServer server;
+  server.enqueue(FakeResponse::text_stream({"Fine."}));
+  auto client = openai(server);
+  AgentConfig config;
+  config.tools = ToolsMode::off;
+  Agent agent(registry_, handlers_, *store_, *client, config);
+  auto observer = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("hi", "t9"), observer);
+  EXPECT_EQ(observer->wait().status, TurnStatus::Ok);
+  agent.wait_idle();
+  ASSERT_EQ(server.request_count(), 1u);
+  EXPECT_FALSE(server.requests()[0].json.as_object().contains("tools"));
+}
+
 TEST_F(AgentTest, ResultsGoBackToTheModelAndTheSecondReplyIsDelivered) {
   FakeOpenAiServer server;
   server.enqueue(

@@ -50,6 +50,19 @@ async function turnsTotal() {
   return Number(m[1]);
 }
 
+test("models.list() and models.retrieve() see the gateway's one model; an unknown one is NotFound", async () => {
+  const ids = [];
+  for await (const model of client().models.list()) ids.push(model.id);
+  assert.deepEqual(ids, ["sigil"]);
+  const model = await client().models.retrieve("sigil");
+  assert.equal(model.object, "model");
+  assert.equal(model.owned_by, "sigil");
+  assert.ok(Number.isInteger(model.created) && model.created > 1_600_000_000);
+  await assert.rejects(client().models.retrieve("gpt-4o"), (e) => e instanceof OpenAI.NotFoundError);
+  // Without the token: the client's AuthenticationError.
+  await assert.rejects(client({ apiKey: "wrong" }).models.list(), (e) => e instanceof OpenAI.AuthenticationError);
+});
+
 test("non-streaming: the content is the clean text; deliveries and results are in the extension", async () => {
   const completion = await client().chat.completions.create({ model: MODEL, messages: messages(cases.hello.prompt) });
   assert.equal(completion.object, "chat.completion");

@@ -158,7 +158,35 @@ TEST_F(HttpServerTest, UnknownPathIs404AndWrongMethodIs405) {
   EXPECT_EQ(http_exchange(port, get("/nope")).status, 404);
   HttpReply r = http_exchange(port, post("/healthz", "{}"));
   EXPECT_EQ(r.status, 405);
-  EXPECT_EQ(r.headers["allow"], "GET");
+  EXPECT_EQ(r.headers["allow"], "GET, HEAD");
+}
+
+// HEAD: GET's status and headers (its Content-Length included), no body; on a file too.
+TEST_F(HttpServerTest, HeadAnswersLikeGetWithoutABody) {
+  const unsigned short port = start();
+  const auto head = [](const std::string& path) {
+    return "HEAD " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+  };
+  for (const std::string path : {"/", "/healthz", "/v1/models", "/pages/unknown-slug"}) {
+    HttpReply g = http_exchange(port, get(path));
+    HttpReply h = http_exchange(port, head(path));
+    EXPECT_EQ(h.status, g.status) << path;
+    EXPECT_EQ(h.headers.at("content-length"), std::to_string(g.body.size())) << path;
+    EXPECT_EQ(h.headers["content-type"], g.headers["content-type"]) << path;
+    EXPECT_TRUE(h.body.empty()) << path << ": " << h.body;
+  }
+  EXPECT_EQ(http_exchange(port, head("/v1/ws")).status, 405);
+}
+
+// What the official clients' models.list() asks: one model, the gateway's agent.
+TEST_F(HttpServerTest, ModelsListsTheAgent) {
+  const unsigned short port = start();
+  HttpReply r = http_exchange(port, get("/v1/models"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"], "application/json");
+  EXPECT_NE(r.body.find(R"("id":"sigil")"), std::string::npos) << r.body;
+  EXPECT_EQ(http_exchange(port, get("/v1/models/sigil")).status, 200);
+  EXPECT_EQ(http_exchange(port, get("/v1/models/gpt-4o")).status, 404);
 }
 
 TEST_F(HttpServerTest, MetricsAreInPrometheusTextFormat) {
@@ -288,6 +316,8 @@ TEST_F(HttpServerTest, ApiTokenIsRequiredExceptForHealthz) {
   EXPECT_EQ(no.headers["www-authenticate"], "Bearer");
   EXPECT_EQ(http_exchange(port, get("/metrics", "Authorization: Bearer wrong!\r\n")).status, 401);
   EXPECT_EQ(http_exchange(port, get("/metrics", "Authorization: Bearer s3cret\r\n")).status, 200);
+  EXPECT_EQ(http_exchange(port, get("/v1/models")).status, 401);
+  EXPECT_EQ(http_exchange(port, get("/v1/models", "Authorization: Bearer s3cret\r\n")).status, 200);
   // A published page's unguessable URL is its capability (a browser following a link sends no token).
   EXPECT_EQ(http_exchange(port, get("/pages/x")).status, 404);
   EXPECT_EQ(http_exchange(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})")).status, 401);

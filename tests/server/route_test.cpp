@@ -49,6 +49,15 @@ TEST(RouteTest, TemplatesCarryTheirParamAndLabelNeverTheUrl) {
   EXPECT_EQ(route_of("/pages/").kind, Kind::Unknown);
   EXPECT_EQ(route_of("/pages/a/b").kind, Kind::Unknown);
 
+  const Route models = route_of("/v1/models");
+  EXPECT_EQ(models.kind, Kind::Models);
+  EXPECT_EQ(models.param, "");
+  const Route model = route_of("/v1/models/sigil");
+  EXPECT_EQ(model.kind, Kind::Models);
+  EXPECT_EQ(model.param, "sigil");
+  EXPECT_EQ(model.label, "/v1/models/{id}");
+  EXPECT_EQ(route_of("/v1/models/a/b").kind, Kind::Unknown);
+
   const Route other = route_of("/secret/path/42");
   EXPECT_EQ(other.kind, Kind::Unknown);
   EXPECT_EQ(other.label, "other");
@@ -63,10 +72,12 @@ TEST(RouteTest, ConversationRoutesNeedOneNonEmptySegment) {
 }
 
 TEST(RouteTest, MethodsPerRoute) {
-  EXPECT_EQ(allowed_methods(Kind::Messages), "GET, POST");
-  EXPECT_EQ(allowed_methods(Kind::Settings), "GET, PUT");
+  EXPECT_EQ(allowed_methods(Kind::Messages), "GET, HEAD, POST");
+  EXPECT_EQ(allowed_methods(Kind::Settings), "GET, HEAD, PUT");
   EXPECT_EQ(allowed_methods(Kind::Completions), "POST");
-  EXPECT_EQ(allowed_methods(Kind::Health), "GET");
+  EXPECT_EQ(allowed_methods(Kind::Health), "GET, HEAD");
+  EXPECT_EQ(allowed_methods(Kind::Models), "GET, HEAD");
+  EXPECT_EQ(allowed_methods(Kind::WebSocket), "GET");  // an upgrade has no HEAD form
   EXPECT_EQ(allowed_methods(Kind::Unknown), "");
   EXPECT_TRUE(method_allowed(Kind::Messages, "GET"));
   EXPECT_TRUE(method_allowed(Kind::Messages, "POST"));
@@ -75,7 +86,9 @@ TEST(RouteTest, MethodsPerRoute) {
   EXPECT_FALSE(method_allowed(Kind::Settings, "POST"));
   EXPECT_FALSE(method_allowed(Kind::Completions, "GET"));
   EXPECT_FALSE(method_allowed(Kind::Health, "get"));  // methods are case-sensitive
-  EXPECT_FALSE(method_allowed(Kind::Health, "HEAD"));
+  EXPECT_TRUE(method_allowed(Kind::Health, "HEAD"));
+  EXPECT_FALSE(method_allowed(Kind::WebSocket, "HEAD"));
+  EXPECT_FALSE(method_allowed(Kind::Completions, "HEAD"));
   EXPECT_FALSE(method_allowed(Kind::Health, "GET, POST"));
   EXPECT_FALSE(method_allowed(Kind::Unknown, ""));
 }

@@ -5,7 +5,13 @@
 //   (Store::mark_fired) only when fire() returned true; false (or an exception) leaves it pending, and it is
 //   tried again at the next wake-up. So a task due while the process was down comes back from due_tasks()
 //   once when a new Scheduler starts, and a crash between fire() and mark_fired() fires it again after the
-//   restart as the same turn (turn id "task:" + id), whose directives' exactly-once keys make that harmless.
+//   restart (once the claim's lease ends, below) as the same turn (turn id "task:" + id), whose directives'
+//   exactly-once keys make that harmless.
+// - Claimed before it fires: one scheduler on a database fires a task, even when two processes share it by
+//   mistake (the data-folder lock was removed). The claim is an exactly-once key in the task's
+//   conversation (Store::once_begin), completed once the task is marked fired. A claim begun by another
+//   Store instance and never completed (its process is firing it now, or died between claim and mark) is
+//   left alone for claim_lease, then taken over: a crash costs a delay of the lease, never the task.
 // - Fire order: by due time, soonest first, across all users; batch_limit tasks per store query (plus as
 //   many as were refused in this sweep, so refused tasks never hide later ones). Within one run_due(), a
 //   task is offered to fire() at most once.
@@ -41,6 +47,8 @@ struct SchedulerOptions {
   std::chrono::milliseconds poll_interval{std::chrono::seconds(30)};
   // Tasks per Store::due_tasks() query.
   std::size_t batch_limit = 100;
+  // How long another instance's unfinished claim holds a task (see "Claimed" above).
+  std::chrono::milliseconds claim_lease{std::chrono::seconds(60)};
 };
 
 class Scheduler {
@@ -77,6 +85,10 @@ class Scheduler {
     store::TimePoint as_of;   // the clock at the last due_tasks() query: every task due by then was offered
   };
   Sweep sweep();
+  // Whether this scheduler may fire `task` now (it claimed it, or takes over a stale claim).
+  bool claim(const store::ScheduledTask& task);
+  // The claim's key in the task's conversation.
+  static std::string claim_key(const store::ScheduledTask& task);
   void loop(std::stop_token stop);
   // When the thread should next look: the earliest task due after now within one poll interval, or
   // now + poll interval. Tasks the sweep left pending (due by swept.as_of) do not count.

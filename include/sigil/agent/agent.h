@@ -39,6 +39,7 @@
 // - The destructor cancels open model calls (and waiting turns) and waits until every turn has ended.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +65,14 @@
 
 namespace sigil::agent {
 
+// Whether each model request offers the actions as native tools (the markup works either way).
+enum class ToolsMode : std::uint8_t {
+  automatic,  // offer them; when the server refuses them (model::refused_tools), run that call again
+              // without and stop offering them for this agent's life
+  on,         // always offer them: a server that refuses them fails the turn, saying so
+  off,        // never offer them, and refuse a tool call as unknown
+};
+
 struct AgentConfig {
   std::string system_prompt_intro;
   int max_model_calls = 6;            // per inbound message (12.5)
@@ -71,8 +80,8 @@ struct AgentConfig {
   // Say mode (spec 6) for conversations that never chose (set_say_mode) and for stateless turns.
   bool say_mode = false;
   std::vector<std::string> denied_actions;  // canonical names: not taught, not parsed as valid, no tools
-  bool native_tools = true;                 // send tool_schemas() with each request
-  std::string model;                        // empty: the client's default
+  ToolsMode tools = ToolsMode::automatic;
+  std::string model;  // empty: the client's default
   std::optional<int> max_tokens;
   std::optional<double> temperature;
   exec::ExecOptions exec;  // workers, clock, time-outs, services for the executors
@@ -199,6 +208,7 @@ class Agent {
   AgentConfig config_;
   std::string system_message_, say_system_message_;
   boost::json::array tools_, say_tools_;
+  std::atomic<bool> tools_refused_{false};  // ToolsMode::automatic found the server refusing tools
 
   mutable std::mutex mu_;
   std::condition_variable idle_;

@@ -12,9 +12,9 @@ struct File {
   std::string_view data;  // the exact bytes
 };
 
-// Every file under web/.
+// The web page's files (web/, the ones CMakeLists.txt names).
 std::span<const File> web_assets();
-// Every file under examples/.
+// The example files the program uses (examples/, the ones CMakeLists.txt names).
 std::span<const File> examples();
 
 // The file with exactly this path, or nullptr.

@@ -51,7 +51,16 @@ struct Outcome {
   FinishReason finish = FinishReason::stop;
   std::string error;  // one line, set when finish == error
   int attempts = 0;   // HTTP requests made (1 + retries); 1 for the replay client
+  // When the error was the server's answer: its HTTP status and its own message (OpenAI's error.message,
+  // or the start of its body); 0 and "" otherwise.
+  int http_status = 0;
+  std::string server_message;
 };
+
+// Whether a failed call was the server refusing the request's `tools` (a server without tool support:
+// llama.cpp without --jinja, Ollama models without tools, vLLM without --enable-auto-tool-choice all
+// answer a 4xx or 5xx whose message speaks of tools).
+bool refused_tools(const Outcome& outcome);
 
 class StreamSink {
  public:

@@ -44,13 +44,15 @@
 //   POST /v1/chat/completions              OpenAI-compatible, stream or not (docs/openai-compatible.md);
 //                                          errors in OpenAI's shape; 409 while a request with the same
 //                                          Idempotency-Key still runs
+//   GET  /v1/models, /v1/models/{id}       OpenAI's model list with one model, model_id (the agent)
 //   GET  /media/<sha256>/<name>            the bytes of a file or voice delivery (the hash is the capability)
 //   GET  /, /assets/<file>                 the embedded web page (web/ at build time)
 //   GET  /pages/{slug}                     the page's HTML, sandboxed by its Content-Security-Policy (an
 //                                          opaque origin; scripts only if published with
 //                                          csp_allows_scripts), X-Content-Type-Options: nosniff; 404 for
 //                                          unknown slugs
-//   Other paths get 404, other methods 405 with Allow. Bodies over max_body get 413; a body that is not
+//   Every GET but the WebSocket's also answers HEAD (headers only). Other paths get 404, other methods 405
+//   with Allow. Bodies over max_body get 413; a body that is not
 //   what the endpoint takes gets 400 with a JSON {"error": "..."}; a conversation or user id must be
 //   1..128 of [A-Za-z0-9._-] (400 otherwise).
 // - Limits: a token bucket per user (messages_per_minute, message_burst) and one per peer address
@@ -83,6 +85,7 @@ struct HttpServerOptions {
   unsigned threads = 1;
   std::string model_label;          // the hello frame's "model" (ModelClient::describe())
   bool replay_model = false;        // the hello frame's "replay": the model is a replay script
+  std::string model_id = "sigil";   // the one model GET /v1/models lists
   std::string media_dir;            // where delivered files are kept for /media/; empty: in memory (64 MiB)
   double messages_per_minute = 30;  // per user; 0: unlimited
   unsigned message_burst = 10;

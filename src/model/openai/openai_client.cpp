@@ -50,15 +50,19 @@ struct Endpoint {
 
 Endpoint parse_base_url(const std::string& base_url) {
   auto parsed = net::parse_url(base_url);
-  if (auto* error = std::get_if<std::string>(&parsed))
-    throw std::invalid_argument("model: base_url: " + *error);
+  // Messages name the setting a user writes ([model] url, SIGIL_MODEL_URL), not this struct's field.
+  if (auto* error = std::get_if<std::string>(&parsed)) {
+    std::string message = "model: url: " + *error;
+    if (error->find("credentials") != std::string::npos)
+      message += "; put the key in [model] key or SIGIL_MODEL_KEY";
+    throw std::invalid_argument(message);
+  }
   const net::Url& url = std::get<net::Url>(parsed);
   if (url.scheme != "http" && url.scheme != "https") {
-    throw std::invalid_argument("model: base_url must start with http:// or https://, got \"" + base_url +
-                                "\"");
+    throw std::invalid_argument("model: url must start with http:// or https://, got \"" + base_url + "\"");
   }
   if (base_url.find_first_of("?#") != std::string::npos) {
-    throw std::invalid_argument("model: base_url must not have a query or fragment: \"" + base_url + "\"");
+    throw std::invalid_argument("model: url must not have a query or fragment: \"" + base_url + "\"");
   }
   std::string trimmed = base_url;
   while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
@@ -71,10 +75,16 @@ struct Attempt {
   FinishReason finish = FinishReason::stop;  // when finished
   std::string error;
   std::optional<milliseconds> retry_after;
+  int http_status = 0;         // a failing status the server answered
+  std::string server_message;  // with its own message
 };
 
-Attempt failed(std::string error) { return Attempt{Attempt::fail, {}, one_line(std::move(error)), {}}; }
-Attempt retryable(std::string error) { return Attempt{Attempt::retry, {}, one_line(std::move(error)), {}}; }
+Attempt failed(std::string error) {
+  return Attempt{Attempt::fail, {}, one_line(std::move(error)), {}, 0, {}};
+}
+Attempt retryable(std::string error) {
+  return Attempt{Attempt::retry, {}, one_line(std::move(error)), {}, 0, {}};
+}
 
 class OpenAiClient;
 
@@ -202,7 +212,7 @@ class OpenAiClient final : public ModelClient {
       std::lock_guard lock(s->mutex);
       if (s->done) return;
       s->done = true;
-      if (s->cancelled) outcome = Outcome{FinishReason::cancelled, {}, 0};
+      if (s->cancelled) outcome = Outcome{FinishReason::cancelled, {}, 0, 0, {}};
       s->http.reset();
       s->timer.reset();
     }
@@ -264,7 +274,7 @@ class AttemptHandler final : public net::HttpHandler {
         s_->delivered = true;
         s_->delivered_bytes += step.text.size();
         s_->sink->on_text(step.text);
-        if (s_->is_cancelled()) return decide(Attempt{Attempt::cancelled, {}, {}, {}});
+        if (s_->is_cancelled()) return decide(Attempt{Attempt::cancelled, {}, {}, {}, 0, {}});
       }
       if (step.finish && !finish_) {
         finish_ = step.finish;
@@ -272,7 +282,7 @@ class AttemptHandler final : public net::HttpHandler {
       }
       if (step.done) {
         deliver_tool_calls();
-        return decide(Attempt{Attempt::finished, finish_.value_or(FinishReason::stop), {}, {}});
+        return decide(Attempt{Attempt::finished, finish_.value_or(FinishReason::stop), {}, {}, 0, {}});
       }
     }
   }
@@ -309,6 +319,8 @@ class AttemptHandler final : public net::HttpHandler {
                              s_->client->endpoint().host + ": " + openai::api_error_message(error_body_));
     attempt.kind = (status_ == 429 || status_ >= 500) ? Attempt::retry : Attempt::fail;
     attempt.retry_after = retry_after_;
+    attempt.http_status = status_;
+    attempt.server_message = one_line(openai::api_error_message(error_body_));
     return attempt;
   }
 
@@ -317,7 +329,7 @@ class AttemptHandler final : public net::HttpHandler {
     OpenAiClient& client = *s_->client;
     const std::string& where = client.endpoint().where;
     if (s_->is_cancelled() || (error && error->kind == K::cancelled))
-      return Attempt{Attempt::cancelled, {}, {}, {}};
+      return Attempt{Attempt::cancelled, {}, {}, {}, 0, {}};
     // A failing status: what arrived of its body is enough to explain it.
     if (status_ != 0 && (status_ < 200 || status_ > 299)) return status_attempt();
     if (!error) {
@@ -326,7 +338,7 @@ class AttemptHandler final : public net::HttpHandler {
                       std::to_string(s_->delivered_bytes) + " bytes");
       }
       deliver_tool_calls();
-      return Attempt{Attempt::finished, *finish_, {}, {}};
+      return Attempt{Attempt::finished, *finish_, {}, {}, 0, {}};
     }
     const bool in_body = status_ != 0;
     switch (error->kind) {
@@ -392,7 +404,7 @@ void OpenAiClient::begin_attempt(const std::shared_ptr<CallState>& s) {
     }
   }
   // Cancelled while waiting to retry: never from start(), which runs before any cancel() can.
-  finish(s, Outcome{FinishReason::cancelled, {}, 0});
+  finish(s, Outcome{FinishReason::cancelled, {}, 0, 0, {}});
 }
 
 void OpenAiClient::after_attempt(const std::shared_ptr<CallState>& s, Attempt attempt) {
@@ -401,29 +413,30 @@ void OpenAiClient::after_attempt(const std::shared_ptr<CallState>& s, Attempt at
     s->http.reset();
   }
   if (attempt.kind == Attempt::cancelled || s->is_cancelled())
-    return finish(s, Outcome{FinishReason::cancelled, {}, 0});
-  if (attempt.kind == Attempt::finished) return finish(s, Outcome{attempt.finish, {}, 0});
+    return finish(s, Outcome{FinishReason::cancelled, {}, 0, 0, {}});
+  if (attempt.kind == Attempt::finished) return finish(s, Outcome{attempt.finish, {}, 0, 0, {}});
   if (attempt.kind == Attempt::retry && !s->delivered && s->attempts <= config_.max_retries) {
     milliseconds delay = attempt.retry_after ? *attempt.retry_after : backoff(s->attempts);
     if (delay >= remaining(*s)) {
       return finish(s, Outcome{FinishReason::error,
                                attempt.error + " (no time left to retry within total_timeout " +
                                    seconds(config_.total_timeout) + ")",
-                               0});
+                               0, attempt.http_status, attempt.server_message});
     }
     std::lock_guard lock(s->mutex);
     if (!s->cancelled) {
       s->timer = io_->after(delay, [this, s](bool fired) {
         if (fired) return begin_attempt(s);
-        finish(s, Outcome{FinishReason::cancelled, {}, 0});
+        finish(s, Outcome{FinishReason::cancelled, {}, 0, 0, {}});
       });
       return;
     }
   }
-  if (s->is_cancelled()) return finish(s, Outcome{FinishReason::cancelled, {}, 0});
+  if (s->is_cancelled()) return finish(s, Outcome{FinishReason::cancelled, {}, 0, 0, {}});
   std::string error = attempt.error;
   if (s->attempts > 1) error += " (after " + std::to_string(s->attempts) + " attempts)";
-  finish(s, Outcome{FinishReason::error, std::move(error), 0});
+  finish(s, Outcome{FinishReason::error, std::move(error), 0, attempt.http_status,
+                    std::move(attempt.server_message)});
 }
 
 }  // namespace

@@ -228,7 +228,7 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
       std::shared_ptr<CallState> call = queue_.top().call;
       queue_.pop();
       lock.unlock();
-      finish(*call, Outcome{FinishReason::cancelled, {}, 1});
+      finish(*call, Outcome{FinishReason::cancelled, {}, 1, 0, {}});
       lock.lock();
     }
   }
@@ -243,7 +243,7 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   void step(CallState& call, const std::shared_ptr<CallState>& self) {
     if (call.finished) return;  // a stale entry (e.g. the regular tick after a cancel)
     if (call.cancelled.load()) {
-      finish(call, Outcome{FinishReason::cancelled, {}, 1});
+      finish(call, Outcome{FinishReason::cancelled, {}, 1, 0, {}});
       return;
     }
     if (call.next < call.tokens.size()) {
@@ -258,11 +258,11 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
       call.sink->on_tool_call(tool);
     }
     if (call.cancelled.load()) {
-      finish(call, Outcome{FinishReason::cancelled, {}, 1});
+      finish(call, Outcome{FinishReason::cancelled, {}, 1, 0, {}});
     } else if (!call.entry->error.empty()) {
-      finish(call, Outcome{FinishReason::error, call.entry->error, 1});
+      finish(call, Outcome{FinishReason::error, call.entry->error, 1, 0, {}});
     } else {
-      finish(call, Outcome{call.entry->finish, {}, 1});
+      finish(call, Outcome{call.entry->finish, {}, 1, 0, {}});
     }
   }
 
