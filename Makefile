@@ -17,7 +17,7 @@ CODE_DIRS := $(wildcard src include tests fuzz bench)
 TIDY_BASE ?= HEAD
 
 .PHONY: all build test fuzz bench run demo format format-check check-layers tidy clean bootstrap \
-        release asan fuzz-build fuzz-smoke
+        release asan fuzz-build fuzz-smoke install
 
 all: build
 
@@ -46,6 +46,12 @@ endif
 build:
 	@$(MAKE) release RELEASE_TARGETS=sigil
 	@echo "built: build/release/sigil"
+
+# The command, libsigil.a with its headers, the CMake package (find_package(sigil)) and the examples (a
+# systemd unit among them) under PREFIX: docs/install.md.
+PREFIX ?= /usr/local
+install: build
+	cmake --install build/release --prefix $(PREFIX)
 
 # ---------------------------------------------------------------- tests
 # The cheap checks first: a format or layer slip fails in seconds, not after the build.

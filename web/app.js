@@ -427,8 +427,10 @@ function onDelete(m) {
   updateTyping();
 }
 
-// The reply turned silent: the delete frames that follow take back what it showed.
-function onSilence() {
+// The reply turned silent: the delete frames that follow take back what it showed. The user's message
+// says so when the turn ends (a silent turn would otherwise leave no trace at all).
+function onSilence(m) {
+  if (m.turn) turnState(m.turn).silent = true;
   updateTyping();
 }
 
@@ -465,10 +467,19 @@ const STATUS_TEXT = {
 function onEnd(m) {
   const t = turnState(m.turn);
   t.running = false;
+  if (m.status === "ok" && t.silent && !t.assistantEl && t.userEl) {
+    setNote(t.userEl, "No reply: the assistant chose to stay silent.");
+  }
   if (m.status && m.status !== "ok") {
     const diag = Array.isArray(m.diagnostics) ? m.diagnostics.join("; ") : "";
     const cancelled = /cancel/i.test(diag);
-    const text = cancelled ? "Stopped." : STATUS_TEXT[m.status] ?? `Turn ended: ${m.status}`;
+    let text = cancelled ? "Stopped." : STATUS_TEXT[m.status] ?? `Turn ended: ${m.status}`;
+    // The cause belongs in the message, not only on hover: "The model failed to answer (HTTP 401 ...)".
+    const cause = (m.diagnostics ?? []).find((d) => typeof d === "string" && d.startsWith("model-error: "));
+    if (!cancelled && cause) {
+      const detail = cause.slice("model-error: ".length).replace(/^model: /, "");
+      text = `${text.replace(/\.$/, "")}: ${detail.length > 300 ? `${detail.slice(0, 300)}…` : detail}`;
+    }
     const target = t.assistantEl ?? t.userEl;
     if (target) {
       setNote(target, text, "error");
@@ -565,13 +576,37 @@ function connect() {
   setStatus("connecting", state.attempt === 0 ? "Connecting…" : "Reconnecting…");
   const ws = new WebSocket(socketUrl());
   state.ws = ws;
+  let opened = false;
+  ws.addEventListener("open", () => {
+    opened = true;
+  });
   ws.addEventListener("message", onFrame);
-  ws.addEventListener("close", () => {
+  ws.addEventListener("close", async () => {
     if (state.ws !== ws) return;  // replaced on purpose (new conversation)
     state.ws = null;
     lostConnection();
+    // A refused upgrade looks like any lost connection to a page; ask an API route why, once.
+    const refusal = opened ? null : await tokenRefusal();
+    if (refusal) {
+      setStatus("offline", refusal);
+      return;  // retrying cannot help: the address needs the right token (reload after fixing it)
+    }
     scheduleReconnect();
   });
+}
+
+// "missing" or "wrong" token message when the gateway answers 401, else null (any other trouble).
+async function tokenRefusal() {
+  try {
+    const headers = accessToken ? { Authorization: `Bearer ${accessToken}` } : {};
+    const r = await fetch("/v1/models", { headers, cache: "no-store" });
+    if (r.status !== 401) return null;
+  } catch {
+    return null;
+  }
+  return accessToken
+    ? "The access token in this address is not accepted by the gateway."
+    : "This gateway needs an access token: open it as …/#access_token=YOUR_TOKEN";
 }
 
 function lostConnection() {

@@ -9,6 +9,7 @@
 #include "sigil/catalog/prompt_doc.h"
 #include "sigil/catalog/tool_schema.h"
 #include "sigil/exec/results_message.h"
+#include "sigil/log/log.h"
 #include "sigil/parse/parser.h"
 
 namespace sigil::agent {
@@ -68,7 +69,11 @@ std::string_view to_string(TurnStatus status) {
 class Agent::Turn : public std::enable_shared_from_this<Turn> {
  public:
   Turn(Agent& agent, std::uint64_t serial, TurnInput input, std::shared_ptr<TurnObserver> observer)
-      : agent_(agent), serial_(serial), input_(std::move(input)), observer_(std::move(observer)) {
+      : agent_(agent),
+        serial_(serial),
+        input_(std::move(input)),
+        observer_(std::move(observer)),
+        started_(std::chrono::steady_clock::now()) {
     summary_.turn_id = input_.turn_id;
   }
 
@@ -409,16 +414,61 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 
   void end(TurnStatus status) {
     summary_.status = status;
+    log_end();
     if (observer_) observer_->on_turn_end(summary_);
     observer_.reset();
     // Last: after this the Agent may be gone.
     agent_.turn_ended(serial_);
   }
 
+  // One line per turn (ids, counts, outcome, never texts), then one per failed action and model error.
+  void log_end() const {
+    const bool failed = summary_.status != TurnStatus::Ok;
+    if (!log::enabled(failed ? log::Level::warn : log::Level::info)) return;
+    std::int64_t directives = 0, action_errors = 0, deliveries = 0;
+    for (const ModelCallReport& call : summary_.calls) {
+      directives += static_cast<std::int64_t>(call.report.results.size());
+      deliveries += static_cast<std::int64_t>(call.report.deliveries.size());
+      for (const exec::ResultEntry& r : call.report.results) {
+        if (r.status != exec::ResultStatus::Error) continue;
+        ++action_errors;
+        log::write(log::Record{log::Level::warn, "action-error", {}}
+                       .with("conversation", input_.conversation)
+                       .with("turn", input_.turn_id)
+                       .with("action", r.action)
+                       .with("ordinal", r.ordinal)
+                       .with("error", r.message));
+      }
+    }
+    for (const std::string& d : summary_.diagnostics) {
+      const bool model_error = d.starts_with("model-error: ");
+      log::write(log::Record{model_error ? log::Level::error : log::Level::warn,
+                             model_error ? "model-error" : "turn-diagnostic",
+                             {}}
+                     .with("conversation", input_.conversation)
+                     .with("turn", input_.turn_id)
+                     .with("detail", d));
+    }
+    const auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started_)
+            .count();
+    log::write(log::Record{failed ? log::Level::warn : log::Level::info, "turn", {}}
+                   .with("user", input_.user)
+                   .with("conversation", input_.conversation)
+                   .with("turn", input_.turn_id)
+                   .with("status", std::string(to_string(summary_.status)))
+                   .with("model_calls", static_cast<std::int64_t>(summary_.calls.size()))
+                   .with("directives", directives)
+                   .with("action_errors", action_errors)
+                   .with("deliveries", deliveries)
+                   .with("ms", static_cast<std::int64_t>(ms)));
+  }
+
   Agent& agent_;
   const std::uint64_t serial_;
   TurnInput input_;
   std::shared_ptr<TurnObserver> observer_;
+  const std::chrono::steady_clock::time_point started_;
   TurnSummary summary_;
   int calls_ = 0;
   bool say_mode_ = false;

@@ -11,9 +11,11 @@
 #include <string>
 
 #include "app/gateway.h"
+#include "app/log_sink.h"
 #include "sigil/agent/channel_observer.h"
 #include "sigil/channels/console/console_channel.h"
 #include "sigil/deliver/chat_outbox.h"
+#include "sigil/log/log.h"
 
 namespace sigil::app {
 
@@ -70,6 +72,10 @@ int run_chat(const ChatCommandOptions& options, std::istream& in, std::ostream& 
     return 2;
   }
 
+  // The terminal is the conversation: only warnings and errors, unless --log-level asks for more.
+  const std::string level = options.flags.log_level.empty() ? "warn" : config.server.log_level;
+  log::install(stream_sink(err, config.server.log_format == "json" ? LogFormat::json : LogFormat::text),
+               log::level_from_string(level).value_or(log::Level::warn));
   std::mutex err_mu;
   try {
     // The channel needs the data folder, which the gateway decides; scheduled turns may fire as soon as

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "sigil/actions/schedule.h"
+#include "sigil/log/log.h"
 
 namespace sigil::app {
 namespace {
@@ -162,6 +163,20 @@ class Reader {
                 {"message_burst",
                  [&](const toml::node& n, const std::string& k) {
                    c.message_burst = static_cast<unsigned>(integer(n, k, 1, 100000));
+                 }},
+                {"log_level",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.log_level = string(n, k);
+                   if (!log::level_from_string(c.log_level))
+                     fail(n, k,
+                          "must be \"debug\", \"info\", \"warn\", \"error\" or \"off\", not " +
+                              in_quotes(c.log_level));
+                 }},
+                {"log_format",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.log_format = string(n, k);
+                   if (c.log_format != "text" && c.log_format != "json")
+                     fail(n, k, "must be \"text\" or \"json\", not " + in_quotes(c.log_format));
                  }},
                 {"public_url",
                  [&](const toml::node& n, const std::string& k) {
@@ -335,6 +350,12 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
   if (auto v = env("SIGIL_API_TOKEN")) config.server.api_token = *v;
   if (!flags.listen.empty()) parse_listen(flags.listen, config.server.host, config.server.port, "--listen");
   if (!flags.data.empty()) config.store.data = flags.data;
+  if (!flags.log_level.empty()) {
+    if (!log::level_from_string(flags.log_level))
+      throw ConfigError("--log-level: must be debug, info, warn, error or off, not " +
+                        in_quotes(flags.log_level));
+    config.server.log_level = flags.log_level;
+  }
   // The server refuses this too; saying it here names the setting to change.
   const std::string& host = config.server.host;
   const bool loopback = host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;

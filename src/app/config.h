@@ -39,6 +39,10 @@ struct ServerConfig {
   std::vector<std::string> allowed_origins;
   // Further names the gateway answers to in the Host header ("*": any; the default stops DNS rebinding).
   std::vector<std::string> allowed_hosts;
+  // The log on standard error (sigil/log/log.h): "debug" | "info" | "warn" | "error" | "off", and
+  // "text" | "json" (one object a line).
+  std::string log_level = "info";
+  std::string log_format = "text";
 };
 
 struct StoreConfig {
@@ -115,6 +119,7 @@ struct ConfigFlags {
   std::string config_file;  // --config
   std::string listen;       // --listen HOST:PORT
   std::string data;         // --data DIR
+  std::string log_level;    // --log-level LEVEL
 };
 
 // Looks an environment variable up (nullopt: not set). Tests pass their own.

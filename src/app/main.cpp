@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--listen", serve.listen,
                         "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: any)");
   serve_cmd->add_option("--data", serve.data, "Data folder: sigil.db, media/, files/ (default ./data)");
+  serve_cmd->add_option("--log-level", serve.log_level,
+                        "Log on standard error from this level: debug, info (default), warn, error, off");
 
   sigil::app::ChatCommandOptions chat;
   CLI::App* chat_cmd = app.add_subcommand(
@@ -94,6 +96,8 @@ int main(int argc, char** argv) {
                        "Configuration file (default: ./sigil.toml if present)");
   chat_cmd->add_option("--data", chat.flags.data, "Data folder: sigil.db, media/, files/ (default ./data)");
   chat_cmd->add_option("--conversation", chat.conversation, "Conversation id (default: console)");
+  chat_cmd->add_option("--log-level", chat.flags.log_level,
+                       "Log on standard error from this level (default here: warn)");
 
   try {
     app.parse(argc, argv);

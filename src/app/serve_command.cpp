@@ -8,6 +8,8 @@
 #include <string>
 
 #include "app/gateway.h"
+#include "app/log_sink.h"
+#include "sigil/log/log.h"
 
 namespace sigil::app {
 
@@ -31,6 +33,8 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
     return 2;
   }
 
+  log::install(stream_sink(err, config.server.log_format == "json" ? LogFormat::json : LogFormat::text),
+               log::level_from_string(config.server.log_level).value_or(log::Level::info));
   try {
     Gateway gateway(config);
     const unsigned short port = gateway.start();

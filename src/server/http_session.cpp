@@ -4,6 +4,8 @@
 // writes what those return.
 #include "server/http_session.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
@@ -34,6 +36,7 @@
 #include "server/session_list.h"
 #include "server/sse_stream.h"
 #include "server/websocket_session.h"
+#include "sigil/log/log.h"
 
 namespace sigil::server {
 
@@ -121,6 +124,7 @@ class HttpSession final : public Closable,
       head_ = false;  // a HEAD has no body to be too large
       const Route route = route_of(view(req.target()));
       state_.metrics.count_request(route.label);
+      begin_log(req, route);
       if (!admitted(req, route, false)) return;
       if (!authorized(req)) return send(unauthorized(), req.version(), false);
       return send(json_error(413, "request body is larger than " + std::to_string(state_.options.max_body) +
@@ -151,6 +155,7 @@ class HttpSession final : public Closable,
     head_ = req.method() == http::verb::head;
     const Route route = route_of(view(req.target()));
     state_.metrics.count_request(route.label);
+    begin_log(req, route);
     const unsigned version = req.version();
     const bool keep = req.keep_alive();
     if (!admitted(req, route, keep)) return;
@@ -208,6 +213,7 @@ class HttpSession final : public Closable,
       return send(json_error(426, "this endpoint is a WebSocket").with("Upgrade", "websocket"), version,
                   false);
     }
+    log_request(101);
     closed_ = true;  // the socket is the WebSocket's now; this session does nothing more
     run_websocket_session(state_, std::move(stream_), std::move(slot_), std::move(query), address_,
                           std::move(req));
@@ -227,6 +233,7 @@ class HttpSession final : public Closable,
       res.content_length(body.size());
       return send(std::move(res), keep);
     }
+    log_request(200);
     auto res = std::make_shared<http::response<http::file_body>>(http::status::ok, version);
     res->body() = std::move(body);
     res->set(http::field::content_type, media.response.content_type);
@@ -247,7 +254,32 @@ class HttpSession final : public Closable,
     send(to_beast(std::move(res), version), keep_alive);
   }
 
+  // The request line of the log (sigil/log/log.h): the route's template, never the URL (a page slug, a
+  // media hash and an access_token in the query are capabilities), the status and the time to answer.
+  void begin_log(const Request& req, const Route& route) {
+    logged_ = false;
+    if (!log::enabled(log::Level::info)) return;
+    log_method_ = std::string(view(req.method_string()));
+    log_route_ = route.label;
+    log_started_ = std::chrono::steady_clock::now();
+  }
+
+  void log_request(int status) {
+    if (logged_ || !log::enabled(log::Level::info)) return;
+    logged_ = true;
+    const auto us =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - log_started_)
+            .count();
+    log::write(log::Record{status >= 500 ? log::Level::warn : log::Level::info, "request", {}}
+                   .with("method", log_method_)
+                   .with("route", log_route_)
+                   .with("status", status)
+                   .with("ms", fmt::format("{:.1f}", static_cast<double>(us) / 1000.0))
+                   .with("peer", address_));
+  }
+
   void send(Response res, bool keep_alive) {
+    log_request(static_cast<int>(res.result_int()));
     res_ = std::move(res);
     res_.keep_alive(keep_alive);
     if (head_) {
@@ -323,7 +355,10 @@ class HttpSession final : public Closable,
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Response res_;
-  bool head_ = false;  // the request being answered is a HEAD
+  bool head_ = false;   // the request being answered is a HEAD
+  bool logged_ = true;  // its log line was written (or logging is off)
+  std::string log_method_, log_route_;
+  std::chrono::steady_clock::time_point log_started_;
   bool closed_ = false;
 
   std::deque<std::string> queue_;
@@ -351,6 +386,7 @@ void HttpSession::start_turn(unsigned version, bool keep, const std::string& con
     return send(json_error(503, "server is stopping"), version, false);
   }
   // The header goes out as raw bytes: the body is an open-ended stream delimited by the close.
+  log_request(200);
   stream_.expires_never();
   queue_.push_back(
       "HTTP/1.1 200 OK\r\n"
@@ -412,6 +448,7 @@ void HttpSession::start_completion(const Request& req) {
     return reply(503, completions::error_body({503, "server is stopping", "server_error", {}, {}}), false);
   }
   turn_id_ = t.turn_id;
+  if (parsed.request->stream) log_request(200);  // a non-stream answer is logged when it is sent
   stream_.expires_never();
   watch_client();  // also for a non-stream answer: a client that hangs up cancels the turn
   TurnRegistry* turns = &state_.turns;

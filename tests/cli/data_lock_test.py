@@ -71,6 +71,12 @@ def main():
                   f"sigil chat on the folder is refused the same way: {chat.stderr.strip()}")
             with urllib.request.urlopen(first.url + "/healthz", timeout=30) as r:
                 check(r.status == 200, "the first server still answers")
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and not any("request method=GET route=/healthz status=200" in line
+                                                          for line in first.err):
+                time.sleep(0.1)
+            check(any("request method=GET route=/healthz status=200" in line for line in first.err),
+                  "the log has a line for the request (standard error)")
         finally:
             check(first.stop() == 0, "the first server stops cleanly")
         again = start(sigil, data, tmp)

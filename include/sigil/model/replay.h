@@ -22,6 +22,8 @@
 // - In "reply", the first "{{url}}" becomes the first http:// or https:// URL of the last user message
 //   (e.g. the result line of a publishWebPage that went back to the model), else its first word that
 //   starts with '/', else nothing.
+// - In "reply", the first "{{result}}" becomes the rest of the first line of the last user message after
+//   ": ok: " (what an action reported back, e.g. the pending tasks), else nothing.
 //
 // Promises: the tokens of a reply concatenate to exactly the reply; no token splits a UTF-8 sequence;
 // tokens come no faster than tokens_per_second (with jitter); a cancelled call gets on_done(cancelled)

@@ -42,6 +42,22 @@ bool contains_ignoring_case(std::string_view text, std::string_view needle) {
 // "{{url}}" in a reply becomes the first http(s) URL of the user message it answers (a result line
 // such as `publishWebPage: ok: published "x" at http://…`), or else its first word that starts with '/'
 // (a relative link), so a canned reply can show a live link.
+// "{{result}}" in a reply becomes what an action reported back: the rest of the first line of the user
+// message it answers after ": ok: " (e.g. `getScheduledTasks: ok: 1 task: ...`), else nothing.
+std::string with_result(const std::string& reply, std::string_view user) {
+  static constexpr std::string_view placeholder = "{{result}}";
+  const std::size_t at = reply.find(placeholder);
+  if (at == std::string::npos) return reply;
+  std::string_view result;
+  if (const std::size_t ok = user.find(": ok: "); ok != std::string_view::npos) {
+    result = user.substr(ok + 6);
+    result = result.substr(0, result.find('\n'));
+  }
+  std::string out = reply;
+  out.replace(at, placeholder.size(), result);
+  return out;
+}
+
 std::string with_url(const std::string& reply, std::string_view user) {
   static constexpr std::string_view placeholder = "{{url}}";
   const std::size_t at = reply.find(placeholder);
@@ -314,8 +330,9 @@ class ReplayClient final : public ModelClient {
     state->sink = std::move(sink);
     state->entries = entries_;
     state->entry = &entry;
-    state->tokens =
-        split_tokens(with_url(entry.reply, last_user_message(request)), config_.split, config_.seed + n);
+    state->tokens = split_tokens(
+        with_result(with_url(entry.reply, last_user_message(request)), last_user_message(request)),
+        config_.split, config_.seed + n);
     state->rng.seed(config_.seed ^ (n * 0x9E3779B97F4A7C15ULL));
     auto due = Scheduler::Clock::now() + scheduler_->gap(*state);
     auto call = std::make_shared<ReplayCall>(state, scheduler_);
