@@ -1,4 +1,9 @@
-// The embedded Store: one SQLite database file (WAL), the C API directly.
+// The embedded Store: one SQLite database file (WAL), the C API directly. Private to src/store/sqlite/:
+// everyone else opens it through sigil/store/sqlite.h (open.cpp). Its calls are defined one table family per
+// file (memory_items.cpp, facts.cpp, archive.cpp, messages.cpp, tasks.cpp, once_log.cpp, pages.cpp,
+// settings.cpp); opening and the connections in sqlite_store.cpp, the checks of an existing file at open in
+// integrity.cpp, the migrations in schema.cpp; what they share (statements, transactions, partitions) in
+// statement.h.
 //
 // Connection settings: journal_mode=WAL (other processes may read while we write), synchronous=NORMAL
 // (a commit survives a crash of the process; the last commits may roll back on power loss), foreign keys
@@ -118,6 +123,7 @@ class SqliteStore final : public Store {
   SqliteStore(sqlite3* db, const OpenOptions& options, std::string session);
 
   Status configure(bool in_memory);
+  // integrity.cpp: an existing file that holds no database, or that PRAGMA quick_check finds damaged.
   static Status refuse_empty_file(const std::string& path);
   Status check_integrity(const std::string& path);
   Status migrate(const std::string& path);

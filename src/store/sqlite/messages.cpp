@@ -1,0 +1,67 @@
+// SqliteStore: conversation history (the agent's context). Partition: (user, conversation).
+#include <sqlite3.h>
+
+#include <algorithm>
+
+#include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/statement.h"
+
+namespace sigil::store::sqlite {
+namespace {
+
+constexpr std::string_view kAppendMessage = R"sql(
+INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql";
+constexpr std::string_view kRecentMessages = R"sql(
+SELECT id, role, text, turn_id, at FROM (
+    SELECT id, role, text, turn_id, at FROM messages
+    WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)
+ORDER BY id)sql";
+constexpr std::string_view kSearchMessages = R"sql(
+SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at
+FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
+WHERE messages_fts MATCH ?3 AND m.user_id = ?1 AND m.conversation_id = ?2
+ORDER BY bm25_rank, m.id DESC
+LIMIT ?4)sql";
+
+}  // namespace
+
+Result<std::int64_t> SqliteStore::append_message(const Scope& scope, std::string_view role,
+                                                 std::string_view text, std::string_view turn_id,
+                                                 TimePoint at) {
+  STORE_TRY(check_scope(scope));
+  std::lock_guard lock(mutex_);
+  STORE_STMT(q, kAppendMessage);
+  q.bind_partition(conversation_partition(scope)).bind_text(3, role).bind_text(4, text);
+  STORE_TRY(q.bind_text(5, turn_id).bind_time(6, at).run());
+  return static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, std::size_t n) {
+  STORE_TRY(check_scope(scope));
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kRecentMessages);
+  q.bind_partition(conversation_partition(scope))
+      .bind_int(3, static_cast<std::int64_t>(std::min<std::size_t>(n, INT64_MAX)));
+  std::vector<Message> out;
+  for (;;) {
+    STORE_STEP(row, q);
+    if (!row) break;
+    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4)});
+  }
+  return out;
+}
+
+Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope, std::string_view query,
+                                                             int top_k) {
+  STORE_TRY(check_scope(scope));
+  const std::string match = fts_match_query(query);
+  if (top_k <= 0 || match.empty()) return std::vector<MessageHit>();
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kSearchMessages);
+  q.bind_partition(conversation_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
+  return collect_hits<MessageHit>(q, 0.0, [](const Stmt& row, double score) {
+    return MessageHit{Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5)}, score};
+  });
+}
+
+}  // namespace sigil::store::sqlite
