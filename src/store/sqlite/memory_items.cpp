@@ -32,8 +32,6 @@ ORDER BY item_id)sql";
 constexpr std::string_view kCleanupItems = R"sql(
 DELETE FROM memory_items
 WHERE user_id = ?1 AND conversation_id = ?2 AND expires_at IS NOT NULL AND expires_at <= ?3)sql";
-constexpr std::string_view kCleanupAllItems = R"sql(
-DELETE FROM memory_items WHERE expires_at IS NOT NULL AND expires_at <= ?1)sql";
 
 MemoryItem read_item(const Stmt& q) {
   return MemoryItem{q.text(0), q.text(1), q.time(2), q.time(3), q.opt_time(4)};
@@ -107,12 +105,6 @@ Result<std::size_t> SqliteStore::cleanup_expired(const Scope& scope, TimePoint n
   std::lock_guard lock(mutex_);
   STORE_STMT(q, kCleanupItems);
   return q.bind_partition(memory_partition(scope)).bind_time(3, now).run();
-}
-
-Result<std::size_t> SqliteStore::cleanup_expired_all(TimePoint now) {
-  std::lock_guard lock(mutex_);
-  STORE_STMT(q, kCleanupAllItems);
-  return q.bind_time(1, now).run();
 }
 
 }  // namespace sigil::store::sqlite

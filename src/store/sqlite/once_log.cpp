@@ -22,12 +22,6 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
 ON CONFLICT (user_id, conversation_id, key) DO UPDATE SET
     result_json = excluded.result_json, completed_at = excluded.completed_at
 WHERE once_log.completed_at IS NULL)sql";
-constexpr std::string_view kOnceRelease = R"sql(
-DELETE FROM once_log WHERE user_id = ?1 AND conversation_id = ?2 AND key = ?3 AND completed_at IS NULL)sql";
-constexpr std::string_view kOnceInDoubt = R"sql(
-SELECT key, begun_at FROM once_log
-WHERE user_id = ?1 AND conversation_id = ?2 AND completed_at IS NULL AND session <> ?3
-ORDER BY begun_at, key)sql";
 
 }  // namespace
 
@@ -180,29 +174,6 @@ Status SqliteStore::once_complete_locked(const Scope& scope, std::string_view ke
     return Error{done.error()};
   }
   return {};
-}
-
-Result<bool> SqliteStore::once_release(const Scope& scope, std::string_view key) {
-  STORE_TRY(check_scope(scope));
-  std::lock_guard lock(mutex_);
-  STORE_STMT(q, kOnceRelease);
-  auto changed = q.bind_partition(conversation_partition(scope)).bind_text(3, key).run();
-  if (!changed) return Error{changed.error()};
-  return *changed == 1;
-}
-
-Result<std::vector<InDoubt>> SqliteStore::once_in_doubt(const Scope& scope) {
-  STORE_TRY(check_scope(scope));
-  Reader r = reader();
-  STORE_READ_STMT(q, r, kOnceInDoubt);
-  q.bind_partition(conversation_partition(scope)).bind_text(3, session_);
-  std::vector<InDoubt> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(InDoubt{q.text(0), q.time(1)});
-  }
-  return out;
 }
 
 }  // namespace sigil::store::sqlite

@@ -20,8 +20,6 @@ SELECT slug, title, html, csp_allows_scripts, created_at, updated_at FROM pages 
 constexpr std::string_view kListPages = R"sql(
 SELECT slug, title, html, csp_allows_scripts, created_at, updated_at FROM pages
 WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY created_at, slug)sql";
-constexpr std::string_view kDeletePage = R"sql(
-DELETE FROM pages WHERE user_id = ?1 AND conversation_id = ?2 AND slug = ?3)sql";
 
 constexpr std::size_t kMaxSlugWords = 40;
 
@@ -130,15 +128,6 @@ Result<std::vector<Page>> SqliteStore::list_pages(const Scope& scope) {
     out.push_back(read_page(q));
   }
   return out;
-}
-
-Result<bool> SqliteStore::delete_page(const Scope& scope, std::string_view slug) {
-  STORE_TRY(check_scope(scope));
-  std::lock_guard lock(mutex_);
-  STORE_STMT(q, kDeletePage);
-  auto changed = q.bind_partition(conversation_partition(scope)).bind_text(3, slug).run();
-  if (!changed) return Error{changed.error()};
-  return *changed == 1;
 }
 
 }  // namespace sigil::store::sqlite

@@ -20,7 +20,7 @@
 //
 // Thread-safety: writes share one connection guarded by a mutex; every writing call locks it for its whole
 // duration, so writes from several threads are serialised (SQLite work is short; handlers do their slow work
-// outside the store). Reads (get, list, search, recent messages, due tasks, in-doubt keys, pages) run on a
+// outside the store). Reads (get, list, search, recent messages, due tasks, pages) run on a
 // second, read-only connection with its own mutex: in WAL mode they read the last committed state and never
 // wait for a write or its fsync (a read started after a write returned sees it). In memory there is one
 // connection for both. Prepared statements are cached per connection.
@@ -66,7 +66,6 @@ class SqliteStore final : public Store {
   Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
   Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) override;
   Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) override;
-  Result<std::size_t> cleanup_expired_all(TimePoint now) override;
 
   Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) override;
   Result<std::size_t> forget(const Scope& scope, std::string_view fact) override;
@@ -98,14 +97,11 @@ class SqliteStore final : public Store {
   Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) override;
   Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                        TimePoint now) override;
-  Result<bool> once_release(const Scope& scope, std::string_view key) override;
-  Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) override;
 
   Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
                         bool csp_allows_scripts, TimePoint now) override;
   Result<std::optional<Page>> get_page(std::string_view slug) override;
   Result<std::vector<Page>> list_pages(const Scope& scope) override;
-  Result<bool> delete_page(const Scope& scope, std::string_view slug) override;
   Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
                      TimePoint now) override;
   Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) override;
