@@ -358,8 +358,10 @@ TEST(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
     ASSERT_NE(store, nullptr);
     ASSERT_TRUE(store->append_message(kAlice, "user", "hello", "t1", kT0).ok());
   }
-  // What a database made by the first release looks like: version 1, no settings table.
+  // What a database made by the first release looks like: version 1, no settings table (nor what version 3
+  // added).
   EXPECT_EQ(raw_query(path, "DROP TABLE conversation_settings"), "");
+  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion3), "");
   EXPECT_EQ(raw_query(path, "UPDATE schema_version SET version = 1 RETURNING version"), "1");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);

@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 2> kMigrations = {
+constexpr std::array<const char*, 3> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -136,6 +136,28 @@ CREATE TABLE conversation_settings(
     updated_at      INTEGER NOT NULL,
     PRIMARY KEY (user_id, conversation_id, name)
 ) STRICT, WITHOUT ROWID;
+)sql",
+    // 3: the message count per conversation behind the history cap
+    // (OpenOptions::max_messages_per_conversation),
+    // kept by triggers: counting the rows on every append would walk the whole history. Existing messages are
+    // counted once, here.
+    R"sql(
+CREATE TABLE message_counts(
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    messages        INTEGER NOT NULL,
+    PRIMARY KEY (user_id, conversation_id)
+) STRICT, WITHOUT ROWID;
+INSERT INTO message_counts(user_id, conversation_id, messages)
+    SELECT user_id, conversation_id, count(*) FROM messages GROUP BY user_id, conversation_id;
+CREATE TRIGGER messages_count_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO message_counts(user_id, conversation_id, messages) VALUES (new.user_id, new.conversation_id, 1)
+    ON CONFLICT (user_id, conversation_id) DO UPDATE SET messages = messages + 1;
+END;
+CREATE TRIGGER messages_count_delete AFTER DELETE ON messages BEGIN
+    UPDATE message_counts SET messages = messages - 1
+    WHERE user_id = old.user_id AND conversation_id = old.conversation_id;
+END;
 )sql",
 };
 

@@ -95,6 +95,10 @@ class Stmt {
         sqlite3_bind_text(s_, i, v.empty() ? "" : v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }
   Stmt& bind_int(int i, std::int64_t v) { return note(sqlite3_bind_int64(s_, i, v)); }
+  // A count or limit, clamped into SQLite's signed 64-bit integers.
+  Stmt& bind_size(int i, std::size_t v) {
+    return bind_int(i, static_cast<std::int64_t>(std::min<std::size_t>(v, INT64_MAX)));
+  }
   Stmt& bind_time(int i, TimePoint t) { return bind_int(i, to_ms(t)); }
   Stmt& bind_opt_time(int i, std::optional<TimePoint> t) {
     return t ? bind_time(i, *t) : note(sqlite3_bind_null(s_, i));

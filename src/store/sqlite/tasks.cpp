@@ -111,7 +111,7 @@ Result<std::size_t> SqliteStore::delete_tasks_due_at(const Scope& scope, TimePoi
 Result<std::vector<ScheduledTask>> SqliteStore::due_tasks(TimePoint now, std::size_t limit) {
   Reader r = reader();
   STORE_READ_STMT(q, r, kDueTasks);
-  q.bind_time(1, now).bind_int(2, static_cast<std::int64_t>(std::min<std::size_t>(limit, INT64_MAX)));
+  q.bind_time(1, now).bind_size(2, limit);
   std::vector<ScheduledTask> out;
   for (;;) {
     STORE_STEP(row, q);
