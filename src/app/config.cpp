@@ -198,9 +198,13 @@ class Reader {
   }
 
   void store(const toml::table& t, StoreConfig& c) {
-    each(t, {{"data", [&](const toml::node& n, const std::string& k) {
+    each(t, {{"data",
+              [&](const toml::node& n, const std::string& k) {
                 c.data = path(n, k);
                 if (c.data.empty()) fail(n, k, "must not be empty");
+              }},
+             {"max_messages_per_conversation", [&](const toml::node& n, const std::string& k) {
+                c.max_messages_per_conversation = static_cast<std::size_t>(integer(n, k, 0, 1'000'000'000));
               }}});
   }
 
@@ -449,7 +453,8 @@ std::string Config::describe() const {
   out << "server: listen " << server.host << ':' << server.port << ", api_token " << secret(server.api_token)
       << ", threads " << server.threads << ", max_body " << server.max_body << ", messages_per_minute "
       << server.messages_per_minute << ", message_burst " << server.message_burst << '\n';
-  out << "store: data " << store.data << '\n';
+  out << "store: data " << store.data << ", max_messages_per_conversation "
+      << store.max_messages_per_conversation << '\n';
   out << "model: url " << (model.url.empty() ? "(none)" : model.url) << ", key " << secret(model.key)
       << ", name " << (model.name.empty() ? "(default)" : model.name) << ", replay "
       << (model.replay.empty() ? "(embedded demo)" : model.replay) << '\n';

@@ -47,6 +47,9 @@ struct ServerConfig {
 
 struct StoreConfig {
   std::string data = "data";  // folder: sigil.db, media/, files/
+  // Messages kept per conversation; the oldest beyond it are deleted (store::sqlite::OpenOptions, the same
+  // default). 0: all are kept.
+  std::size_t max_messages_per_conversation = 10'000;
 };
 
 struct ModelConfig {

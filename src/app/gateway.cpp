@@ -126,7 +126,9 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     throw GatewayConfigError(message);
   }
 
-  auto opened = store::sqlite::open((data_dir_ / "sigil.db").string());
+  store::sqlite::OpenOptions store_options;
+  store_options.max_messages_per_conversation = config_.store.max_messages_per_conversation;
+  auto opened = store::sqlite::open((data_dir_ / "sigil.db").string(), store_options);
   if (!opened)
     throw GatewayError("cannot open the store " + (data_dir_ / "sigil.db").string() + ": " + opened.error());
   store_ = std::move(*opened);

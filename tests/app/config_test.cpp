@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "sigil/store/sqlite.h"
 #include "support/temp_dir.h"
 
 namespace sigil::app {
@@ -287,6 +288,7 @@ TEST(Config, TheSampleFileHoldsTheDefaults) {
   // The sample leaves the data folder unset: following its own instruction writes nothing into the
   // checkout (./data of the working directory, as without a file).
   EXPECT_EQ(c.store.data, d.store.data);
+  EXPECT_EQ(c.store.max_messages_per_conversation, d.store.max_messages_per_conversation);
   EXPECT_EQ(c.model.url, d.model.url);
   EXPECT_EQ(c.model.tokens_per_second, d.model.tokens_per_second);
   EXPECT_EQ(c.model.timeout_seconds, d.model.timeout_seconds);
@@ -306,6 +308,26 @@ TEST(Config, DescribeNeverShowsSecrets) {
   EXPECT_EQ(text.find("sk-very-secret"), std::string::npos) << text;
   EXPECT_EQ(text.find("tok-secret"), std::string::npos) << text;
   EXPECT_NE(text.find("key (set)"), std::string::npos) << text;
+}
+
+// The history cap: the store's own default, read from [store], shown at start, 0 (keep all) allowed.
+TEST(Config, StoreCapOnHistoryDefaultsToTheStoresAndIsReadFromTheFile) {
+  const Config d = load_config_text("", "x.toml", {}, no_env);
+  EXPECT_EQ(d.store.max_messages_per_conversation,
+            store::sqlite::OpenOptions{}.max_messages_per_conversation);
+  EXPECT_EQ(d.store.max_messages_per_conversation, 10'000u);
+
+  const Config c = load_config_text("[store]\nmax_messages_per_conversation = 500\n", "x.toml", {}, no_env);
+  EXPECT_EQ(c.store.max_messages_per_conversation, 500u);
+  EXPECT_NE(c.describe().find("max_messages_per_conversation 500"), std::string::npos) << c.describe();
+  EXPECT_EQ(load_config_text("[store]\nmax_messages_per_conversation = 0\n", "x.toml", {}, no_env)
+                .store.max_messages_per_conversation,
+            0u);
+
+  for (const char* bad : {"-1", "1000000001", "\"many\""}) {
+    const std::string e = error_of(std::string("[store]\nmax_messages_per_conversation = ") + bad + "\n");
+    EXPECT_NE(e.find("max_messages_per_conversation"), std::string::npos) << bad << ": " << e;
+  }
 }
 
 }  // namespace

@@ -149,11 +149,6 @@ TEST_F(SqliteStoreTest, MemoryCleanupRemovesOnlyExpired) {
   EXPECT_EQ(*cleaned, 1u);
   EXPECT_EQ(item_ids(alice_, kT0), (std::vector<std::string>{"a2", "a3"}));  // a1's row is really gone
   EXPECT_EQ(item_ids(bob, kT0), (std::vector<std::string>{"b1"}));           // bob's untouched
-
-  auto all = store_->cleanup_expired_all(kT0 + 2h);
-  ASSERT_TRUE(all.ok());
-  EXPECT_EQ(*all, 2u);  // a2 and b1
-  EXPECT_EQ(item_ids(alice_, kT0), (std::vector<std::string>{"a3"}));
 }
 
 TEST_F(SqliteStoreTest, MemoryPerUserOrPerConversation) {

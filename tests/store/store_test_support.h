@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <stdlib.h>  // mkdtemp
 
 #include <chrono>
@@ -26,5 +27,27 @@ inline std::unique_ptr<Store> open_or_fail(const std::string& path, const sqlite
   EXPECT_TRUE(opened.ok()) << opened.error();
   return opened.ok() ? std::move(opened).value() : nullptr;
 }
+
+// Runs SQL (one statement or several) on a database file with the raw C API, bypassing the store; returns
+// SQLite's error message, or "" when it all ran.
+inline std::string raw_exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string error;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    error = db ? sqlite3_errmsg(db) : "cannot open " + path;
+  } else {
+    char* message = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK)
+      error = message ? message : sqlite3_errmsg(db);
+    sqlite3_free(message);
+  }
+  sqlite3_close(db);
+  return error;
+}
+
+// Takes away what schema version 3 added (the message counts behind the history cap), for a test that
+// makes a database of an earlier version.
+inline const char* const kDropSchemaVersion3 =
+    "DROP TRIGGER messages_count_insert; DROP TRIGGER messages_count_delete; DROP TABLE message_counts;";
 
 }  // namespace sigil::store::testing

@@ -13,8 +13,9 @@
 // - Exactly once (12.4): key = store::once_key(conversation, turn, ordinal, action, canonical_json(args)).
 //   fresh -> run, then once_complete (failures too); completed -> `duplicate`, stored result reused, no
 //   deliveries; running / in_doubt -> `refused` ("in doubt after a crash: not run again"). DECIDED: in-doubt
-//   keys are never released automatically, not even for store-idempotent actions; an operator may
-//   once_release(). A directive with no handler is an error and begins no key (a later handler may run it).
+//   keys are never run again, not even for store-idempotent actions (an operator may delete the key's row
+//   from the once_log table). A directive with no handler is an error and begins no key (a later handler may
+//   run it).
 // - Handlers run on up to `workers` std::jthreads, started with the first directive that needs one (a reply
 //   without directives starts no thread; a worker is added only while none is idle). Parallel actions run
 //   concurrently; SerialPerConversation actions run one at a time in reply order (within this turn;

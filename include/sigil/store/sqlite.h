@@ -20,6 +20,10 @@ struct OpenOptions {
   // put_page and add_task fail with a message saying so (the action reports it to the model). 0: no cap.
   std::size_t max_pages_per_user = 200;
   std::size_t max_pending_tasks_per_user = 100;
+  // Messages kept per conversation. Appending one more deletes the oldest beyond it in the same transaction,
+  // so a long chat goes on and only what no model call would send any more is lost (recent_messages and
+  // search_messages see the kept ones). 0: no cap.
+  std::size_t max_messages_per_conversation = 10'000;
 };
 
 // Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory

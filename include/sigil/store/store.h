@@ -5,8 +5,7 @@
 // - Scoped. Every call that touches a user's data takes a Scope, and every row it reads or writes is
 //   filtered by the scope's partition: one user's memory, facts, archive, history, tasks, exactly-once log
 //   and pages are never visible to another. The only unscoped calls are get_page() (pages are served to
-//   anyone holding the unguessable slug), due_tasks() (the scheduler's sweep over all users) and
-//   cleanup_expired_all() (maintenance; it returns only a count).
+//   anyone holding the unguessable slug) and due_tasks() (the scheduler's sweep over all users).
 // - No clock. The store never reads the wall clock: callers pass `now`, so tests control time. Times are
 //   kept with millisecond precision (system_clock, truncated toward the past).
 // - Expiry on every read. A memory item with expires_at <= now is invisible to get/list/archive/delete
@@ -104,15 +103,11 @@ struct ScheduledTask {
 //   once_begin(scope, key, now)          <- recorded durably BEFORE the handler runs
 //     fresh     -> run the handler, then once_complete(scope, key, result_json, now) AFTER it returns,
 //                  failures included (a failure is a result: record it, e.g. {"ok":false,"error":...});
-//                  only when the handler failed before any effect may the executor once_release() instead,
-//                  so that a retry runs it;
 //     completed -> do not run; report result_json as this directive's result;
 //     running   -> a duplicate dispatch inside this process: do not run; report it;
-//     in_doubt  -> the process died between begin and complete. Policy: actions with external effects
-//                  (messages, files, voice, web, MCP, commands, pages) are NOT re-run automatically; the
-//                  turn report lists them as in doubt (once_in_doubt() lists them per conversation) and an
-//                  operator may once_release() a key to allow one more run. Actions that are idempotent in
-//                  the store (setMemory, remember, calculate, searches) may release and re-run at once.
+//     in_doubt  -> the process died between begin and complete: it may or may not have taken effect, so
+//                  it is never run again; the turn report lists it as in doubt. (An operator who decides
+//                  to run it once more deletes its row from the once_log table.)
 // A scheduled task fired by the scheduler should get a turn id derived from the task id, so the directives
 // of that turn keep their keys if the turn is replayed.
 //
@@ -129,11 +124,6 @@ struct Begun {
   OnceState state = OnceState::fresh;
   std::string result_json;  // for completed
   TimePoint begun_at;       // when it was first begun (now, for fresh)
-};
-
-struct InDoubt {
-  std::string key;
-  TimePoint begun_at;
 };
 
 struct Page {
@@ -164,8 +154,6 @@ class Store {
   virtual Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) = 0;
   // Deletes the scope's expired items; returns how many.
   virtual Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) = 0;
-  // Deletes every scope's expired items (maintenance); returns how many.
-  virtual Result<std::size_t> cleanup_expired_all(TimePoint now) = 0;
 
   // ---- facts (remember, forget, correct). Partition: Scope::memory. Texts are trimmed of ASCII
   // whitespace; an empty text is an error.
@@ -187,7 +175,8 @@ class Store {
   // contents, else the JSON text), in one transaction.
   virtual Result<ArchiveOutcome> archive_items(const Scope& scope, std::span<const std::string> item_ids,
                                                TimePoint now) = 0;
-  // Adds a text to the archive; returns its id.
+  // Adds a text to the archive; returns its id. (No production caller today: archive_items is the only
+  // writer; tests use this to seed the archive with other sources.)
   virtual Result<std::int64_t> add_archive_text(const Scope& scope, std::string_view title,
                                                 std::string_view text, std::string_view source,
                                                 TimePoint now) = 0;
@@ -237,12 +226,6 @@ class Store {
   // key never begun records it as completed.
   virtual Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                                TimePoint now) = 0;
-  // Forgets a begun, not completed key so it may run again: for an action that failed before any effect,
-  // or an in-doubt key the operator decided to re-run. Completed keys are kept; returns whether one was
-  // released.
-  virtual Result<bool> once_release(const Scope& scope, std::string_view key) = 0;
-  // Keys begun by earlier Store instances and never completed, oldest first (for the turn report).
-  virtual Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) = 0;
 
   // ---- published pages (publishWebPage). Partition: (user, conversation), except get_page.
   // Publishes a page. The slug is stable and unguessable: a digest of a random per-database salt, the
@@ -254,8 +237,8 @@ class Store {
   virtual Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
                                 bool csp_allows_scripts, TimePoint now) = 0;
   virtual Result<std::optional<Page>> get_page(std::string_view slug) = 0;
+  // The scope's pages, oldest first. (No production caller today; tests check what was published.)
   virtual Result<std::vector<Page>> list_pages(const Scope& scope) = 0;
-  virtual Result<bool> delete_page(const Scope& scope, std::string_view slug) = 0;
 
   // ---- conversation settings (say mode, spec 6.1). Partition: (user, conversation).
   // A small name -> text map per conversation; set_setting inserts or replaces. get_setting of a name

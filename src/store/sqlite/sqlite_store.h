@@ -1,4 +1,9 @@
-// The embedded Store: one SQLite database file (WAL), the C API directly.
+// The embedded Store: one SQLite database file (WAL), the C API directly. Private to src/store/sqlite/:
+// everyone else opens it through sigil/store/sqlite.h (open.cpp). Its calls are defined one table family per
+// file (memory_items.cpp, facts.cpp, archive.cpp, messages.cpp, tasks.cpp, once_log.cpp, pages.cpp,
+// settings.cpp); opening and the connections in sqlite_store.cpp, the checks of an existing file at open in
+// integrity.cpp, the migrations in schema.cpp; what they share (statements, transactions, partitions) in
+// statement.h.
 //
 // Connection settings: journal_mode=WAL (other processes may read while we write), synchronous=NORMAL
 // (a commit survives a crash of the process; the last commits may roll back on power loss), foreign keys
@@ -15,7 +20,7 @@
 //
 // Thread-safety: writes share one connection guarded by a mutex; every writing call locks it for its whole
 // duration, so writes from several threads are serialised (SQLite work is short; handlers do their slow work
-// outside the store). Reads (get, list, search, recent messages, due tasks, in-doubt keys, pages) run on a
+// outside the store). Reads (get, list, search, recent messages, due tasks, pages) run on a
 // second, read-only connection with its own mutex: in WAL mode they read the last committed state and never
 // wait for a write or its fsync (a read started after a write returned sees it). In memory there is one
 // connection for both. Prepared statements are cached per connection.
@@ -61,7 +66,6 @@ class SqliteStore final : public Store {
   Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
   Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) override;
   Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) override;
-  Result<std::size_t> cleanup_expired_all(TimePoint now) override;
 
   Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) override;
   Result<std::size_t> forget(const Scope& scope, std::string_view fact) override;
@@ -93,14 +97,11 @@ class SqliteStore final : public Store {
   Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) override;
   Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                        TimePoint now) override;
-  Result<bool> once_release(const Scope& scope, std::string_view key) override;
-  Result<std::vector<InDoubt>> once_in_doubt(const Scope& scope) override;
 
   Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
                         bool csp_allows_scripts, TimePoint now) override;
   Result<std::optional<Page>> get_page(std::string_view slug) override;
   Result<std::vector<Page>> list_pages(const Scope& scope) override;
-  Result<bool> delete_page(const Scope& scope, std::string_view slug) override;
   Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
                      TimePoint now) override;
   Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) override;
@@ -118,6 +119,7 @@ class SqliteStore final : public Store {
   SqliteStore(sqlite3* db, const OpenOptions& options, std::string session);
 
   Status configure(bool in_memory);
+  // integrity.cpp: an existing file that holds no database, or that PRAGMA quick_check finds damaged.
   static Status refuse_empty_file(const std::string& path);
   Status check_integrity(const std::string& path);
   Status migrate(const std::string& path);

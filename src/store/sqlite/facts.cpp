@@ -1,0 +1,149 @@
+// SqliteStore: facts (remember, forget, correct). Partition: the memory scope.
+#include <algorithm>
+#include <optional>
+
+#include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/statement.h"
+
+namespace sigil::store::sqlite {
+namespace {
+
+constexpr std::string_view kAddFact = R"sql(
+INSERT INTO facts(user_id, conversation_id, text, created_at) VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (user_id, conversation_id, text) DO NOTHING)sql";
+constexpr std::string_view kListFacts = R"sql(
+SELECT id, text, created_at FROM facts WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id)sql";
+constexpr std::string_view kFindFact = R"sql(
+SELECT id FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND text = ?3)sql";
+constexpr std::string_view kDeleteFact = R"sql(
+DELETE FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3)sql";
+constexpr std::string_view kUpdateFact = R"sql(
+UPDATE facts SET text = ?4 WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3)sql";
+
+bool contains_ignoring_ascii_case(std::string_view hay, std::string_view needle) {
+  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
+                     [](char a, char b) { return ascii_lower(a) == ascii_lower(b); }) != hay.end();
+}
+
+}  // namespace
+
+Result<bool> SqliteStore::remember(const Scope& scope, std::string_view fact, TimePoint now) {
+  STORE_TRY(check_scope(scope));
+  fact = trim(fact);
+  if (fact.empty()) return Error{"sqlite store: empty fact"};
+  std::lock_guard lock(mutex_);
+  STORE_STMT(q, kAddFact);
+  q.bind_partition(memory_partition(scope)).bind_text(3, fact).bind_time(4, now);
+  auto changed = q.run();
+  if (!changed) return Error{changed.error()};
+  return *changed == 1;
+}
+
+namespace {
+
+// The ids of the facts `fact` names: the one equal to it, else every one containing it ignoring ASCII case.
+// (Parameters named as the members STORE_STMT uses.)
+template <class Prepare>
+Result<std::vector<std::int64_t>> match_facts(sqlite3* db_, Prepare&& prepare, Partition part,
+                                              std::string_view fact) {
+  std::vector<std::int64_t> ids;
+  {
+    STORE_STMT(q, kFindFact);
+    q.bind_partition(part).bind_text(3, fact);
+    STORE_STEP(row, q);
+    if (row) {
+      ids.push_back(q.integer(0));
+      return ids;
+    }
+  }
+  STORE_STMT(q, kListFacts);
+  q.bind_partition(part);
+  for (;;) {
+    STORE_STEP(row, q);
+    if (!row) break;
+    if (contains_ignoring_ascii_case(q.text(1), fact)) ids.push_back(q.integer(0));
+  }
+  return ids;
+}
+
+}  // namespace
+
+Result<std::size_t> SqliteStore::forget(const Scope& scope, std::string_view fact) {
+  STORE_TRY(check_scope(scope));
+  fact = trim(fact);
+  if (fact.empty()) return Error{"sqlite store: empty fact"};
+  const Partition part = memory_partition(scope);
+  std::lock_guard lock(mutex_);
+  Transaction tx(db_);
+  STORE_TRY(tx.begin());
+  auto ids = match_facts(
+      db_, [this](std::string_view sql) { return prepare(sql); }, part, fact);
+  if (!ids) return Error{ids.error()};
+  for (const std::int64_t id : *ids) {
+    STORE_STMT(q, kDeleteFact);
+    STORE_TRY(q.bind_partition(part).bind_int(3, id).run());
+  }
+  STORE_TRY(tx.commit());
+  return ids->size();
+}
+
+Result<Correction> SqliteStore::correct(const Scope& scope, std::string_view old_fact,
+                                        std::string_view new_fact, TimePoint now) {
+  STORE_TRY(check_scope(scope));
+  old_fact = trim(old_fact);
+  new_fact = trim(new_fact);
+  if (old_fact.empty() || new_fact.empty()) return Error{"sqlite store: empty fact"};
+  (void)now;  // facts keep their first created_at through corrections
+  const Partition part = memory_partition(scope);
+  std::lock_guard lock(mutex_);
+  Transaction tx(db_);
+  STORE_TRY(tx.begin());
+  auto ids = match_facts(
+      db_, [this](std::string_view sql) { return prepare(sql); }, part, old_fact);
+  if (!ids) return Error{ids.error()};
+  if (ids->empty()) return Correction{};
+  if (ids->size() > 1)
+    return Error{"sqlite store: " + std::to_string(ids->size()) + " facts contain '" + std::string(old_fact) +
+                 "': say which one"};
+  const std::int64_t id = ids->front();
+  Correction out;
+  out.replaced = 1;
+  {
+    STORE_STMT(q, "SELECT text FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3");
+    q.bind_partition(part).bind_int(3, id);
+    STORE_STEP(row, q);
+    if (row) out.old_text = q.text(0);
+  }
+  std::optional<std::int64_t> existing;  // a fact already equal to new_fact
+  {
+    STORE_STMT(q, kFindFact);
+    q.bind_partition(part).bind_text(3, new_fact);
+    STORE_STEP(row, q);
+    if (row) existing = q.integer(0);
+  }
+  if (existing && *existing != id) {
+    STORE_STMT(q, kDeleteFact);  // the new text is already known: the corrected one merges into it
+    STORE_TRY(q.bind_partition(part).bind_int(3, id).run());
+  } else if (!existing) {
+    STORE_STMT(q, kUpdateFact);
+    STORE_TRY(q.bind_partition(part).bind_int(3, id).bind_text(4, new_fact).run());
+  }
+  STORE_TRY(tx.commit());
+  return out;
+}
+
+Result<std::vector<Fact>> SqliteStore::list_facts(const Scope& scope) {
+  STORE_TRY(check_scope(scope));
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kListFacts);
+  q.bind_partition(memory_partition(scope));
+  std::vector<Fact> facts;
+  for (;;) {
+    STORE_STEP(row, q);
+    if (!row) break;
+    facts.push_back(Fact{q.integer(0), q.text(1), q.time(2)});
+  }
+  return facts;
+}
+
+}  // namespace sigil::store::sqlite

@@ -1,0 +1,95 @@
+// SqliteStore: conversation history (the agent's context). Partition: (user, conversation).
+#include <sqlite3.h>
+
+#include <algorithm>
+
+#include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/statement.h"
+
+namespace sigil::store::sqlite {
+namespace {
+
+constexpr std::string_view kAppendMessage = R"sql(
+INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql";
+// Kept by triggers (schema version 3): reading it is one lookup, where counting the rows walks them all.
+constexpr std::string_view kMessageCount = R"sql(
+SELECT messages FROM message_counts WHERE user_id = ?1 AND conversation_id = ?2)sql";
+// The conversation's oldest ?3 messages (from the oldest end of the index messages_scope).
+constexpr std::string_view kPruneMessages = R"sql(
+DELETE FROM messages WHERE id IN (
+    SELECT id FROM messages WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id LIMIT ?3))sql";
+constexpr std::string_view kRecentMessages = R"sql(
+SELECT id, role, text, turn_id, at FROM (
+    SELECT id, role, text, turn_id, at FROM messages
+    WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)
+ORDER BY id)sql";
+constexpr std::string_view kSearchMessages = R"sql(
+SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at
+FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
+WHERE messages_fts MATCH ?3 AND m.user_id = ?1 AND m.conversation_id = ?2
+ORDER BY bm25_rank, m.id DESC
+LIMIT ?4)sql";
+
+}  // namespace
+
+Result<std::int64_t> SqliteStore::append_message(const Scope& scope, std::string_view role,
+                                                 std::string_view text, std::string_view turn_id,
+                                                 TimePoint at) {
+  STORE_TRY(check_scope(scope));
+  const Partition part = conversation_partition(scope);
+  std::lock_guard lock(mutex_);
+  Transaction tx(db_);
+  STORE_TRY(tx.begin());
+  std::int64_t id = 0;
+  {
+    STORE_STMT(q, kAppendMessage);
+    q.bind_partition(part).bind_text(3, role).bind_text(4, text);
+    STORE_TRY(q.bind_text(5, turn_id).bind_time(6, at).run());
+    id = static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
+  }
+  // Beyond the cap the oldest go, in this transaction: the history never holds more than the cap.
+  if (const std::size_t cap = options_.max_messages_per_conversation; cap != 0) {
+    std::int64_t count = 0;
+    {
+      STORE_STMT(q, kMessageCount);
+      q.bind_partition(part);
+      STORE_STEP(row, q);
+      if (row) count = q.integer(0);
+    }
+    if (count > 0 && static_cast<std::size_t>(count) > cap) {
+      STORE_STMT(q, kPruneMessages);
+      STORE_TRY(q.bind_partition(part).bind_size(3, static_cast<std::size_t>(count) - cap).run());
+    }
+  }
+  STORE_TRY(tx.commit());
+  return id;
+}
+
+Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, std::size_t n) {
+  STORE_TRY(check_scope(scope));
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kRecentMessages);
+  q.bind_partition(conversation_partition(scope)).bind_size(3, n);
+  std::vector<Message> out;
+  for (;;) {
+    STORE_STEP(row, q);
+    if (!row) break;
+    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4)});
+  }
+  return out;
+}
+
+Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope, std::string_view query,
+                                                             int top_k) {
+  STORE_TRY(check_scope(scope));
+  const std::string match = fts_match_query(query);
+  if (top_k <= 0 || match.empty()) return std::vector<MessageHit>();
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kSearchMessages);
+  q.bind_partition(conversation_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
+  return collect_hits<MessageHit>(q, 0.0, [](const Stmt& row, double score) {
+    return MessageHit{Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5)}, score};
+  });
+}
+
+}  // namespace sigil::store::sqlite

@@ -1,0 +1,179 @@
+// SqliteStore: the exactly-once log (spec 12.4), with group commit. Partition: (user, conversation).
+#include <sqlite3.h>
+
+#include <optional>
+#include <utility>
+
+#include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/statement.h"
+
+namespace sigil::store::sqlite {
+namespace {
+
+constexpr std::string_view kOnceBegin = R"sql(
+INSERT INTO once_log(user_id, conversation_id, key, session, begun_at) VALUES (?1, ?2, ?3, ?4, ?5)
+ON CONFLICT (user_id, conversation_id, key) DO NOTHING)sql";
+constexpr std::string_view kOnceGet = R"sql(
+SELECT session, result_json, begun_at, completed_at FROM once_log
+WHERE user_id = ?1 AND conversation_id = ?2 AND key = ?3)sql";
+constexpr std::string_view kOnceComplete = R"sql(
+INSERT INTO once_log(user_id, conversation_id, key, session, result_json, begun_at, completed_at)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+ON CONFLICT (user_id, conversation_id, key) DO UPDATE SET
+    result_json = excluded.result_json, completed_at = excluded.completed_at
+WHERE once_log.completed_at IS NULL)sql";
+
+}  // namespace
+
+// One exactly-once write waiting for a group commit. Filled in (begun or status) by the batch's leader.
+struct SqliteStore::OnceOp {
+  bool complete = false;  // once_complete, else once_begin
+  const Scope* scope = nullptr;
+  std::string_view key;
+  std::string_view result_json;
+  TimePoint now;
+  std::optional<Result<Begun>> begun;
+  std::optional<Status> status;
+  bool done = false;  // under once_mutex_
+
+  bool ok() const { return complete ? status->ok() : begun->ok(); }
+  void fail(const Error& error) {
+    if (complete)
+      status.emplace(error);
+    else
+      begun.emplace(error);
+  }
+};
+
+Result<Begun> SqliteStore::once_begin(const Scope& scope, std::string_view key, TimePoint now) {
+  STORE_TRY(check_scope(scope));
+  STORE_TRY(check_key("exactly-once key", key));
+  if (!options_.sync_once_log) {
+    std::lock_guard lock(mutex_);
+    return once_begin_locked(scope, key, now);
+  }
+  OnceOp op;
+  op.scope = &scope;
+  op.key = key;
+  op.now = now;
+  run_once(op);
+  return std::move(*op.begun);
+}
+
+Status SqliteStore::once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
+                                  TimePoint now) {
+  STORE_TRY(check_scope(scope));
+  STORE_TRY(check_key("exactly-once key", key));
+  if (!options_.sync_once_log) {
+    std::lock_guard lock(mutex_);
+    return once_complete_locked(scope, key, result_json, now);
+  }
+  OnceOp op;
+  op.complete = true;
+  op.scope = &scope;
+  op.key = key;
+  op.result_json = result_json;
+  op.now = now;
+  run_once(op);
+  return std::move(*op.status);
+}
+
+// Leader/follower group commit: the first waiting thread runs every write queued by then in one
+// transaction; writes queued meanwhile wait for the next leader (one of their own threads).
+void SqliteStore::run_once(OnceOp& op) {
+  std::unique_lock lock(once_mutex_);
+  once_pending_.push_back(&op);
+  while (!op.done) {
+    if (once_leader_) {
+      once_cv_.wait(lock);
+      continue;
+    }
+    once_leader_ = true;
+    std::vector<OnceOp*> batch;
+    batch.swap(once_pending_);
+    lock.unlock();
+    {
+      std::lock_guard db_lock(mutex_);
+      run_once_batch(batch);
+    }
+    lock.lock();
+    for (OnceOp* o : batch) o->done = true;
+    once_leader_ = false;
+    once_cv_.notify_all();
+  }
+}
+
+void SqliteStore::run_once_batch(const std::vector<OnceOp*>& batch) {
+  auto fail_all = [&batch](const Error& error) {
+    for (OnceOp* o : batch) o->fail(error);
+  };
+  if (auto on = full_sync(true); !on) return fail_all(Error{on.error()});
+  {
+    Transaction tx(db_);
+    if (auto begun = tx.begin(); !begun) {
+      fail_all(Error{begun.error()});
+    } else {
+      bool lost = false;
+      for (OnceOp* o : batch) {
+        if (o->complete)
+          o->status.emplace(once_complete_locked(*o->scope, o->key, o->result_json, o->now));
+        else
+          o->begun.emplace(once_begin_locked(*o->scope, o->key, o->now));
+        // An error that ended the transaction (I/O, disk full) undid the writes before it too.
+        if (!o->ok() && sqlite3_get_autocommit(db_) != 0) {
+          const Error error{o->complete ? o->status->error() : o->begun->error()};
+          fail_all(error);
+          lost = true;
+          break;
+        }
+      }
+      if (!lost) {
+        if (auto committed = tx.commit(); !committed) fail_all(Error{committed.error()});
+      }
+    }
+  }
+  // As before group commit: a write whose connection could not switch back reports that error.
+  if (auto off = full_sync(false); !off) {
+    for (OnceOp* o : batch)
+      if (o->ok()) o->fail(Error{off.error()});
+  }
+}
+
+Result<Begun> SqliteStore::once_begin_locked(const Scope& scope, std::string_view key, TimePoint now) {
+  const Partition part = conversation_partition(scope);
+  std::size_t inserted = 0;
+  {
+    STORE_STMT(q, kOnceBegin);
+    auto changed = q.bind_partition(part).bind_text(3, key).bind_text(4, session_).bind_time(5, now).run();
+    if (!changed) return Error{changed.error()};
+    inserted = *changed;
+  }
+  if (inserted == 1) return Begun{OnceState::fresh, {}, now};
+  STORE_STMT(q, kOnceGet);
+  q.bind_partition(part).bind_text(3, key);
+  STORE_STEP(row, q);
+  if (!row) return Error{"sqlite store: exactly-once key vanished while beginning it"};
+  Begun out;
+  out.begun_at = q.time(2);
+  if (!q.is_null(3)) {
+    out.state = OnceState::completed;
+    out.result_json = q.text(1);
+  } else {
+    out.state = q.text(0) == session_ ? OnceState::running : OnceState::in_doubt;
+  }
+  return out;
+}
+
+Status SqliteStore::once_complete_locked(const Scope& scope, std::string_view key,
+                                         std::string_view result_json, TimePoint now) {
+  STORE_STMT(q, kOnceComplete);
+  q.bind_partition(conversation_partition(scope)).bind_text(3, key).bind_text(4, session_);
+  auto done = q.bind_text(5, result_json).bind_time(6, now).run();
+  if (!done) {
+    if (q.rc() == SQLITE_CONSTRAINT_CHECK) return Error{"sqlite store: the result is not valid JSON"};
+    return Error{done.error()};
+  }
+  return {};
+}
+
+}  // namespace sigil::store::sqlite

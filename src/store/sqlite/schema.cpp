@@ -1,0 +1,205 @@
+// SqliteStore: the schema and its migrations.
+#include <sqlite3.h>
+
+#include <array>
+#include <string>
+
+#include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/statement.h"
+
+namespace sigil::store::sqlite {
+namespace {
+
+// Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
+// The meta table holds the page-slug salt and counters; every user-data table has user_id and
+// conversation_id, which every query binds.
+constexpr std::array<const char*, 3> kMigrations = {
+    // 1: the first schema.
+    R"sql(
+CREATE TABLE meta(
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) STRICT;
+INSERT INTO meta(key, value) VALUES ('page_salt', lower(hex(randomblob(16)))), ('page_counter', '0'),
+                                    ('task_counter', '0');
+
+CREATE TABLE memory_items(
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    item_id         TEXT NOT NULL,
+    value_json      TEXT NOT NULL CHECK (json_valid(value_json)),
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    expires_at      INTEGER,
+    PRIMARY KEY (user_id, conversation_id, item_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX memory_items_expiry ON memory_items(expires_at) WHERE expires_at IS NOT NULL;
+
+CREATE TABLE facts(
+    id              INTEGER PRIMARY KEY,
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    text            TEXT NOT NULL,
+    created_at      INTEGER NOT NULL,
+    UNIQUE (user_id, conversation_id, text)
+) STRICT;
+
+CREATE TABLE archive(
+    id              INTEGER PRIMARY KEY,
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    title           TEXT NOT NULL,
+    body            TEXT NOT NULL,
+    source          TEXT NOT NULL,
+    created_at      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX archive_scope ON archive(user_id, conversation_id);
+CREATE VIRTUAL TABLE archive_fts USING fts5(
+    title, body, content = 'archive', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER archive_fts_insert AFTER INSERT ON archive BEGIN
+    INSERT INTO archive_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+END;
+CREATE TRIGGER archive_fts_delete AFTER DELETE ON archive BEGIN
+    INSERT INTO archive_fts(archive_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+END;
+CREATE TRIGGER archive_fts_update AFTER UPDATE ON archive BEGIN
+    INSERT INTO archive_fts(archive_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+    INSERT INTO archive_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+END;
+
+CREATE TABLE messages(
+    id              INTEGER PRIMARY KEY,
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    role            TEXT NOT NULL,
+    text            TEXT NOT NULL,
+    turn_id         TEXT NOT NULL,
+    at              INTEGER NOT NULL
+) STRICT;
+CREATE INDEX messages_scope ON messages(user_id, conversation_id, id);
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+    text, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+
+CREATE TABLE tasks(
+    seq             INTEGER PRIMARY KEY,
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    id              TEXT NOT NULL,
+    message         TEXT NOT NULL,
+    due_at          INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL,
+    fired_at        INTEGER,
+    UNIQUE (user_id, conversation_id, id)
+) STRICT;
+CREATE INDEX tasks_pending ON tasks(due_at) WHERE fired_at IS NULL;
+
+CREATE TABLE once_log(
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    key             TEXT NOT NULL,
+    session         TEXT NOT NULL,
+    result_json     TEXT CHECK (result_json IS NULL OR json_valid(result_json)),
+    begun_at        INTEGER NOT NULL,
+    completed_at    INTEGER,
+    PRIMARY KEY (user_id, conversation_id, key)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE pages(
+    slug               TEXT PRIMARY KEY,
+    user_id            TEXT NOT NULL,
+    conversation_id    TEXT NOT NULL,
+    title              TEXT NOT NULL,
+    html               TEXT NOT NULL,
+    csp_allows_scripts INTEGER NOT NULL,
+    created_at         INTEGER NOT NULL,
+    updated_at         INTEGER NOT NULL
+) STRICT;
+CREATE INDEX pages_scope ON pages(user_id, conversation_id);
+)sql",
+    // 2: per-conversation settings (say mode).
+    R"sql(
+CREATE TABLE conversation_settings(
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    name            TEXT NOT NULL,
+    value           TEXT NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    PRIMARY KEY (user_id, conversation_id, name)
+) STRICT, WITHOUT ROWID;
+)sql",
+    // 3: the message count per conversation behind the history cap
+    // (OpenOptions::max_messages_per_conversation),
+    // kept by triggers: counting the rows on every append would walk the whole history. Existing messages are
+    // counted once, here.
+    R"sql(
+CREATE TABLE message_counts(
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    messages        INTEGER NOT NULL,
+    PRIMARY KEY (user_id, conversation_id)
+) STRICT, WITHOUT ROWID;
+INSERT INTO message_counts(user_id, conversation_id, messages)
+    SELECT user_id, conversation_id, count(*) FROM messages GROUP BY user_id, conversation_id;
+CREATE TRIGGER messages_count_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO message_counts(user_id, conversation_id, messages) VALUES (new.user_id, new.conversation_id, 1)
+    ON CONFLICT (user_id, conversation_id) DO UPDATE SET messages = messages + 1;
+END;
+CREATE TRIGGER messages_count_delete AFTER DELETE ON messages BEGIN
+    UPDATE message_counts SET messages = messages - 1
+    WHERE user_id = old.user_id AND conversation_id = old.conversation_id;
+END;
+)sql",
+};
+
+}  // namespace
+
+int SqliteStore::latest_schema_version() noexcept { return static_cast<int>(kMigrations.size()); }
+
+Status SqliteStore::migrate(const std::string& path) {
+  const int latest = latest_schema_version();
+  for (;;) {
+    // Reading the version under the write lock: two processes opening a new file migrate it once.
+    Transaction tx(db_);
+    STORE_TRY(tx.begin());
+    STORE_TRY(
+        exec("CREATE TABLE IF NOT EXISTS schema_version("
+             "id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)"));
+    STORE_TRY(exec("INSERT OR IGNORE INTO schema_version(id, version) VALUES (1, 0)"));
+    std::int64_t version = 0;
+    {
+      STORE_STMT(q, "SELECT version FROM schema_version WHERE id = 1");
+      STORE_STEP(row, q);
+      if (row) version = q.integer(0);
+    }
+    if (version > latest || version < 0)
+      return Error{"sqlite store: " + path + " has schema version " + std::to_string(version) +
+                   ", newer than this build's " + std::to_string(latest) +
+                   ": refusing to open it (upgrade sigil)"};
+    if (version == latest) return tx.commit();
+    char* message = nullptr;
+    if (sqlite3_exec(db_, kMigrations[static_cast<std::size_t>(version)], nullptr, nullptr, &message) !=
+        SQLITE_OK) {
+      Error error{"sqlite store: migration to version " + std::to_string(version + 1) +
+                  " failed: " + (message ? message : sqlite3_errmsg(db_))};
+      sqlite3_free(message);
+      return error;
+    }
+    {
+      STORE_STMT(q, "UPDATE schema_version SET version = ?1 WHERE id = 1");
+      STORE_TRY(q.bind_int(1, version + 1).run());
+    }
+    STORE_TRY(tx.commit());
+  }
+}
+
+}  // namespace sigil::store::sqlite
