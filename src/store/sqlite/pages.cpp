@@ -88,7 +88,7 @@ Result<Page> SqliteStore::put_page(const Scope& scope, std::string_view title, s
     STORE_STEP(row, count);
     if (row && static_cast<std::size_t>(count.integer(0)) >= options_.max_pages_per_user)
       return Error{"page limit: at most " + std::to_string(options_.max_pages_per_user) +
-                   " published pages per user; delete one first"};
+                   " published pages per user; republish one under its title to replace it"};
   }
   {
     STORE_STMT(q, kPutPage);

@@ -56,7 +56,7 @@ Result<std::string> SqliteStore::add_task(const Scope& scope, std::string_view i
     STORE_STEP(row, count);
     if (row && static_cast<std::size_t>(count.integer(0)) >= options_.max_pending_tasks_per_user)
       return Error{"task limit: at most " + std::to_string(options_.max_pending_tasks_per_user) +
-                   " pending scheduled tasks per user; delete one first"};
+                   " pending scheduled tasks per user; delete one with deleteScheduledTask first"};
   }
   // A generated id skips any the scope already uses (a caller may have chosen "task-7" itself).
   const int attempts = id.empty() ? kGeneratedIdAttempts : 1;
