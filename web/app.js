@@ -310,15 +310,15 @@ function onHello(m) {
   ui.banner.hidden = m.replay !== true;
   ui.sayMode.checked = m.say_mode === true;
   ui.sayMode.disabled = false;
-  mergeHistory(Array.isArray(m.history) ? m.history : []);
+  mergeHistory(Array.isArray(m.history) ? m.history : [], Array.isArray(m.deliveries) ? m.deliveries : []);
   updateEmpty();
   scrollToEnd(true);
 }
 
-// History after a (re)connect: turns already on the page stay as they are (they carry attachments and
-// reactions that history has no record of); turns cut off by a lost connection get their stored text;
-// new turns are appended in order.
-function mergeHistory(history) {
+// History after a (re)connect: turns already on the page stay as they are; turns cut off by a lost
+// connection get their stored text; new turns are appended in order, with what they delivered (files,
+// voice notes, reactions, relayed texts: the same delivery frames, kept by the server).
+function mergeHistory(history, deliveries = []) {
   const shown = new Set();
   for (const [id, t] of state.turns) if (t.userEl || t.assistantEl) shown.add(id);
   const repaired = new Set();
@@ -360,6 +360,10 @@ function mergeHistory(history) {
       const ts = turnState(turn);
       appendText(turn, (ts.segment ? "\n\n" : "") + h.text);
     }
+  }
+  for (const d of deliveries) {
+    if (!d || typeof d.turn !== "string" || shown.has(d.turn)) continue;
+    onDelivery(d);
   }
   for (const t of state.turns.values()) t.interrupted = false;
 }

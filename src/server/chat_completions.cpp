@@ -8,6 +8,7 @@
 #include <random>
 #include <utility>
 
+#include "server/delivery_json.h"
 #include "sigil/store/sha256.h"
 
 namespace sigil::server::completions {
@@ -452,30 +453,7 @@ agent::TurnInput turn_input(const ChatRequest& request, const TurnTarget& target
 
 std::string completion_id(std::string_view turn_id) { return "chatcmpl-" + std::string(turn_id); }
 
-json::object delivery_extension(const exec::Delivery& d) {
-  json::object o;
-  o["op"] = exec::to_string(d.op);
-  auto put = [&o](std::string_view key, const std::string& value) {
-    if (!value.empty()) o[key] = value;
-  };
-  put("text", d.text);
-  put("kind", d.kind);
-  put("caption", d.caption);
-  put("sha256", d.sha256);
-  put("emoji", d.emoji);
-  put("message", d.message);
-  put("channel", d.channel);
-  put("chat", d.chat);
-  if (d.payload) {
-    put("name", d.payload->name());
-    put("mime", d.payload->mime_type());
-    o["size"] = d.payload->size();
-  }
-  if (d.op == exec::Delivery::Op::Voice) o["duration_ms"] = d.duration_ms;
-  return o;
-}
-
-json::object report_json(const agent::TurnSummary& summary) {
+json::object report_json(const agent::TurnSummary& summary, MediaStore* media) {
   json::array diagnostics;
   for (const std::string& d : summary.diagnostics) diagnostics.emplace_back(d);
   json::array calls;
@@ -485,7 +463,7 @@ json::object report_json(const agent::TurnSummary& summary) {
     call["finish"] = model::to_string(c.finish);
     if (!c.error.empty()) call["error"] = c.error;
     json::array deliveries;
-    for (const exec::Delivery& d : c.report.deliveries) deliveries.push_back(delivery_extension(d));
+    for (const exec::Delivery& d : c.report.deliveries) deliveries.push_back(delivery_json(d, media));
     call["deliveries"] = std::move(deliveries);
     json::array results;
     for (const exec::ResultEntry& r : c.report.results) {
@@ -517,17 +495,18 @@ json::object report_json(const agent::TurnSummary& summary) {
 // ---- CompletionObserver
 
 CompletionObserver::CompletionObserver(const ChatRequest& request, std::string turn_id, std::int64_t created,
-                                       Callbacks callbacks)
+                                       Callbacks callbacks, std::shared_ptr<MediaStore> media)
     : model_(request.model),
       stream_(request.stream),
       include_usage_(request.include_usage),
       id_(completion_id(turn_id)),
       created_(created),
+      media_(std::move(media)),
       callbacks_(std::move(callbacks)) {}
 
 json::object CompletionObserver::completion_json(const std::string& id, std::int64_t created,
                                                  const std::string& model, const std::string& content,
-                                                 const agent::TurnSummary& summary) {
+                                                 const agent::TurnSummary& summary, MediaStore* media) {
   json::object message{{"role", "assistant"}, {"content", content}, {"refusal", nullptr}};
   json::object choice{{"index", 0},
                       {"message", std::move(message)},
@@ -540,7 +519,7 @@ json::object CompletionObserver::completion_json(const std::string& id, std::int
                       {"choices", json::array{std::move(choice)}},
                       {"usage", nullptr},  // sigil does not count tokens
                       {"system_fingerprint", nullptr},
-                      {"sigil", report_json(summary)}};
+                      {"sigil", report_json(summary, media)}};
 }
 
 json::object CompletionObserver::chunk(json::value choices) const {
@@ -601,7 +580,7 @@ void CompletionObserver::on_delivery(const exec::Delivery& delivery) {
   if (!stream_) return;  // a non-stream answer carries them in its report
   start_stream();
   json::object c = chunk(json::array{});
-  c["sigil"] = json::object{{"delivery", delivery_extension(delivery)}};
+  c["sigil"] = json::object{{"delivery", delivery_json(delivery, media_.get())}};
   write_event(c);
 }
 
@@ -619,11 +598,11 @@ void CompletionObserver::on_turn_end(const agent::TurnSummary& summary) {
     } else {
       // What ran before the failure is still worth knowing (a retry with the same Idempotency-Key will
       // not run it again).
-      body["sigil"] = report_json(summary);
+      body["sigil"] = report_json(summary, media_.get());
       respond(e.status, json::serialize(body));
     }
   } else if (!stream_) {
-    respond(200, json::serialize(completion_json(id_, created_, model_, content_, summary)));
+    respond(200, json::serialize(completion_json(id_, created_, model_, content_, summary, media_.get())));
   } else {
     start_stream();
     write_event(chunk(json::array{json::object{{"index", 0},
@@ -631,7 +610,7 @@ void CompletionObserver::on_turn_end(const agent::TurnSummary& summary) {
                                                {"logprobs", nullptr},
                                                {"finish_reason", finish_reason(summary)}}}));
     json::object report = chunk(json::array{});
-    report["sigil"] = report_json(summary);
+    report["sigil"] = report_json(summary, media_.get());
     write_event(report);
     write_raw("data: [DONE]\n\n", true);
   }

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "server/media_store.h"
 #include "sigil/agent/agent.h"
 #include "sigil/exec/handler.h"
 #include "sigil/model/client.h"
@@ -87,11 +88,9 @@ agent::TurnInput turn_input(const ChatRequest& request, const TurnTarget& target
 // "chatcmpl-<turn id>".
 std::string completion_id(std::string_view turn_id);
 
-// A delivery as the extension shows it: every field that is set; for files and voice notes the name,
-// MIME type and size of the payload instead of its bytes (and never the server-side path).
-boost::json::object delivery_extension(const exec::Delivery& delivery);
-// {"turn_id", "status", "diagnostics", "calls": [{"call", "finish", "deliveries", "results", ...}]}.
-boost::json::object report_json(const agent::TurnSummary& summary);
+// {"turn_id", "status", "diagnostics", "calls": [{"call", "finish", "deliveries", "results", ...}]}; each
+// delivery is delivery_json() (server/delivery_json.h): with a media store, files and voice notes get a URL.
+boost::json::object report_json(const agent::TurnSummary& summary, MediaStore* media = nullptr);
 
 // The head of a streamed answer, written as raw bytes before the first event (the body is open-ended and
 // ends with the connection).
@@ -112,8 +111,9 @@ class CompletionObserver final : public agent::TurnObserver {
     std::function<void()> ended;
   };
 
+  // media: where delivered files and voice notes are kept for download (null: not kept; url null).
   CompletionObserver(const ChatRequest& request, std::string turn_id, std::int64_t created,
-                     Callbacks callbacks);
+                     Callbacks callbacks, std::shared_ptr<MediaStore> media = nullptr);
 
   void on_text(std::string_view text) override;
   void on_delivery(const exec::Delivery& delivery) override;
@@ -124,7 +124,7 @@ class CompletionObserver final : public agent::TurnObserver {
   // For tests: the response a non-stream request gets for this summary and content.
   static boost::json::object completion_json(const std::string& id, std::int64_t created,
                                              const std::string& model, const std::string& content,
-                                             const agent::TurnSummary& summary);
+                                             const agent::TurnSummary& summary, MediaStore* media = nullptr);
 
  private:
   boost::json::object chunk(boost::json::value choices) const;
@@ -137,6 +137,7 @@ class CompletionObserver final : public agent::TurnObserver {
   const bool include_usage_;
   const std::string id_;
   const std::int64_t created_;
+  const std::shared_ptr<MediaStore> media_;
 
   std::mutex mu_;  // guards callbacks_ against a late call after ended (defensive: calls are serial)
   Callbacks callbacks_;

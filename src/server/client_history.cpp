@@ -1,6 +1,7 @@
 #include "server/client_history.h"
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <set>
 #include <vector>
 
@@ -68,7 +69,22 @@ store::Result<ClientHistory> client_history(store::Store& store, const std::stri
     used += keep;
     picked.push_back(std::move(o));
   }
-  for (auto it = picked.rbegin(); it != picked.rend(); ++it) out.messages.push_back(std::move(*it));
+  std::set<std::string> turns;
+  for (auto it = picked.rbegin(); it != picked.rend(); ++it) {
+    if (const auto* turn = it->if_contains("turn"); turn != nullptr && !turn->as_string().empty())
+      turns.insert(std::string(turn->as_string()));
+    out.messages.push_back(std::move(*it));
+  }
+  auto deliveries = store.recent_deliveries(store::Scope{user, conversation}, kHistoryDeliveries);
+  if (!deliveries.ok()) return store::Error{deliveries.error()};
+  for (const store::StoredDelivery& d : *deliveries) {
+    if (!turns.contains(d.turn_id)) continue;
+    boost::system::error_code ec;
+    boost::json::value v = boost::json::parse(d.json, ec);
+    if (ec || !v.is_object()) continue;  // the store only keeps objects; nothing else is shown
+    v.as_object()["turn"] = d.turn_id;
+    out.deliveries.push_back(std::move(v));
+  }
   return out;
 }
 

@@ -20,16 +20,22 @@ struct HistoryWindow {
 };
 
 struct ClientHistory {
-  boost::json::array messages;  // oldest first
-  bool more = false;            // older messages (or parts of messages) were left out
+  boost::json::array messages;    // oldest first
+  boost::json::array deliveries;  // what the shown turns delivered besides text, oldest first
+  bool more = false;              // older messages (or parts of messages) were left out
 };
+
+// How many of a conversation's newest kept deliveries a history looks at.
+inline constexpr std::size_t kHistoryDeliveries = 500;
 
 // The user's messages and the assistant's replies among the conversation's last `window.limit` stored
 // messages, oldest first, as [{"role","text","turn"}] plus "truncated": true on a shortened text. The agent
 // also stores the results it sends back to the model as "user" messages of the same turn; only the first user
 // message of a turn id is the user's own, so the later ones are left out (as is anything that is neither
 // "user" nor "assistant"). Within max_bytes the newest messages win; the newest one is always there (cut to
-// max_bytes if it alone is larger).
+// max_bytes if it alone is larger). `deliveries` holds the kept deliveries (Store::recent_deliveries, the
+// newest kHistoryDeliveries) of the turns among the shown messages, each the delivery frame's fields plus
+// "turn": files and voice notes with their /media/ URL, reactions, relayed texts.
 store::Result<ClientHistory> client_history(store::Store& store, const std::string& user,
                                             const std::string& conversation,
                                             const HistoryWindow& window = {});

@@ -47,11 +47,12 @@ PlainResponse history_response(store::Store& store, const std::string& conversat
   }
   auto history = client_history(store, request.user, conversation, window);
   if (!history.ok()) return json_error(500, "store: " + history.error());
-  PlainResponse res = text_response(
-      200,
-      valid_utf8(
-          json::serialize(json::object{{"messages", std::move(history->messages)}, {"more", history->more}})),
-      "application/json");
+  PlainResponse res =
+      text_response(200,
+                    valid_utf8(json::serialize(json::object{{"messages", std::move(history->messages)},
+                                                            {"deliveries", std::move(history->deliveries)},
+                                                            {"more", history->more}})),
+                    "application/json");
   res.with("Cache-Control", "no-store");
   return res;
 }

@@ -477,7 +477,8 @@ void HttpSession::start_completion(const Request& req) {
   };
   callbacks.ended = [turns, id = t.turn_id] { turns->closed(id); };
   auto observer = std::make_shared<completions::CompletionObserver>(
-      *parsed.request, t.turn_id, static_cast<std::int64_t>(std::time(nullptr)), std::move(callbacks));
+      *parsed.request, t.turn_id, static_cast<std::int64_t>(std::time(nullptr)), std::move(callbacks),
+      state_.media);
   state_.agent.start_turn(completions::turn_input(*parsed.request, t), std::move(observer));
 }
 

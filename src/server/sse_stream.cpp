@@ -4,6 +4,7 @@
 #include <boost/json/serialize.hpp>
 #include <utility>
 
+#include "server/delivery_json.h"
 #include "server/valid_utf8.h"
 
 namespace sigil::server {
@@ -19,29 +20,11 @@ std::string sse_event(std::string_view event, const json::value& data) {
   return out;
 }
 
-json::object client_delivery_json(const exec::Delivery& d) {
-  json::object o;
-  o["op"] = exec::to_string(d.op);
-  auto put = [&o](std::string_view key, const std::string& value) {
-    if (!value.empty()) o[key] = value;
-  };
-  put("text", d.text);
-  put("path", d.path);
-  put("kind", d.kind);
-  put("caption", d.caption);
-  put("sha256", d.sha256);
-  put("emoji", d.emoji);
-  put("message", d.message);
-  put("channel", d.channel);
-  put("chat", d.chat);
-  if (d.op == exec::Delivery::Op::Voice) o["duration_ms"] = d.duration_ms;
-  return o;
-}
-
 SseStreamObserver::SseStreamObserver(TurnRegistry& turns, TurnBroadcaster::Shared watchers,
                                      std::shared_ptr<EventStream> stream, std::string turn_id,
                                      std::string user, std::string conversation)
     : turns_(turns),
+      media_(watchers.media),
       stream_(std::move(stream)),
       turn_id_(std::move(turn_id)),
       watchers_(std::move(watchers), std::move(user), std::move(conversation), turn_id_) {}
@@ -54,7 +37,7 @@ void SseStreamObserver::on_text(std::string_view text) {
 
 void SseStreamObserver::on_delivery(const exec::Delivery& delivery) {
   watchers_.on_delivery(delivery);
-  emit(sse_event("delivery", client_delivery_json(delivery)), false);
+  emit(sse_event("delivery", delivery_json(delivery, media_.get())), false);
 }
 
 void SseStreamObserver::on_model_call(int n) {

@@ -5,8 +5,8 @@
 // What it promises:
 // - sse_event(): "event: <name>\ndata: <json>\n\n"; the data is one line (boost::json never writes a raw
 //   newline) and valid UTF-8.
-// - client_delivery_json(): the delivery as the web client sees it: every field that is set, never the
-//   payload bytes (a file is fetched separately; an SSE line is no place for megabytes).
+// - `delivery` events are delivery_json() (server/delivery_json.h): a file or voice note is kept in the
+//   media store and its event carries the URL to fetch it (an SSE line is no place for megabytes).
 // - SseStreamObserver posts each event to its stream and tees the turn, as protocol frames, to the
 //   conversation's WebSocket watchers (TurnBroadcaster). At on_turn_end it posts the `end` event (last:
 //   the stream closes after it), lets go of the stream (the agent may keep the observer after the server
@@ -29,7 +29,6 @@
 namespace sigil::server {
 
 std::string sse_event(std::string_view event, const boost::json::value& data);
-boost::json::object client_delivery_json(const exec::Delivery& delivery);
 
 // Where an SSE observer's events go: a connection. Both calls come from any thread and must only queue.
 class EventStream {
@@ -58,6 +57,7 @@ class SseStreamObserver final : public agent::TurnObserver {
   void emit(std::string event, bool last);
 
   TurnRegistry& turns_;
+  std::shared_ptr<MediaStore> media_;
   std::mutex mu_;
   std::shared_ptr<EventStream> stream_;  // null after on_turn_end
   std::string turn_id_;

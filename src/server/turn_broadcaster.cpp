@@ -1,5 +1,6 @@
 #include "server/turn_broadcaster.h"
 
+#include <boost/json/serialize.hpp>
 #include <optional>
 #include <utility>
 
@@ -24,8 +25,7 @@ channels::web::WebTransport TurnBroadcaster::transport() {
   t.send = [this](std::string frame) { send(std::move(frame)); };
   t.publish = [this](const deliver::OutgoingFile& file, bool voice, channels::web::PublishedMedia& out,
                      std::string& error) {
-    // Nobody to show it to (a later connection only gets the text history): not worth reading the bytes.
-    if (!shared_.hub->watched(user_, conversation_)) return true;
+    // Kept even when nobody watches: the history shows it again after a reload (GET /media/... serves it).
     if (!file.payload) {
       error = "media: the delivery has no bytes";
       return false;
@@ -41,6 +41,12 @@ channels::web::WebTransport TurnBroadcaster::transport() {
     out.sha256 = stored->sha256;
     out.size = stored->size;
     return true;
+  };
+  t.keep = [this](const boost::json::object& delivery) {
+    if (shared_.store == nullptr || turn_id_.empty()) return;
+    // A delivery that cannot be kept is only missing after a reload; the turn goes on.
+    (void)shared_.store->append_delivery(store::Scope{user_, conversation_}, turn_id_,
+                                         boost::json::serialize(delivery), store::Clock::now());
   };
   return t;
 }

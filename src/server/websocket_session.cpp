@@ -102,7 +102,8 @@ class WebSocketSession final : public Watcher,
     }
     enqueue(std::make_shared<const std::string>(
         hello_frame(user_, conversation_, state_.options.model_label, state_.options.replay_model,
-                    std::move(history->messages), history->more, say_mode.ok() && *say_mode)));
+                    std::move(history->messages), history->more, say_mode.ok() && *say_mode,
+                    std::move(history->deliveries))));
     do_read();
   }
 

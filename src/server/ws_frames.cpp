@@ -15,7 +15,8 @@ json::value client_id_value(const std::optional<std::string>& client_id) {
 }  // namespace
 
 std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
-                        bool replay, json::array history, bool history_more, bool say_mode) {
+                        bool replay, json::array history, bool history_more, bool say_mode,
+                        json::array deliveries) {
   return json::serialize(json::object{{"type", "hello"},
                                       {"user", user},
                                       {"conversation", conversation},
@@ -23,6 +24,7 @@ std::string hello_frame(std::string_view user, std::string_view conversation, st
                                       {"replay", replay},
                                       {"say_mode", say_mode},
                                       {"history", std::move(history)},
+                                      {"deliveries", std::move(deliveries)},
                                       {"history_more", history_more}});
 }
 
@@ -50,47 +52,6 @@ std::string text_frame(std::string_view turn, std::string_view text) {
 
 std::string silence_frame(std::string_view turn, bool late) {
   return json::serialize(json::object{{"type", "silence"}, {"turn", turn}, {"late", late}});
-}
-
-std::string delivery_frame(std::string_view turn, const exec::Delivery& d, const MediaInfo* media,
-                           std::string_view media_error) {
-  json::object o{{"type", "delivery"}, {"turn", turn}, {"op", exec::to_string(d.op)}};
-  switch (d.op) {
-    case exec::Delivery::Op::Text:
-      o["text"] = d.text;
-      break;
-    case exec::Delivery::Op::Message:
-      o["text"] = d.text;
-      o["channel"] = d.channel;
-      o["chat"] = d.chat;
-      break;
-    case exec::Delivery::Op::Reaction:
-      o["emoji"] = d.emoji;
-      o["message"] = d.message;
-      break;
-    case exec::Delivery::Op::File:
-    case exec::Delivery::Op::Voice: {
-      std::string name = media ? media->name : std::string();
-      if (name.empty()) name = d.path.substr(d.path.find_last_of('/') + 1);
-      o["name"] = name;
-      o["kind"] = d.kind.empty() && d.op == exec::Delivery::Op::Voice ? "voice" : d.kind;
-      o["caption"] = d.caption;
-      o["sha256"] = media ? media->sha256 : d.sha256;
-      if (media) {
-        o["mime"] = media->mime;
-        o["size"] = media->size;
-        o["url"] = media_url(*media);
-      } else {
-        o["mime"] = "";
-        o["size"] = d.payload ? d.payload->size() : 0;
-        o["url"] = nullptr;
-        if (!media_error.empty()) o["error"] = media_error;
-      }
-      if (d.op == exec::Delivery::Op::Voice) o["duration_ms"] = d.duration_ms;
-      break;
-    }
-  }
-  return json::serialize(o);
 }
 
 std::string end_frame(const agent::TurnSummary& summary, std::string_view turn,

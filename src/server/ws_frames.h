@@ -16,7 +16,8 @@ namespace sigil::server {
 
 // history: a bounded page (client_history); history_more: older messages or parts were left out.
 std::string hello_frame(std::string_view user, std::string_view conversation, std::string_view model,
-                        bool replay, boost::json::array history, bool history_more, bool say_mode = false);
+                        bool replay, boost::json::array history, bool history_more, bool say_mode = false,
+                        boost::json::array deliveries = {});
 // The conversation's settings changed (say mode, spec 6.1); client_id: of the frame that asked, if any.
 std::string settings_frame(bool say_mode, const std::optional<std::string>& client_id);
 // client_id: nullopt is JSON null.
@@ -26,10 +27,6 @@ std::string model_call_frame(std::string_view turn, int call);
 std::string text_frame(std::string_view turn, std::string_view text);
 // The current model call's reply is silent (spec 7.4); `late`: remove its text already shown (12.7).
 std::string silence_frame(std::string_view turn, bool late);
-// media: where the bytes of a file or voice delivery can be downloaded (nullptr: not stored; then
-// "media_error" says why when given).
-std::string delivery_frame(std::string_view turn, const exec::Delivery& delivery, const MediaInfo* media,
-                           std::string_view media_error = {});
 // delivery: what the web channel's outbox did differently from what was asked (fallbacks, skips), when
 // the turn was shown through it.
 std::string end_frame(const agent::TurnSummary& summary, std::string_view turn,

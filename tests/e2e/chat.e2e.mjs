@@ -538,6 +538,39 @@ async function main() {
       await assertNoMarkupSeen(page, "the history");
     });
 
+    await check("after the reload the file, the voice note (playable) and the reactions are there again", async () => {
+      const users = page.locator("#transcript > li.user");
+      const byText = (t) => users.filter({ has: page.locator(".text", { hasText: t }) }).first();
+      assert.deepEqual(await reactionsOf(byText("Please give me the markup tour")), ["👍"]);
+      assert.deepEqual(await reactionsOf(byText("Could you send the report?")), ["👍"]);
+      assert.deepEqual(await reactionsOf(byText("Please stay silent now")), ["👀"]);
+      const link = assistantOf(page, turns.report.turn).locator("a.file-link", { hasText: "report.pdf" });
+      await link.waitFor();
+      const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+      const expected = fs.readFileSync(path.join(args.files, "report.pdf"));
+      assert.ok(fs.readFileSync(await download.path()).equals(expected), "the file's bytes after a reload");
+      const audio = assistantOf(page, turns.voice.turn).locator("audio");
+      await audio.waitFor();
+      const src = await audio.locator("source").evaluate((s) => s.src);
+      const magic = await page.evaluate(async (u) => {
+        const b = new Uint8Array(await (await fetch(u)).arrayBuffer());
+        return String.fromCharCode(...b.slice(0, 4));
+      }, src);
+      assert.equal(magic, "OggS", "the voice note's Ogg bytes after a reload");
+      await audio.click();
+      const played = await audio.evaluate(async (el) => {
+        await el.play();
+        const start = Date.now();
+        while (el.currentTime === 0 && Date.now() - start < 30000) await new Promise((r) => setTimeout(r, 20));
+        const r = { currentTime: el.currentTime, error: el.error && el.error.code };
+        el.pause();
+        return r;
+      });
+      assert.equal(played.error, null);
+      assert.ok(played.currentTime > 0, "the voice note plays after a reload");
+      await assertNoMarkupSeen(page, "the history's deliveries");
+    });
+
     await check("at 360 px wide nothing overflows sideways and the composer is usable", async () => {
       await page.setViewportSize({ width: 360, height: 740 });
       const m = await page.evaluate(() => ({

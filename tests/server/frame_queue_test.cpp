@@ -92,11 +92,9 @@ TEST(FrameQueueTest, OtherFramesAreNeverMergedOrParsedAsText) {
   FrameQueue queue;
   queue.push(frame("{}"));
   (void)queue.start_write();
-  exec::Delivery delivery;
-  delivery.op = exec::Delivery::Op::Text;
-  delivery.text = "hi";
-  queue.push(frame(delivery_frame("t1", delivery, nullptr)));
-  queue.push(frame(delivery_frame("t1", delivery, nullptr)));
+  const std::string delivery = R"({"type":"delivery","turn":"t1","op":"text","text":"hi"})";
+  queue.push(frame(delivery));
+  queue.push(frame(delivery));
   queue.push(frame(R"({"type":"text","turn":"t1","text":1})"));  // text is not a string
   queue.push(frame(R"({"type":"text","turn":"t1","text":2})"));
   queue.push(frame(R"({"type":"text","turn":"t1"})"));  // no text

@@ -303,35 +303,6 @@ TEST(WsFramesTest, MediaUrlsPercentEncodeTheName) {
   EXPECT_EQ(percent_encode("a-b_c.d~e"), "a-b_c.d~e");
 }
 
-TEST(WsFramesTest, DeliveryFramesCarryTheProtocolFields) {
-  exec::Delivery reaction;
-  reaction.op = exec::Delivery::Op::Reaction;
-  reaction.emoji = "x";
-  const auto r = boost::json::parse(delivery_frame("t", reaction, nullptr)).as_object();
-  EXPECT_EQ(r.at("type"), "delivery");
-  EXPECT_EQ(r.at("turn"), "t");
-  EXPECT_EQ(r.at("op"), "reaction");
-  EXPECT_EQ(r.at("message"), "");
-
-  exec::Delivery message;
-  message.op = exec::Delivery::Op::Message;
-  message.text = "hey";
-  message.channel = "telegram";
-  message.chat = "42";
-  const auto m = boost::json::parse(delivery_frame("t", message, nullptr)).as_object();
-  EXPECT_EQ(m.at("text"), "hey");
-  EXPECT_EQ(m.at("channel"), "telegram");
-  EXPECT_EQ(m.at("chat"), "42");
-
-  exec::Delivery file;
-  file.op = exec::Delivery::Op::File;
-  file.path = "dir/a.txt";
-  const auto f = boost::json::parse(delivery_frame("t", file, nullptr, "media: no")).as_object();
-  EXPECT_EQ(f.at("name"), "a.txt");
-  EXPECT_TRUE(f.at("url").is_null());
-  EXPECT_EQ(f.at("error"), "media: no");
-}
-
 TEST(MimeTypesTest, ByExtension) {
   EXPECT_EQ(mime_for_name("index.html"), "text/html; charset=utf-8");
   EXPECT_EQ(mime_for_name("app.JS"), "text/javascript; charset=utf-8");

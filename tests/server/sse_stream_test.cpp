@@ -39,20 +39,6 @@ TEST(SseStreamTest, EventsAreOneLineOfValidUtf8) {
   EXPECT_NE(repaired.find("\xEF\xBF\xBD"), std::string::npos);
 }
 
-TEST(SseStreamTest, DeliveriesShowTheirFieldsNeverTheirBytes) {
-  exec::Delivery file;
-  file.op = exec::Delivery::Op::File;
-  file.path = "plan.pdf";
-  file.kind = "document";
-  const auto json = client_delivery_json(file);
-  EXPECT_EQ(boost::json::serialize(json), R"({"op":"file","path":"plan.pdf","kind":"document"})");
-
-  exec::Delivery voice;
-  voice.op = exec::Delivery::Op::Voice;
-  voice.duration_ms = 1200;
-  EXPECT_EQ(boost::json::serialize(client_delivery_json(voice)), R"({"op":"voice","duration_ms":1200})");
-}
-
 TEST(SseStreamTest, ObserverStreamsTheTurnTeesItAndLetsGoAtTheEnd) {
   TurnRegistry turns;
   ASSERT_TRUE(turns.open("t1", "u", "c"));

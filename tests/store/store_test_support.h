@@ -45,9 +45,10 @@ inline std::string raw_exec(const std::string& path, const std::string& sql) {
   return error;
 }
 
-// Takes away what schema version 3 added (the message counts behind the history cap), for a test that
-// makes a database of an earlier version.
+// Takes away what schema versions 3 (the message counts behind the history cap) and 4 (deliveries kept
+// with the history) added, for a test that makes a database of an earlier version.
 inline const char* const kDropSchemaVersion3 =
+    "DROP TRIGGER messages_deliveries_delete; DROP TABLE deliveries; "
     "DROP TRIGGER messages_count_insert; DROP TRIGGER messages_count_delete; DROP TABLE message_counts;";
 
 }  // namespace sigil::store::testing

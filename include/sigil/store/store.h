@@ -84,6 +84,16 @@ struct Message {
   TimePoint at;
 };
 
+// What a turn delivered besides its text (a file or voice note with its media link, a reaction, a text
+// relayed elsewhere), kept with the history so a chat shows it again after a reload. `json` is the
+// delivery as the gateway's clients see it; the store keeps it as given (valid JSON) and does not read it.
+struct StoredDelivery {
+  std::int64_t id = 0;
+  std::string turn_id;
+  std::string json;
+  TimePoint at;
+};
+
 struct MessageHit {
   Message message;
   double score = 0;  // as ArchiveHit::score
@@ -191,6 +201,12 @@ class Store {
                                               TimePoint at) = 0;
   // The last n messages, oldest first.
   virtual Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) = 0;
+  // Keeps a delivery of a turn with the history. It goes when its turn's last message leaves the history
+  // (the history cap prunes both). `json` must be a JSON object.
+  virtual Result<std::int64_t> append_delivery(const Scope& scope, std::string_view turn_id,
+                                               std::string_view json, TimePoint at) = 0;
+  // The last n deliveries, oldest first.
+  virtual Result<std::vector<StoredDelivery>> recent_deliveries(const Scope& scope, std::size_t n) = 0;
   // Full-text search over the history, best first (same query rules as search_archive).
   virtual Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
                                                           int top_k) = 0;

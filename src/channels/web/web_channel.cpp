@@ -60,7 +60,7 @@ deliver::ChannelResult WebChannel::attachment(const deliver::OutgoingFile& file,
   else
     o["url"] = media.url;
   if (voice) o["duration_ms"] = file.duration_ms;
-  send(json::serialize(o));
+  deliver_frame(std::move(o));
   return deliver::ChannelResult::success();
 }
 
@@ -75,19 +75,27 @@ deliver::ChannelResult WebChannel::send_voice(const deliver::OutgoingFile& voice
 deliver::ChannelResult WebChannel::react(const std::string& message_id, std::string_view emoji) {
   // The page knows messages by turn: "" is this turn's own (user) message.
   const std::string target = message_id == kTurnMessage ? std::string() : message_id;
-  send(json::serialize(json::object{
-      {"type", "delivery"}, {"turn", turn_}, {"op", "reaction"}, {"emoji", emoji}, {"message", target}}));
+  deliver_frame(json::object{
+      {"type", "delivery"}, {"turn", turn_}, {"op", "reaction"}, {"emoji", emoji}, {"message", target}});
   return deliver::ChannelResult::success();
 }
 
 std::string WebChannel::relayed(const deliver::Delivery& d) {
-  send(json::serialize(json::object{{"type", "delivery"},
-                                    {"turn", turn_},
-                                    {"op", "message"},
-                                    {"text", d.text},
-                                    {"channel", d.channel},
-                                    {"chat", d.chat}}));
+  deliver_frame(json::object{{"type", "delivery"},
+                             {"turn", turn_},
+                             {"op", "message"},
+                             {"text", d.text},
+                             {"channel", d.channel},
+                             {"chat", d.chat}});
   return {};
+}
+
+void WebChannel::deliver_frame(json::object frame) {
+  send(json::serialize(frame));
+  if (!transport_.keep) return;
+  frame.erase("type");
+  frame.erase("turn");
+  transport_.keep(frame);
 }
 
 }  // namespace sigil::channels::web

@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 3> kMigrations = {
+constexpr std::array<const char*, 4> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -157,6 +157,27 @@ END;
 CREATE TRIGGER messages_count_delete AFTER DELETE ON messages BEGIN
     UPDATE message_counts SET messages = messages - 1
     WHERE user_id = old.user_id AND conversation_id = old.conversation_id;
+END;
+)sql",
+    // 4: what turns delivered besides text (Store::append_delivery), kept with the history: a turn's
+    // deliveries go with its last message (the history cap prunes both).
+    R"sql(
+CREATE TABLE deliveries(
+    id              INTEGER PRIMARY KEY,
+    user_id         TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    turn_id         TEXT NOT NULL,
+    json            TEXT NOT NULL CHECK (json_valid(json) AND json_type(json) = 'object'),
+    at              INTEGER NOT NULL
+) STRICT;
+CREATE INDEX deliveries_scope ON deliveries(user_id, conversation_id, id);
+CREATE INDEX deliveries_turn ON deliveries(user_id, conversation_id, turn_id);
+CREATE TRIGGER messages_deliveries_delete AFTER DELETE ON messages
+WHEN NOT EXISTS (SELECT 1 FROM messages WHERE user_id = old.user_id AND conversation_id = old.conversation_id
+                 AND turn_id = old.turn_id)
+BEGIN
+    DELETE FROM deliveries
+    WHERE user_id = old.user_id AND conversation_id = old.conversation_id AND turn_id = old.turn_id;
 END;
 )sql",
 };

@@ -83,6 +83,9 @@ class SqliteStore final : public Store {
   Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
                                       std::string_view turn_id, TimePoint at) override;
   Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) override;
+  Result<std::int64_t> append_delivery(const Scope& scope, std::string_view turn_id, std::string_view json,
+                                       TimePoint at) override;
+  Result<std::vector<StoredDelivery>> recent_deliveries(const Scope& scope, std::size_t n) override;
   Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
                                                   int top_k) override;
 

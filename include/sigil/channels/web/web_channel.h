@@ -17,6 +17,7 @@
 // (document, then a text line), which the turn report shows.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -40,6 +41,9 @@ struct WebTransport {
   // Keeps a file's bytes for download; returns where, or an error message (the call then fails).
   std::function<bool(const deliver::OutgoingFile& file, bool voice, PublishedMedia& out, std::string& error)>
       publish;
+  // Keeps a delivery with the history (a file or voice note as published, a reaction, a relayed text): the
+  // delivery frame's fields without "type" and "turn". Optional.
+  std::function<void(const boost::json::object& delivery)> keep;
 };
 
 class WebChannel final : public deliver::Channel {
@@ -69,6 +73,8 @@ class WebChannel final : public deliver::Channel {
  private:
   deliver::ChannelResult attachment(const deliver::OutgoingFile& file, bool voice);
   void send(std::string frame);
+  // Sends a delivery frame and hands it to transport_.keep.
+  void deliver_frame(boost::json::object frame);
 
   WebTransport transport_;
   std::string turn_;
