@@ -13,6 +13,8 @@
 #include <system_error>
 #include <utility>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::actions {
 namespace {
 
@@ -22,14 +24,7 @@ constexpr int kOpenat2Retries = 16;
 
 std::string errno_text(int err) { return std::system_category().message(err); }
 
-char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  return true;
-}
+using text::ascii::iequals;
 
 // A short, printable excerpt of a name for messages (names can be long or hold control bytes).
 std::string excerpt(std::string_view s) {
