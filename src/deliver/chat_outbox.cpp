@@ -1,13 +1,13 @@
 #include "sigil/deliver/chat_outbox.h"
 
 #include <algorithm>
-#include <array>
 #include <exception>
 #include <utility>
 
 #include "sigil/deliver/format.h"
 #include "sigil/deliver/split.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/media_types.h"
 
 namespace sigil::deliver {
 
@@ -23,19 +23,7 @@ std::string base_name(std::string_view path) {
 
 // Spec 14, for a File delivery whose kind was left `auto` or empty.
 std::string kind_by_extension(std::string_view name) {
-  const auto dot = name.find_last_of('.');
-  if (dot == std::string_view::npos) return "document";
-  const std::string ext = text::ascii::to_lower(name.substr(dot + 1));
-  static constexpr std::array<std::string_view, 10> kImage{"png", "jpg", "jpeg", "gif",  "webp",
-                                                           "bmp", "tif", "tiff", "heic", "heif"};
-  static constexpr std::array<std::string_view, 8> kAudio{"ogg", "oga", "opus", "mp3",
-                                                          "m4a", "wav", "aac",  "flac"};
-  static constexpr std::array<std::string_view, 6> kVideo{"mp4", "m4v", "mov", "webm", "mkv", "avi"};
-  const auto in = [&](const auto& set) { return std::find(set.begin(), set.end(), ext) != set.end(); };
-  if (in(kImage)) return "image";
-  if (in(kAudio)) return "audio";
-  if (in(kVideo)) return "video";
-  return "document";
+  return std::string(text::to_string(text::file_kind_for_name(name)));
 }
 
 }  // namespace

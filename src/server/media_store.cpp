@@ -28,7 +28,7 @@ std::string errno_text() { return std::strerror(errno); }
 // A voice note is played inline, so its type must be audio whatever the payload claims.
 std::string media_type(const exec::Payload& payload, const std::string& name, bool voice) {
   std::string mime = payload.mime_type();
-  if (mime.empty()) mime = std::string(mime_for_name(name));
+  if (mime.empty()) mime = mime_for_name(name);
   if (voice && !mime.starts_with("audio/")) mime = "audio/ogg";
   return mime;
 }
@@ -272,7 +272,7 @@ MediaInfo MediaStore::unknown_link(std::string_view hash, std::string_view name,
   MediaInfo info;
   info.sha256 = std::string(hash);
   info.name = std::string(name);
-  info.mime = std::string(mime_for_name(info.name));
+  info.mime = mime_for_name(info.name);
   info.size = size;
   return info;
 }
