@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
-#include <cstdio>
 #include <limits>
-#include <random>
 #include <utility>
 
 #include "server/delivery_json.h"
 #include "sigil/store/sha256.h"
+#include "sigil/text/random_id.h"
 
 namespace sigil::server::completions {
 namespace {
@@ -189,23 +188,9 @@ bool valid_idempotency_key(std::string_view key) {
   return std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
 }
 
-// Random, never a counter: the executor's exactly-once keys include the turn id, and a restarted server
-// must never reuse an earlier process's results.
-std::string random_turn_id() {
-  static std::mutex mu;
-  static std::mt19937_64 rng{std::random_device{}()};
-  std::uint64_t a = 0;
-  std::uint64_t b = 0;
-  {
-    std::lock_guard lock(mu);
-    a = rng();
-    b = rng();
-  }
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
-                static_cast<unsigned long long>(b));
-  return "oai-" + std::string(buf);
-}
+// Random, never a counter (text::random_id): the executor's exactly-once keys include the turn id, and a
+// restarted server must never reuse an earlier process's results.
+std::string random_turn_id() { return text::random_id("oai-", 32); }
 
 // OpenAI's finish reasons. Native tool calls are sigil's own business (the agent answers them and calls the
 // model again), so a turn that ended on one still just stopped as far as the caller is concerned.

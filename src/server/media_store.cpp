@@ -10,13 +10,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "server/mime_types.h"
 #include "sigil/store/sha256.h"
+#include "sigil/text/random_id.h"
 
 namespace sigil::server {
 namespace {
@@ -44,12 +44,7 @@ bool write_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-std::string temp_suffix() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng()));
-  return buf;
-}
+std::string temp_suffix() { return text::random_id("", 16); }
 
 // The metadata file of one (bytes, name) link: per name, so a later delivery of the same bytes under another
 // name or kind never renames or retypes an earlier link.
