@@ -33,7 +33,7 @@ ChatOutbox::ChatOutbox(Channel& channel, ChatOutboxOptions options)
       options_(std::move(options)),
       caps_(channel.capabilities()),
       clock_(options_.clock != nullptr ? *options_.clock : SteadyClock::instance()),
-      bucket_(caps_.rate.per_second, caps_.rate.burst, clock_) {
+      bucket_(caps_.rate.per_second, caps_.rate.burst, clock_.now()) {
   if (options_.edit_interval.count() > 0) {
     edit_interval_ = options_.edit_interval;
   } else if (caps_.rate.per_second > 0) {
@@ -63,8 +63,8 @@ DeliveryReport ChatOutbox::take_report() { return std::exchange(report_, Deliver
 
 bool ChatOutbox::take_token(bool required) {
   if (bucket_.unlimited()) return true;
-  if (!required) return bucket_.try_take();
-  if (bucket_.take().count() > 0) ++report_.waits;
+  if (!required) return bucket_.try_take(clock_.now());
+  if (take_waiting(bucket_, clock_).count() > 0) ++report_.waits;
   return true;
 }
 
