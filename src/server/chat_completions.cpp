@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "server/delivery_json.h"
+#include "server/request_checks.h"
 #include "sigil/store/sha256.h"
 #include "sigil/text/random_id.h"
 
@@ -164,14 +165,6 @@ std::optional<ApiError> parse_messages(const json::value* value, std::vector<mod
     out.push_back(std::move(message));
   }
   return std::nullopt;
-}
-
-bool valid_conversation(std::string_view id) {
-  if (id.empty() || id.size() > 128) return false;
-  return std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '-';
-  });
 }
 
 // Users are stored and shown; control characters would corrupt logs and the web client.
@@ -399,7 +392,7 @@ TargetResult resolve_target(const ChatRequest& request, const RequestHeaders& he
     return result;
   }
   t.conversation = headers.conversation.empty() ? "completions" : headers.conversation;
-  if (!valid_conversation(t.conversation)) {
+  if (!valid_conversation_id(t.conversation)) {
     result.error = bad("X-Sigil-Conversation must be 1 to 128 of A-Z a-z 0-9 . _ -", {}, "invalid_value");
     return result;
   }
