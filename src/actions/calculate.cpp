@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::actions {
@@ -64,9 +65,9 @@ std::string refusal_message(const Refusal& r, std::string_view expression) {
   return m;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+using text::ascii::is_digit;
+using text::ascii::is_space;
+bool is_name_start(char c) { return text::ascii::is_alpha(c) || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 
 std::string printable(std::string_view unit) {
@@ -193,7 +194,7 @@ std::string muparser_what(const mu::Parser::exception_type& e) {
   }
   while (!m.empty() && (m.back() == '.' || m.back() == ' ')) m.pop_back();
   if (m.size() > 6 && m.compare(m.size() - 6, 6, " found") == 0) m.erase(m.size() - 6);
-  if (!m.empty() && m[0] >= 'A' && m[0] <= 'Z') m[0] = static_cast<char>(m[0] - 'A' + 'a');
+  if (!m.empty()) m[0] = text::ascii::lower(m[0]);
   return m.empty() ? "syntax error" : m;
 }
 

@@ -13,6 +13,8 @@
 #include <system_error>
 #include <utility>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::actions {
 namespace {
 
@@ -22,14 +24,7 @@ constexpr int kOpenat2Retries = 16;
 
 std::string errno_text(int err) { return std::system_category().message(err); }
 
-char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  return true;
-}
+using text::ascii::iequals;
 
 // A short, printable excerpt of a name for messages (names can be long or hold control bytes).
 std::string excerpt(std::string_view s) {
@@ -172,24 +167,6 @@ std::string join(const std::vector<std::string_view>& parts, std::size_t begin, 
 
 // ---------------------------------------------------------------- file kinds
 
-std::string_view to_string(FileKind kind) noexcept {
-  switch (kind) {
-    case FileKind::automatic:
-      return "auto";
-    case FileKind::image:
-      return "image";
-    case FileKind::document:
-      return "document";
-    case FileKind::audio:
-      return "audio";
-    case FileKind::voice:
-      return "voice";
-    case FileKind::video:
-      return "video";
-  }
-  return "auto";
-}
-
 std::optional<FileKind> parse_file_kind(std::string_view name) noexcept {
   struct Entry {
     std::string_view name;
@@ -207,22 +184,7 @@ std::optional<FileKind> parse_file_kind(std::string_view name) noexcept {
 
 FileKind kind_for(std::string_view path, std::optional<FileKind> asked) noexcept {
   if (asked && *asked != FileKind::automatic) return *asked;
-  const std::size_t slash = path.rfind('/');
-  const std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  const std::size_t dot = base.rfind('.');
-  if (dot == std::string_view::npos || dot == 0) return FileKind::document;  // none, or a dotfile's name
-  const std::string_view ext = base.substr(dot + 1);
-  static constexpr std::string_view kImage[] = {"png", "jpg", "jpeg", "gif",  "webp",
-                                                "bmp", "tif", "tiff", "heic", "heif"};
-  static constexpr std::string_view kAudio[] = {"ogg", "oga", "opus", "mp3", "m4a", "wav", "aac", "flac"};
-  static constexpr std::string_view kVideo[] = {"mp4", "m4v", "mov", "webm", "mkv", "avi"};
-  for (auto e : kImage)
-    if (iequals(ext, e)) return FileKind::image;
-  for (auto e : kAudio)
-    if (iequals(ext, e)) return FileKind::audio;
-  for (auto e : kVideo)
-    if (iequals(ext, e)) return FileKind::video;
-  return FileKind::document;
+  return text::file_kind_for_name(path);
 }
 
 std::string_view to_string(FileSandbox::Resolver resolver) noexcept {

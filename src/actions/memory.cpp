@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actions/memory_support.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::actions {
 namespace {
@@ -22,20 +23,11 @@ using exec::ActionContext;
 using exec::Directive;
 using exec::HandlerResult;
 using namespace memory_detail;
+using text::ascii::icontains;
 
 // Facts a message lists by name (forget, an ambiguous correct): enough to choose from, never a wall.
 constexpr std::size_t kListedFacts = 5;
 constexpr std::size_t kShownFactBytes = 120;
-
-bool equals_ignoring_ascii_case(char a, char b) {
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  return lower(a) == lower(b);
-}
-
-bool contains_ignoring_ascii_case(std::string_view haystack, std::string_view needle) {
-  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
-                     equals_ignoring_ascii_case) != haystack.end();
-}
 
 // The facts `text` names, by the store's rule (store.h, forget): the one equal to it, else every one
 // containing it, ignoring ASCII case. Used to explain an ambiguous correction before the store refuses it.
@@ -44,7 +36,7 @@ std::vector<const store::Fact*> matching_facts(const std::vector<store::Fact>& f
   for (const store::Fact& f : facts)
     if (f.text == text) return {&f};
   for (const store::Fact& f : facts)
-    if (contains_ignoring_ascii_case(f.text, text)) out.push_back(&f);
+    if (icontains(f.text, text)) out.push_back(&f);
   return out;
 }
 

@@ -18,19 +18,12 @@
 
 #include "sigil/exec/handler.h"
 #include "sigil/store/store.h"
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::actions::memory_detail {
 
-inline bool is_ascii_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_ascii_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ascii_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using text::ascii::trim;
 
 inline bool has_line_break(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }
 

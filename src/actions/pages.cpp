@@ -17,14 +17,6 @@ namespace ascii = text::ascii;
 
 constexpr std::size_t kMaxTitle = 120;
 
-// Where `needle` (lower case ASCII) first occurs in `hay` at or after `from`, ignoring ASCII case.
-std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t from = 0) {
-  if (needle.size() > hay.size()) return std::string_view::npos;
-  for (std::size_t i = from; i + needle.size() <= hay.size(); ++i)
-    if (ascii::iequals(hay.substr(i, needle.size()), needle)) return i;
-  return std::string_view::npos;
-}
-
 std::string_view string_arg(const exec::Directive& d, const char* name) {
   const auto* v = d.args.if_contains(name);
   return v != nullptr && v->is_string() ? std::string_view(v->get_string()) : std::string_view();
@@ -47,7 +39,7 @@ exec::HandlerResult publish(const PagesConfig& config, const exec::Directive& d,
   const std::string url = base + "/pages/" + page->slug;
   std::string message =
       title.empty() ? "published an untitled page at " + url : "published \"" + title + "\" at " + url;
-  if (!config.allow_scripts && ifind(html, "<script") != std::string_view::npos)
+  if (!config.allow_scripts && ascii::ifind(html, "<script") != std::string_view::npos)
     message += "; scripts are blocked on this server";
   boost::json::object result;
   result["url"] = url;
@@ -61,7 +53,7 @@ exec::HandlerResult publish(const PagesConfig& config, const exec::Directive& d,
 std::string page_title(std::string_view html) {
   std::size_t open = 0;
   for (;;) {
-    open = ifind(html, "<title", open);
+    open = ascii::ifind(html, "<title", open);
     if (open == std::string_view::npos) return {};
     const std::size_t after = open + 6;
     // `<title>` or `<title attr…>`, not `<titles>`.
@@ -70,7 +62,7 @@ std::string page_title(std::string_view html) {
   }
   const std::size_t gt = html.find('>', open);
   if (gt == std::string_view::npos) return {};
-  const std::size_t close = ifind(html, "</title", gt + 1);
+  const std::size_t close = ascii::ifind(html, "</title", gt + 1);
   const std::string_view raw = html.substr(gt + 1, close == std::string_view::npos ? 0 : close - gt - 1);
 
   // The parser's character references (spec 2.3), plus &nbsp;, which titles often hold.

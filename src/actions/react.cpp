@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/emoji_compare.h"
 #include "sigil/text/unicode.h"
 #include "sigil/text/utf8.h"
@@ -43,15 +44,7 @@ struct Resolved {
   Failure failure = Failure::unknown;
 };
 
-bool is_ascii_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_ascii_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ascii_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using text::ascii::trim;
 
 bool is_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
@@ -62,7 +55,7 @@ std::string normalize_name(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    c = text::ascii::lower(c);
     if (c == '-' || c == ' ') c = '_';
     if (c == '_' && !out.empty() && out.back() == '_') continue;
     out.push_back(c);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::actions {
@@ -26,7 +27,9 @@ constexpr std::int64_t kMaxDelayDays = 10'000'000;
 constexpr int kMinYear = 1970;
 constexpr int kMaxYear = 2200;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+using text::ascii::iequals;
+using text::ascii::is_digit;
+using text::ascii::trim;
 
 bool digits_at(std::string_view s, std::size_t at, std::size_t n) {
   if (at + n > s.size()) return false;
@@ -39,24 +42,6 @@ int number_at(std::string_view s, std::size_t at, std::size_t n) {
   int v = 0;
   for (std::size_t i = at; i < at + n; ++i) v = v * 10 + (s[i] - '0');
   return v;
-}
-
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  return true;
-}
-
-std::string_view trim(std::string_view s) {
-  auto space = [](char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-  };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 std::string two(int v) {

@@ -1,11 +1,9 @@
 #include "sigil/actions/send_file.h"
 
-#include <algorithm>
-#include <array>
 #include <string>
 #include <utility>
 
-#include "sigil/text/ascii.h"
+#include "sigil/text/media_types.h"
 
 namespace sigil::actions {
 namespace {
@@ -77,7 +75,7 @@ exec::HandlerResult send_file(const FilesConfig& config, const exec::Directive& 
   delivery.chat = chat;
   const std::uint64_t size = opened->size();
   const std::string shown = opened->relative_path();
-  delivery.payload = make_file_payload(std::move(*opened), mime_type_for(shown));
+  delivery.payload = make_file_payload(std::move(*opened), std::string(text::mime_type_for_name(shown)));
 
   boost::json::object result{{"path", shown}, {"kind", delivery.kind}, {"bytes", size}, {"sha256", *digest}};
   auto r = exec::HandlerResult::ok(
@@ -91,29 +89,6 @@ exec::HandlerResult send_file(const FilesConfig& config, const exec::Directive& 
 
 std::shared_ptr<const exec::Payload> make_file_payload(OpenedFile file, std::string mime_type) {
   return std::make_shared<FilePayload>(std::move(file), std::move(mime_type));
-}
-
-std::string mime_type_for(std::string_view name) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 30> kTypes{{
-      {"png", "image/png"},         {"jpg", "image/jpeg"},       {"jpeg", "image/jpeg"},
-      {"gif", "image/gif"},         {"webp", "image/webp"},      {"bmp", "image/bmp"},
-      {"tif", "image/tiff"},        {"tiff", "image/tiff"},      {"heic", "image/heic"},
-      {"heif", "image/heif"},       {"ogg", "audio/ogg"},        {"oga", "audio/ogg"},
-      {"opus", "audio/ogg"},        {"mp3", "audio/mpeg"},       {"m4a", "audio/mp4"},
-      {"wav", "audio/wav"},         {"aac", "audio/aac"},        {"flac", "audio/flac"},
-      {"mp4", "video/mp4"},         {"m4v", "video/mp4"},        {"mov", "video/quicktime"},
-      {"webm", "video/webm"},       {"mkv", "video/x-matroska"}, {"avi", "video/x-msvideo"},
-      {"pdf", "application/pdf"},   {"txt", "text/plain"},       {"csv", "text/csv"},
-      {"json", "application/json"}, {"md", "text/markdown"},     {"html", "text/html"},
-  }};
-  const auto slash = name.find_last_of('/');
-  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
-  const auto dot = name.find_last_of('.');
-  if (dot == std::string_view::npos || dot == 0) return "application/octet-stream";
-  const std::string_view ext = name.substr(dot + 1);
-  for (const auto& [e, type] : kTypes)
-    if (text::ascii::iequals(e, ext)) return std::string(type);
-  return "application/octet-stream";
 }
 
 void add_send_file_handlers(exec::HandlerTable& table, FilesConfig config) {

@@ -16,6 +16,7 @@
 
 #include "resample.h"
 #include "sigil/actions/unique_fd.h"
+#include "sigil/text/ascii.h"
 #include "subprocess.h"
 
 namespace sigil::actions {
@@ -47,17 +48,11 @@ namespace {
 
 std::string errno_text(int err) { return std::system_category().message(err); }
 
-bool is_space(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
 // First non-empty line of a program's stderr, trimmed and cut, printable.
 std::string first_line(std::string_view s) {
   while (!s.empty()) {
     const std::size_t nl = s.find('\n');
-    std::string_view line = s.substr(0, nl);
-    while (!line.empty() && is_space(line.front())) line.remove_prefix(1);
-    while (!line.empty() && is_space(line.back())) line.remove_suffix(1);
+    const std::string_view line = text::ascii::trim(s.substr(0, nl));
     if (!line.empty()) {
       std::string out;
       for (char c : line.substr(0, 200)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
@@ -74,8 +69,7 @@ Result<void> check_options(const VoiceSynth::Options& o) {
     return make_error(ErrorCode::invalid_argument, "no espeak-ng binary configured");
   if (o.voice.empty() || o.voice.size() > 64 || o.voice.front() == '-' ||
       !std::all_of(o.voice.begin(), o.voice.end(), [](char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-               c == '_' || c == '+' || c == '/' || c == '.';
+        return text::ascii::is_alnum(c) || c == '-' || c == '_' || c == '+' || c == '/' || c == '.';
       }))
     return make_error(ErrorCode::invalid_argument, "invalid espeak-ng voice name '" + o.voice + "'");
   if (o.words_per_minute < 80 || o.words_per_minute > 500)
@@ -239,7 +233,7 @@ Result<void> encode_ogg_opus(int fd, std::span<const float> pcm48, int bitrate) 
 }  // namespace
 
 Result<void> VoiceSynth::check_text(std::string_view text) const {
-  if (std::all_of(text.begin(), text.end(), is_space))
+  if (std::all_of(text.begin(), text.end(), sigil::text::ascii::is_space))
     return make_error(ErrorCode::invalid_argument, "nothing to say: the text is empty");
   if (text.size() > options_.max_text_bytes)
     return make_error(ErrorCode::invalid_argument,

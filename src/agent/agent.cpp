@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <boost/json/parse.hpp>
-#include <chrono>
-#include <random>
 #include <utility>
 
 #include "sigil/catalog/prompt_doc.h"
@@ -11,17 +9,10 @@
 #include "sigil/exec/results_message.h"
 #include "sigil/log/log.h"
 #include "sigil/parse/parser.h"
+#include "sigil/text/random_id.h"
 
 namespace sigil::agent {
 namespace {
-
-std::string new_turn_id() {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return "turn-" + std::to_string(ms) + "-" + std::to_string(rng() % 1'000'000);
-}
 
 // 11.6: only a reply that ended on its own may run a directive left open at its end.
 parse::FinishReason parser_finish(model::FinishReason reason) {
@@ -555,7 +546,7 @@ void Agent::finish_loop(const std::stop_token& stop) {
 }
 
 std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer) {
-  if (input.turn_id.empty()) input.turn_id = new_turn_id();
+  if (input.turn_id.empty()) input.turn_id = text::random_id("turn-");
   std::string id = input.turn_id;
   std::shared_ptr<Turn> turn;
   bool run_now = false;

@@ -10,7 +10,6 @@
 #include <functional>
 #include <iostream>
 #include <optional>
-#include <random>
 #include <string>
 
 #include "action_names.h"
@@ -22,19 +21,12 @@
 #include "sigil/parse/json_text.h"
 #include "sigil/parse/parser.h"
 #include "sigil/store/sqlite.h"
+#include "sigil/text/random_id.h"
 
 namespace sigil::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string new_turn_id() {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-  std::random_device rd;
-  return "turn-" + std::to_string(ms) + "-" + std::to_string(rd() % 1'000'000);
-}
 
 // The console channel keeps voice notes: a voice delivery's temporary file is gone after the turn, so
 // its bytes are copied to DATA/voice/<sha256>.ogg and the report shows that path.
@@ -107,7 +99,8 @@ int run_exec(const ExecCommandOptions& options, int in_fd, std::ostream& out, st
     return 1;
   }
 
-  exec::TurnIds ids{options.user, options.conversation, options.turn.empty() ? new_turn_id() : options.turn};
+  exec::TurnIds ids{options.user, options.conversation,
+                    options.turn.empty() ? text::random_id("turn-") : options.turn};
   exec::ExecOptions exec_options;
   exec_options.now = now;
   exec::RecordingOutbox outbox;

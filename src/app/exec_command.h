@@ -13,7 +13,7 @@ struct ExecCommandOptions {
   std::string data_dir;  // required: the store (sigil.db), outbound/ and voice/ live here
   std::string user = "console";
   std::string conversation = "console";
-  std::string turn;       // empty: a new turn id, "turn-<unix ms>-<random>"
+  std::string turn;       // empty: a new turn id, "turn-" and 16 random hex digits (text::random_id)
   std::string now;        // ISO 8601; empty: the wall clock
   std::size_t chunk = 0;  // 0: feed what each read() gives
   bool say = false;

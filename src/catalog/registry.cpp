@@ -18,8 +18,7 @@ using parse::TagRole;
 bool valid_tag_name(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
-    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || ascii::is_digit(c) || c == '_' ||
-              c == '-' || c == '.' || c == ':';
+    bool ok = ascii::is_alnum(c) || c == '_' || c == '-' || c == '.' || c == ':';
     if (!ok) return false;
   }
   return true;
@@ -28,7 +27,7 @@ bool valid_tag_name(std::string_view name) {
 bool valid_bracket_name(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
-    if (!((c >= 'A' && c <= 'Z') || ascii::is_digit(c) || c == '_')) return false;
+    if (!(ascii::is_upper(c) || ascii::is_digit(c) || c == '_')) return false;
   }
   return true;
 }

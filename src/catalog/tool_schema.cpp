@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sigil/parse/json_text.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::catalog {
 namespace {
@@ -16,9 +17,7 @@ namespace json = boost::json;
 // OpenAI limits function names to 64 bytes of [a-zA-Z0-9_-].
 constexpr std::size_t kMaxToolName = 64;
 
-bool is_tool_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-}
+bool is_tool_char(char c) { return text::ascii::is_alnum(c) || c == '_' || c == '-'; }
 
 std::string sanitized(std::string_view name) {
   std::string out;

@@ -1,36 +1,20 @@
 #include "sigil/deliver/chat_outbox.h"
 
 #include <algorithm>
-#include <array>
 #include <exception>
 #include <utility>
 
 #include "sigil/deliver/format.h"
 #include "sigil/deliver/split.h"
+#include "sigil/text/ascii.h"
+#include "sigil/text/media_types.h"
 
 namespace sigil::deliver {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string_view ltrim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
+using text::ascii::trim_left;
+using text::ascii::trim_right;
 
 std::string base_name(std::string_view path) {
   const auto slash = path.find_last_of('/');
@@ -39,19 +23,7 @@ std::string base_name(std::string_view path) {
 
 // Spec 14, for a File delivery whose kind was left `auto` or empty.
 std::string kind_by_extension(std::string_view name) {
-  const auto dot = name.find_last_of('.');
-  if (dot == std::string_view::npos) return "document";
-  const std::string ext = lower(name.substr(dot + 1));
-  static constexpr std::array<std::string_view, 10> kImage{"png", "jpg", "jpeg", "gif",  "webp",
-                                                           "bmp", "tif", "tiff", "heic", "heif"};
-  static constexpr std::array<std::string_view, 8> kAudio{"ogg", "oga", "opus", "mp3",
-                                                          "m4a", "wav", "aac",  "flac"};
-  static constexpr std::array<std::string_view, 6> kVideo{"mp4", "m4v", "mov", "webm", "mkv", "avi"};
-  const auto in = [&](const auto& set) { return std::find(set.begin(), set.end(), ext) != set.end(); };
-  if (in(kImage)) return "image";
-  if (in(kAudio)) return "audio";
-  if (in(kVideo)) return "video";
-  return "document";
+  return std::string(text::to_string(text::file_kind_for_name(name)));
 }
 
 }  // namespace
@@ -61,7 +33,7 @@ ChatOutbox::ChatOutbox(Channel& channel, ChatOutboxOptions options)
       options_(std::move(options)),
       caps_(channel.capabilities()),
       clock_(options_.clock != nullptr ? *options_.clock : SteadyClock::instance()),
-      bucket_(caps_.rate.per_second, caps_.rate.burst, clock_) {
+      bucket_(caps_.rate.per_second, caps_.rate.burst, clock_.now()) {
   if (options_.edit_interval.count() > 0) {
     edit_interval_ = options_.edit_interval;
   } else if (caps_.rate.per_second > 0) {
@@ -91,8 +63,8 @@ DeliveryReport ChatOutbox::take_report() { return std::exchange(report_, Deliver
 
 bool ChatOutbox::take_token(bool required) {
   if (bucket_.unlimited()) return true;
-  if (!required) return bucket_.try_take();
-  if (bucket_.take().count() > 0) ++report_.waits;
+  if (!required) return bucket_.try_take(clock_.now());
+  if (take_waiting(bucket_, clock_).count() > 0) ++report_.waits;
   return true;
 }
 
@@ -154,7 +126,7 @@ void ChatOutbox::append_visible(std::string_view piece) {
   const std::size_t complete = complete_prefix(piece);
   partial_.assign(piece.substr(complete));
   piece = piece.substr(0, complete);
-  if (msg_.empty()) piece = ltrim(piece);
+  if (msg_.empty()) piece = trim_left(piece);
   msg_.append(piece);
   if (caps_.text_limit != 0) msg_units_ += text_units(piece, caps_.text_unit);
 }
@@ -171,7 +143,7 @@ void ChatOutbox::split_overflow() {
   // Counted as it grows, so a message within the limit costs nothing per piece.
   if (caps_.text_limit == 0 || msg_units_ <= caps_.text_limit) return;
   // Trailing whitespace alone never splits: the next piece may not come.
-  while (auto cut = split_once(rtrim(msg_), caps_.text_limit, caps_.text_unit)) {
+  while (auto cut = split_once(trim_right(msg_), caps_.text_limit, caps_.text_unit)) {
     // Appended text cannot be taken back: if more is shown than the cut keeps, the message ends there.
     if (use_append_ && !open_.id.empty() && !std::string_view(cut->head).starts_with(shown())) {
       cut->head = std::string(shown());
@@ -186,7 +158,7 @@ void ChatOutbox::split_overflow() {
 }
 
 void ChatOutbox::stream_update() {
-  const std::string_view visible = rtrim(msg_);
+  const std::string_view visible = trim_right(msg_);
   if (visible.empty()) return;
   if (open_.id.empty()) {
     if (!take_token(false)) return;
@@ -261,7 +233,7 @@ void ChatOutbox::flush_text() {
     msg_.append(std::exchange(partial_, {}));
   }
   if (caps_.text_limit != 0) {
-    while (auto cut = split_once(rtrim(msg_), caps_.text_limit, caps_.text_unit)) {
+    while (auto cut = split_once(trim_right(msg_), caps_.text_limit, caps_.text_unit)) {
       if (use_append_ && !open_.id.empty() && !std::string_view(cut->head).starts_with(shown())) {
         cut->head = std::string(shown());
         cut->consumed = open_.shown_size;
@@ -272,7 +244,7 @@ void ChatOutbox::flush_text() {
       ++split_parts_;
     }
   }
-  const std::string_view last = rtrim(msg_);
+  const std::string_view last = trim_right(msg_);
   if (!last.empty()) {
     finish_message(last);
     ++split_parts_;
@@ -480,7 +452,7 @@ void ChatOutbox::react(const deliver::Delivery& d) {
   }
   // Streamed text written before the reaction is shown before it.
   if (streaming_ && !open_.id.empty()) {
-    const std::string_view visible = rtrim(msg_);
+    const std::string_view visible = trim_right(msg_);
     if (!shows(visible)) {
       take_token(true);
       const ChannelResult u =

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/code_tracker.h"
 #include "sigil/text/unicode.h"
 #include "sigil/text/utf8.h"
@@ -14,17 +15,10 @@ namespace sigil::deliver {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string_view ltrim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  return s;
-}
+using text::ascii::is_space;
+using text::ascii::trim;
+using text::ascii::trim_left;
+using text::ascii::trim_right;
 
 // Units of the unit (in utf8.h's sense) of `len` bytes: a 4-byte unit is always a well-formed supplementary
 // code point (ill-formed maximal subparts are at most 3 bytes), two UTF-16 code units.
@@ -183,7 +177,7 @@ std::optional<SplitCut> split_once(std::string_view text, std::size_t limit, Tex
   const auto make = [&](std::size_t at, Category cat) {
     SplitCut cut;
     cut.consumed = at;
-    cut.head = std::string(rtrim(text.substr(0, at)));
+    cut.head = std::string(trim_right(text.substr(0, at)));
     if (cat == kFenceLine) {
       cut.head += closer_of[cat];
       cut.reopen = reopen_of[cat];
@@ -223,7 +217,7 @@ std::optional<SplitCut> split_once(std::string_view text, std::size_t limit, Tex
   if (hard == 0) hard = fit != 0 ? fit : text::unit_length(text, 0);  // progress even below one code point
   cut.consumed = hard;
   std::string_view head = text.substr(0, hard);
-  if (!rtrim(head).empty()) head = rtrim(head);
+  if (!trim_right(head).empty()) head = trim_right(head);
   cut.head = std::string(head);
   if (closes) {
     cut.head += closer;
@@ -235,7 +229,7 @@ std::optional<SplitCut> split_once(std::string_view text, std::size_t limit, Tex
 
 std::string rest_after(std::string_view text, const SplitCut& cut) {
   std::string_view rest = text.substr(cut.consumed);
-  if (cut.reopen.empty()) return std::string(ltrim(rest));
+  if (cut.reopen.empty()) return std::string(trim_left(rest));
   std::string out = cut.reopen;
   out.append(rest);
   return out;
@@ -243,7 +237,7 @@ std::string rest_after(std::string_view text, const SplitCut& cut) {
 
 std::vector<std::string> split_text(std::string_view text, std::size_t limit, TextUnit unit) {
   std::vector<std::string> out;
-  std::string rest(rtrim(ltrim(text)));
+  std::string rest(trim(text));
   while (!rest.empty()) {
     auto cut = split_once(rest, limit, unit);
     if (!cut) {

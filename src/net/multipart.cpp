@@ -1,7 +1,8 @@
 #include "sigil/net/multipart.h"
 
-#include <random>
 #include <string_view>
+
+#include "sigil/text/random_id.h"
 
 namespace sigil::net {
 
@@ -24,13 +25,7 @@ std::string quote(std::string_view value) {
 }
 
 std::string random_boundary() {
-  static constexpr std::string_view kAlphabet =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::uniform_int_distribution<std::size_t> pick(0, kAlphabet.size() - 1);
-  std::string out = "----sigil";
-  for (int i = 0; i < 24; ++i) out.push_back(kAlphabet[pick(rng)]);
-  return out;
+  return text::random_id("----sigil", 24, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
 }
 
 bool valid_boundary(std::string_view b) {

@@ -4,22 +4,18 @@
 #include <charconv>
 #include <cstdint>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::net {
 
 namespace {
 
 using namespace std::chrono;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 // Reads exactly `digits` digits (or 1..digits when `exact` is false) into `out`.
 bool take_number(std::string_view& s, std::size_t digits, bool exact, int& out) {
   std::size_t n = 0;
-  while (n < s.size() && n < digits && s[n] >= '0' && s[n] <= '9') ++n;
+  while (n < s.size() && n < digits && text::ascii::is_digit(s[n])) ++n;
   if (n == 0 || (exact && n != digits)) return false;
   std::from_chars(s.data(), s.data() + n, out);
   s.remove_prefix(n);
@@ -52,7 +48,7 @@ bool take_time(std::string_view& s, int& h, int& m, int& sec) {
 // Skips "Sun, " / "Sunday, " / "Sun ": the weekday carries no information we need.
 bool skip_weekday(std::string_view& s, char separator) {
   std::size_t n = 0;
-  while (n < s.size() && ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z'))) ++n;
+  while (n < s.size() && text::ascii::is_alpha(s[n])) ++n;
   if (n < 3 || n >= s.size() || s[n] != separator) return false;
   s.remove_prefix(n + 1);
   return true;
@@ -101,9 +97,9 @@ std::optional<system_clock::time_point> parse_http_date(std::string_view s) {
 }  // namespace
 
 std::optional<seconds> parse_retry_after(std::string_view value, system_clock::time_point now) {
-  value = trim(value);
+  value = text::ascii::trim(value, text::ascii::is_blank);  // HTTP's optional whitespace
   if (value.empty()) return std::nullopt;
-  if (value.front() >= '0' && value.front() <= '9') {
+  if (text::ascii::is_digit(value.front())) {
     std::uint32_t n = 0;
     auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (ec != std::errc() || end != value.data() + value.size()) return std::nullopt;

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::parse {
 
 void append_utf8(std::string& out, char32_t cp) {
@@ -52,15 +54,8 @@ std::size_t decode_one(std::string_view s, std::size_t i, std::string& out) {
   if (digits.empty()) return 0;
   std::uint64_t value = 0;
   for (char c : digits) {
-    int d;
-    if (c >= '0' && c <= '9')
-      d = c - '0';
-    else if (hex && c >= 'a' && c <= 'f')
-      d = c - 'a' + 10;
-    else if (hex && c >= 'A' && c <= 'F')
-      d = c - 'A' + 10;
-    else
-      return 0;
+    const int d = hex ? text::ascii::hex_value(c) : text::ascii::is_digit(c) ? c - '0' : -1;
+    if (d < 0) return 0;
     value = value * (hex ? 16 : 10) + static_cast<std::uint64_t>(d);
     if (value > 0x10FFFF) value = 0x110000;  // saturate: anything above is U+FFFD
   }

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::parse {
 
 class CloseTagMatcher {
@@ -32,12 +34,12 @@ class CloseTagMatcher {
         }
         break;
       case Phase::Name:
-        if (matched_ < name_.size() && lower(c) == static_cast<unsigned char>(name_[matched_])) {
+        if (matched_ < name_.size() && text::ascii::lower(static_cast<char>(c)) == name_[matched_]) {
           ++matched_;
           return false;
         }
         if (matched_ == name_.size()) {
-          if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+          if (text::ascii::is_markup_space(static_cast<char>(c))) {
             phase_ = Phase::Ws;
             return false;
           }
@@ -48,7 +50,7 @@ class CloseTagMatcher {
         }
         break;
       case Phase::Ws:
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') return false;
+        if (text::ascii::is_markup_space(static_cast<char>(c))) return false;
         if (c == '>') {
           reset();
           return true;
@@ -68,9 +70,6 @@ class CloseTagMatcher {
 
  private:
   enum class Phase : unsigned char { Idle, Lt, Name, Ws };
-  static unsigned char lower(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c + 32) : c;
-  }
 
   std::string name_;
   std::size_t matched_ = 0;

@@ -10,6 +10,8 @@
 #include <system_error>
 #include <utility>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::parse {
 
 namespace json = boost::json;
@@ -18,19 +20,14 @@ namespace {
 
 constexpr std::size_t kMaxDepth = 512;
 
-bool is_ws(unsigned char b) { return b == ' ' || b == '\t' || b == '\n' || b == '\r'; }
-bool is_alpha(unsigned char b) { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'); }
-bool is_digit(unsigned char b) { return b >= '0' && b <= '9'; }
+using text::ascii::is_alpha;
+using text::ascii::is_digit;
+using text::ascii::is_markup_space;
 bool is_key_start(unsigned char b) { return is_alpha(b) || b == '_' || b == '$'; }
 bool is_key_char(unsigned char b) { return is_key_start(b) || is_digit(b) || b == '-'; }
 bool is_word_char(unsigned char b) { return is_alpha(b) || is_digit(b) || b == '_' || b == '$'; }
 
-int hex_value(unsigned char b) {
-  if (b >= '0' && b <= '9') return b - '0';
-  if (b >= 'a' && b <= 'f') return b - 'a' + 10;
-  if (b >= 'A' && b <= 'F') return b - 'A' + 10;
-  return -1;
-}
+using text::ascii::hex_value;
 
 void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp < 0x80) {
@@ -88,7 +85,7 @@ std::optional<std::size_t> opening_fence(std::string_view s, std::size_t pos, Fe
 // the opener's, or of 3 or more backticks or tildes when none was opened, then only spaces, tabs or CR up to
 // a line feed or the end), returns the offset after it.
 std::optional<std::size_t> closing_fence(std::string_view s, std::size_t pos, const Fence& opened) {
-  while (pos < s.size() && is_ws(static_cast<unsigned char>(s[pos]))) ++pos;
+  while (pos < s.size() && is_markup_space(s[pos])) ++pos;
   if (pos >= s.size()) return std::nullopt;
   char ch = s[pos];
   if (opened.ch != 0 ? ch != opened.ch : (ch != '`' && ch != '~')) return std::nullopt;
@@ -178,7 +175,7 @@ class Reader {
   }
 
   void skip_ws() {
-    while (!at_end() && is_ws(cur())) ++pos_;
+    while (!at_end() && is_markup_space(cur())) ++pos_;
   }
 
   // Whitespace and comments inside a container.
@@ -224,7 +221,7 @@ class Reader {
     long v = 0;
     for (std::size_t k = 0; k < 4; ++k) {
       if (i + k >= s_.size()) return -2;
-      int h = hex_value(static_cast<unsigned char>(s_[i + k]));
+      int h = hex_value(s_[i + k]);
       if (h < 0) return -1;
       v = v * 16 + h;
     }
@@ -631,10 +628,10 @@ std::vector<LenientResult> parse_lenient_sequence(std::string_view text, std::si
   if (out.back().ok) {
     while (!fence_closed) {
       std::size_t q = pos;
-      while (q < text.size() && is_ws(static_cast<unsigned char>(text[q]))) ++q;
+      while (q < text.size() && is_markup_space(text[q])) ++q;
       if (q < text.size() && text[q] == ',') {
         ++q;
-        while (q < text.size() && is_ws(static_cast<unsigned char>(text[q]))) ++q;
+        while (q < text.size() && is_markup_space(text[q])) ++q;
       }
       if (q >= text.size() || (text[q] != '{' && text[q] != '[')) break;
       out.push_back(read_one(text, q, false, fence, fence_closed));

@@ -1,14 +1,14 @@
 #include "sigil/parse/json_scanner.h"
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::parse {
 
 namespace {
 
-bool is_ws(unsigned char b) { return b == ' ' || b == '\t' || b == '\n' || b == '\r'; }
-
-bool is_alpha(unsigned char b) { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'); }
-
-bool is_digit(unsigned char b) { return b >= '0' && b <= '9'; }
+using text::ascii::is_alpha;
+using text::ascii::is_digit;
+using text::ascii::is_markup_space;
 
 // Bytes that continue an unquoted key, a number or a literal. Deliberately a superset of each: the scanner
 // only needs to know where the token ends, parse_lenient judges it.
@@ -89,7 +89,7 @@ void JsonScanner::open_string(Quote q) {
 
 JsonScanner::Step JsonScanner::structural(unsigned char b) {
   if (depth_ == 0) {
-    if (is_ws(b)) return Step::Continue;
+    if (is_markup_space(b)) return Step::Continue;
     if (b == ',' && closed_values_ > 0) return Step::Continue;
     if (b == '{' || b == '[') {
       push(b == '{');
@@ -97,7 +97,7 @@ JsonScanner::Step JsonScanner::structural(unsigned char b) {
     }
     return Step::Stray;
   }
-  if (is_ws(b)) return Step::Continue;
+  if (is_markup_space(b)) return Step::Continue;
   switch (b) {
     case '{':
     case '[': {

@@ -54,10 +54,4 @@ int NameTable::find(std::string_view name) const { return value(walk_all(name));
 
 bool NameTable::has_prefix(std::string_view prefix) const { return walk_all(prefix) != kDead; }
 
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
-
 }  // namespace sigil::parse

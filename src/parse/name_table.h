@@ -52,9 +52,4 @@ class NameTable {
   std::size_t longest_ = 0;
 };
 
-// ASCII lower case of one byte; other bytes unchanged.
-inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-inline char ascii_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
-std::string ascii_lower(std::string_view s);
-
 }  // namespace sigil::parse

@@ -35,7 +35,7 @@ OpenTagScan::Result OpenTagScan::step(unsigned char c) {
     case State::AfterName:
     case State::Between:
     case State::AfterQuoted:
-      if (is_ws(c)) {
+      if (is_markup_space(c)) {
         state_ = State::Between;
         return Result::Pending;
       }
@@ -59,10 +59,10 @@ OpenTagScan::Result OpenTagScan::step(unsigned char c) {
         state_ = State::AfterEq;
         return Result::Pending;
       }
-      if (is_ws(c) || c == '>' || c == '/') {
+      if (is_markup_space(c) || c == '>' || c == '/') {
         attributes_.push_back(Attribute{std::move(key_), std::string(), false});
         key_.clear();
-        if (is_ws(c)) {
+        if (is_markup_space(c)) {
           state_ = State::AfterKey;
           return Result::Pending;
         }
@@ -71,7 +71,7 @@ OpenTagScan::Result OpenTagScan::step(unsigned char c) {
       }
       return Result::Reject;
     case State::AfterKey:
-      if (is_ws(c)) return Result::Pending;
+      if (is_markup_space(c)) return Result::Pending;
       if (c == '=') {
         // The valueless attribute just recorded gets its value after all.
         key_ = std::move(attributes_.back().key);
@@ -82,7 +82,7 @@ OpenTagScan::Result OpenTagScan::step(unsigned char c) {
       state_ = State::Between;
       return step(c);
     case State::AfterEq:
-      if (is_ws(c)) return Result::Pending;
+      if (is_markup_space(c)) return Result::Pending;
       if (c == '"' || c == '\'') {
         quote_ = c;
         state_ = State::Quoted;
@@ -148,7 +148,7 @@ OpenTagScan::Result OpenTagScan::step(unsigned char c) {
       state_ = State::BsQuoted;
       return step(c);
     case State::Unquoted:
-      if (is_ws(c)) {
+      if (is_markup_space(c)) {
         end_value();
         state_ = State::Between;
         return Result::Pending;

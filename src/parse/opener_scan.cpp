@@ -14,19 +14,20 @@ NameIndex::NameIndex(const Grammar& grammar)
     : tags(grammar.tag_names()),
       brackets(grammar.bracket_names()),
       brackets_ci(grammar.brackets_case_insensitive()) {
-  for (std::size_t i = 0; i < tags.size(); ++i) tag_table.add(ascii_lower(tags[i].name), static_cast<int>(i));
+  for (std::size_t i = 0; i < tags.size(); ++i)
+    tag_table.add(text::ascii::to_lower(tags[i].name), static_cast<int>(i));
   tag_table.build();
   for (std::size_t i = 0; i < brackets.size(); ++i) {
     std::string n = brackets[i].name;
     if (brackets_ci)
-      for (char& c : n) c = ascii_upper(c);
+      for (char& c : n) c = text::ascii::upper(c);
     bracket_table.add(std::move(n), static_cast<int>(i));
   }
   bracket_table.build();
   std::size_t longest_server = 0;
   for (const std::string& s : grammar.mcp_servers()) {
     mcp_servers.push_back(s);
-    mcp_servers_lower.push_back(ascii_lower(s));
+    mcp_servers_lower.push_back(text::ascii::to_lower(s));
     longest_server = std::max(longest_server, s.size());
   }
   longest_tag = tag_table.longest();
@@ -82,7 +83,7 @@ void OpenerScan::start(unsigned char c, std::uint64_t offset, Options options) {
 // Adds a tag-name byte. False when no registered name can follow, or, holding an unregistered tag in the
 // 2.6 window, when it grew past the tag limit.
 bool OpenerScan::add_name_byte(unsigned char c) {
-  name_ += ascii_lower(static_cast<char>(c));
+  name_ += text::ascii::lower(static_cast<char>(c));
   raw_name_ += static_cast<char>(c);
   node_ = names_->tag_table.walk(node_, c);
   if (options_.window_open && !options_.trigger_mode) return length_ <= options_.tag_limit;
@@ -101,7 +102,7 @@ bool OpenerScan::partial_close_of(std::string_view lower_name) const {
 }
 
 OpenerScan::Kind OpenerScan::resolve_tag_name(unsigned char delimiter) {
-  bool delimits = is_ws(delimiter) || delimiter == '>' || delimiter == '/';
+  bool delimits = is_markup_space(delimiter) || delimiter == '>' || delimiter == '/';
   index_ = names_->tag_table.value(node_);
   if (index_ < 0) mcp_server_ = names_->match_mcp(name_, &mcp_tool_begin_);
   bool registered = index_ >= 0 || mcp_server_ >= 0;
@@ -180,14 +181,14 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
         if (!add_name_byte(c)) break;
         return Kind::Pending;
       }
-      if (is_ws(c)) {
+      if (is_markup_space(c)) {
         state_ = State::CloseWs;
         return Kind::Pending;
       }
       if (c == '>') return resolve_close_name();
       break;
     case State::CloseWs:
-      if (is_ws(c)) {
+      if (is_markup_space(c)) {
         if (length_ > options_.tag_limit) break;
         return Kind::Pending;
       }
@@ -221,9 +222,9 @@ OpenerScan::Kind OpenerScan::step(unsigned char c) {
       break;
     case State::Bracket:
     case State::BracketName: {
-      bool name_byte = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      bool name_byte = text::ascii::is_alnum(static_cast<char>(c)) || c == '_';
       if (name_byte) {
-        const char b = names_->brackets_ci ? ascii_upper(static_cast<char>(c)) : static_cast<char>(c);
+        const char b = names_->brackets_ci ? text::ascii::upper(static_cast<char>(c)) : static_cast<char>(c);
         name_ += b;
         node_ = names_->bracket_table.walk(node_, static_cast<unsigned char>(b));
         state_ = State::BracketName;

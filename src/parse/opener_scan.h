@@ -15,6 +15,7 @@
 
 #include "name_table.h"
 #include "sigil/parse/grammar.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::parse {
 
@@ -40,10 +41,9 @@ struct NameIndex {
 };
 
 inline bool is_name_byte(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-         c == '.' || c == ':';
+  return text::ascii::is_alnum(static_cast<char>(c)) || c == '_' || c == '-' || c == '.' || c == ':';
 }
-inline bool is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+using text::ascii::is_markup_space;
 
 class OpenerScan {
  public:

@@ -26,6 +26,7 @@
 #include "sigil/parse/json_scanner.h"
 #include "sigil/parse/sentinel_lines.h"
 #include "sigil/parse/tidier.h"
+#include "sigil/text/ascii.h"
 #include "sigil/text/byte_scan.h"
 #include "sigil/text/code_tracker.h"
 #include "sigil/text/utf8.h"
@@ -38,15 +39,8 @@ constexpr std::size_t npos = std::string::npos;
 
 bool has_non_ws(std::string_view s) {
   for (char ch : s)
-    if (!is_ws(static_cast<unsigned char>(ch))) return true;
+    if (!is_markup_space(ch)) return true;
   return false;
-}
-
-std::string_view trim_ws(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && is_ws(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && is_ws(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
 }
 
 // Counts clean text on its way to the sink, and never lets a text event end inside a UTF-8 sequence: the
@@ -396,7 +390,7 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
       if (s >= 0 && static_cast<std::size_t>(s) < denied_.size()) denied_[static_cast<std::size_t>(s)] = true;
   }
   for (const TagName& t : names_.tags)
-    if (t.role == TagRole::Say) say_name_ = ascii_lower(t.name);
+    if (t.role == TagRole::Say) say_name_ = text::ascii::to_lower(t.name);
   if (opt_.say_mode) say_.emplace(hidden_out_, visible_, opt_.whitespace_limit);
   if (opt_.think_open) {
     mode_ = Mode::Hidden;
@@ -667,8 +661,9 @@ void Parser::Impl::close_tag_in_text(int tag_index, bool is_mcp, std::uint64_t b
   }
   // 2.4: a `none` tag's own close tag after only whitespace belongs to it; say tags with say mode off and
   // wrapper tags are removable markup in any number. Anything else closes nothing.
-  const bool belongs = !is_mcp && !none_close_name_.empty() &&
-                       ascii_lower(names_.tags[static_cast<std::size_t>(tag_index)].name) == none_close_name_;
+  const bool belongs =
+      !is_mcp && !none_close_name_.empty() &&
+      text::ascii::to_lower(names_.tags[static_cast<std::size_t>(tag_index)].name) == none_close_name_;
   none_close_name_.clear();
   if (role == TagRole::Wrapper) {
     window_open_ = false;
@@ -997,7 +992,7 @@ void Parser::Impl::text_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
   if (t != nullptr && t->body == BodyKind::Path) {
     if (c == '\n') {
       c_.line_has_content = false;
-    } else if (!is_ws(c) && !c_.line_has_content) {
+    } else if (!is_markup_space(c) && !c_.line_has_content) {
       if (c_.nonblank_lines == 1) {
         if (c != '<') {  // a second non-blank line
           release_all();
@@ -1011,7 +1006,7 @@ void Parser::Impl::text_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
     }
   }
   c_.held += static_cast<char>(c);
-  if (c_.first_nonws == npos && !is_ws(c)) c_.first_nonws = c_.held.size() - 1;
+  if (c_.first_nonws == npos && !is_markup_space(c)) c_.first_nonws = c_.held.size() - 1;
   using K = OpenerScan::Kind;
   const K k = run_trigger(c, ctx);
   if (k == K::TagOpen && !opener_.is_mcp() && opener_.name() == c_.name &&
@@ -1052,7 +1047,7 @@ void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end
     body.kind = Body::Kind::Text;
     body.text = std::string(raw);
   } else {
-    std::string_view trimmed = trim_ws(raw);
+    std::string_view trimmed = text::ascii::trim(raw, is_markup_space);
     const bool json_spelling = t == nullptr || t->body == BodyKind::Json;
     if (!(json_spelling && trimmed.empty())) {  // an empty json body means {} (5.1)
       body.kind = Body::Kind::Text;
@@ -1140,7 +1135,7 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
         c_.held += static_cast<char>(c);
         return;
       }
-      if (is_ws(c)) {
+      if (is_markup_space(c)) {
         if (c == '\n' && c_.first_newline == npos) c_.first_newline = c_.held.size();
         c_.held += static_cast<char>(c);
         return;
@@ -1170,7 +1165,7 @@ void Parser::Impl::json_start_byte(unsigned char c, const Ctx& ctx, bool fence) 
       if (c == '\n') c_.kind = Kind::JsonAfterFence;
       return;
     case Kind::JsonAfterFence:
-      if (is_ws(c)) {
+      if (is_markup_space(c)) {
         c_.held += static_cast<char>(c);
         return;
       }
@@ -1221,7 +1216,7 @@ void Parser::Impl::json_becomes_text(unsigned char c, const Ctx& ctx, bool fence
   c_.single_line = true;
   // Backticks already held opened an inline span in the shadow machine; the body goes on from here.
   for (std::size_t i = c_.body_begin; i < c_.held.size(); ++i)
-    if (!is_ws(static_cast<unsigned char>(c_.held[i])) && c_.first_nonws == npos) c_.first_nonws = i;
+    if (!is_markup_space(c_.held[i]) && c_.first_nonws == npos) c_.first_nonws = i;
   text_body_byte(c, ctx, fence);
 }
 
@@ -1247,7 +1242,7 @@ void Parser::Impl::json_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
     return;
   }
   // 5.4: an incomplete value and a line that cannot continue it: the body ends before that line.
-  if (c_.json_line_ws && !is_ws(c) && !json_.line_start_acceptable(c)) {
+  if (c_.json_line_ws && !is_markup_space(c) && !json_.line_start_acceptable(c)) {
     const std::size_t line = c_.line_begin;
     std::string tail = c_.held.substr(line);
     complete_json(line, line, true);
@@ -1259,7 +1254,7 @@ void Parser::Impl::json_body_byte(unsigned char c, const Ctx& ctx, bool fence) {
   if (c == '\n') {
     c_.json_line_ws = true;
     c_.line_begin = c_.held.size() + 1;
-  } else if (!is_ws(c)) {
+  } else if (!is_markup_space(c)) {
     c_.json_line_ws = false;
   }
   const JsonScanner::Step st = json_.step(c);
@@ -1321,7 +1316,7 @@ void Parser::Impl::json_after_value_byte(unsigned char c, const Ctx& ctx) {
     if (c == '\n') c_.tail_fence = 3;
     return;
   }
-  if (is_ws(c)) {
+  if (is_markup_space(c)) {
     c_.held += static_cast<char>(c);
     return;
   }
@@ -1449,7 +1444,7 @@ void Parser::Impl::bracket_byte(unsigned char c, const Ctx& ctx, bool fence) {
     }
     c_.br_newline_seen = true;
     c_.br_line_ws = true;
-  } else if (!is_ws(c)) {
+  } else if (!is_markup_space(c)) {
     c_.br_line_ws = false;
   }
   c_.held += static_cast<char>(c);

@@ -2,6 +2,7 @@
 
 #include <bit>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/unicode.h"
 
 // How it works: each line is matched as it arrives against "decoration, form, decoration" by a tiny
@@ -20,16 +21,6 @@ bool is_decoration(char32_t cp) noexcept {
 }
 
 constexpr bool is_space(char32_t cp) noexcept { return cp == ' ' || cp == '\t' || cp == '\r'; }
-
-constexpr unsigned char ascii_lower(unsigned char b) noexcept {
-  return b >= 'A' && b <= 'Z' ? static_cast<unsigned char>(b - 'A' + 'a') : b;
-}
-
-std::string ascii_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(ascii_lower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // A form must begin with something that ends the left decoration, so the matcher needs no backtracking.
 bool usable_start(std::string_view s) {
@@ -52,7 +43,7 @@ std::vector<SentinelLines::Form> build_forms(const SentinelWords& words, std::si
     if (usable_start(w)) add(w, false);
   for (const std::string& t : words.tags) {
     if (t.empty() || !usable_start(t)) continue;
-    const std::string name = ascii_lower(t);
+    const std::string name = text::ascii::to_lower(t);
     add("<" + name + "/>", true);
     add("<" + name + " />", true);
     add("<" + name + ">", true);
@@ -199,13 +190,12 @@ void SentinelLines::on_code_point(char32_t cp, std::string_view bytes) {
 }
 
 void SentinelLines::advance_form(std::string_view bytes) {
-  for (unsigned char b : bytes) {
+  for (const char c : bytes) {
     std::uint64_t next = 0;
     for (std::uint64_t m = form_mask_; m != 0; m &= m - 1) {
       const int i = std::countr_zero(m);
       const Form& f = (*forms_)[static_cast<std::size_t>(i)];
-      if (form_pos_ < f.text.size() &&
-          static_cast<unsigned char>(f.text[form_pos_]) == (f.fold ? ascii_lower(b) : b))
+      if (form_pos_ < f.text.size() && f.text[form_pos_] == (f.fold ? text::ascii::lower(c) : c))
         next |= std::uint64_t{1} << i;
     }
     form_mask_ = next;

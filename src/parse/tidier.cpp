@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/unicode.h"
 
 // How it works: step() is a byte-at-a-time state machine whose every decision depends only on the bytes
@@ -13,10 +14,10 @@
 namespace sigil::parse {
 namespace {
 
-constexpr bool is_blank(unsigned char b) noexcept { return b == ' ' || b == '\t'; }
+using text::ascii::is_blank;
+using text::ascii::is_digit;
+using text::ascii::is_markup_space;
 constexpr bool is_run_char(unsigned char b) noexcept { return b == '*' || b == '_' || b == '~'; }
-constexpr bool is_digit(unsigned char b) noexcept { return b >= '0' && b <= '9'; }
-constexpr bool is_space(unsigned char b) noexcept { return is_blank(b) || b == '\n' || b == '\r'; }
 // Within a line, a CR (one not followed by LF) counts as a blank: whitespace that shows nothing.
 constexpr bool is_line_blank(unsigned char b) noexcept { return is_blank(b) || b == '\r'; }
 
@@ -26,7 +27,7 @@ constexpr bool is_closing(unsigned char b) noexcept {
 }
 
 // A byte that, on a line that already shows text and with nothing held, is simply passed on.
-constexpr bool is_plain(unsigned char b) noexcept { return !is_space(b) && !is_run_char(b); }
+constexpr bool is_plain(unsigned char b) noexcept { return !is_markup_space(b) && !is_run_char(b); }
 
 constexpr std::size_t kDirectEmit = 64;   // pieces this long go to the sink directly
 constexpr std::size_t kBufferMax = 4096;  // small pieces are gathered up to this size
@@ -283,7 +284,7 @@ bool Tidier::after_step(unsigned char b) {
     return false;
   }
   if (b < 0x80) {
-    if (is_space(b) || text::is_punctuation(b))
+    if (is_markup_space(b) || text::is_punctuation(b))
       after_success();
     else
       after_fail();

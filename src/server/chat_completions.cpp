@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
-#include <cstdio>
 #include <limits>
-#include <random>
 #include <utility>
 
 #include "server/delivery_json.h"
+#include "server/request_checks.h"
 #include "sigil/store/sha256.h"
+#include "sigil/text/random_id.h"
 
 namespace sigil::server::completions {
 namespace {
@@ -167,14 +167,6 @@ std::optional<ApiError> parse_messages(const json::value* value, std::vector<mod
   return std::nullopt;
 }
 
-bool valid_conversation(std::string_view id) {
-  if (id.empty() || id.size() > 128) return false;
-  return std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '-';
-  });
-}
-
 // Users are stored and shown; control characters would corrupt logs and the web client.
 bool valid_user(std::string_view user) {
   if (user.empty() || user.size() > 256) return false;
@@ -189,23 +181,9 @@ bool valid_idempotency_key(std::string_view key) {
   return std::all_of(key.begin(), key.end(), [](char c) { return c >= 0x20 && c <= 0x7e; });
 }
 
-// Random, never a counter: the executor's exactly-once keys include the turn id, and a restarted server
-// must never reuse an earlier process's results.
-std::string random_turn_id() {
-  static std::mutex mu;
-  static std::mt19937_64 rng{std::random_device{}()};
-  std::uint64_t a = 0;
-  std::uint64_t b = 0;
-  {
-    std::lock_guard lock(mu);
-    a = rng();
-    b = rng();
-  }
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
-                static_cast<unsigned long long>(b));
-  return "oai-" + std::string(buf);
-}
+// Random, never a counter (text::random_id): the executor's exactly-once keys include the turn id, and a
+// restarted server must never reuse an earlier process's results.
+std::string random_turn_id() { return text::random_id("oai-", 32); }
 
 // OpenAI's finish reasons. Native tool calls are sigil's own business (the agent answers them and calls the
 // model again), so a turn that ended on one still just stopped as far as the caller is concerned.
@@ -414,7 +392,7 @@ TargetResult resolve_target(const ChatRequest& request, const RequestHeaders& he
     return result;
   }
   t.conversation = headers.conversation.empty() ? "completions" : headers.conversation;
-  if (!valid_conversation(t.conversation)) {
+  if (!valid_conversation_id(t.conversation)) {
     result.error = bad("X-Sigil-Conversation must be 1 to 128 of A-Z a-z 0-9 . _ -", {}, "invalid_value");
     return result;
   }

@@ -10,13 +10,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "server/mime_types.h"
 #include "sigil/store/sha256.h"
+#include "sigil/text/random_id.h"
 
 namespace sigil::server {
 namespace {
@@ -28,7 +28,7 @@ std::string errno_text() { return std::strerror(errno); }
 // A voice note is played inline, so its type must be audio whatever the payload claims.
 std::string media_type(const exec::Payload& payload, const std::string& name, bool voice) {
   std::string mime = payload.mime_type();
-  if (mime.empty()) mime = std::string(mime_for_name(name));
+  if (mime.empty()) mime = mime_for_name(name);
   if (voice && !mime.starts_with("audio/")) mime = "audio/ogg";
   return mime;
 }
@@ -44,12 +44,7 @@ bool write_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-std::string temp_suffix() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng()));
-  return buf;
-}
+std::string temp_suffix() { return text::random_id("", 16); }
 
 // The metadata file of one (bytes, name) link: per name, so a later delivery of the same bytes under another
 // name or kind never renames or retypes an earlier link.
@@ -272,7 +267,7 @@ MediaInfo MediaStore::unknown_link(std::string_view hash, std::string_view name,
   MediaInfo info;
   info.sha256 = std::string(hash);
   info.name = std::string(name);
-  info.mime = std::string(mime_for_name(info.name));
+  info.mime = mime_for_name(info.name);
   info.size = size;
   return info;
 }

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "sigil/text/ascii.h"
 
@@ -48,14 +47,12 @@ std::string OriginPolicy::host_name(std::string_view host_header) {
   }
   if (!rest.empty()) {
     if (rest.front() != ':' || rest.size() == 1 || rest.size() > 6) return {};
-    if (!std::all_of(rest.begin() + 1, rest.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
-      return {};
+    if (!std::all_of(rest.begin() + 1, rest.end(), text::ascii::is_digit)) return {};
   }
   if (name.empty()) return {};
   // A name is letters, digits, '-', '.', and for IPv6 ':' inside brackets; anything else is no host of ours.
   for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (!(std::isalnum(u) != 0 || c == '-' || c == '.' || c == '_' || (c == ':' && h.front() == '[')))
+    if (!(text::ascii::is_alnum(c) || c == '-' || c == '.' || c == '_' || (c == ':' && h.front() == '[')))
       return {};
   }
   std::string out = to_lower(name);

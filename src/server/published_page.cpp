@@ -1,7 +1,5 @@
 #include "server/published_page.h"
 
-#include <cctype>
-
 #include "sigil/text/ascii.h"
 #include "sigil/text/utf8.h"
 
@@ -18,13 +16,7 @@ constexpr std::string_view kPageCspScripts =
 
 constexpr std::string_view kPragma = "http-equiv";
 
-bool pragma_at(std::string_view s, std::size_t i) {
-  if (s.size() - i < kPragma.size()) return false;
-  for (std::size_t k = 0; k < kPragma.size(); ++k) {
-    if (text::ascii::lower(s[i + k]) != kPragma[k]) return false;
-  }
-  return true;
-}
+bool pragma_at(std::string_view s, std::size_t i) { return text::ascii::istarts_with(s.substr(i), kPragma); }
 
 }  // namespace
 

@@ -2,26 +2,17 @@
 
 #include <utility>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::server {
-
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space) {
   std::string out;
   for (std::size_t i = 0; i < in.size(); ++i) {
     if (in[i] == '%') {
       if (i + 2 >= in.size()) return std::nullopt;
-      const int hi = hex_value(in[i + 1]);
-      const int lo = hex_value(in[i + 2]);
+      const int hi = text::ascii::hex_value(in[i + 1]);
+      const int lo = text::ascii::hex_value(in[i + 2]);
       if (hi < 0 || lo < 0) return std::nullopt;
       out += static_cast<char>(hi * 16 + lo);
       i += 2;

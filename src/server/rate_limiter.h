@@ -1,4 +1,5 @@
-// A token bucket per user: how many messages a user may start per minute, with a burst.
+// A token bucket per user (deliver/token_bucket.h): how many messages a user may start per minute, with a
+// burst.
 //
 // What it promises:
 // - take(user) spends one token when there is one (returns 0) or reports how many seconds until the next
@@ -16,6 +17,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "sigil/deliver/token_bucket.h"
+
 namespace sigil::server {
 
 class RateLimiter {
@@ -31,17 +34,11 @@ class RateLimiter {
   std::size_t tracked() const;
 
  private:
-  struct Bucket {
-    double tokens = 0;
-    Clock::time_point at;
-  };
-  void refill(Bucket& bucket, Clock::time_point now) const;
-
   const double per_second_;
-  const double burst_;
+  const unsigned burst_;
   std::function<Clock::time_point()> now_;
   mutable std::mutex mu_;
-  std::unordered_map<std::string, Bucket> buckets_;
+  std::unordered_map<std::string, deliver::TokenBucket> buckets_;
   std::size_t takes_since_sweep_ = 0;
 };
 

@@ -9,10 +9,8 @@ namespace sigil::server {
 
 bool valid_conversation_id(std::string_view id) {
   if (id.empty() || id.size() > 128) return false;
-  return std::all_of(id.begin(), id.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == '-';
-  });
+  return std::all_of(id.begin(), id.end(),
+                     [](char c) { return text::ascii::is_alnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
 bool same_secret(std::string_view a, std::string_view b) {

@@ -62,7 +62,7 @@ MediaResponse media_response(const MediaStore& media, std::string_view param) {
   const std::string name = !found->info.name.empty() ? found->info.name : url_name.empty() ? hash : url_name;
   MediaResponse out;
   PlainResponse& res = out.response;
-  res.content_type = found->info.mime.empty() ? std::string(mime_for_name(name)) : found->info.mime;
+  res.content_type = found->info.mime.empty() ? mime_for_name(name) : found->info.mime;
   res.with("X-Content-Type-Options", "nosniff");
   res.with("Content-Security-Policy", "sandbox");
   res.with("Content-Disposition", content_disposition(found->info.inline_disposition, name));

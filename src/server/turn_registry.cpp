@@ -1,18 +1,12 @@
 #include "server/turn_registry.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "sigil/text/random_id.h"
 
 namespace sigil::server {
 
-TurnRegistry::TurnRegistry() : rng_(std::random_device{}()) {}
-
-std::string TurnRegistry::new_id() {
-  std::lock_guard lock(mu_);
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng_()));
-  return "web-" + std::string(buf);
-}
+std::string TurnRegistry::new_id() { return text::random_id("web-"); }
 
 bool TurnRegistry::open(const std::string& turn_id, const std::string& user,
                         const std::string& conversation) {

@@ -2,8 +2,9 @@
 // barrier stop() waits on. No sockets: tested on its own (tests/server/turn_registry_test.cpp).
 //
 // What it promises:
-// - new_id() is random ("web-" and 16 hex digits), never a counter: the executor's exactly-once keys
-//   include the turn id, and a restarted server must never reuse an earlier process's results.
+// - new_id() is random ("web-" and 16 hex digits, text::random_id), never a counter: the executor's
+//   exactly-once keys include the turn id, and a restarted server must never reuse an earlier process's
+//   results.
 // - open() registers a turn and counts it (opened_total()); it refuses (false) once stop_opening() was
 //   called, so no turn starts while the server stops.
 // - An id may be open twice: a completion's retry with the same Idempotency-Key may start while the first
@@ -19,7 +20,6 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -27,8 +27,6 @@ namespace sigil::server {
 
 class TurnRegistry {
  public:
-  TurnRegistry();
-
   std::string new_id();
 
   bool open(const std::string& turn_id, const std::string& user, const std::string& conversation);
@@ -59,7 +57,6 @@ class TurnRegistry {
   bool stopping_ = false;
   std::multimap<std::string, OpenTurn> open_;
   std::uint64_t opened_total_ = 0;
-  std::mt19937_64 rng_;
 };
 
 }  // namespace sigil::server

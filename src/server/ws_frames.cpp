@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "sigil/text/ascii.h"
+
 namespace sigil::server {
 namespace {
 
@@ -77,8 +79,7 @@ std::string percent_encode(std::string_view text) {
   std::string out;
   for (char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~') {
+    if (sigil::text::ascii::is_alnum(ch) || c == '-' || c == '.' || c == '_' || c == '~') {
       out += ch;
     } else {
       out += '%';

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "sigil/store/store.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::store {
 namespace {
@@ -10,13 +11,8 @@ constexpr std::size_t kSentenceMax = 200;
 constexpr std::size_t kParagraphMax = 2000;
 constexpr std::string_view kEllipsis = "\u2026";
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using text::ascii::is_space;
+using text::ascii::trim;
 
 // Cuts s to at most max bytes without splitting a UTF-8 sequence, marking the cut.
 std::string cap(std::string s, std::size_t max) {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "sigil/text/ascii.h"
 #include "sigil/text/byte_scan.h"
 
 namespace sigil::text {
@@ -26,8 +27,8 @@ static_assert(std::is_trivially_copyable_v<CodeTracker::State>, "snapshots are p
 
 constexpr ByteSet kTextStops{"`\n"};
 
-inline bool is_blank(unsigned char b) noexcept { return b == ' ' || b == '\t'; }
-inline bool is_digit(unsigned char b) noexcept { return static_cast<unsigned>(b - '0') < 10u; }
+using ascii::is_blank;
+using ascii::is_digit;
 inline void bump(std::uint32_t& n) noexcept { n += n != UINT32_MAX; }
 
 }  // namespace

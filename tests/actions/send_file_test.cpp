@@ -182,12 +182,5 @@ TEST_F(SendFileTest, NoFolderConfiguredIsAnError) {
   EXPECT_EQ(run.report.results[0].message, "send-file: no folder is configured for files");
 }
 
-TEST(MimeType, ByExtension) {
-  EXPECT_EQ(mime_type_for("a/b/Photo.JPG"), "image/jpeg");
-  EXPECT_EQ(mime_type_for("voice.opus"), "audio/ogg");
-  EXPECT_EQ(mime_type_for(".bashrc"), "application/octet-stream");
-  EXPECT_EQ(mime_type_for("noext"), "application/octet-stream");
-}
-
 }  // namespace
 }  // namespace sigil::actions

@@ -14,24 +14,14 @@
 
 #include "sigil/catalog/registry.h"
 #include "sigil/parse/char_refs.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::catalog::test_support {
 
-inline char lower_ascii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-inline bool iequal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower_ascii(a[i]) != lower_ascii(b[i])) return false;
-  }
-  return true;
-}
+using text::ascii::iequals;
 
 inline std::string_view trim_ws(std::string_view s) {
-  auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && ws(s.front())) s.remove_prefix(1);
-  while (!s.empty() && ws(s.back())) s.remove_suffix(1);
-  return s;
+  return text::ascii::trim(s, text::ascii::is_markup_space);
 }
 
 inline void append_utf8(std::string& out, std::uint32_t cp) {
@@ -123,12 +113,12 @@ inline Toy read_toy(const Registry& reg, std::string_view markup) {
   while (i < markup.size() && key_char(markup[i])) ++i;
   std::string_view name = markup.substr(1, i - 1);
   parse::BodyKind body_kind = parse::BodyKind::None;
-  if (name.size() > 4 && iequal(name.substr(0, 4), "mcp_")) {
+  if (name.size() > 4 && iequals(name.substr(0, 4), "mcp_")) {
     t.kind = Toy::Kind::Mcp;
     body_kind = parse::BodyKind::Json;
     std::string_view rest = name.substr(4);
     for (const std::string& server : reg.mcp_servers()) {
-      if (rest.size() > server.size() + 1 && iequal(rest.substr(0, server.size()), server) &&
+      if (rest.size() > server.size() + 1 && iequals(rest.substr(0, server.size()), server) &&
           rest[server.size()] == '_' && server.size() > t.server.size()) {
         t.server = server;
         t.tool = std::string(rest.substr(server.size() + 1));
@@ -205,7 +195,7 @@ inline Toy read_toy(const Registry& reg, std::string_view markup) {
   std::string close = "</" + std::string(name);
   std::size_t end = markup.size();
   for (std::size_t p = markup.size(); p-- > i;) {
-    if (p + close.size() <= markup.size() && iequal(markup.substr(p, close.size()), close)) {
+    if (p + close.size() <= markup.size() && iequals(markup.substr(p, close.size()), close)) {
       end = p;
       break;
     }

@@ -835,22 +835,25 @@ TEST(DeliverChatOutbox, WebCapabilitiesAreEverything) {
   for (const char* kind : {"image", "document", "audio", "video"}) EXPECT_TRUE(c.accepts_file_kind(kind));
 }
 
+// The bucket itself: tests/deliver/token_bucket_test.cpp. Here, on the outbox's clock, as the outbox uses it.
 TEST(DeliverTokenBucket, BurstThenRate) {
   FakeClock clock;
-  TokenBucket bucket(2.0, 3, clock);
-  EXPECT_TRUE(bucket.try_take());
-  EXPECT_TRUE(bucket.try_take());
-  EXPECT_TRUE(bucket.try_take());
-  EXPECT_FALSE(bucket.try_take());
+  TokenBucket bucket(2.0, 3, clock.now());
+  EXPECT_TRUE(bucket.try_take(clock.now()));
+  EXPECT_TRUE(bucket.try_take(clock.now()));
+  EXPECT_TRUE(bucket.try_take(clock.now()));
+  EXPECT_FALSE(bucket.try_take(clock.now()));
   clock.advance(std::chrono::milliseconds(499));
-  EXPECT_FALSE(bucket.try_take());
+  EXPECT_FALSE(bucket.try_take(clock.now()));
   clock.advance(std::chrono::milliseconds(2));
-  EXPECT_TRUE(bucket.try_take());
-  const auto slept = std::chrono::duration_cast<std::chrono::milliseconds>(bucket.take()).count();
+  EXPECT_TRUE(bucket.try_take(clock.now()));
+  const auto slept =
+      std::chrono::duration_cast<std::chrono::milliseconds>(take_waiting(bucket, clock)).count();
   EXPECT_GE(slept, 490);
   EXPECT_LE(slept, 500);
-  TokenBucket unlimited(0, 1, clock);
-  for (int i = 0; i < 100; ++i) EXPECT_TRUE(unlimited.try_take());
+  TokenBucket unlimited(0, 1, clock.now());
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(unlimited.try_take(clock.now()));
+  EXPECT_EQ(take_waiting(unlimited, clock).count(), 0);
 }
 
 }  // namespace

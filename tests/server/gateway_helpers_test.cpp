@@ -310,6 +310,13 @@ TEST(MimeTypesTest, ByExtension) {
   EXPECT_EQ(mime_for_name("a/b.svg"), "image/svg+xml");
   EXPECT_EQ(mime_for_name("noext"), "application/octet-stream");
   EXPECT_EQ(mime_for_name("x.unknown"), "application/octet-stream");
+  // The one table (text/media_types.h): send-file's extensions are the gateway's too, and ".opus" is Ogg
+  // Opus.
+  EXPECT_EQ(mime_for_name("note.opus"), "audio/ogg; codecs=opus");
+  EXPECT_EQ(mime_for_name("photo.HEIC"), "image/heic");
+  EXPECT_EQ(mime_for_name("notes.txt"), "text/plain; charset=utf-8");
+  EXPECT_EQ(mime_for_name("data.json"), "application/json");      // no charset: not a text/ type
+  EXPECT_EQ(mime_for_name(".html"), "application/octet-stream");  // a leading dot is no extension
 }
 
 }  // namespace

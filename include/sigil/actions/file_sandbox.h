@@ -44,24 +44,24 @@
 
 #include "sigil/actions/result.h"
 #include "sigil/actions/unique_fd.h"
+#include "sigil/text/media_types.h"
 
 namespace sigil::actions {
 
 // ---------------------------------------------------------------- file kinds (spec 6.3, 14)
 
-enum class FileKind { automatic, image, document, audio, voice, video };
-
-// Canonical name: "auto", "image", "document", "audio", "voice", "video".
-std::string_view to_string(FileKind kind) noexcept;
+// The one vocabulary of file kinds (text/media_types.h); to_string gives their names: "auto", "image",
+// "document", "audio", "voice", "video".
+using text::FileKind;
+using text::to_string;
 
 // The canonical names and the spellings of spec 6.3 (doc, document, file, photo, image, ...), any case.
 // Unknown names give nullopt; spec 6.3 maps those to auto, which the caller does with value_or.
 std::optional<FileKind> parse_file_kind(std::string_view name) noexcept;
 
 // The kind a file is sent as (spec 14). An asked kind other than auto is kept as is (voice only this
-// way); absent or auto goes by the extension of the path's last component, case-insensitively: images,
-// audio and video by the spec's table, anything else (or no extension; a leading dot is not one) document.
-// Never returns FileKind::automatic.
+// way); absent or auto goes by the extension (text::file_kind_for_name: images, audio and video by the
+// spec's table, anything else, or no extension, document). Never returns FileKind::automatic.
 FileKind kind_for(std::string_view path, std::optional<FileKind> asked) noexcept;
 
 // ---------------------------------------------------------------- opened files

@@ -34,9 +34,6 @@ struct FilesConfig {
 // A payload backed by a file opened by the sandbox.
 std::shared_ptr<const exec::Payload> make_file_payload(OpenedFile file, std::string mime_type);
 
-// A MIME type from a file name's extension (common types; "application/octet-stream" otherwise).
-std::string mime_type_for(std::string_view name);
-
 // Registers send-file. Without a sandbox, every directive is an error "send-file: no folder is configured".
 void add_send_file_handlers(exec::HandlerTable& table, FilesConfig config);
 

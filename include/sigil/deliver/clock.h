@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "sigil/deliver/token_bucket.h"
+
 namespace sigil::deliver {
 
 class Clock {
@@ -25,24 +27,8 @@ class SteadyClock final : public Clock {
   static SteadyClock& instance();
 };
 
-// A token bucket over a Clock (RateLimit: per_second, burst). Not thread-safe: one per outbox.
-class TokenBucket {
- public:
-  TokenBucket(double per_second, unsigned burst, Clock& clock);
-  // Takes a token if one is there now.
-  bool try_take();
-  // Takes a token, sleeping (on the clock) until one is there. Returns the time slept.
-  Clock::time_point::duration take();
-  double tokens();  // refilled to now
-  bool unlimited() const { return per_second_ <= 0; }
-
- private:
-  void refill();
-  double per_second_;
-  double burst_;
-  double tokens_;
-  Clock& clock_;
-  Clock::time_point last_;
-};
+// Takes a token from `bucket` (token_bucket.h), sleeping on `clock` until one is there. Returns the time
+// slept: zero when a token was there, and always when the bucket is unlimited.
+Clock::duration take_waiting(TokenBucket& bucket, Clock& clock);
 
 }  // namespace sigil::deliver

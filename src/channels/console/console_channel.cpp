@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sigil/deliver/format.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::channels::console {
 
@@ -80,9 +81,7 @@ ChannelResult ConsoleChannel::append_text(const std::string& id, std::string_vie
   std::lock_guard lock(mu_);
   if (id != open_id_) return ChannelResult::failure("message " + id + " is no longer the last one shown");
   // The line was broken by something else (a reaction): the text goes on at the start of a new line.
-  if (!line_open_) {
-    while (!more.empty() && (more.front() == ' ' || more.front() == '\t')) more.remove_prefix(1);
-  }
+  if (!line_open_) more = text::ascii::trim_left(more, text::ascii::is_blank);
   write(more);
   return ChannelResult::success(id);
 }

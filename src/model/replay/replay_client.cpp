@@ -3,7 +3,6 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
-#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -15,6 +14,7 @@
 #include <thread>
 
 #include "sigil/model/replay.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::model {
 
@@ -22,22 +22,12 @@ namespace json = boost::json;
 
 namespace {
 
-bool is_word_byte(unsigned char c) { return c >= 0x80 || std::isalnum(c) != 0 || c == '_'; }
-bool is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+using text::ascii::is_markup_space;
 
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool contains_ignoring_case(std::string_view text, std::string_view needle) {
-  if (needle.empty()) return true;
-  if (needle.size() > text.size()) return false;
-  for (std::size_t i = 0; i + needle.size() <= text.size(); ++i) {
-    std::size_t k = 0;
-    while (k < needle.size() && lower(text[i + k]) == lower(needle[k])) ++k;
-    if (k == needle.size()) return true;
-  }
-  return false;
+bool is_word_byte(unsigned char c) {
+  return c >= 0x80 || text::ascii::is_alnum(static_cast<char>(c)) || c == '_';
 }
+bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 // "{{url}}" in a reply becomes the first http(s) URL of the user message it answers (a result line
 // such as `publishWebPage: ok: published "x" at http://…`), or else its first word that starts with '/'
@@ -66,7 +56,7 @@ std::string with_url(const std::string& reply, std::string_view user) {
   if (const std::size_t s = user.find("https://"); s < start) start = s;
   if (start == std::string_view::npos) {
     for (std::size_t i = 0; i + 1 < user.size(); ++i) {
-      if (user[i + 1] == '/' && is_space(static_cast<unsigned char>(user[i]))) {
+      if (user[i + 1] == '/' && is_markup_space(user[i])) {
         start = i + 1;
         break;
       }
@@ -75,9 +65,7 @@ std::string with_url(const std::string& reply, std::string_view user) {
   std::string url;
   if (start != std::string_view::npos) {
     std::size_t end = start;
-    while (end < user.size() && !is_space(static_cast<unsigned char>(user[end])) && user[end] != ';' &&
-           user[end] != '"')
-      ++end;
+    while (end < user.size() && !is_markup_space(user[end]) && user[end] != ';' && user[end] != '"') ++end;
     url = std::string(user.substr(start, end - start));
   }
   std::string out = reply;
@@ -347,7 +335,7 @@ class ReplayClient final : public ModelClient {
  private:
   const ReplayEntry& choose(std::string_view user) {
     for (const ReplayEntry& entry : *entries_) {
-      if (entry.has_match && contains_ignoring_case(user, entry.match)) return entry;
+      if (entry.has_match && text::ascii::icontains(user, entry.match)) return entry;
     }
     return (*entries_)[unmatched_[next_.fetch_add(1) % unmatched_.size()]];
   }
@@ -397,7 +385,7 @@ std::vector<std::string> split_tokens(std::string_view reply, TokenSplit split, 
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(reply[k]); };
   while (i < reply.size()) {
     std::size_t start = i;
-    while (i < reply.size() && is_space(byte(i))) ++i;
+    while (i < reply.size() && is_markup_space(reply[i])) ++i;
     if (i < reply.size()) {
       if (is_word_byte(byte(i))) {
         while (i < reply.size() && is_word_byte(byte(i))) ++i;

@@ -1,5 +1,4 @@
 // SqliteStore: facts (remember, forget, correct). Partition: the memory scope.
-#include <algorithm>
 #include <optional>
 
 #include "store/sqlite/sqlite_store.h"
@@ -19,11 +18,6 @@ constexpr std::string_view kDeleteFact = R"sql(
 DELETE FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3)sql";
 constexpr std::string_view kUpdateFact = R"sql(
 UPDATE facts SET text = ?4 WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3)sql";
-
-bool contains_ignoring_ascii_case(std::string_view hay, std::string_view needle) {
-  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
-                     [](char a, char b) { return ascii_lower(a) == ascii_lower(b); }) != hay.end();
-}
 
 }  // namespace
 
@@ -61,7 +55,7 @@ Result<std::vector<std::int64_t>> match_facts(sqlite3* db_, Prepare&& prepare, P
   for (;;) {
     STORE_STEP(row, q);
     if (!row) break;
-    if (contains_ignoring_ascii_case(q.text(1), fact)) ids.push_back(q.integer(0));
+    if (text::ascii::icontains(q.text(1), fact)) ids.push_back(q.integer(0));
   }
   return ids;
 }

@@ -35,8 +35,8 @@ std::string slug_words(std::string_view title) {
   std::string out;
   bool dash = false;
   for (const char c : title) {
-    const char l = ascii_lower(c);
-    if ((l >= 'a' && l <= 'z') || (l >= '0' && l <= '9')) {
+    const char l = text::ascii::lower(c);
+    if (text::ascii::is_alnum(l)) {
       if (dash && !out.empty()) out += '-';
       dash = false;
       if (out.size() >= kMaxSlugWords) break;

@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <climits>
-#include <random>
 #include <utility>
 
-#include "sigil/store/sha256.h"
+#include "sigil/text/random_id.h"
 #include "store/sqlite/statement.h"
 
 namespace sigil::store::sqlite {
@@ -21,12 +20,7 @@ constexpr std::string_view kSyncFull = "PRAGMA synchronous=FULL";
 constexpr std::string_view kSyncNormal = "PRAGMA synchronous=NORMAL";
 
 // 128 random bits as hex.
-std::string random_session() {
-  std::random_device device;
-  Sha256 h;
-  for (int i = 0; i < 8; ++i) h.update(std::to_string(device()));
-  return to_hex(h.finish()).substr(0, 32);
-}
+std::string random_session() { return text::random_id("", 32); }
 
 }  // namespace
 

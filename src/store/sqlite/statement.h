@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sigil/store/store.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::store::sqlite {
 
@@ -64,15 +65,7 @@ inline Status check_key(std::string_view what, std::string_view key) {
   return {};
 }
 
-inline bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+using text::ascii::trim;
 
 // ------------------------------------------------------------------------------------------ statements
 
