@@ -256,6 +256,8 @@ TEST(Config, BadListenAddresses) {
   EXPECT_NE(e.find("above 65535"), std::string::npos) << e;
   e = error_of("[server]\nlisten = \"::1:80\"\n");
   EXPECT_NE(e.find("IPv6"), std::string::npos) << e;
+  EXPECT_NE(e.find("[server] listen bad address \"::1:80\""), std::string::npos) << e;
+  EXPECT_EQ(e.find("listen listen"), std::string::npos) << e;  // the setting is named once
   ConfigFlags flags;
   flags.listen = "127.0.0.1:http";
   e = error_of("", flags);

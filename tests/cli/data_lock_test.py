@@ -108,6 +108,10 @@ def main():
                                  "AND role = 'assistant'")[0][0]
             check(asked == 1, f"two servers on one folder: the task's turn ran once (task messages: {asked})")
             check(replies == 1, f"... and was answered once (replies: {replies})")
+            turn_lines = [line for s in (again, other) for line in s.err
+                          if " turn " in line and "conversation=twice" in line]
+            check(len(turn_lines) == 1 and "status=ok" in turn_lines[0] and "model_calls=1" in turn_lines[0],
+                  f"the log has one turn line for it, ok: {turn_lines}")
         finally:
             for server in (other, again):
                 code = server.stop()

@@ -358,7 +358,16 @@ TEST(OpenAiClient, BadConfigurationThrows) {
   EXPECT_THROW(make_openai_client(with_url("ftp://example.com")), std::invalid_argument);
   EXPECT_THROW(make_openai_client(with_url("http://")), std::invalid_argument);
   EXPECT_THROW(make_openai_client(with_url("http://host:99999/v1")), std::invalid_argument);
-  EXPECT_THROW(make_openai_client(with_url("https://user:pw@host/v1")), std::invalid_argument);
+  try {
+    (void)make_openai_client(with_url("https://user:pw@host/v1"));
+    ADD_FAILURE() << "a url with credentials was accepted";
+  } catch (const std::invalid_argument& e) {
+    // Names the setting a user writes and where the key goes instead.
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("model: url: ", 0), 0u) << what;
+    EXPECT_NE(what.find("[model] key or SIGIL_MODEL_KEY"), std::string::npos) << what;
+    EXPECT_EQ(what.find("pw"), std::string::npos) << what;
+  }
   EXPECT_THROW(make_openai_client(with_url("http://host/v1?x=1")), std::invalid_argument);
   EXPECT_NO_THROW(make_openai_client(with_url("http://[::1]:8080/")));
   OpenAiConfig missing_ca;
