@@ -3,6 +3,7 @@
 // Model output is untrusted: text only ever reaches the page as text nodes (render.js builds the few
 // elements it needs with DOM APIs); URLs from the server are checked before they go into href/src.
 
+import { conversationList } from "./conversations.js";
 import { formatDuration, formatSize, renderRich, safeHref } from "./render.js";
 
 const ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
@@ -313,6 +314,7 @@ function onHello(m) {
   mergeHistory(Array.isArray(m.history) ? m.history : [], Array.isArray(m.deliveries) ? m.deliveries : []);
   updateEmpty();
   scrollToEnd(true);
+  conversations.changed();
 }
 
 // History after a (re)connect: turns already on the page stay as they are; turns cut off by a lost
@@ -493,6 +495,7 @@ function onEnd(m) {
     }
   }
   updateTyping();
+  conversations.changed();
 }
 
 function onError(m) {
@@ -544,6 +547,11 @@ function onFrame(event) {
       break;
     case "settings":
       onSettings(m);
+      break;
+    case "deleted":
+      // Deleted here or on another page: this page goes on with a new conversation.
+      showToast("This conversation was deleted.");
+      resetConversation(newConversationId());
       break;
     case "delivery":
       onDelivery(m);
@@ -713,9 +721,20 @@ ui.sayMode.addEventListener("change", () => {
   state.ws.send(JSON.stringify({ type: "settings", say_mode: ui.sayMode.checked, client_id: "say-mode" }));
 });
 
-ui.newConversation.addEventListener("click", () => {
+function startNewConversation() {
   resetConversation(newConversationId());
   ui.input.focus();
+}
+
+ui.newConversation.addEventListener("click", startNewConversation);
+
+const conversations = conversationList({
+  user,
+  accessToken,
+  current: () => state.conversation,
+  open: (id) => resetConversation(id),
+  startNew: startNewConversation,
+  toast: showToast,
 });
 
 window.addEventListener("online", () => {

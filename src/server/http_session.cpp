@@ -178,8 +178,13 @@ class HttpSession final : public Closable,
         if (get) return send(history_response(state_.store, route.param, view(req.target())), version, keep);
         return start_turn(version, keep, route.param, req.body());
       case Route::Kind::Settings:
-        return send(settings_response(state_.agent, *state_.hub, route.param, view(req.target()),
-                                      get ? nullptr : &req.body()),
+        return send(settings_response(state_.agent, state_.store, *state_.hub, route.param,
+                                      view(req.target()), get ? nullptr : &req.body()),
+                    version, keep);
+      case Route::Kind::Conversations:
+        return send(conversations_response(state_.store, view(req.target())), version, keep);
+      case Route::Kind::Conversation:
+        return send(delete_response(state_.store, *state_.hub, state_.turns, route.param, view(req.target())),
                     version, keep);
       case Route::Kind::Completions:
         return start_completion(req);

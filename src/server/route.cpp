@@ -39,6 +39,9 @@ Route route_of(std::string_view target) {
       path.find('/', pages.size()) == std::string_view::npos) {
     return {Route::Kind::Page, "/pages/{slug}", std::string(path.substr(pages.size()))};
   }
+  if (path == "/v1/conversations") return {Route::Kind::Conversations, "/v1/conversations", {}};
+  if (const auto id = conversation_id_before(path, ""); !id.empty())
+    return {Route::Kind::Conversation, "/v1/conversations/{id}", std::string(id)};
   if (const auto id = conversation_id_before(path, "/messages"); !id.empty())
     return {Route::Kind::Messages, "/v1/conversations/{id}/messages", std::string(id)};
   if (const auto id = conversation_id_before(path, "/settings"); !id.empty())
@@ -52,6 +55,8 @@ std::string_view allowed_methods(Route::Kind kind) {
       return "GET, HEAD, POST";
     case Route::Kind::Settings:
       return "GET, HEAD, PUT";
+    case Route::Kind::Conversation:
+      return "DELETE";
     case Route::Kind::Completions:
       return "POST";
     case Route::Kind::WebSocket:
@@ -60,6 +65,7 @@ std::string_view allowed_methods(Route::Kind kind) {
     case Route::Kind::Metrics:
     case Route::Kind::Page:
     case Route::Kind::Models:
+    case Route::Kind::Conversations:
     case Route::Kind::Media:
     case Route::Kind::Index:
     case Route::Kind::Asset:

@@ -18,17 +18,19 @@ namespace sigil::server {
 
 struct Route {
   enum class Kind : unsigned char {
-    Health,       // GET  /healthz
-    Metrics,      // GET  /metrics
-    Page,         // GET  /pages/{slug}
-    Messages,     // GET, POST /v1/conversations/{id}/messages
-    Settings,     // GET, PUT  /v1/conversations/{id}/settings
-    Completions,  // POST /v1/chat/completions
-    Models,       // GET  /v1/models and /v1/models/{id}
-    WebSocket,    // GET  /v1/ws
-    Media,        // GET  /media/{sha256}/{name}
-    Index,        // GET  / and /index.html
-    Asset,        // GET  /assets/{file}
+    Health,         // GET  /healthz
+    Metrics,        // GET  /metrics
+    Page,           // GET  /pages/{slug}
+    Conversations,  // GET  /v1/conversations (the user's list)
+    Conversation,   // DELETE /v1/conversations/{id}
+    Messages,       // GET, POST /v1/conversations/{id}/messages
+    Settings,       // GET, PUT  /v1/conversations/{id}/settings
+    Completions,    // POST /v1/chat/completions
+    Models,         // GET  /v1/models and /v1/models/{id}
+    WebSocket,      // GET  /v1/ws
+    Media,          // GET  /media/{sha256}/{name}
+    Index,          // GET  / and /index.html
+    Asset,          // GET  /assets/{file}
     Unknown
   } kind = Kind::Unknown;
   std::string label;  // the metrics label: the template ("other" for unknown paths)

@@ -51,6 +51,13 @@ bool TurnRegistry::owns(const std::string& turn_id, const std::string& user,
   return it != open_.end() && it->second.user == user && it->second.conversation == conversation;
 }
 
+bool TurnRegistry::busy(const std::string& user, const std::string& conversation) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [id, turn] : open_)
+    if (!turn.answered && turn.user == user && turn.conversation == conversation) return true;
+  return false;
+}
+
 bool TurnRegistry::stop_opening() {
   std::lock_guard lock(mu_);
   if (stopping_) return false;

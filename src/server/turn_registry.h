@@ -36,6 +36,8 @@ class TurnRegistry {
   bool running(const std::string& turn_id) const;
   void closed(const std::string& turn_id);
   bool owns(const std::string& turn_id, const std::string& user, const std::string& conversation) const;
+  // Whether a turn of (user, conversation) is open and not yet answered.
+  bool busy(const std::string& user, const std::string& conversation) const;
 
   // From now on open() refuses. False when it had been called before (stop() is idempotent through it).
   bool stop_opening();

@@ -35,6 +35,8 @@ std::string settings_frame(bool say_mode, const std::optional<std::string>& clie
       json::object{{"type", "settings"}, {"say_mode", say_mode}, {"client_id", client_id_value(client_id)}});
 }
 
+std::string deleted_frame() { return json::serialize(json::object{{"type", "deleted"}}); }
+
 std::string turn_frame(std::string_view turn, const std::optional<std::string>& client_id, bool scheduled,
                        std::string_view text) {
   return json::serialize(json::object{{"type", "turn"},

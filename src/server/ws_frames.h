@@ -20,6 +20,8 @@ std::string hello_frame(std::string_view user, std::string_view conversation, st
                         boost::json::array deliveries = {});
 // The conversation's settings changed (say mode, spec 6.1); client_id: of the frame that asked, if any.
 std::string settings_frame(bool say_mode, const std::optional<std::string>& client_id);
+// The conversation was deleted (DELETE /v1/conversations/{id}): a page showing it starts another.
+std::string deleted_frame();
 // client_id: nullopt is JSON null.
 std::string turn_frame(std::string_view turn, const std::optional<std::string>& client_id, bool scheduled,
                        std::string_view text);

@@ -40,7 +40,7 @@ TEST(Embed, TheNamedExamplesAreEmbeddedByteForByte) {
 
 TEST(Embed, TheNamedWebAssetsAreEmbeddedByteForByte) {
   expect_exactly(sigil::embed::web_assets(), std::filesystem::path(SIGIL_SOURCE_DIR) / "web",
-                 {"app.js", "icon.svg", "index.html", "render.js", "style.css"});
+                 {"app.js", "conversations.js", "icon.svg", "index.html", "render.js", "style.css"});
 }
 
 TEST(Embed, FindNeedsTheExactPath) {

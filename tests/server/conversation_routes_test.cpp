@@ -135,24 +135,99 @@ TEST_F(ConversationRoutesStoreTest, SettingsReadAndWriteTheSayModeAndTellTheWatc
   auto watcher = std::make_shared<Recorder>();
   hub.watch("web", "c1", watcher);
 
-  PlainResponse res = settings_response(agent, hub, "c1", "/x", nullptr);
+  PlainResponse res = settings_response(agent, *store_, hub, "c1", "/x", nullptr);
   EXPECT_EQ(res.status, 200);
-  EXPECT_EQ(res.body, R"({"say_mode":false})");
+  EXPECT_EQ(res.body, R"({"say_mode":false,"title":""})");
   EXPECT_EQ(res.header("Cache-Control"), "no-store");
 
   const std::string on = R"({"say_mode":true})";
-  res = settings_response(agent, hub, "c1", "/x", &on);
-  EXPECT_EQ(res.body, R"({"say_mode":true})");
+  res = settings_response(agent, *store_, hub, "c1", "/x", &on);
+  EXPECT_EQ(res.body, R"({"say_mode":true,"title":""})");
   ASSERT_EQ(watcher->frames.size(), 1u);
   EXPECT_NE(watcher->frames[0].find("\"settings\""), std::string::npos);
-  EXPECT_EQ(settings_response(agent, hub, "c1", "/x", nullptr).body, R"({"say_mode":true})");
+  EXPECT_EQ(settings_response(agent, *store_, hub, "c1", "/x", nullptr).body,
+            R"({"say_mode":true,"title":""})");
 
-  for (const std::string bad : {"", "[]", R"({"say_mode":1})", R"({"say_mode":true,"x":1})"}) {
-    res = settings_response(agent, hub, "c1", "/x", &bad);
+  for (const std::string bad : {"", "[]", "{}", R"({"say_mode":1})", R"({"say_mode":true,"x":1})"}) {
+    res = settings_response(agent, *store_, hub, "c1", "/x", &bad);
     EXPECT_EQ(res.status, 400) << bad;
-    EXPECT_EQ(error_of(res), "expected a JSON object {\"say_mode\": true or false}") << bad;
+    EXPECT_EQ(error_of(res), "expected a JSON object with \"say_mode\" (true or false) and/or \"title\"")
+        << bad;
   }
   EXPECT_EQ(watcher->frames.size(), 1u);
+
+  // The title: trimmed, blank clears it, one line, bounded; a title alone tells no page (no settings frame).
+  const std::string titled = R"({"title":"  Trip to Rome  "})";
+  EXPECT_EQ(settings_response(agent, *store_, hub, "c1", "/x", &titled).body,
+            R"({"say_mode":true,"title":"Trip to Rome"})");
+  EXPECT_EQ(watcher->frames.size(), 1u);
+  const std::string both = R"({"title":"","say_mode":false})";
+  EXPECT_EQ(settings_response(agent, *store_, hub, "c1", "/x", &both).body,
+            R"({"say_mode":false,"title":""})");
+  EXPECT_EQ(watcher->frames.size(), 2u);
+  const std::string long_title =
+      boost::json::serialize(boost::json::object{{"title", std::string(201, 'x')}});
+  res = settings_response(agent, *store_, hub, "c1", "/x", &long_title);
+  EXPECT_EQ(res.status, 400);
+  EXPECT_EQ(error_of(res), "\"title\" must be at most 200 bytes");
+  for (const std::string bad : {R"({"title":"a\nb"})", R"({"title":7})"}) {
+    res = settings_response(agent, *store_, hub, "c1", "/x", &bad);
+    EXPECT_EQ(res.status, 400) << bad;
+  }
+  EXPECT_EQ(settings_response(agent, *store_, hub, "c1", "/x", nullptr).body,
+            R"({"say_mode":false,"title":""})");
+}
+
+TEST_F(ConversationRoutesStoreTest, TheListAndDeleteOfConversations) {
+  const store::TimePoint t0 = store::Clock::now();
+  ASSERT_TRUE(store_->append_message({"web", "old"}, "user", "First question. More.", "t1", t0).ok());
+  ASSERT_TRUE(
+      store_->append_message({"web", "new"}, "user", "Second", "t2", t0 + std::chrono::seconds(1)).ok());
+  ASSERT_TRUE(store_->append_message({"ann", "hers"}, "user", "Ann's", "t3", t0).ok());
+  ASSERT_TRUE(store_->set_setting({"web", "old"}, "title", "Old one", t0).ok());
+
+  PlainResponse res = conversations_response(*store_, "/v1/conversations");
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.header("Cache-Control"), "no-store");
+  auto list = boost::json::parse(res.body).at("conversations").as_array();
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].at("id").as_string(), "new");
+  EXPECT_EQ(list[1].at("id").as_string(), "old");
+  EXPECT_EQ(list[1].at("title").as_string(), "Old one");
+  EXPECT_EQ(list[1].at("preview").as_string(), "First question.");
+  EXPECT_EQ(list[1].at("messages").as_int64(), 1);
+  EXPECT_EQ(list[0].at("updated_at_ms").as_int64() - list[1].at("updated_at_ms").as_int64(), 1000);
+  res = conversations_response(*store_, "/v1/conversations?user=ann&limit=1");
+  EXPECT_EQ(boost::json::parse(res.body).at("conversations").as_array().size(), 1u);
+  EXPECT_EQ(error_of(conversations_response(*store_, "/v1/conversations?limit=0")), "limit must be 1 to 500");
+  EXPECT_EQ(conversations_response(*store_, "/v1/conversations?user=a/b").status, 400);
+
+  ConversationHub hub;
+  TurnRegistry turns;
+  struct Recorder final : Watcher {
+    std::vector<std::string> frames;
+    void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }
+  };
+  auto watcher = std::make_shared<Recorder>();
+  hub.watch("web", "old", watcher);
+  ASSERT_TRUE(turns.open("turn-1", "web", "old"));
+  res = delete_response(*store_, hub, turns, "old", "/v1/conversations/old");
+  EXPECT_EQ(res.status, 409);  // a running turn would write into it again
+  turns.answered("turn-1");
+  res = delete_response(*store_, hub, turns, "old", "/v1/conversations/old");
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, R"({"deleted":"old"})");
+  ASSERT_EQ(watcher->frames.size(), 1u);
+  EXPECT_EQ(watcher->frames[0], R"({"type":"deleted"})");
+  EXPECT_EQ(delete_response(*store_, hub, turns, "old", "/x").status, 404);
+  EXPECT_EQ(delete_response(*store_, hub, turns, "hers", "/x").status, 404);  // another user's: not found
+  EXPECT_EQ(delete_response(*store_, hub, turns, "hers", "/x?user=ann").status, 200);
+  EXPECT_EQ(delete_response(*store_, hub, turns, "a b", "/x").status, 400);
+  list = boost::json::parse(conversations_response(*store_, "/v1/conversations").body)
+             .at("conversations")
+             .as_array();
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].at("id").as_string(), "new");
 }
 
 }  // namespace

@@ -66,7 +66,15 @@ TEST(RouteTest, TemplatesCarryTheirParamAndLabelNeverTheUrl) {
 TEST(RouteTest, ConversationRoutesNeedOneNonEmptySegment) {
   EXPECT_EQ(route_of("/v1/conversations//messages").kind, Kind::Unknown);
   EXPECT_EQ(route_of("/v1/conversations/a/b/messages").kind, Kind::Unknown);
-  EXPECT_EQ(route_of("/v1/conversations/messages").kind, Kind::Unknown);
+  EXPECT_EQ(route_of("/v1/conversations/").kind, Kind::Unknown);
+  // One segment names a conversation as a whole, whatever its id spells.
+  const Route whole = route_of("/v1/conversations/messages?user=u");
+  EXPECT_EQ(whole.kind, Kind::Conversation);
+  EXPECT_EQ(whole.param, "messages");
+  EXPECT_EQ(whole.label, "/v1/conversations/{id}");
+  const Route list = route_of("/v1/conversations?user=u&limit=5");
+  EXPECT_EQ(list.kind, Kind::Conversations);
+  EXPECT_EQ(list.label, "/v1/conversations");
   EXPECT_EQ(route_of("/v1/conversations/a/settings/").kind, Kind::Unknown);
   EXPECT_EQ(route_of("/v1/conversations/a/other").kind, Kind::Unknown);
 }
@@ -75,6 +83,8 @@ TEST(RouteTest, MethodsPerRoute) {
   EXPECT_EQ(allowed_methods(Kind::Messages), "GET, HEAD, POST");
   EXPECT_EQ(allowed_methods(Kind::Settings), "GET, HEAD, PUT");
   EXPECT_EQ(allowed_methods(Kind::Completions), "POST");
+  EXPECT_EQ(allowed_methods(Kind::Conversations), "GET, HEAD");
+  EXPECT_EQ(allowed_methods(Kind::Conversation), "DELETE");
   EXPECT_EQ(allowed_methods(Kind::Health), "GET, HEAD");
   EXPECT_EQ(allowed_methods(Kind::Models), "GET, HEAD");
   EXPECT_EQ(allowed_methods(Kind::WebSocket), "GET");  // an upgrade has no HEAD form
@@ -101,7 +111,8 @@ TEST(RouteTest, WhoMayCall) {
   // The WebSocket checks its own token (query or header) but never takes a foreign page's connection.
   EXPECT_TRUE(public_route(Kind::WebSocket));
   EXPECT_FALSE(cross_origin_readable(Kind::WebSocket));
-  for (Kind k : {Kind::Metrics, Kind::Messages, Kind::Settings, Kind::Completions, Kind::Unknown}) {
+  for (Kind k : {Kind::Metrics, Kind::Messages, Kind::Settings, Kind::Completions, Kind::Conversations,
+                 Kind::Conversation, Kind::Unknown}) {
     EXPECT_FALSE(public_route(k));
     EXPECT_FALSE(cross_origin_readable(k));
   }

@@ -850,23 +850,23 @@ TEST_F(WsTest, SayModeIsSetPerConversationAndEachSayBlockIsAMessage) {
   EXPECT_EQ(hello->at("say_mode"), true);
   Response got = http_get(port_, "/v1/conversations/c1/settings?user=u1");
   EXPECT_EQ(got.result_int(), 200);
-  EXPECT_EQ(json::parse(got.body()), json::parse(R"({"say_mode":true})"));
+  EXPECT_EQ(json::parse(got.body()), json::parse(R"({"say_mode":true,"title":""})"));
   EXPECT_EQ(json::parse(http_get(port_, "/v1/conversations/c2/settings?user=u1").body()),
-            json::parse(R"({"say_mode":false})"));
+            json::parse(R"({"say_mode":false,"title":""})"));
   Response put =
       http_request(port_, http::verb::put, "/v1/conversations/c1/settings?user=u1", R"({"say_mode":false})");
   EXPECT_EQ(put.result_int(), 200) << put.body();
-  EXPECT_EQ(json::parse(put.body()), json::parse(R"({"say_mode":false})"));
+  EXPECT_EQ(json::parse(put.body()), json::parse(R"({"say_mode":false,"title":""})"));
   auto told = watcher->read();
   ASSERT_TRUE(told);
   EXPECT_EQ(told->at("type"), "settings");
   EXPECT_EQ(told->at("say_mode"), false);
   EXPECT_EQ(http_request(port_, http::verb::put, "/v1/conversations/c1/settings?user=u1", "{}").result_int(),
             400);
-  EXPECT_EQ(
-      http_request(port_, http::verb::post, "/v1/conversations/c1/settings?user=u1", R"({"say_mode":true})")
-          .result_int(),
-      405);
+  EXPECT_EQ(http_request(port_, http::verb::post, "/v1/conversations/c1/settings?user=u1",
+                         R"({"say_mode":true,"title":""})")
+                .result_int(),
+            405);
 }
 
 // A client that does not read while a long reply streams as fast as the model can: the text frames that

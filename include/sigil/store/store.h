@@ -94,6 +94,15 @@ struct StoredDelivery {
   TimePoint at;
 };
 
+// One conversation of a user, as a list of conversations shows it (list_conversations).
+struct ConversationSummary {
+  std::string conversation_id;
+  std::string title;    // the conversation's "title" setting; empty when none was set
+  std::string preview;  // its first user message, first sentence (tier_text level 1); may be empty
+  std::size_t messages = 0;
+  TimePoint updated_at;  // when its last message was stored
+};
+
 struct MessageHit {
   Message message;
   double score = 0;  // as ArchiveHit::score
@@ -262,6 +271,17 @@ class Store {
   virtual Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
                              TimePoint now) = 0;
   virtual Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) = 0;
+
+  // ---- conversations as a whole. Partition: the user; (user, conversation) for delete.
+  // The user's conversations that have messages, the most recently updated first, at most `limit`.
+  virtual Result<std::vector<ConversationSummary>> list_conversations(std::string_view user_id,
+                                                                      std::size_t limit) = 0;
+  // Deletes everything kept for the conversation, in one transaction: its messages and deliveries, its
+  // settings, its scheduled tasks (so no reminder brings it back), and memory kept per conversation
+  // (items, facts, archive). Kept: its published pages (their links may have been shared; they are
+  // public until deleted on their own) and its exactly-once log (a retried request must still not repeat
+  // an action). True when anything was deleted.
+  virtual Result<bool> delete_conversation(const Scope& scope) = 0;
 };
 
 // ------------------------------------------------------------------------------------------ helpers

@@ -1,9 +1,9 @@
 // The embedded Store: one SQLite database file (WAL), the C API directly. Private to src/store/sqlite/:
 // everyone else opens it through sigil/store/sqlite.h (open.cpp). Its calls are defined one table family per
 // file (memory_items.cpp, facts.cpp, archive.cpp, messages.cpp, tasks.cpp, once_log.cpp, pages.cpp,
-// settings.cpp); opening and the connections in sqlite_store.cpp, the checks of an existing file at open in
-// integrity.cpp, the migrations in schema.cpp; what they share (statements, transactions, partitions) in
-// statement.h.
+// settings.cpp, conversations.cpp); opening and the connections in sqlite_store.cpp, the checks of an
+// existing file at open in integrity.cpp, the migrations in schema.cpp; what they share (statements,
+// transactions, partitions) in statement.h.
 //
 // Connection settings: journal_mode=WAL (other processes may read while we write), synchronous=NORMAL
 // (a commit survives a crash of the process; the last commits may roll back on power loss), foreign keys
@@ -108,6 +108,9 @@ class SqliteStore final : public Store {
   Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
                      TimePoint now) override;
   Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) override;
+  Result<std::vector<ConversationSummary>> list_conversations(std::string_view user_id,
+                                                              std::size_t limit) override;
+  Result<bool> delete_conversation(const Scope& scope) override;
 
  private:
   using StatementCache = std::unordered_map<std::string_view, sqlite3_stmt*>;
