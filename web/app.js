@@ -7,7 +7,6 @@ import { conversationList } from "./conversations.js";
 import { formatDuration, formatSize, renderRich, safeHref } from "./render.js";
 
 const ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
-const SCHEDULED_RE = /^\[scheduled task [^\]\n]*\]\s*/;
 const MAX_MESSAGE_BYTES = 32 * 1024;
 
 const $ = (id) => document.getElementById(id);
@@ -345,10 +344,10 @@ function mergeHistory(history, deliveries = []) {
     if (h.role === "user") {
       const ts = turn ? turnState(turn) : null;
       if (ts && (ts.userEl || ts.scheduled)) continue;  // only a turn's first user message is the user's
-      const sched = SCHEDULED_RE.exec(h.text);
-      if (sched && ts) {
+      if (typeof h.task === "string" && h.task !== "" && ts) {
+        // Started by a scheduled task, not typed: the answer is marked, the task's text is on hover.
         ts.scheduled = true;
-        ts.scheduledText = h.text.slice(sched[0].length);
+        ts.scheduledText = h.text;
         continue;
       }
       const li = userMessage(h.text, { turn });

@@ -14,6 +14,15 @@
 namespace sigil::agent {
 namespace {
 
+// What the model reads for a message a scheduled task started: the task named before its text, so the
+// model knows nobody just typed it. (The store and the pages keep the origin as data: Message::task_id.)
+std::string model_text(const std::string& task_id, const std::string& text) {
+  return "[scheduled task " + task_id + "] " + text;
+}
+std::string model_text(const store::Message& m) {
+  return m.task_id.empty() ? m.text : model_text(m.task_id, m.text);
+}
+
 // 11.6: only a reply that ended on its own may run a directive left open at its end.
 parse::FinishReason parser_finish(model::FinishReason reason) {
   switch (reason) {
@@ -88,7 +97,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     }
     summary_.say_mode = say_mode_;
     // A stateless turn's user message is already the last of its messages.
-    if (!stateless() && !record("user", input_.text, "the user message")) return;
+    if (!stateless() && !record("user", input_.text, "the user message", input_.task_id)) return;
     start_call();
   }
 
@@ -217,7 +226,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       for (const store::Message& m : *history) {
         // Only user and assistant turns are stored by the loop; anything else is shown as the user's, so a
         // stray role never makes the provider refuse the request.
-        request.messages.push_back({m.role == "assistant" ? "assistant" : "user", m.text, {}, {}});
+        request.messages.push_back({m.role == "assistant" ? "assistant" : "user", model_text(m), {}, {}});
       }
     }
 
@@ -390,13 +399,16 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 
   // Appends a user-side message to the turn's history (the store, or the request's messages for a
   // stateless turn). On failure the turn ends with StoreError and false is returned.
-  bool record(const std::string& role, const std::string& text, const char* what) {
+  // task_id: the turn's origin, for its first message only (TurnInput::task_id).
+  bool record(const std::string& role, const std::string& text, const char* what,
+              const std::string& task_id = {}) {
     if (stateless()) {
-      input_.messages->push_back({role, text, {}, {}});
+      input_.messages->push_back({role, task_id.empty() ? text : model_text(task_id, text), {}, {}});
       return true;
     }
     const store::TimePoint now = agent_.config_.exec.now();
-    auto appended = agent_.store_.append_message(scope(), role, text, input_.turn_id, now);
+    auto appended =
+        agent_.store_.append_message(scope(), store::Message{0, role, text, input_.turn_id, now, task_id});
     if (appended) return true;
     summary_.diagnostics.push_back(std::string("store: cannot append ") + what + ": " + appended.error());
     end(TurnStatus::StoreError);
@@ -569,7 +581,8 @@ bool Agent::fire_task(const store::ScheduledTask& task, const std::string& turn_
   TurnInput input;
   input.user = task.scope.user_id;
   input.conversation = task.scope.conversation_id;
-  input.text = "[scheduled task " + task.id + "] " + task.message;
+  input.text = task.message;
+  input.task_id = task.id;
   input.turn_id = turn_id;
   start_turn(std::move(input), std::move(observer));
   return true;

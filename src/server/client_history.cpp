@@ -62,6 +62,7 @@ store::Result<ClientHistory> client_history(store::Store& store, const std::stri
     keep = cut_point(m.text, keep);
     boost::json::object o{
         {"role", m.role}, {"text", std::string_view(m.text).substr(0, keep)}, {"turn", m.turn_id}};
+    if (!m.task_id.empty()) o["task"] = m.task_id;  // started by this scheduled task, not typed
     if (keep < m.text.size()) {
       o["truncated"] = true;
       out.more = true;

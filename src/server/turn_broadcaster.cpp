@@ -71,13 +71,7 @@ void TurnBroadcaster::announce(const std::string& fallback_id) {
     if (last.ok() && !last->empty() && last->back().role == "user" &&
         (fallback_id.empty() || last->back().turn_id == fallback_id)) {
       turn_id_ = last->back().turn_id;
-      text = last->back().text;
-      // Agent::fire_task() stores "[scheduled task <id>] <message>"; the client shows the message.
-      constexpr std::string_view prefix = "[scheduled task ";
-      if (text.starts_with(prefix)) {
-        const auto close = text.find("] ");
-        if (close != std::string::npos) text.erase(0, close + 2);
-      }
+      text = last->back().text;  // the task's message (its id is Message::task_id, not a text prefix)
     }
   }
   if (turn_id_.empty()) turn_id_ = fallback_id;

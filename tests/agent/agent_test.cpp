@@ -594,7 +594,10 @@ TEST_F(AgentTest, TheResultsMessageIsBounded) {
 }
 
 TEST_F(AgentTest, ScheduledTaskFiresAsATurn) {
-  auto client = replay({R"({"reply": "Time for tea!"})"});
+  // The model reads the task named before its message; the history keeps the origin as data.
+  auto client =
+      replay({R"({"match": "[scheduled task task-3] remind me about tea", "reply": "Time for tea!"})",
+              R"({"reply": "the model did not see which task this is"})"});
   Agent agent(registry_, handlers_, *store_, *client, {});
   store::ScheduledTask task;
   task.scope = {"u1", "c1", store::MemoryScope::per_user};
@@ -608,8 +611,10 @@ TEST_F(AgentTest, ScheduledTaskFiresAsATurn) {
   EXPECT_EQ(observer->text(), "Time for tea!");
   auto h = history();
   ASSERT_EQ(h.size(), 2u);
-  EXPECT_EQ(h[0].text, "[scheduled task task-3] remind me about tea");
+  EXPECT_EQ(h[0].text, "remind me about tea");
+  EXPECT_EQ(h[0].task_id, "task-3");
   EXPECT_EQ(h[0].turn_id, "task:task-3");
+  EXPECT_EQ(h[1].task_id, "");
 }
 
 TEST_F(AgentTest, ManyConversationsAtOnce) {

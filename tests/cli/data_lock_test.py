@@ -103,7 +103,7 @@ def main():
             fired = rows(data, "SELECT fired_at IS NOT NULL FROM tasks WHERE id = 'task-once'")
             check(fired == [(1,)], f"the task is marked fired: {fired}")
             asked = rows(data, "SELECT COUNT(*) FROM messages WHERE conversation_id = 'twice' AND role = 'user' "
-                               "AND text LIKE '%water the plants%'")[0][0]
+                               "AND text LIKE '%water the plants%' AND task_id = 'task-once'")[0][0]
             replies = rows(data, "SELECT COUNT(*) FROM messages WHERE conversation_id = 'twice' "
                                  "AND role = 'assistant'")[0][0]
             check(asked == 1, f"two servers on one folder: the task's turn ran once (task messages: {asked})")

@@ -119,9 +119,9 @@ def history(port, data, conversation, user="web"):
     from the SQLite file."""
     status, body = http_get(port, f"/v1/conversations/{conversation}/messages?user={user}")
     if status == 200:
-        return [(m["role"], m["text"]) for m in json.loads(body)["messages"]]
-    return db_rows(data, "SELECT role, text FROM messages WHERE user_id = ? AND conversation_id = ? ORDER BY id",
-                   user, conversation)
+        return [(m["role"], m["text"], m.get("task", "")) for m in json.loads(body)["messages"]]
+    return db_rows(data, "SELECT role, text, task_id FROM messages WHERE user_id = ? AND conversation_id = ? "
+                   "ORDER BY id", user, conversation)
 
 
 # ---------------------------------------------------------------- the embedded demo script parses cleanly
@@ -262,7 +262,7 @@ def test_restart(tmp):
         check(facts == [("favourite colour is teal",)], f"{label}: the fact is stored once: {facts}")
         tasks = db_rows(data, "SELECT message, fired_at FROM tasks")
         check(tasks == [("water the plants", None)], f"{label}: the task is there once, pending: {tasks}")
-        texts = [t for _, t in history(first_port, data, "c1")]
+        texts = [t for _, t, _ in history(first_port, data, "c1")]
         for said in ["please remember my favourite colour", "schedule a reminder", "hi there", "publish a page",
                      "I will remember that.", "Hello from the test replay."]:
             check(said in texts, f"{label}: history has {said!r}")
@@ -287,7 +287,7 @@ def test_restart(tmp):
         s.stop(signal.SIGKILL)
         return
     check_state("after SIGKILL", s.port)
-    texts = [t for _, t in history(s.port, data, "c1")]
+    texts = [t for _, t, _ in history(s.port, data, "c1")]
     check("a slow answer please" in texts, "after SIGKILL: the interrupted turn's message is in the history")
     ev, _ = sse_turn(s.port, "c1", "remember it again")
     check(end_of(ev) and end_of(ev)["status"] == "ok", "a turn after the kill works")
@@ -347,9 +347,9 @@ def test_defaults(tmp):
     # The task is due a minute after it was scheduled; its turn stores the task message and the reply.
     fired = False
     while not fired and time.monotonic() < scheduled_at + 60 + TIMEOUT:
-        texts = [t for _, t in history(s.port, data, "demo")]
-        fired = any(t.startswith("[scheduled task ") for t in texts) and any(
-            t.startswith("\u23f0 Time to stretch your legs!") for t in texts)
+        messages = history(s.port, data, "demo")
+        fired = any(role == "user" and task != "" for role, _, task in messages) and any(
+            t.startswith("\u23f0 Time to stretch your legs!") for _, t, _ in messages)
         if not fired:
             time.sleep(1)
     check(fired, "demo: the scheduled task fired about a minute later and was answered")

@@ -372,5 +372,56 @@ TEST(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
   EXPECT_EQ(store->recent_messages(kAlice, 5)->size(), 1u);  // old data kept
 }
 
+TEST(SqliteDisk, SchemaVersionFourMovesTheScheduledTaskPrefixIntoItsField) {
+  TempDir dir;
+  const std::string path = dir.file("sigil.db");
+  {
+    auto store = open_or_fail(path);
+    ASSERT_NE(store, nullptr);
+  }
+  // Version 4 kept a scheduled task's message as "[scheduled task <id>] <message>".
+  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion5), "");
+  EXPECT_EQ(raw_query(path, "UPDATE schema_version SET version = 4 RETURNING version"), "4");
+  EXPECT_EQ(
+      testing::raw_exec(path,
+                        "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
+                        "('alice', 'chat-1', 'user', '[scheduled task task-3] remind me about tea', 't1', 1),"
+                        "('alice', 'chat-1', 'assistant', '[scheduled task task-3] quoted', 't1', 2),"
+                        "('alice', 'chat-1', 'user', '[scheduled task ] no id', 't2', 3),"
+                        "('alice', 'chat-1', 'user', 'plain', 't3', 4);"),
+      "");
+  auto store = open_or_fail(path);
+  ASSERT_NE(store, nullptr);
+  auto history = store->recent_messages(kAlice, 10);
+  ASSERT_TRUE(history.ok()) << history.error();
+  ASSERT_EQ(history->size(), 4u);
+  EXPECT_EQ((*history)[0].text, "remind me about tea");
+  EXPECT_EQ((*history)[0].task_id, "task-3");
+  EXPECT_EQ((*history)[1].text, "[scheduled task task-3] quoted");  // only user messages had the prefix
+  EXPECT_EQ((*history)[1].task_id, "");
+  EXPECT_EQ((*history)[2].text, "[scheduled task ] no id");
+  EXPECT_EQ((*history)[3].task_id, "");
+  // The moved text is what the search index holds now.
+  auto hits = store->search_messages(kAlice, "tea", 5);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].message.task_id, "task-3");
+  EXPECT_TRUE(store->search_messages(kAlice, "scheduled", 5)->size() == 2u);
+}
+
+TEST(SqliteDisk, AMessageKeepsTheTaskThatStartedIt) {
+  auto store = open_or_fail(":memory:");
+  ASSERT_NE(store, nullptr);
+  Message m{0, "user", "stretch", "task:task-1", kT0, "task-1"};
+  ASSERT_TRUE(store->append_message(kAlice, m).ok());
+  ASSERT_TRUE(store->append_message(kAlice, "assistant", "done", "task:task-1", kT0).ok());
+  auto history = store->recent_messages(kAlice, 10);
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].task_id, "task-1");
+  EXPECT_EQ((*history)[0].text, "stretch");
+  EXPECT_EQ((*history)[1].task_id, "");
+}
+
 }  // namespace
 }  // namespace sigil::store

@@ -100,8 +100,7 @@ TEST(SqliteLimits, HistoryCapAppliesToADatabaseMadeBeforeIt) {
     append(*store, kBob, "bob old");
   }
   // What the schema looked like before the message counts (version 2): no count table, no triggers.
-  EXPECT_EQ(testing::raw_exec(
-                path, std::string(testing::kDropSchemaVersion3) + "UPDATE schema_version SET version = 2;"),
+  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion3 + "UPDATE schema_version SET version = 2;"),
             "");
   auto store = open_or_fail(path, keeping(4));  // migrates: counts the stored messages once
   ASSERT_NE(store, nullptr);

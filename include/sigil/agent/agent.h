@@ -95,6 +95,9 @@ struct TurnInput {
   std::string conversation;
   std::string text;
   std::string turn_id;  // empty: generated
+  // The scheduled task this turn answers (fire_task); empty for a user's message. Stored with the message
+  // (store::Message::task_id); the model reads it as "[scheduled task <id>] <text>".
+  std::string task_id;
   // A stateless turn (the OpenAI-compatible endpoint): when set, these messages (after the agent's system
   // message) are the conversation instead of the stored history; the turn reads and writes no history,
   // `text` is ignored, and it does not wait for other turns of its conversation. Replies and results of
@@ -169,9 +172,9 @@ class Agent {
   // run one after another in arrival order; a later one waits (without a thread) until the earlier ends.
   std::string start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer);
 
-  // A due scheduled task as a turn: the user text is "[scheduled task <id>] <message>", in the task's
-  // scope, with `turn_id` (Scheduler::turn_id). Returns true (the turn was started): usable in a
-  // Scheduler::FireFn.
+  // A due scheduled task as a turn: the user text is the task's message with its task id
+  // (TurnInput::task_id), in the task's scope, with `turn_id` (Scheduler::turn_id). Returns true (the turn
+  // was started): usable in a Scheduler::FireFn.
   bool fire_task(const store::ScheduledTask& task, const std::string& turn_id,
                  std::shared_ptr<TurnObserver> observer);
 

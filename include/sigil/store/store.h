@@ -82,6 +82,9 @@ struct Message {
   std::string text;
   std::string turn_id;
   TimePoint at;
+  // The scheduled task whose turn this message started (Agent::fire_task); empty for every other message.
+  // The origin is data, not a prefix of the text: the agent says it to the model, the pages show it.
+  std::string task_id;
 };
 
 // What a turn delivered besides its text (a file or voice note with its media link, a reaction, a text
@@ -205,9 +208,15 @@ class Store {
                                                          int top_k, double min_score) = 0;
 
   // ---- conversation history (request-tier; the agent's context). Partition: (user, conversation).
-  virtual Result<std::int64_t> append_message(const Scope& scope, std::string_view role,
-                                              std::string_view text, std::string_view turn_id,
-                                              TimePoint at) = 0;
+  // Appends `message` (its id is ignored; the new id is returned). Beyond the history cap the oldest
+  // messages go in the same transaction.
+  virtual Result<std::int64_t> append_message(const Scope& scope, const Message& message) = 0;
+  // A message no scheduled task started.
+  Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
+                                      std::string_view turn_id, TimePoint at) {
+    return append_message(scope,
+                          Message{0, std::string(role), std::string(text), std::string(turn_id), at, {}});
+  }
   // The last n messages, oldest first.
   virtual Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) = 0;
   // Keeps a delivery of a turn with the history. It goes when its turn's last message leaves the history

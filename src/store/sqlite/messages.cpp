@@ -10,7 +10,8 @@ namespace sigil::store::sqlite {
 namespace {
 
 constexpr std::string_view kAppendMessage = R"sql(
-INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql";
+INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at, task_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))sql";
 // Kept by triggers (schema version 3): reading it is one lookup, where counting the rows walks them all.
 constexpr std::string_view kMessageCount = R"sql(
 SELECT messages FROM message_counts WHERE user_id = ?1 AND conversation_id = ?2)sql";
@@ -19,12 +20,12 @@ constexpr std::string_view kPruneMessages = R"sql(
 DELETE FROM messages WHERE id IN (
     SELECT id FROM messages WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id LIMIT ?3))sql";
 constexpr std::string_view kRecentMessages = R"sql(
-SELECT id, role, text, turn_id, at FROM (
-    SELECT id, role, text, turn_id, at FROM messages
+SELECT id, role, text, turn_id, at, task_id FROM (
+    SELECT id, role, text, turn_id, at, task_id FROM messages
     WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)
 ORDER BY id)sql";
 constexpr std::string_view kSearchMessages = R"sql(
-SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at
+SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id
 FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ?3 AND m.user_id = ?1 AND m.conversation_id = ?2
 ORDER BY bm25_rank, m.id DESC
@@ -32,9 +33,7 @@ LIMIT ?4)sql";
 
 }  // namespace
 
-Result<std::int64_t> SqliteStore::append_message(const Scope& scope, std::string_view role,
-                                                 std::string_view text, std::string_view turn_id,
-                                                 TimePoint at) {
+Result<std::int64_t> SqliteStore::append_message(const Scope& scope, const Message& message) {
   STORE_TRY(check_scope(scope));
   const Partition part = conversation_partition(scope);
   std::lock_guard lock(mutex_);
@@ -43,8 +42,8 @@ Result<std::int64_t> SqliteStore::append_message(const Scope& scope, std::string
   std::int64_t id = 0;
   {
     STORE_STMT(q, kAppendMessage);
-    q.bind_partition(part).bind_text(3, role).bind_text(4, text);
-    STORE_TRY(q.bind_text(5, turn_id).bind_time(6, at).run());
+    q.bind_partition(part).bind_text(3, message.role).bind_text(4, message.text);
+    STORE_TRY(q.bind_text(5, message.turn_id).bind_time(6, message.at).bind_text(7, message.task_id).run());
     id = static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
   }
   // Beyond the cap the oldest go, in this transaction: the history never holds more than the cap.
@@ -74,7 +73,7 @@ Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, st
   for (;;) {
     STORE_STEP(row, q);
     if (!row) break;
-    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4)});
+    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4), q.text(5)});
   }
   return out;
 }
@@ -88,7 +87,8 @@ Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope,
   STORE_READ_STMT(q, r, kSearchMessages);
   q.bind_partition(conversation_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
   return collect_hits<MessageHit>(q, 0.0, [](const Stmt& row, double score) {
-    return MessageHit{Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5)}, score};
+    return MessageHit{
+        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6)}, score};
   });
 }
 

@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 4> kMigrations = {
+constexpr std::array<const char*, 5> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -179,6 +179,15 @@ BEGIN
     DELETE FROM deliveries
     WHERE user_id = old.user_id AND conversation_id = old.conversation_id AND turn_id = old.turn_id;
 END;
+)sql",
+    // 5: a message's origin as data (Message::task_id): the scheduled task that started it. Messages stored
+    // before kept it as a text prefix "[scheduled task <id>] <message>"; they are moved over once, here
+    // (the FTS update trigger re-indexes their text).
+    R"sql(
+ALTER TABLE messages ADD COLUMN task_id TEXT NOT NULL DEFAULT '';
+UPDATE messages
+SET task_id = substr(text, 17, instr(text, '] ') - 17), text = substr(text, instr(text, '] ') + 2)
+WHERE role = 'user' AND text LIKE '[scheduled task %] %' AND instr(text, '] ') > 17;
 )sql",
 };
 

@@ -80,8 +80,8 @@ class SqliteStore final : public Store {
   Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query, int top_k,
                                                  double min_score) override;
 
-  Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
-                                      std::string_view turn_id, TimePoint at) override;
+  using Store::append_message;
+  Result<std::int64_t> append_message(const Scope& scope, const Message& message) override;
   Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) override;
   Result<std::int64_t> append_delivery(const Scope& scope, std::string_view turn_id, std::string_view json,
                                        TimePoint at) override;
