@@ -240,6 +240,37 @@ export function fileSummary(file) {
   };
 }
 
+// ------------------------------------------------------------------ media types
+
+export function sniffMime(b, fallback) {
+  if (b.length >= 4 && b.toString("latin1", 0, 4) === "OggS") return "audio/ogg";
+  if (b.length >= 3 && (b.toString("latin1", 0, 3) === "ID3" || (b[0] === 0xff && (b[1] & 0xe0) === 0xe0))) {
+    return "audio/mpeg";
+  }
+  if (b.length >= 12 && b.toString("latin1", 4, 8) === "ftyp") {
+    return b.toString("latin1", 8, 11) === "M4A" ? "audio/mp4" : "video/mp4";
+  }
+  if (b.length >= 4 && b.readUInt32BE(0) === 0x89504e47) return "image/png";
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8) return "image/jpeg";
+  if (b.length >= 5 && b.toString("latin1", 0, 5) === "%PDF-") return "application/pdf";
+  return fallback;
+}
+
+const EXT_MIME = {
+  txt: "text/plain", md: "text/markdown", pdf: "application/pdf", json: "application/json", csv: "text/csv",
+  html: "text/html", zip: "application/zip", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg",
+  gif: "image/gif", webp: "image/webp", ogg: "audio/ogg", oga: "audio/ogg", opus: "audio/ogg", mp3: "audio/mpeg",
+  m4a: "audio/mp4", wav: "audio/x-wav", mp4: "video/mp4", webm: "video/webm",
+};
+
+// A file's media type as the platforms derive it: from the file name's extension, else the part's
+// Content-Type, else the first bytes.
+export function mimeFor(name, data, partType) {
+  const ext = (name ?? "").split(".").pop().toLowerCase();
+  const fromPart = partType && partType !== "application/octet-stream" ? partType : undefined;
+  return EXT_MIME[ext] ?? fromPart ?? sniffMime(data, "application/octet-stream");
+}
+
 // ------------------------------------------------------------------ text
 
 export function utf16Length(s) {
@@ -270,7 +301,8 @@ export function sendJson(res, status, body, headers = {}) {
 
 // Starts the HTTP server (with the WebSocket upgrade handler, if any) and prints `listening <port>` once
 // ready, the line a spawning test waits for.
-export function listen({ host, port, onRequest, onUpgrade }) {
+// `onPort(port)` runs before the line is printed (a fake that hands out its own URLs needs the port).
+export function listen({ host, port, onRequest, onUpgrade, onPort }) {
   const server = http.createServer((req, res) => {
     onRequest(req, res).catch((e) => {
       process.stderr.write(`fake: ${req.method} ${req.url}: ${e.stack ?? e}\n`);
@@ -287,6 +319,7 @@ export function listen({ host, port, onRequest, onUpgrade }) {
     server.once("error", reject);
     server.listen(port, host, () => {
       const actual = server.address().port;
+      onPort?.(actual);
       process.stdout.write(`listening ${actual}\n`);
       resolve({ server, port: actual });
     });

@@ -20,8 +20,10 @@ import {
   parseBody,
   parseOptions,
   randomToken,
+  mimeFor,
   readBody,
   sendJson,
+  sniffMime,
 } from "./common.mjs";
 import { HtmlParseError, parseHtml } from "./telegram-html.mjs";
 
@@ -127,33 +129,6 @@ function oggOpusSeconds(b) {
   const granule = Number(b.readBigInt64LE(last + 6));
   if (granule <= 0) return 0;
   return Math.max(0, Math.round((granule - preSkip) / 48000));
-}
-
-function sniffMime(b, fallback) {
-  if (b.length >= 4 && b.toString("latin1", 0, 4) === "OggS") return "audio/ogg";
-  if (b.length >= 3 && (b.toString("latin1", 0, 3) === "ID3" || (b[0] === 0xff && (b[1] & 0xe0) === 0xe0))) {
-    return "audio/mpeg";
-  }
-  if (b.length >= 12 && b.toString("latin1", 4, 8) === "ftyp") {
-    return b.toString("latin1", 8, 11) === "M4A" ? "audio/mp4" : "video/mp4";
-  }
-  if (b.length >= 4 && b.readUInt32BE(0) === 0x89504e47) return "image/png";
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8) return "image/jpeg";
-  if (b.length >= 5 && b.toString("latin1", 0, 5) === "%PDF-") return "application/pdf";
-  return fallback;
-}
-
-const EXT_MIME = {
-  txt: "text/plain", md: "text/markdown", pdf: "application/pdf", json: "application/json", csv: "text/csv",
-  html: "text/html", zip: "application/zip", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg",
-  gif: "image/gif", webp: "image/webp", ogg: "audio/ogg", oga: "audio/ogg", opus: "audio/ogg", mp3: "audio/mpeg",
-  m4a: "audio/mp4", wav: "audio/x-wav", mp4: "video/mp4", webm: "video/webm",
-};
-
-function mimeFor(name, data, partType) {
-  const ext = (name ?? "").split(".").pop().toLowerCase();
-  const fromPart = partType && partType !== "application/octet-stream" ? partType : undefined;
-  return EXT_MIME[ext] ?? fromPart ?? sniffMime(data, "application/octet-stream");
 }
 
 // ------------------------------------------------------------------ the fake
@@ -946,7 +921,7 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(0));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main().catch((e) => {
     process.stderr.write(`telegram fake: ${e.stack ?? e}\n`);
     process.exit(1);
