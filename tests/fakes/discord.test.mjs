@@ -219,7 +219,7 @@ test("attachments: AttachmentBuilder uploads as multipart payload_json + files[n
     assert.equal(posts[1].body.flags, MessageFlags.IsVoiceMessage);
   }));
 
-test("nonce + enforce_nonce: a repeated send returns the first message and creates no second one", () =>
+test("nonce + enforce_nonce: a repeated send (by the app, or by @discordjs/rest after its time-out) returns the first message", () =>
   withFake(async (fake, clients) => {
     const client = await connect(fake, clients);
     const channel = client.channels.cache.get(IDS.general);
@@ -228,6 +228,26 @@ test("nonce + enforce_nonce: a repeated send returns the first message and creat
     assert.equal(again.id, first.id);
     assert.equal(first.nonce, "sigil-outbox-42");
     assert.deepEqual((await channelState(fake)).messages.map((m) => m.content), ["once"]);
+
+    // The send goes through but its answer is late: @discordjs/rest gives up after its `timeout` and sends
+    // the same POST again by itself. Without a nonce that is a second message; with nonce + enforce_nonce
+    // Discord hands back the first one.
+    const hasty = new Client({ intents: BASE_INTENTS, rest: { api: `${fake.base}/api`, offset: 0, timeout: 300 } });
+    clients.push(hasty);
+    hasty.rest.setToken(DEFAULT_TOKEN);
+    const route = `/channels/${IDS.general}/messages`;
+    await fake.admin("POST", "/_fake/faults", { match: "POST /channels/*/messages", kind: "timeout" });
+    await hasty.rest.post(route, { body: { content: "twice?" } });
+    await fake.admin("POST", "/_fake/faults", { match: "POST /channels/*/messages", kind: "timeout" });
+    const kept = await hasty.rest.post(route, { body: { content: "exactly once", nonce: "sigil-outbox-43", enforce_nonce: true } });
+    assert.equal(kept.content, "exactly once");
+    assert.deepEqual((await channelState(fake)).messages.map((m) => m.content), ["once", "twice?", "twice?", "exactly once"]);
+    const posts = (await fake.journal({ kind: "rest" })).filter((e) => e.route_template === "POST /channels/{channel.id}/messages");
+    assert.deepEqual(posts.slice(2).map((e) => [e.body.content, e.status, e.fault ?? null]), [
+      ["twice?", 200, "timeout"], ["twice?", 200, null],
+      ["exactly once", 200, "timeout"], ["exactly once", 200, null],
+    ]);
+    assert.equal(posts[5].response.id, posts[4].response.id, "the repeated nonce got the first message back");
   }));
 
 test("the fake drops the socket: discord.js RESUMEs on resume_gateway_url and gets the messages sent meanwhile exactly once", () =>

@@ -146,10 +146,29 @@ test("getUpdates keeps unconfirmed updates, drops update_id < offset, honours li
     assert.deepEqual((await api.getUpdates()).map((u) => u.update_id), [10000, 10001, 10002]);
     assert.deepEqual((await api.getUpdates({ offset: 10001 })).map((u) => u.message.text), ["b", "c"]);
     assert.deepEqual((await api.getUpdates({ offset: -1 })).map((u) => u.message.text), ["c"]);
-    assert.deepEqual(await api.getUpdates({ offset: 10003, timeout: 0 }), []);
+    // Reactions to messages are not sent unless allowed_updates asks for them, as on Telegram.
+    const reaction = { chat: { id: USER, type: "private", first_name: "Alice" }, message_id: 1, date: 1,
+      user: { id: USER, is_bot: false, first_name: "Alice" }, old_reaction: [], new_reaction: [{ type: "emoji", emoji: "👍" }] };
+    assert.equal((await fake.admin("POST", "/_fake/updates", { message_reaction: reaction })).update, null);
+    await api.getUpdates({ offset: 10003, allowed_updates: ["message", "message_reaction"] });
+    const allowed = (await fake.admin("POST", "/_fake/updates", { message_reaction: reaction })).update;
+    assert.deepEqual((await api.getUpdates({ offset: 10003 })).map((u) => Object.keys(u)), [["update_id", "message_reaction"]]);
+    await api.getUpdates({ offset: allowed.update_id + 1, allowed_updates: [] });
+    // Two pollers at once: the older one is told it was terminated by the other.
+    const older = api.getUpdates({ offset: allowed.update_id + 1, timeout: 5 });
+    older.catch(() => {}); // checked below
+    await eventually(async () => (await fake.admin("GET", "/_fake/state")).polling, 5000, "the first poll waiting");
+    const newer = api.getUpdates({ offset: allowed.update_id + 1, timeout: 1 });
+    await assert.rejects(older, (e) => {
+      assert.ok(e instanceof GrammyError);
+      assert.equal(e.error_code, 409);
+      assert.equal(e.description, "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running");
+      return true;
+    });
+    assert.deepEqual(await newer, []);
     // A long poll with nothing to get returns [] after its timeout.
     const started = Date.now();
-    assert.deepEqual(await api.getUpdates({ offset: 10003, timeout: 1 }), []);
+    assert.deepEqual(await api.getUpdates({ offset: allowed.update_id + 1, timeout: 1 }), []);
     assert.ok(Date.now() - started >= 900);
   }));
 
@@ -330,6 +349,10 @@ test("faults: 429 with retry_after, a 502, a dropped connection, and a send that
     await fake.admin("POST", "/_fake/faults", { match: "sendMessage", kind: "timeout" });
     await assert.rejects(bot(fake, { timeoutSeconds: 1 }).api.sendMessage(USER, "four"), (e) => e instanceof HttpError);
     assert.deepEqual((await chat(fake)).messages.map((m) => m.text), ["hi", "four"]);
+    // The send goes through, then the connection drops: an HttpError, and the user has the message.
+    await fake.admin("POST", "/_fake/faults", { match: "sendMessage", kind: "drop_after_send" });
+    await assert.rejects(api.sendMessage(USER, "four and a half"), (e) => e instanceof HttpError);
+    assert.deepEqual((await chat(fake)).messages.map((m) => m.text), ["hi", "four", "four and a half"]);
     // Delayed instead of lost: the answer comes after delay_ms.
     await fake.admin("POST", "/_fake/faults", { match: "sendMessage", kind: "timeout", delay_ms: 300 });
     const started = Date.now();
@@ -337,7 +360,8 @@ test("faults: 429 with retry_after, a 502, a dropped connection, and a send that
     assert.ok(Date.now() - started >= 280);
     const journal = await fake.journal({ route: "sendMessage" });
     assert.deepEqual(journal.map((e) => [e.status, e.fault ?? null]),
-      [[429, "rate_limit"], [502, "status"], [null, "drop"], [200, "timeout"], [200, "timeout"]]);
+      [[429, "rate_limit"], [502, "status"], [null, "drop"], [200, "timeout"], [200, "drop_after_send"],
+        [200, "timeout"]]);
   }));
 
 test("webhook: setWebhook with secret_token; the fake POSTs updates with the header to grammY's webhookCallback; getUpdates is 409", () =>
