@@ -328,7 +328,7 @@ export class TelegramFake {
       if (!this.storedMessage(chat, replyTo)) throw new Error(`no message ${replyTo} in chat ${chat.id}`);
     }
     const stored = this.addMessage(chat, fields, { fromBot: false, replyTo, threadId: spec.message_thread_id });
-    const update = this.enqueue({ [spec.edited ? "edited_message" : "message"]: this.messageView(chat, stored) });
+    const update = this.enqueue({ message: this.messageView(chat, stored) });
     return { update_id: update?.update_id ?? null, message: this.messageView(chat, stored) };
   }
 
