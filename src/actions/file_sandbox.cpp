@@ -24,8 +24,6 @@ constexpr int kOpenat2Retries = 16;
 
 std::string errno_text(int err) { return std::system_category().message(err); }
 
-using text::ascii::iequals;
-
 // A short, printable excerpt of a name for messages (names can be long or hold control bytes).
 std::string excerpt(std::string_view s) {
   std::string out;
@@ -167,21 +165,6 @@ std::string join(const std::vector<std::string_view>& parts, std::size_t begin, 
 
 // ---------------------------------------------------------------- file kinds
 
-std::optional<FileKind> parse_file_kind(std::string_view name) noexcept {
-  struct Entry {
-    std::string_view name;
-    FileKind kind;
-  };
-  static constexpr Entry kNames[] = {
-      {"auto", FileKind::automatic},    {"image", FileKind::image},  {"photo", FileKind::image},
-      {"document", FileKind::document}, {"doc", FileKind::document}, {"file", FileKind::document},
-      {"audio", FileKind::audio},       {"voice", FileKind::voice},  {"video", FileKind::video},
-  };
-  for (const auto& e : kNames)
-    if (iequals(name, e.name)) return e.kind;
-  return std::nullopt;
-}
-
 FileKind kind_for(std::string_view path, std::optional<FileKind> asked) noexcept {
   if (asked && *asked != FileKind::automatic) return *asked;
   return text::file_kind_for_name(path);
@@ -230,14 +213,6 @@ Result<std::string> sha256_end(EVP_MD_CTX* ctx) {
 }
 
 }  // namespace
-
-std::string sha256_hex(std::string_view bytes) {
-  auto ctx = sha256_begin();
-  if (!ctx) return {};
-  if (EVP_DigestUpdate(ctx->get(), bytes.data(), bytes.size()) != 1) return {};
-  auto hex = sha256_end(ctx->get());
-  return hex ? std::move(*hex) : std::string{};
-}
 
 // ---------------------------------------------------------------- OpenedFile
 

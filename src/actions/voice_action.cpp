@@ -11,6 +11,7 @@
 
 #include "sigil/actions/file_sandbox.h"
 #include "sigil/actions/unique_fd.h"
+#include "sigil/store/sha256.h"
 
 namespace sigil::actions {
 namespace {
@@ -66,7 +67,7 @@ exec::HandlerResult speak(const VoiceConfig& config, const exec::Directive& d,
   exec::Delivery delivery;
   delivery.op = exec::Delivery::Op::Voice;
   delivery.path = note->path().string();
-  delivery.sha256 = sha256_hex(bytes);
+  delivery.sha256 = store::sha256_hex(bytes);
   delivery.duration_ms = static_cast<std::uint64_t>(note->duration().count());
   boost::json::object result{{"duration_ms", delivery.duration_ms}, {"bytes", note->bytes()}};
   const std::string message =

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "sigil/text/media_types.h"
+
 namespace sigil::catalog {
 namespace {
 
@@ -56,11 +58,8 @@ ParamSpec file_kind() {
   ParamSpec p =
       param("kind", ParamType::Enum, false,
             "how to send the file: auto (by extension), image, document, audio, voice or video", {"mode"});
-  p.enum_values = {
-      {"auto", "auto"},         {"image", "image"},  {"photo", "image"},
-      {"document", "document"}, {"doc", "document"}, {"file", "document"},
-      {"audio", "audio"},       {"voice", "voice"},  {"video", "video"},
-  };
+  for (const text::FileKindSpelling& s : text::file_kind_spellings())
+    p.enum_values.push_back({std::string(s.written), std::string(text::to_string(s.kind))});
   p.enum_fallback = "auto";
   return p;
 }

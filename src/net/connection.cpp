@@ -63,18 +63,6 @@ PhaseLimit phase_limit(milliseconds limit, std::optional<Clock::time_point> dead
   return PhaseLimit{at, false};
 }
 
-std::string format_duration(milliseconds d) {
-  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "s";
-  return std::to_string(d.count()) + "ms";
-}
-
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
-
 bool set_close_on_exec(int fd) noexcept {
   int flags = ::fcntl(fd, F_GETFD);
   return flags >= 0 && ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0;

@@ -22,6 +22,7 @@
 
 #include "sigil/net/error.h"
 #include "sigil/net/url.h"
+#include "sigil/text/diagnostic_text.h"
 
 namespace sigil::net::detail {
 
@@ -68,9 +69,8 @@ struct PhaseLimit {
 };
 PhaseLimit phase_limit(std::chrono::milliseconds limit, std::optional<Clock::time_point> deadline);
 
-// "10s" or "250ms".
-std::string format_duration(std::chrono::milliseconds d);
-std::string one_line(std::string text);
+using text::format_duration;
+using text::one_line;
 
 // Resolves url's host, connects to each address in turn (each socket opened close-on-exec before it
 // connects), then for https/wss does the TLS handshake with SNI and certificate + host-name checks.

@@ -103,4 +103,19 @@ std::string_view mime_type_for_name(std::string_view name) noexcept {
   return row != nullptr ? row->mime : kUnknownType;
 }
 
+std::span<const FileKindSpelling> file_kind_spellings() noexcept {
+  static constexpr FileKindSpelling kSpellings[] = {
+      {"auto", FileKind::automatic},    {"image", FileKind::image},  {"photo", FileKind::image},
+      {"document", FileKind::document}, {"doc", FileKind::document}, {"file", FileKind::document},
+      {"audio", FileKind::audio},       {"voice", FileKind::voice},  {"video", FileKind::video},
+  };
+  return kSpellings;
+}
+
+std::optional<FileKind> parse_file_kind(std::string_view name) noexcept {
+  for (const FileKindSpelling& s : file_kind_spellings())
+    if (ascii::iequals(name, s.written)) return s.kind;
+  return std::nullopt;
+}
+
 }  // namespace sigil::text

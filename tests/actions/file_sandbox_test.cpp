@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include "sigil/store/sha256.h"
+
 namespace sigil::actions {
 namespace {
 
@@ -212,9 +214,7 @@ TEST_P(FileSandboxTest, ReadsStreamsAndHashesFromTheOpenDescriptor) {
 
   auto hash = f->sha256();
   ASSERT_TRUE(hash.ok());
-  EXPECT_EQ(*hash, sha256_hex(big));
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(*hash, store::sha256_hex(big));
 
   char buf[5];
   auto r = f->read_at(26, buf);

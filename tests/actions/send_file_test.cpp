@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../support/run_turn.h"
+#include "sigil/store/sha256.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace sigil::actions {
@@ -81,7 +82,7 @@ TEST_F(SendFileTest, FileTagSendsTheOpenedFileWhereItStood) {
   EXPECT_EQ(d.op, Op::File);
   EXPECT_EQ(d.path, "report.pdf");
   EXPECT_EQ(d.kind, "document");
-  EXPECT_EQ(d.sha256, sha256_hex("%PDF-1.4 report"));
+  EXPECT_EQ(d.sha256, store::sha256_hex("%PDF-1.4 report"));
   ASSERT_TRUE(d.payload);
   EXPECT_EQ(d.payload->name(), "report.pdf");
   EXPECT_EQ(d.payload->mime_type(), "application/pdf");

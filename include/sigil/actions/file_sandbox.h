@@ -53,11 +53,8 @@ namespace sigil::actions {
 // The one vocabulary of file kinds (text/media_types.h); to_string gives their names: "auto", "image",
 // "document", "audio", "voice", "video".
 using text::FileKind;
+using text::parse_file_kind;  // the spellings of spec 6.3 (doc, document, file, photo, image, ...)
 using text::to_string;
-
-// The canonical names and the spellings of spec 6.3 (doc, document, file, photo, image, ...), any case.
-// Unknown names give nullopt; spec 6.3 maps those to auto, which the caller does with value_or.
-std::optional<FileKind> parse_file_kind(std::string_view name) noexcept;
 
 // The kind a file is sent as (spec 14). An asked kind other than auto is kept as is (voice only this
 // way); absent or auto goes by the extension (text::file_kind_for_name: images, audio and video by the
@@ -65,9 +62,6 @@ std::optional<FileKind> parse_file_kind(std::string_view name) noexcept;
 FileKind kind_for(std::string_view path, std::optional<FileKind> asked) noexcept;
 
 // ---------------------------------------------------------------- opened files
-
-// Lower-case hex SHA-256 of a buffer (OpenSSL EVP).
-std::string sha256_hex(std::string_view bytes);
 
 // A regular file opened by FileSandbox::open. Owns its descriptor. Every read goes to that descriptor with
 // pread, so the const members are safe to call from several threads at once. The file can still change

@@ -13,6 +13,7 @@
 //   "audio/ogg; codecs=opus", the type voice notes carry too. Unknown: "application/octet-stream".
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -22,6 +23,16 @@ enum class FileKind : unsigned char { automatic, image, document, audio, voice, 
 
 // The name above. Never empty.
 std::string_view to_string(FileKind kind) noexcept;
+
+// The spellings of file kinds that spec 6.3 accepts: the names above and "photo" (image), "doc" and
+// "file" (document). Lower case; matched in any ASCII case.
+struct FileKindSpelling {
+  std::string_view written;
+  FileKind kind;
+};
+std::span<const FileKindSpelling> file_kind_spellings() noexcept;
+// The kind a spelling names; nullopt for an unknown one (spec 6.3 maps those to auto: value_or).
+std::optional<FileKind> parse_file_kind(std::string_view name) noexcept;
 
 struct MediaType {
   std::string_view extension;  // lower case, no dot

@@ -20,6 +20,7 @@
 #include "sigil/net/retry_after.h"
 #include "sigil/net/sse_parser.h"
 #include "sigil/net/url.h"
+#include "sigil/text/diagnostic_text.h"
 
 namespace sigil::model {
 
@@ -29,18 +30,6 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr std::size_t kMaxErrorBody = 64 * 1024;
-
-std::string seconds(milliseconds d) {
-  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "s";
-  return std::to_string(d.count()) + "ms";
-}
-
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
-}
 
 struct Endpoint {
   std::string url;  // {base_url}/chat/completions
@@ -80,10 +69,10 @@ struct Attempt {
 };
 
 Attempt failed(std::string error) {
-  return Attempt{Attempt::fail, {}, one_line(std::move(error)), {}, 0, {}};
+  return Attempt{Attempt::fail, {}, text::one_line(std::move(error)), {}, 0, {}};
 }
 Attempt retryable(std::string error) {
-  return Attempt{Attempt::retry, {}, one_line(std::move(error)), {}, 0, {}};
+  return Attempt{Attempt::retry, {}, text::one_line(std::move(error)), {}, 0, {}};
 }
 
 class OpenAiClient;
@@ -197,8 +186,8 @@ class OpenAiClient final : public ModelClient {
   }
 
   std::string total_timeout_message(const CallState& s) const {
-    std::string out =
-        "model: no complete reply within " + seconds(config_.total_timeout) + " (total time-out)";
+    std::string out = "model: no complete reply within " + text::format_duration(config_.total_timeout) +
+                      " (total time-out)";
     if (s.delivered_bytes > 0) out += " after " + std::to_string(s.delivered_bytes) + " bytes";
     return out;
   }
@@ -315,12 +304,13 @@ class AttemptHandler final : public net::HttpHandler {
 
   Attempt status_attempt() {
     Attempt attempt;
-    attempt.error = one_line("model: HTTP " + std::to_string(status_) + " from " +
-                             s_->client->endpoint().host + ": " + openai::api_error_message(error_body_));
+    attempt.error =
+        text::one_line("model: HTTP " + std::to_string(status_) + " from " + s_->client->endpoint().host +
+                       ": " + openai::api_error_message(error_body_));
     attempt.kind = (status_ == 429 || status_ >= 500) ? Attempt::retry : Attempt::fail;
     attempt.retry_after = retry_after_;
     attempt.http_status = status_;
-    attempt.server_message = one_line(openai::api_error_message(error_body_));
+    attempt.server_message = text::one_line(openai::api_error_message(error_body_));
     return attempt;
   }
 
@@ -344,9 +334,10 @@ class AttemptHandler final : public net::HttpHandler {
     switch (error->kind) {
       case K::deadline:
         if (!in_body) return failed(client.total_timeout_message(*s_));
-        return body_failure(
-            where, "no complete reply within " + seconds(client.config().total_timeout) + " (total time-out)",
-            false);
+        return body_failure(where,
+                            "no complete reply within " +
+                                text::format_duration(client.config().total_timeout) + " (total time-out)",
+                            false);
       case K::idle_timeout:
         return body_failure(where, error->detail, false);
       case K::broken:
@@ -420,7 +411,7 @@ void OpenAiClient::after_attempt(const std::shared_ptr<CallState>& s, Attempt at
     if (delay >= remaining(*s)) {
       return finish(s, Outcome{FinishReason::error,
                                attempt.error + " (no time left to retry within total_timeout " +
-                                   seconds(config_.total_timeout) + ")",
+                                   text::format_duration(config_.total_timeout) + ")",
                                0, attempt.http_status, attempt.server_message});
     }
     std::lock_guard lock(s->mutex);

@@ -1,0 +1,25 @@
+// The small pieces of diagnostic text that every layer writes the same way: a message on one line, a
+// duration as a person reads it in a time-out message.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace sigil::text {
+
+// `text` with every CR and LF replaced by a space: a diagnostic is one log line, one JSON string a page
+// shows, one line of a turn report, whatever a server or library put in it.
+inline std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+// "30s" for whole seconds, else "1500ms": what a time-out setting says in its own units.
+inline std::string format_duration(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0) return std::to_string(d.count() / 1000) + "s";
+  return std::to_string(d.count()) + "ms";
+}
+
+}  // namespace sigil::text
