@@ -26,7 +26,7 @@ void ConversationHub::unwatch(const std::string& user, const std::string& conver
 }
 
 std::size_t ConversationHub::broadcast(const std::string& user, const std::string& conversation,
-                                       const std::shared_ptr<const std::string>& frame) {
+                                       const channels::web::SharedFrame& frame) {
   // The locked pointers are released after the lock: the last reference to a closing connection may be
   // dropped here, and its destructor must not run under the hub's lock.
   std::vector<std::shared_ptr<Watcher>> live;

@@ -18,12 +18,14 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/channels/web/web_frame.h"
+
 namespace sigil::server {
 
 class Watcher {
  public:
   virtual ~Watcher();
-  virtual void send(std::shared_ptr<const std::string> frame) = 0;
+  virtual void send(channels::web::SharedFrame frame) = 0;
 };
 
 class ConversationHub {
@@ -32,7 +34,7 @@ class ConversationHub {
              const std::shared_ptr<Watcher>& watcher);
   void unwatch(const std::string& user, const std::string& conversation, const Watcher* watcher);
   std::size_t broadcast(const std::string& user, const std::string& conversation,
-                        const std::shared_ptr<const std::string>& frame);
+                        const channels::web::SharedFrame& frame);
   void close();
   // True when some live connection watches the conversation.
   bool watched(const std::string& user, const std::string& conversation) const;

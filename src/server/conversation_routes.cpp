@@ -115,7 +115,7 @@ PlainResponse delete_response(store::Store& store, ConversationHub& hub, const T
   auto deleted = store.delete_conversation(store::Scope{user, conversation});
   if (!deleted.ok()) return json_error(500, "store: " + deleted.error());
   if (!*deleted) return json_error(404, "no such conversation");
-  hub.broadcast(user, conversation, std::make_shared<const std::string>(deleted_frame()));
+  hub.broadcast(user, conversation, std::make_shared<const channels::web::WebFrame>(deleted_frame()));
   return json_answer(json::object{{"deleted", conversation}});
 }
 
@@ -150,8 +150,9 @@ PlainResponse settings_response(agent::Agent& agent, store::Store& store, Conver
     if (say != nullptr) {
       if (auto set = agent.set_say_mode(user, conversation, say->as_bool()); !set)
         return json_error(500, "store: " + set.error());
-      hub.broadcast(user, conversation,
-                    std::make_shared<const std::string>(settings_frame(say->as_bool(), std::nullopt)));
+      hub.broadcast(
+          user, conversation,
+          std::make_shared<const channels::web::WebFrame>(settings_frame(say->as_bool(), std::nullopt)));
     }
   }
   auto say_mode = agent.say_mode(user, conversation);

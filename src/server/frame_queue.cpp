@@ -1,79 +1,44 @@
 #include "server/frame_queue.h"
 
-#include <boost/json/parse.hpp>
-#include <boost/json/serialize.hpp>
-#include <string_view>
 #include <utility>
+#include <variant>
+
+#include "server/valid_utf8.h"
+#include "sigil/text/utf8.h"
 
 namespace sigil::server {
-namespace {
 
-namespace json = boost::json;
+using channels::web::TextPiece;
 
-// A cheap filter before parsing: every text frame serialises its type this way (ws_frames), and a frame
-// without it is never parsed. Parsing decides; this only saves the parse of other frames.
-bool may_be_text_frame(const std::string& frame) {
-  return frame.find(R"("type":"text")") != std::string::npos;
+const TextPiece* FrameQueue::piece(const Entry& entry) {
+  if (entry.own) return &*entry.own;
+  return std::get_if<TextPiece>(entry.frame.get());
 }
 
-// The merge key: every field but "text" equal (in any order).
-bool same_key(const json::object& a, const json::object& b) {
-  if (a.size() != b.size()) return false;
-  for (const auto& field : a) {
-    if (field.key() == "text") continue;
-    const json::value* other = b.if_contains(field.key());
-    if (other == nullptr || *other != field.value()) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-bool FrameQueue::parse(Entry& entry) {
-  if (entry.kind != Entry::Kind::unknown) return entry.kind == Entry::Kind::text;
-  entry.kind = Entry::Kind::other;
-  if (!may_be_text_frame(*entry.frame)) return false;
-  boost::system::error_code ec;
-  json::value parsed = json::parse(*entry.frame, ec);
-  if (ec || !parsed.is_object()) return false;
-  json::object& object = parsed.as_object();
-  const json::value* type = object.if_contains("type");
-  const json::value* text = object.if_contains("text");
-  if (type == nullptr || !type->is_string() || type->as_string() != "text") return false;
-  if (text == nullptr || !text->is_string()) return false;
-  entry.object = std::move(object);
-  entry.kind = Entry::Kind::text;
-  return true;
-}
-
-void FrameQueue::push(std::shared_ptr<const std::string> frame) {
-  Entry incoming;
-  incoming.frame = std::move(frame);
+void FrameQueue::push(channels::web::SharedFrame frame) {
   // The tail may take the frame only while it waits: not when it is the frame being written.
   const bool tail_waits = !entries_.empty() && !(writing_ && entries_.size() == 1);
-  if (tail_waits && may_be_text_frame(*incoming.frame)) {
+  const TextPiece* incoming = std::get_if<TextPiece>(frame.get());
+  if (tail_waits && incoming != nullptr) {
     Entry& tail = entries_.back();
-    if (parse(tail) && parse(incoming) && same_key(tail.object, incoming.object)) {
-      json::string& text = tail.object["text"].as_string();
-      const json::string& more = incoming.object["text"].as_string();
-      if (text.size() + more.size() <= max_merged_text_) {
-        text.append(std::string_view(more));
-        tail.merged = true;
-        tail.frame.reset();
+    if (const TextPiece* waiting = piece(tail)) {
+      TextPiece merged = *waiting;
+      if (channels::web::merge(merged, *incoming, max_merged_text_)) {
+        tail.own = std::move(merged);
         ++merged_;
         return;
       }
     }
   }
-  entries_.push_back(std::move(incoming));
+  entries_.push_back(Entry{std::move(frame), std::nullopt, {}});
 }
 
 const std::string& FrameQueue::start_write() {
   writing_ = true;
   Entry& front = entries_.front();
-  if (!front.merged) return *front.frame;
-  front.rendered = json::serialize(front.object);
-  front.object = {};
+  front.rendered = front.own ? channels::web::serialize(*front.own) : channels::web::serialize(*front.frame);
+  // A WebSocket text message must be UTF-8; model text and file names may not be (repaired with U+FFFD).
+  if (!text::is_valid_utf8(front.rendered)) front.rendered = valid_utf8(std::move(front.rendered));
   return front.rendered;
 }
 

@@ -45,8 +45,9 @@ void ServerState::start_web_turn(const std::string& user, const std::string& con
                                  const std::string& text, const std::string& turn_id,
                                  const std::optional<std::string>& client_id,
                                  std::shared_ptr<agent::TurnObserver> observer) {
-  hub->broadcast(user, conversation,
-                 std::make_shared<const std::string>(turn_frame(turn_id, client_id, false, text)));
+  hub->broadcast(
+      user, conversation,
+      std::make_shared<const channels::web::WebFrame>(turn_frame(turn_id, client_id, false, text)));
   agent::TurnInput input;
   input.user = user;
   input.conversation = conversation;

@@ -22,7 +22,7 @@ TurnBroadcaster::TurnBroadcaster(Shared shared, std::string user, std::string co
 // Called while the bases are built: the lambdas only keep `this`; they run after construction.
 channels::web::WebTransport TurnBroadcaster::transport() {
   channels::web::WebTransport t;
-  t.send = [this](std::string frame) { send(std::move(frame)); };
+  t.send = [this](channels::web::WebFrame frame) { send(std::move(frame)); };
   t.publish = [this](const deliver::OutgoingFile& file, bool voice, channels::web::PublishedMedia& out,
                      std::string& error) {
     // Kept even when nobody watches: the history shows it again after a reload (GET /media/... serves it).
@@ -58,8 +58,9 @@ deliver::ChatOutboxOptions TurnBroadcaster::outbox_options() {
   return o;
 }
 
-void TurnBroadcaster::send(std::string frame) {
-  shared_.hub->broadcast(user_, conversation_, std::make_shared<const std::string>(std::move(frame)));
+void TurnBroadcaster::send(channels::web::WebFrame frame) {
+  shared_.hub->broadcast(user_, conversation_,
+                         std::make_shared<const channels::web::WebFrame>(std::move(frame)));
 }
 
 void TurnBroadcaster::announce(const std::string& fallback_id) {

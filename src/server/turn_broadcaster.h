@@ -59,7 +59,7 @@ class TurnBroadcaster : private detail::WebChannelMember, public agent::ChannelO
  private:
   void turn_ended(const agent::TurnSummary& summary, const deliver::DeliveryReport& report) override;
   void announce(const std::string& fallback_id);
-  void send(std::string frame);
+  void send(channels::web::WebFrame frame);
   channels::web::WebTransport transport();
   deliver::ChatOutboxOptions outbox_options();
 

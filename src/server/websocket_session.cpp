@@ -66,7 +66,7 @@ class WebSocketSession final : public Watcher,
   // From the hub, with its lock held: only queues. Frames wait in the inbox and one posted handler moves
   // all that came meanwhile to the write queue: a busy connection costs one post per burst, not per frame,
   // and the burst's text frames merge there.
-  void send(std::shared_ptr<const std::string> frame) override {
+  void send(channels::web::SharedFrame frame) override {
     {
       std::lock_guard lock(inbox_mu_);
       inbox_.push_back(std::move(frame));
@@ -91,16 +91,16 @@ class WebSocketSession final : public Watcher,
                                state_.options.greeting_message_bytes};
     auto history = client_history(state_.store, user_, conversation_, window);
     if (!history.ok()) {
-      enqueue(std::make_shared<const std::string>(
+      enqueue(std::make_shared<const channels::web::WebFrame>(
           error_frame("store: cannot read the history: " + history.error(), std::nullopt)));
       history = ClientHistory{};
     }
     auto say_mode = state_.agent.say_mode(user_, conversation_);
     if (!say_mode.ok()) {
-      enqueue(std::make_shared<const std::string>(
+      enqueue(std::make_shared<const channels::web::WebFrame>(
           error_frame("store: cannot read the say mode: " + say_mode.error(), std::nullopt)));
     }
-    enqueue(std::make_shared<const std::string>(
+    enqueue(std::make_shared<const channels::web::WebFrame>(
         hello_frame(user_, conversation_, state_.options.model_label, state_.options.replay_model,
                     std::move(history->messages), history->more, say_mode.ok() && *say_mode,
                     std::move(history->deliveries))));
@@ -108,7 +108,7 @@ class WebSocketSession final : public Watcher,
   }
 
   void drain_inbox() {
-    std::vector<std::shared_ptr<const std::string>> frames;
+    std::vector<channels::web::SharedFrame> frames;
     {
       std::lock_guard lock(inbox_mu_);
       frames.swap(inbox_);
@@ -117,9 +117,8 @@ class WebSocketSession final : public Watcher,
   }
 
   // Text frames of a turn that pile up behind a write in flight go out merged (FrameQueue).
-  void enqueue(std::shared_ptr<const std::string> frame) {
+  void enqueue(channels::web::SharedFrame frame) {
     if (closed_) return;
-    if (!text::is_valid_utf8(*frame)) frame = std::make_shared<const std::string>(valid_utf8(*frame));
     queue_.push(std::move(frame));
     if (!queue_.writing()) write_next();
   }
@@ -162,7 +161,7 @@ class WebSocketSession final : public Watcher,
   }
 
   void error(const std::string& message, const std::optional<std::string>& client_id = std::nullopt) {
-    enqueue(std::make_shared<const std::string>(error_frame(message, client_id)));
+    enqueue(std::make_shared<const channels::web::WebFrame>(error_frame(message, client_id)));
   }
 
   void handle_message(std::string_view text) {
@@ -178,7 +177,7 @@ class WebSocketSession final : public Watcher,
         // Every page of the conversation (this one too) shows the new setting; the next turn uses it.
         state_.hub->broadcast(
             user_, conversation_,
-            std::make_shared<const std::string>(settings_frame(frame.say_mode, frame.client_id)));
+            std::make_shared<const channels::web::WebFrame>(settings_frame(frame.say_mode, frame.client_id)));
         return;
       case ClientFrame::Type::Cancel:
         if (!state_.turns.owns(frame.text, user_, conversation_) || !state_.agent.cancel(frame.text))
@@ -218,7 +217,7 @@ class WebSocketSession final : public Watcher,
   const std::string address_;
   beast::flat_buffer buffer_;
   std::mutex inbox_mu_;
-  std::vector<std::shared_ptr<const std::string>> inbox_;  // from the hub, not yet on the strand
+  std::vector<channels::web::SharedFrame> inbox_;  // from the hub, not yet on the strand
   FrameQueue queue_;
   bool closed_ = false;
   bool too_large_ = false;

@@ -24,7 +24,7 @@ struct Recorder {
 
   WebTransport transport() {
     WebTransport t;
-    t.send = [this](std::string frame) { frames.push_back(json::parse(frame).as_object()); };
+    t.send = [this](WebFrame frame) { frames.push_back(json::parse(serialize(frame)).as_object()); };
     t.publish = [this](const deliver::OutgoingFile& file, bool voice, PublishedMedia& out,
                        std::string& error) {
       if (fail_publish) {

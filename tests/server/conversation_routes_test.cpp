@@ -130,7 +130,9 @@ TEST_F(ConversationRoutesStoreTest, SettingsReadAndWriteTheSayModeAndTellTheWatc
   ConversationHub hub;
   struct Recorder final : Watcher {
     std::vector<std::string> frames;
-    void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }
+    void send(channels::web::SharedFrame frame) override {
+      frames.push_back(channels::web::serialize(*frame));
+    }
   };
   auto watcher = std::make_shared<Recorder>();
   hub.watch("web", "c1", watcher);
@@ -206,7 +208,9 @@ TEST_F(ConversationRoutesStoreTest, TheListAndDeleteOfConversations) {
   TurnRegistry turns;
   struct Recorder final : Watcher {
     std::vector<std::string> frames;
-    void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }
+    void send(channels::web::SharedFrame frame) override {
+      frames.push_back(channels::web::serialize(*frame));
+    }
   };
   auto watcher = std::make_shared<Recorder>();
   hub.watch("web", "old", watcher);

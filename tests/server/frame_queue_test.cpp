@@ -1,4 +1,5 @@
-// FrameQueue: a WebSocket connection's write queue merges waiting text frames of the same turn.
+// FrameQueue: a WebSocket connection's write queue merges waiting text pieces of the same message, typed
+// (channels::web::TextPiece), and serialises each frame once when its write starts.
 #include "server/frame_queue.h"
 
 #include <gtest/gtest.h>
@@ -14,9 +15,17 @@ namespace sigil::server {
 namespace {
 
 namespace json = boost::json;
+using channels::web::TextPiece;
+using channels::web::WebFrame;
 
-std::shared_ptr<const std::string> frame(std::string text) {
-  return std::make_shared<const std::string>(std::move(text));
+channels::web::SharedFrame frame(WebFrame f) { return std::make_shared<const WebFrame>(std::move(f)); }
+
+// A piece of message m1 of `turn`, and its JSON text as a page receives it.
+TextPiece piece(const std::string& turn, const std::string& text, bool replace = false) {
+  return TextPiece{turn, "m1", text, replace};
+}
+std::string text_of(const std::string& turn, const std::string& text, bool replace = false) {
+  return channels::web::serialize(piece(turn, text, replace));
 }
 
 // Writes everything still queued, one frame after another.
@@ -30,102 +39,145 @@ std::vector<std::string> drain(FrameQueue& queue) {
   return out;
 }
 
+TEST(FrameQueueTest, TextPiecesAreSerialisedAsTheProtocolSays) {
+  EXPECT_EQ(text_of("t1", "hi"), R"({"type":"text","turn":"t1","message":"m1","text":"hi"})");
+  EXPECT_EQ(text_of("t1", "hi", true),
+            R"({"type":"text","turn":"t1","message":"m1","text":"hi","replace":true})");
+}
+
 TEST(FrameQueueTest, KeepingUpSendsEveryFrameAsPushed) {
   FrameQueue queue;
   for (const char* text : {"a", "b", "c"}) {
-    queue.push(frame(text_frame("t1", text)));
-    EXPECT_EQ(queue.start_write(), text_frame("t1", text));
+    queue.push(frame(piece("t1", text)));
+    EXPECT_EQ(queue.start_write(), text_of("t1", text));
     queue.finish_write();
   }
   EXPECT_TRUE(queue.empty());
   EXPECT_EQ(queue.merged(), 0u);
 }
 
-TEST(FrameQueueTest, WaitingTextFramesOfATurnMergeInOrder) {
+TEST(FrameQueueTest, WaitingTextPiecesOfAMessageMergeInOrder) {
   FrameQueue queue;
-  queue.push(frame(text_frame("t1", "Hello")));
-  EXPECT_EQ(queue.start_write(), text_frame("t1", "Hello"));  // in flight: never merged into
-  queue.push(frame(text_frame("t1", ", ")));
-  queue.push(frame(text_frame("t1", "wor")));
-  queue.push(frame(text_frame("t1", "ld \"quoted\" \xC3\xA9")));
+  queue.push(frame(piece("t1", "Hello")));
+  EXPECT_EQ(queue.start_write(), text_of("t1", "Hello"));  // in flight: never merged into
+  queue.push(frame(piece("t1", ", ")));
+  queue.push(frame(piece("t1", "wor")));
+  queue.push(frame(piece("t1", "ld \"quoted\" \xC3\xA9")));
   EXPECT_EQ(queue.size(), 2u);
   EXPECT_EQ(queue.merged(), 2u);
   queue.finish_write();
-  EXPECT_EQ(drain(queue), std::vector<std::string>{text_frame("t1", ", world \"quoted\" \xC3\xA9")});
+  EXPECT_EQ(drain(queue), std::vector<std::string>{text_of("t1", ", world \"quoted\" \xC3\xA9")});
+}
+
+TEST(FrameQueueTest, AReplacingPieceReplacesWhatWaits) {
+  FrameQueue queue;
+  queue.push(frame(model_call_frame("t1", 1)));
+  (void)queue.start_write();
+  queue.push(frame(piece("t1", "draft")));
+  queue.push(frame(piece("t1", " more")));
+  queue.push(frame(piece("t1", "Final", true)));  // the message's whole text now
+  queue.push(frame(piece("t1", " words")));       // added to the replaced text
+  queue.push(frame(piece("t1", "Again", true)));
+  EXPECT_EQ(queue.merged(), 4u);
+  EXPECT_EQ(drain(queue),
+            (std::vector<std::string>{text_of("t1", "Again", true)}));  // drain() ends the write
+  queue.push(frame(model_call_frame("t1", 2)));
+  (void)queue.start_write();
+  queue.push(frame(piece("t1", "X", true)));
+  queue.push(frame(piece("t1", "Y")));
+  EXPECT_EQ(drain(queue), (std::vector<std::string>{text_of("t1", "XY", true)}));
 }
 
 TEST(FrameQueueTest, NeverMergesAcrossAnotherFrame) {
   FrameQueue queue;
   queue.push(frame(model_call_frame("t1", 1)));
   (void)queue.start_write();
-  queue.push(frame(text_frame("t1", "a")));
-  queue.push(frame(text_frame("t1", "b")));
+  queue.push(frame(piece("t1", "a")));
+  queue.push(frame(piece("t1", "b")));
   queue.push(frame(silence_frame("t1", true)));
-  queue.push(frame(text_frame("t1", "c")));
-  queue.push(frame(text_frame("t1", "d")));
+  queue.push(frame(piece("t1", "c")));
+  queue.push(frame(piece("t1", "d")));
   queue.push(frame(model_call_frame("t1", 2)));
-  queue.push(frame(text_frame("t1", "e")));
-  EXPECT_EQ(drain(queue), (std::vector<std::string>{text_frame("t1", "ab"), silence_frame("t1", true),
-                                                    text_frame("t1", "cd"), model_call_frame("t1", 2),
-                                                    text_frame("t1", "e")}));
+  queue.push(frame(piece("t1", "e")));
+  EXPECT_EQ(drain(queue),
+            (std::vector<std::string>{text_of("t1", "ab"), json::serialize(silence_frame("t1", true)),
+                                      text_of("t1", "cd"), json::serialize(model_call_frame("t1", 2)),
+                                      text_of("t1", "e")}));
 }
 
-TEST(FrameQueueTest, DifferentTurnsOrFieldsDoNotMerge) {
+TEST(FrameQueueTest, DifferentTurnsOrMessagesDoNotMerge) {
   FrameQueue queue;
-  queue.push(frame(text_frame("t0", "x")));
+  queue.push(frame(piece("t0", "x")));
   (void)queue.start_write();
-  queue.push(frame(text_frame("t1", "a")));
-  queue.push(frame(text_frame("t2", "b")));
-  // A text frame with one more field (e.g. a message id the protocol may add) is another key...
-  queue.push(frame(R"({"type":"text","turn":"t2","message":"m1","text":"c"})"));
-  queue.push(frame(R"({"type":"text","turn":"t2","message":"m2","text":"d"})"));
-  // ...and equal fields in another order are the same key; the first frame's layout is kept.
-  queue.push(frame(R"({"message":"m2","text":"e","turn":"t2","type":"text"})"));
+  queue.push(frame(piece("t1", "a")));
+  queue.push(frame(piece("t2", "b")));
+  queue.push(frame(TextPiece{"t2", "m2", "c", false}));
+  queue.push(frame(TextPiece{"t2", "m3", "d", false}));
+  queue.push(frame(TextPiece{"t2", "m3", "e", false}));
   EXPECT_EQ(queue.merged(), 1u);
   EXPECT_EQ(drain(queue),
-            (std::vector<std::string>{text_frame("t1", "a"), text_frame("t2", "b"),
-                                      R"({"type":"text","turn":"t2","message":"m1","text":"c"})",
-                                      R"({"type":"text","turn":"t2","message":"m2","text":"de"})"}));
+            (std::vector<std::string>{text_of("t1", "a"), text_of("t2", "b"),
+                                      R"({"type":"text","turn":"t2","message":"m2","text":"c"})",
+                                      R"({"type":"text","turn":"t2","message":"m3","text":"de"})"}));
 }
 
-TEST(FrameQueueTest, OtherFramesAreNeverMergedOrParsedAsText) {
+TEST(FrameQueueTest, OtherFramesAreNeverMerged) {
   FrameQueue queue;
-  queue.push(frame("{}"));
+  queue.push(frame(json::object{}));
   (void)queue.start_write();
-  const std::string delivery = R"({"type":"delivery","turn":"t1","op":"text","text":"hi"})";
-  queue.push(frame(delivery));
-  queue.push(frame(delivery));
-  queue.push(frame(R"({"type":"text","turn":"t1","text":1})"));  // text is not a string
-  queue.push(frame(R"({"type":"text","turn":"t1","text":2})"));
-  queue.push(frame(R"({"type":"text","turn":"t1"})"));  // no text
-  queue.push(frame(R"({"type":"text","turn":"t1"})"));
-  queue.push(frame(R"(not json "type":"text")"));
-  queue.push(frame(R"(not json "type":"text")"));
+  // A JSON object that looks like a text frame is still not a text piece: only typed pieces merge.
+  const json::object look_alike{{"type", "text"}, {"turn", "t1"}, {"message", "m1"}, {"text", "hi"}};
+  queue.push(frame(look_alike));
+  queue.push(frame(look_alike));
+  queue.push(frame(piece("t1", "a")));
+  queue.push(frame(look_alike));
   EXPECT_EQ(queue.merged(), 0u);
-  EXPECT_EQ(drain(queue).size(), 8u);
+  EXPECT_EQ(drain(queue).size(), 4u);
 }
 
 TEST(FrameQueueTest, MergedTextStaysUnderTheCap) {
   FrameQueue queue(4);
-  queue.push(frame(text_frame("t1", "x")));
+  queue.push(frame(piece("t1", "x")));
   (void)queue.start_write();
-  for (const char* text : {"ab", "cd", "e", "fghij", "k"}) queue.push(frame(text_frame("t1", text)));
-  EXPECT_EQ(drain(queue), (std::vector<std::string>{text_frame("t1", "abcd"), text_frame("t1", "e"),
-                                                    text_frame("t1", "fghij"), text_frame("t1", "k")}));
+  for (const char* text : {"ab", "cd", "e", "fghij", "k"}) queue.push(frame(piece("t1", text)));
+  EXPECT_EQ(drain(queue), (std::vector<std::string>{text_of("t1", "abcd"), text_of("t1", "e"),
+                                                    text_of("t1", "fghij"), text_of("t1", "k")}));
 }
 
 TEST(FrameQueueTest, AFrameStaysValidWhileWrittenAndTheNextOneWaits) {
   FrameQueue queue;
-  queue.push(frame(text_frame("t1", "a")));
-  queue.push(frame(text_frame("t1", "b")));  // not writing yet: the tail waits, so they merge
+  queue.push(frame(piece("t1", "a")));
+  queue.push(frame(piece("t1", "b")));  // not writing yet: the tail waits, so they merge
   EXPECT_EQ(queue.size(), 1u);
   const std::string& writing = queue.start_write();
-  for (int i = 0; i < 100; ++i) queue.push(frame(text_frame("t1", "c")));
-  EXPECT_EQ(writing, text_frame("t1", "ab"));
+  for (int i = 0; i < 100; ++i) queue.push(frame(piece("t1", "c")));
+  EXPECT_EQ(writing, text_of("t1", "ab"));
   EXPECT_EQ(queue.size(), 2u);
   const auto rest = drain(queue);
   ASSERT_EQ(rest.size(), 1u);
   EXPECT_EQ(json::parse(rest[0]).at("text").as_string(), std::string(100, 'c'));
+}
+
+TEST(FrameQueueTest, WhatIsWrittenIsValidUtf8) {
+  FrameQueue queue;
+  queue.push(frame(piece("t1", "bad \xC3")));
+  queue.push(frame(piece("t1", "\xA9 joined")));  // merged first: the halves make one valid character
+  queue.push(frame(json::object{{"type", "delivery"}, {"name", "x\xFF.txt"}}));
+  const auto written = drain(queue);
+  ASSERT_EQ(written.size(), 2u);
+  EXPECT_EQ(json::parse(written[0]).at("text").as_string(), "bad \xC3\xA9 joined");
+  EXPECT_EQ(json::parse(written[1]).at("name").as_string(), "x\xEF\xBF\xBD.txt");
+}
+
+TEST(FrameQueueTest, ASharedFrameIsNotChangedByAMerge) {
+  // The hub hands one frame to every watcher: merging on one connection must not change it for another.
+  FrameQueue one, other;
+  auto shared = frame(piece("t1", "a"));
+  one.push(shared);
+  other.push(shared);
+  one.push(frame(piece("t1", "b")));
+  EXPECT_EQ(drain(one), std::vector<std::string>{text_of("t1", "ab")});
+  EXPECT_EQ(drain(other), std::vector<std::string>{text_of("t1", "a")});
 }
 
 }  // namespace

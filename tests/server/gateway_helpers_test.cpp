@@ -201,9 +201,14 @@ TEST(MediaStoreTest, TheMediaFolderHasACap) {
   EXPECT_FALSE(again.put(StringPayload(std::string(60, 'c'), "c.bin"), false).ok());
 }
 
+// A frame that says one word: {"w": word}.
+channels::web::SharedFrame word_frame(const char* word) {
+  return std::make_shared<const channels::web::WebFrame>(boost::json::object{{"w", word}});
+}
+
 class RecordingWatcher final : public Watcher {
  public:
-  void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }
+  void send(channels::web::SharedFrame frame) override { frames.push_back(channels::web::serialize(*frame)); }
   std::vector<std::string> frames;
 };
 
@@ -215,21 +220,21 @@ TEST(ConversationHubTest, BroadcastReachesLiveWatchersOfThatConversationOnly) {
   hub.watch("u", "c", a);
   hub.watch("u", "c", b);
   hub.watch("u", "d", other);
-  EXPECT_EQ(hub.broadcast("u", "c", std::make_shared<const std::string>("one")), 2u);
-  EXPECT_EQ(a->frames, std::vector<std::string>{"one"});
-  EXPECT_EQ(b->frames, std::vector<std::string>{"one"});
+  EXPECT_EQ(hub.broadcast("u", "c", word_frame("one")), 2u);
+  EXPECT_EQ(a->frames, std::vector<std::string>{R"({"w":"one"})"});
+  EXPECT_EQ(b->frames, std::vector<std::string>{R"({"w":"one"})"});
   EXPECT_TRUE(other->frames.empty());
   EXPECT_TRUE(hub.watched("u", "c"));
   EXPECT_FALSE(hub.watched("v", "c"));
 
   b.reset();  // gone without unwatch
-  EXPECT_EQ(hub.broadcast("u", "c", std::make_shared<const std::string>("two")), 1u);
+  EXPECT_EQ(hub.broadcast("u", "c", word_frame("two")), 1u);
   hub.unwatch("u", "c", a.get());
-  EXPECT_EQ(hub.broadcast("u", "c", std::make_shared<const std::string>("three")), 0u);
+  EXPECT_EQ(hub.broadcast("u", "c", word_frame("three")), 0u);
   EXPECT_EQ(hub.conversations(), 1u);  // only "d" is left
 
   hub.close();
-  EXPECT_EQ(hub.broadcast("u", "d", std::make_shared<const std::string>("late")), 0u);
+  EXPECT_EQ(hub.broadcast("u", "d", word_frame("late")), 0u);
   EXPECT_TRUE(other->frames.empty());
   hub.watch("u", "d", other);
   EXPECT_EQ(hub.conversations(), 0u);

@@ -28,7 +28,7 @@ struct RecordingStream final : EventStream {
 
 struct RecordingWatcher final : Watcher {
   std::vector<std::string> frames;
-  void send(std::shared_ptr<const std::string> frame) override { frames.push_back(*frame); }
+  void send(channels::web::SharedFrame frame) override { frames.push_back(channels::web::serialize(*frame)); }
 };
 
 TEST(SseStreamTest, EventsAreOneLineOfValidUtf8) {

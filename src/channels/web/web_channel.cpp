@@ -1,7 +1,6 @@
 #include "sigil/channels/web/web_channel.h"
 
 #include <boost/json/object.hpp>
-#include <boost/json/serialize.hpp>
 #include <exception>
 #include <utility>
 
@@ -15,29 +14,28 @@ deliver::ChannelCapabilities WebChannel::capabilities() const {
   return deliver::ChannelCapabilities::everything();
 }
 
-void WebChannel::send(std::string frame) {
+void WebChannel::send(WebFrame frame) {
   if (transport_.send) transport_.send(std::move(frame));
 }
 
 deliver::ChannelResult WebChannel::send_text(std::string_view text) {
   std::string id = "m" + std::to_string(++next_message_);
-  send(json::serialize(json::object{{"type", "text"}, {"turn", turn_}, {"message", id}, {"text", text}}));
+  send(TextPiece{turn_, id, std::string(text), false});
   return deliver::ChannelResult::success(std::move(id));
 }
 
 deliver::ChannelResult WebChannel::append_text(const std::string& id, std::string_view more) {
-  send(json::serialize(json::object{{"type", "text"}, {"turn", turn_}, {"message", id}, {"text", more}}));
+  send(TextPiece{turn_, id, std::string(more), false});
   return deliver::ChannelResult::success(id);
 }
 
 deliver::ChannelResult WebChannel::edit_text(const std::string& id, std::string_view text) {
-  send(json::serialize(
-      json::object{{"type", "text"}, {"turn", turn_}, {"message", id}, {"text", text}, {"replace", true}}));
+  send(TextPiece{turn_, id, std::string(text), true});
   return deliver::ChannelResult::success(id);
 }
 
 deliver::ChannelResult WebChannel::delete_message(const std::string& id) {
-  send(json::serialize(json::object{{"type", "delete"}, {"turn", turn_}, {"message", id}}));
+  send(json::object{{"type", "delete"}, {"turn", turn_}, {"message", id}});
   return deliver::ChannelResult::success(id);
 }
 
@@ -91,11 +89,12 @@ std::string WebChannel::relayed(const deliver::Delivery& d) {
 }
 
 void WebChannel::deliver_frame(json::object frame) {
-  send(json::serialize(frame));
-  if (!transport_.keep) return;
-  frame.erase("type");
-  frame.erase("turn");
-  transport_.keep(frame);
+  if (!transport_.keep) return send(std::move(frame));
+  json::object kept = frame;
+  send(std::move(frame));
+  kept.erase("type");
+  kept.erase("turn");
+  transport_.keep(kept);
 }
 
 }  // namespace sigil::channels::web

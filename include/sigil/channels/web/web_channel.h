@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/channels/web/web_frame.h"
 #include "sigil/deliver/channel.h"
 #include "sigil/deliver/delivery.h"
 
@@ -37,7 +38,7 @@ struct PublishedMedia {
 
 struct WebTransport {
   // Sends a frame to every page watching the conversation. Must not block for long.
-  std::function<void(std::string frame)> send;
+  std::function<void(WebFrame frame)> send;
   // Keeps a file's bytes for download; returns where, or an error message (the call then fails).
   std::function<bool(const deliver::OutgoingFile& file, bool voice, PublishedMedia& out, std::string& error)>
       publish;
@@ -72,7 +73,7 @@ class WebChannel final : public deliver::Channel {
 
  private:
   deliver::ChannelResult attachment(const deliver::OutgoingFile& file, bool voice);
-  void send(std::string frame);
+  void send(WebFrame frame);
   // Sends a delivery frame and hands it to transport_.keep.
   void deliver_frame(boost::json::object frame);
 

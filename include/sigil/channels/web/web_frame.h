@@ -1,0 +1,37 @@
+// A frame of the web chat protocol from the server to a page (docs/gateway.md), typed from where it is made
+// (the web channel, the gateway's ws_frames) to the socket that writes it: the hub and each connection's
+// FrameQueue carry it as data, and serialize() at the edge is the only place it becomes JSON text.
+//
+// What it promises:
+// - A piece of a text message is a TextPiece: {"type":"text","turn","message","text"} and "replace":true
+//   when it replaces the message's text instead of adding to it. A connection that falls behind merges
+//   consecutive pieces of one message by these fields (merge()), never by reading JSON.
+// - Every other frame is its JSON object, as built by the function that names its type.
+// - serialize() is deterministic: the same frame always gives the same text (field order as built).
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <memory>
+#include <string>
+#include <variant>
+
+namespace sigil::channels::web {
+
+struct TextPiece {
+  std::string turn;
+  std::string message;  // the text message's id ("m1", ...)
+  std::string text;
+  bool replace = false;  // true: `text` is the message's whole text now; false: it goes at its end
+};
+
+using WebFrame = std::variant<TextPiece, boost::json::object>;
+using SharedFrame = std::shared_ptr<const WebFrame>;
+
+std::string serialize(const WebFrame& frame);
+
+// Merges `next` into `piece` when both are pieces of the same message of the same turn and the result
+// stays within `max_text` bytes: an appended piece adds its text, a replacing piece replaces the text
+// (and the merged piece replaces too). False (nothing changed) otherwise.
+bool merge(TextPiece& piece, const TextPiece& next, std::size_t max_text);
+
+}  // namespace sigil::channels::web
