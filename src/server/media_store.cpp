@@ -73,7 +73,7 @@ std::optional<MediaInfo> read_meta(const std::string& path, std::string_view has
 
 // Written once: an existing file is kept (false, no error). Temp + link, so a reader never sees half of one
 // and two writers never replace each other's.
-store::Result<bool> write_meta_once(const std::string& path, const MediaInfo& info) {
+Result<bool> write_meta_once(const std::string& path, const MediaInfo& info) {
   if (::access(path.c_str(), F_OK) == 0) return false;
   const std::string temp = path + "." + temp_suffix();
   {
@@ -83,7 +83,7 @@ store::Result<bool> write_meta_once(const std::string& path, const MediaInfo& in
     meta.close();
     if (!meta) {
       ::unlink(temp.c_str());
-      return store::Error{"media: cannot write " + path};
+      return Failure{std::string("media: cannot write " + path)};
     }
   }
   const int linked = ::link(temp.c_str(), path.c_str());
@@ -91,7 +91,7 @@ store::Result<bool> write_meta_once(const std::string& path, const MediaInfo& in
   ::unlink(temp.c_str());
   if (linked == 0) return true;
   if (err == EEXIST) return false;
-  return store::Error{"media: cannot write " + path + ": " + std::strerror(err)};
+  return Failure{std::string("media: cannot write " + path + ": " + std::strerror(err))};
 }
 
 }  // namespace
@@ -118,7 +118,7 @@ bool MediaStore::valid_hash(std::string_view hash) {
   return true;
 }
 
-store::Result<MediaInfo> MediaStore::put(const exec::Payload& payload, bool voice) {
+Result<MediaInfo> MediaStore::put(const exec::Payload& payload, bool voice) {
   MediaInfo info;
   info.name = payload.name();
   if (info.name.empty()) info.name = "file";
@@ -127,10 +127,10 @@ store::Result<MediaInfo> MediaStore::put(const exec::Payload& payload, bool voic
   return dir_.empty() ? put_memory(payload, std::move(info)) : put_file(payload, std::move(info));
 }
 
-store::Result<MediaInfo> MediaStore::put_file(const exec::Payload& payload, MediaInfo info) {
+Result<MediaInfo> MediaStore::put_file(const exec::Payload& payload, MediaInfo info) {
   const std::string temp = dir_ + "/.incoming-" + temp_suffix();
   const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return store::Error{"media: cannot create " + temp + ": " + errno_text()};
+  if (fd < 0) return Failure{std::string("media: cannot create " + temp + ": " + errno_text())};
   store::Sha256 hash;
   std::vector<char> buf(kChunk);
   std::uint64_t offset = 0;
@@ -139,7 +139,7 @@ store::Result<MediaInfo> MediaStore::put_file(const exec::Payload& payload, Medi
     if (n < 0) {
       ::close(fd);
       ::unlink(temp.c_str());
-      return store::Error{"media: cannot read " + info.name};
+      return Failure{std::string("media: cannot read " + info.name)};
     }
     if (n == 0) break;
     const auto got = static_cast<std::size_t>(n);
@@ -148,7 +148,7 @@ store::Result<MediaInfo> MediaStore::put_file(const exec::Payload& payload, Medi
       const std::string why = errno_text();
       ::close(fd);
       ::unlink(temp.c_str());
-      return store::Error{"media: cannot write " + temp + ": " + why};
+      return Failure{std::string("media: cannot write " + temp + ": " + why)};
     }
     offset += got;
   }
@@ -160,9 +160,9 @@ store::Result<MediaInfo> MediaStore::put_file(const exec::Payload& payload, Medi
     const bool known = ::access((dir_ + "/" + info.sha256).c_str(), F_OK) == 0;
     if (!known && disk_limit_ != 0 && disk_bytes_ + offset > disk_limit_) {
       ::unlink(temp.c_str());
-      return store::Error{"media: the media folder is full (" + std::to_string(disk_bytes_ >> 20) +
-                          " MiB of " + std::to_string(disk_limit_ >> 20) + " MiB); " + info.name +
-                          " was not kept"};
+      return Failure{std::string("media: the media folder is full (" + std::to_string(disk_bytes_ >> 20) +
+                                 " MiB of " + std::to_string(disk_limit_ >> 20) + " MiB); " + info.name +
+                                 " was not kept")};
     }
     if (!known) disk_bytes_ += offset;
   }
@@ -181,29 +181,29 @@ store::Result<MediaInfo> MediaStore::put_file(const exec::Payload& payload, Medi
   if (wrote.ok()) wrote = write_meta_once(dir_ + "/" + info.sha256 + ".meta", info);
   if (!wrote.ok()) {
     ::unlink(temp.c_str());
-    return store::Error{wrote.error()};
+    return Failure{std::string(wrote.error())};
   }
   const std::string final_path = dir_ + "/" + info.sha256;
   if (std::rename(temp.c_str(), final_path.c_str()) != 0) {
     const std::string why = errno_text();
     ::unlink(temp.c_str());
-    return store::Error{"media: cannot rename to " + final_path + ": " + why};
+    return Failure{std::string("media: cannot rename to " + final_path + ": " + why)};
   }
   return info;
 }
 
-store::Result<MediaInfo> MediaStore::put_memory(const exec::Payload& payload, MediaInfo info) {
+Result<MediaInfo> MediaStore::put_memory(const exec::Payload& payload, MediaInfo info) {
   auto bytes = std::make_shared<std::string>();
   store::Sha256 hash;
   std::array<char, 16 * 1024> buf;
   for (;;) {
     const std::int64_t n = payload.read_at(bytes->size(), buf);
-    if (n < 0) return store::Error{"media: cannot read " + info.name};
+    if (n < 0) return Failure{std::string("media: cannot read " + info.name)};
     if (n == 0) break;
     const auto got = static_cast<std::size_t>(n);
     if (bytes->size() + got > memory_limit_) {
-      return store::Error{"media: " + info.name + " is larger than the in-memory media cache (" +
-                          std::to_string(memory_limit_ >> 20) + " MiB); set a media directory"};
+      return Failure{std::string("media: " + info.name + " is larger than the in-memory media cache (" +
+                                 std::to_string(memory_limit_ >> 20) + " MiB); set a media directory")};
     }
     hash.update(std::string_view(buf.data(), got));
     bytes->append(buf.data(), got);

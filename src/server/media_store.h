@@ -25,8 +25,8 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/base/result.h"
 #include "sigil/exec/handler.h"
-#include "sigil/store/result.h"
 
 namespace sigil::server {
 
@@ -56,15 +56,15 @@ class MediaStore {
 
   static bool valid_hash(std::string_view hash);
 
-  store::Result<MediaInfo> put(const exec::Payload& payload, bool voice);
+  Result<MediaInfo> put(const exec::Payload& payload, bool voice);
   // name: the URL's last segment. Each (bytes, name) link keeps the name, type and disposition it was first
   // delivered with: a later delivery of the same bytes (another user's, as a voice note) never changes it.
   // Without a name: what the first delivery of the bytes was.
   std::optional<MediaFound> find(std::string_view hash, std::string_view name = {}) const;
 
  private:
-  store::Result<MediaInfo> put_file(const exec::Payload& payload, MediaInfo info);
-  store::Result<MediaInfo> put_memory(const exec::Payload& payload, MediaInfo info);
+  Result<MediaInfo> put_file(const exec::Payload& payload, MediaInfo info);
+  Result<MediaInfo> put_memory(const exec::Payload& payload, MediaInfo info);
   static MediaInfo unknown_link(std::string_view hash, std::string_view name, std::uint64_t size);
 
   const std::string dir_;

@@ -1,7 +1,5 @@
-// The return type of the built-in action back-ends: a value, or an error with a code and a message.
-//
-// Deliberately minimal (no monadic helpers, no exceptions) so it can later be unified with the store's
-// Result without touching callers much: ok(), error(), value(), operator*, operator->.
+// The built-in action back-ends' results: sigil::Result (base/result.h) whose error has a code and a
+// message.
 #pragma once
 
 #include <string>
@@ -9,6 +7,8 @@
 #include <type_traits>
 #include <utility>
 #include <variant>
+
+#include "sigil/base/result.h"
 
 namespace sigil::actions {
 
@@ -33,49 +33,7 @@ struct Error {
 };
 
 template <class T>
-class [[nodiscard]] Result {
-  static_assert(!std::is_same_v<std::remove_cv_t<T>, Error>);
-
- public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Error error)
-      : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
-
-  bool ok() const noexcept { return v_.index() == 0; }
-  explicit operator bool() const noexcept { return ok(); }
-
-  // Precondition: ok() (resp. !ok()); std::get checks it and throws bad_variant_access otherwise.
-  T& value() & { return std::get<0>(v_); }
-  const T& value() const& { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  T& operator*() & { return value(); }
-  const T& operator*() const& { return value(); }
-  T&& operator*() && { return std::move(*this).value(); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-
-  const Error& error() const& { return std::get<1>(v_); }
-  Error&& error() && { return std::get<1>(std::move(v_)); }
-
- private:
-  std::variant<T, Error> v_;
-};
-
-template <>
-class [[nodiscard]] Result<void> {
- public:
-  Result() = default;
-  Result(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT(google-explicit-constructor)
-
-  bool ok() const noexcept { return !failed_; }
-  explicit operator bool() const noexcept { return ok(); }
-  const Error& error() const& { return error_; }
-  Error&& error() && { return std::move(error_); }
-
- private:
-  Error error_{ErrorCode::io, {}};
-  bool failed_ = false;
-};
+using Result = sigil::Result<T, Error>;
 
 inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
 
