@@ -10,6 +10,7 @@ The tests import it from their own folder (python puts the script's folder first
     ... server.url, server.port ...
     code = server.stop()  # SIGTERM; None when it did not exit in time (it is killed then)
 """
+import os
 import re
 import signal
 import subprocess
@@ -112,3 +113,39 @@ def run_against(server, cmd, cwd, timeout, fail):
         fail(f"the test program failed (exit {test.returncode})\nserver log:\n{log}")
     if code != 0:
         fail(f"sigil serve exited with {code} after SIGTERM\nserver log:\n{log}")
+
+
+def browser_test_with_token(sigil_path, script, name):
+    """Starts `sigil serve` (embedded defaults, a fresh data folder) with a random SIGIL_API_TOKEN, runs the
+    browser test tests/e2e/<script> with --url and --token against it (Debian's Chromium via Playwright),
+    and checks that the token never appears in the server's output. Exits 1 with `name: ...` on failure."""
+    import secrets
+    import shutil
+    import tempfile
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    e2e = os.path.join(root, "tests", "e2e")
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+    def fail(message):
+        print(f"{name}: {message}", file=sys.stderr)
+        sys.exit(1)
+
+    sigil = os.path.abspath(sigil_path)
+    if shutil.which("node") is None or not os.path.isdir(os.path.join(e2e, "node_modules", "playwright-core")):
+        fail("node and tests/e2e/node_modules are needed: run scripts/npm-deps (make test does)")
+    if not os.access(chromium, os.X_OK):
+        fail(f"{chromium} is missing: run scripts/bootstrap as root (Debian package chromium)")
+    token = secrets.token_urlsafe(16)
+    with tempfile.TemporaryDirectory(prefix=f"sigil-{name}-") as tmp:
+        env = dict(os.environ, SIGIL_API_TOKEN=token)
+        server = SigilServe(sigil, ["--data", os.path.join(tmp, "data"), "--listen", "127.0.0.1:0"], cwd=tmp,
+                            env=env)
+        if not server.wait_listening():
+            server.stop(signal.SIGKILL)
+            fail("sigil serve did not start:\n" + server.stderr_text())
+        run_against(server, ["node", os.path.join(e2e, script), "--url", server.url + "/", "--token", token], e2e,
+                    300, fail)
+        if token in server.stderr_text() or any(token in line for line in server.out):
+            fail("the token appears in the server's output")
+    print(f"{name}: passed")

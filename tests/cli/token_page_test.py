@@ -6,45 +6,9 @@ Usage: token_page_test.py PATH_TO_SIGIL  (run by ctest as cli.token_page_test)
 Starts `sigil serve` with SIGIL_API_TOKEN set, then `node tests/e2e/token.e2e.mjs`: a missing token and a
 wrong one are said as such on the page (not "Offline, retrying" forever); the right one connects.
 """
-import os
-import secrets
-import shutil
-import signal
 import sys
-import tempfile
 
-from sigil_serve import SigilServe, run_against
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-E2E = os.path.join(ROOT, "tests", "e2e")
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-
-
-def fail(message):
-    print(f"token_page_test: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def main():
-    sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None or not os.path.isdir(os.path.join(E2E, "node_modules", "playwright-core")):
-        fail("node and tests/e2e/node_modules are needed: run scripts/npm-deps (make test does)")
-    if not os.access(CHROMIUM, os.X_OK):
-        fail(f"{CHROMIUM} is missing: run scripts/bootstrap as root (Debian package chromium)")
-    token = secrets.token_urlsafe(16)
-    with tempfile.TemporaryDirectory(prefix="sigil-token-page-") as tmp:
-        env = dict(os.environ, SIGIL_API_TOKEN=token)
-        server = SigilServe(sigil, ["--data", os.path.join(tmp, "data"), "--listen", "127.0.0.1:0"], cwd=tmp,
-                            env=env)
-        if not server.wait_listening():
-            server.stop(signal.SIGKILL)
-            fail("sigil serve did not start:\n" + server.stderr_text())
-        run_against(server, ["node", os.path.join(E2E, "token.e2e.mjs"), "--url", server.url + "/",
-                             "--token", token], E2E, 300, fail)
-        if token in server.stderr_text() or any(token in line for line in server.out):
-            fail("the token appears in the server's output")
-    print("token_page_test: passed")
-
+from sigil_serve import browser_test_with_token
 
 if __name__ == "__main__":
-    main()
+    browser_test_with_token(sys.argv[1], "token.e2e.mjs", "token_page_test")
