@@ -10,8 +10,10 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
    (valid HTML, no raw markup), sendDocument and sendPhoto (the files' bytes), sendMessage;
 2. a 429 (retry_after 1) injected on sendMessage: the message is sent once, after the wait;
 3. a user not in allowed_users gets nothing at all;
+   and when the connection drops after Telegram took a message (outcome unknown), it is not sent again;
 4. sigil killed with SIGKILL while a turn runs, then restarted: that message is answered exactly once;
-5. sigil killed with SIGKILL right after a message was written, then restarted: answered exactly once.
+5. sigil killed with SIGKILL right after a message was written, then restarted: answered exactly once;
+6. an update sigil recorded before, delivered again (a second fake reusing its id): no turn, no call.
 Every wait is for an event (a journal entry, a log line), never a fixed sleep.
 """
 import hashlib
@@ -66,8 +68,8 @@ def png_bytes():
 
 
 class Fake:
-    def __init__(self, state_dir):
-        self.proc = subprocess.Popen(["node", FAKE, "--port", "0", "--state-dir", state_dir],
+    def __init__(self, state_dir, extra=()):
+        self.proc = subprocess.Popen(["node", FAKE, "--port", "0", "--state-dir", state_dir, *extra],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         m = re.match(r"listening (\d+)", line)
@@ -212,6 +214,19 @@ def main():
         mine = [m for m in chat["messages"] if m.get("from", {}).get("is_bot") and m.get("text") == QUOTA_REPLY]
         check(len(mine) == 1, "the user sees the answer once")
 
+        # 2b. The connection drops after Telegram took the message (outcome unknown): never sent again.
+        fake.admin("/_fake/faults", {"match": "sendMessage", "kind": "drop_after_send", "times": 1})
+        seq = fake.last_seq()
+        sent = fake.write("quota check again")
+        wait_for("the in-doubt turn", lambda: turn_logged(server, sent["update_id"]), server)
+        sends = [e for e in calls_for(fake.journal(seq), ALICE) if e["route"] == "sendMessage"]
+        check(len(sends) == 1, f"the message whose answer was lost is not sent again ({len(sends)} calls)")
+        line = next(l for l in server.err if f"telegram-turn turn=tg-{sent['update_id']} " in l)
+        check("in_doubt=" in line and "outcome unknown" in line, "the turn log reports the send as in doubt")
+        chat = fake.admin(f"/_fake/chats/{ALICE}")["chat"]
+        mine = [m for m in chat["messages"] if m.get("from", {}).get("is_bot") and m.get("text") == QUOTA_REPLY]
+        check(len(mine) == 2, "the user got it (once), although sigil could not know")
+
         # 3. A user not in allowed_users: nothing at all.
         seq = fake.last_seq()
         mallory = {"id": 4242, "first_name": "Mallory"}
@@ -254,6 +269,26 @@ def main():
         code = server.stop()
         server = None
         check(code == 0, f"sigil serve stops cleanly on SIGTERM (exit {code})")
+
+        # 6. Telegram sends an update again that sigil had recorded (its confirmation was lost): no second turn.
+        # A second fake whose update ids start at the first message's id plays Telegram redelivering it.
+        fake2 = Fake(os.path.join(tmp, "fake2"), ["--first-update-id", str(update_id)])
+        try:
+            with open(config, encoding="utf-8") as f:
+                text = f.read().replace(fake.url, fake2.url)
+            with open(config, "w", encoding="utf-8") as f:
+                f.write(text)
+            server = start("serve4.log")
+            again = fake2.write("please send the report")
+            check(again["update_id"] == update_id, "the fake redelivers the first update's id")
+            wait_for("the duplicate", lambda: any(f"telegram-duplicate update={update_id}" in line
+                                                  for line in server.err), server)
+            check(calls_for(fake2.journal(), ALICE) == [], "a redelivered update starts no turn and sends nothing")
+            code = server.stop()
+            server = None
+            check(code == 0, "sigil serve stops cleanly again")
+        finally:
+            fake2.stop()
         print("telegram_channel_test: all checks passed")
     finally:
         if server is not None:

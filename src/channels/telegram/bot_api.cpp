@@ -31,6 +31,12 @@ bool never_sent(net::NetErrorKind kind) {
   }
 }
 
+// The methods that make a new message: repeating one shows it twice (Telegram has no idempotency key).
+// Setting a reaction or a chat action again changes nothing.
+bool creates_message(std::string_view method) {
+  return method.substr(0, 4) == "send" && method != "sendChatAction";
+}
+
 ApiOutcome from_answer(const net::HttpResult& r) {
   ApiOutcome o;
   boost::system::error_code ec;
@@ -101,6 +107,9 @@ ApiOutcome BotApi::once(std::string_view method, const std::string& content_type
   req.body = body;
   req.timeouts.first_byte = timeout;
   req.timeouts.idle = timeout;
+  // A message sent twice is a message the user sees twice: a send whose connection drops is in doubt, not
+  // resent (the net client would resend it on a reused connection that ends before the answer).
+  req.resend_on_stale_connection = !creates_message(method);
   auto promise = std::make_shared<std::promise<net::HttpResult>>();
   std::future<net::HttpResult> done = promise->get_future();
   std::shared_ptr<net::HttpCall> handle =
