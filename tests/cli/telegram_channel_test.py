@@ -43,6 +43,9 @@ REPORT_REPLY = ('<react emoji="👍"/>Here is **the report** you asked for: it h
                 '[a link](https://example.com/?a=1&b=2).\n\n<file path="report.pdf" mode="doc"/>'
                 '<file path="pic.png" mode="photo"/>That is all.')
 QUOTA_REPLY = "Plain answer for the quota check."
+RELAY_REPLY = ('Relaying. <sendTelegram>{"chat":"1001","text":"Relayed *hello*"}</sendTelegram>'
+               '<sendTelegram>{"chat":"999","text":"leak"}</sendTelegram> Done.')
+VOICE_REPLY = "Listen: <voice>Hello from sigil.</voice>"
 SLOW_REPLY = "Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(60)) + " end."
 QUICK_REPLY = "Quick answer MARK-QUICK after the restart."
 
@@ -141,7 +144,9 @@ def main():
             f.write(png)
         replay = os.path.join(tmp, "replay.jsonl")
         with open(replay, "w", encoding="utf-8") as f:
-            for line in ({"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
+            for line in ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
+                         {"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
+                         {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
                          {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
                          {"reply": "Fallback."}):
                 f.write(json.dumps(line) + "\n")
@@ -149,7 +154,7 @@ def main():
         with open(config, "w", encoding="utf-8") as f:
             f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
                     f'[model]\nreplay = "{replay}"\ntokens_per_second = 40\n'
-                    f'[actions]\nfile_roots = ["{files}"]\nvoice = false\n'
+                    f'[actions]\nfile_roots = ["{files}"]\n'
                     f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
                     f'allowed_users = [{ALICE}]\npoll_timeout = 5\n')
 
@@ -199,6 +204,34 @@ def main():
         check(photo["files"][0]["sha256"] == hashlib.sha256(png).hexdigest(), "sendPhoto carries pic.png's bytes")
         last = [e for e in calls if e["route"] == "sendMessage"][-1]["params"]["text"]
         check(last == "That is all.", f"the text after the files is its own message: {last!r}")
+
+        # 1b. <sendTelegram> sends for real, to allowed chats only (1001 is in allowed_users; 999 is not).
+        seq = fake.last_seq()
+        sent = fake.write("relay this")
+        wait_for("the relay turn", lambda: turn_logged(server, sent["update_id"]), server)
+        routes = [e["route"] for e in fake.journal(seq) if e["route"] not in ("getUpdates", "sendChatAction")]
+        texts = [e["params"]["text"] for e in calls_for(fake.journal(seq), ALICE) if e["route"] == "sendMessage"]
+        print("journal (relay):", routes, texts)
+        # The relayed text goes when the action runs; the reply's text around it is two messages (a delivery
+        # ends the open text message); the refused target's error goes back to the model: a second reply.
+        check(texts == ["Relayed <i>hello</i>", "Relaying.", "Done.", "Chat 999 is not allowed."],
+              f"the relayed message once, then the reply: {texts}")
+        check(routes == ["sendMessage"] * 4, f"nothing but those messages: {routes}")
+        check(calls_for(fake.journal(seq), 999) == [], "nothing to a chat that is not allowed")
+
+        # 1c. A voice note where the user refuses voice messages: sendVoice 400, then the same bytes by sendAudio.
+        fake.admin("/_fake/chats", {"id": ALICE, "type": "private", "voice_forbidden": True})
+        seq = fake.last_seq()
+        sent = fake.write("a voice note please")
+        wait_for("the voice turn", lambda: turn_logged(server, sent["update_id"]), server)
+        calls = [e for e in calls_for(fake.journal(seq), ALICE) if e["route"] != "sendChatAction"]
+        print("journal (voice):", [(e["route"], e["status"]) for e in calls])
+        check([(e["route"], e["status"]) for e in calls] ==
+              [("sendMessage", 200), ("sendVoice", 400), ("sendAudio", 200)],
+              "sendVoice refused (VOICE_MESSAGES_FORBIDDEN), then sendAudio")
+        check(calls[1]["files"][0]["sha256"] == calls[2]["files"][0]["sha256"] and
+              calls[1]["files"][0]["content_type"].startswith("audio/ogg"), "the same Ogg bytes both times")
+        fake.admin("/_fake/chats", {"id": ALICE, "type": "private", "voice_forbidden": False})
 
         # 2. A 429 with retry_after 1 on sendMessage: one retry after the wait, one message.
         fake.admin("/_fake/faults", {"match": "sendMessage", "kind": "rate_limit", "retry_after": 1, "times": 1})
