@@ -230,6 +230,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.public_url = config_.server.public_url;
     o.allowed_origins = config_.server.allowed_origins;
     o.allowed_hosts = config_.server.allowed_hosts;
+    o.extra_metrics = [this] { return telegram_ ? telegram_->metrics_text() : std::string(); };
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
   }
   if (config_.channels.telegram.enabled)

@@ -14,6 +14,7 @@
 #include "sigil/channels/telegram/telegram_channel.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
+#include "sigil/text/utf8.h"
 
 namespace sigil::app {
 namespace {
@@ -239,6 +240,41 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
   in.text = m.text;
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
+}
+
+std::string TelegramService::metrics_text() const {
+  const auto escape = [](std::string_view v) {
+    std::string out;
+    for (char c : v) {
+      if (c == '\\' || c == '"') out += '\\';
+      if (c == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += c;
+    }
+    return out;
+  };
+  std::string out =
+      "# HELP sigil_channel_calls_total Calls made to a chat platform's API (each attempt).\n"
+      "# TYPE sigil_channel_calls_total counter\n"
+      "# HELP sigil_channel_retries_total Calls made again after a 429 or a failure to connect.\n"
+      "# TYPE sigil_channel_retries_total counter\n"
+      "# HELP sigil_channel_failures_total Calls that failed in the end.\n"
+      "# TYPE sigil_channel_failures_total counter\n";
+  const std::pair<const char*, const tg::BotApi*> apis[] = {{"send", send_api_.get()},
+                                                            {"poll", poll_api_.get()}};
+  for (const auto& [name, api] : apis) {
+    const tg::BotApiStats s = api->stats();
+    const std::string labels = std::string("{channel=\"telegram\",api=\"") + name + "\"}";
+    out += "sigil_channel_calls_total" + labels + " " + std::to_string(s.calls) + "\n";
+    out += "sigil_channel_retries_total" + labels + " " + std::to_string(s.retries) + "\n";
+    out += "sigil_channel_failures_total" + labels + " " + std::to_string(s.failures) + "\n";
+    if (!s.last_error.empty())
+      out += std::string("sigil_channel_last_error_info{channel=\"telegram\",api=\"") + name + "\",error=\"" +
+             escape(s.last_error.substr(0, text::safe_cut(s.last_error, 200))) + "\"} 1\n";
+  }
+  return out;
 }
 
 std::string TelegramService::send_message(std::string_view chat, std::string_view text) {

@@ -49,7 +49,10 @@ class TelegramService {
   // Sends `text` to the chat (a Telegram chat id); "" when Telegram took every part, else the error.
   std::string send_message(std::string_view chat, std::string_view text);
 
-  channels::telegram::BotApiStats stats() const { return send_api_->stats(); }
+  // Prometheus text: sigil_channel_calls_total, _retries_total, _failures_total and
+  // sigil_channel_last_error_info{channel="telegram",api="send"|"poll",error="…"} (the error line never holds
+  // the token: BotApi's errors name only the host).
+  std::string metrics_text() const;
 
  private:
   bool on_update(std::int64_t update_id, const std::optional<channels::telegram::InboundMessage>& message,

@@ -247,6 +247,14 @@ def main():
         mine = [m for m in chat["messages"] if m.get("from", {}).get("is_bot") and m.get("text") == QUOTA_REPLY]
         check(len(mine) == 1, "the user sees the answer once")
 
+        with urllib.request.urlopen(server.url + "/healthz", timeout=30) as r:
+            check(r.status == 200, "/healthz stays ok with the channel running")
+        with urllib.request.urlopen(server.url + "/metrics", timeout=30) as r:
+            metrics = r.read().decode()
+        retries = re.search(r'^sigil_channel_retries_total\{channel="telegram",api="send"\} (\d+)$', metrics, re.M)
+        check(retries is not None and int(retries.group(1)) >= 1, "/metrics counts the Telegram retry")
+        check(TOKEN not in metrics, "/metrics never shows the token")
+
         # 2b. The connection drops after Telegram took the message (outcome unknown): never sent again.
         fake.admin("/_fake/faults", {"match": "sendMessage", "kind": "drop_after_send", "times": 1})
         seq = fake.last_seq()
