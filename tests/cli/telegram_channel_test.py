@@ -9,7 +9,7 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
 1. a reply with a reaction, Markdown text and two files: sendChatAction, setMessageReaction, sendMessage
    (valid HTML, no raw markup), sendDocument and sendPhoto (the files' bytes), sendMessage;
 2. a 429 (retry_after 1) injected on sendMessage: the message is sent once, after the wait;
-3. a user not in allowed_users gets nothing at all;
+3. a user not in allowed_users gets nothing at all; in a group only a message mentioning the bot is answered;
    and when the connection drops after Telegram took a message (outcome unknown), it is not sent again;
 4. sigil killed with SIGKILL while a turn runs, then restarted: that message is answered exactly once;
 5. sigil killed with SIGKILL right after a message was written, then restarted: answered exactly once;
@@ -275,6 +275,21 @@ def main():
         wait_for("the ignored update", lambda: any(
             f"telegram-ignored update={sent['update_id']} " in line for line in server.err), server)
         check(calls_for(fake.journal(seq), 4242) == [], "no call at all for a user not in allowed_users")
+
+        # 3b. A group: a message that does not address the bot is ignored; one that mentions it is answered,
+        # as a reply to it.
+        group = -100123
+        fake.admin("/_fake/chats", {"id": group, "type": "group", "title": "Friends"})
+        seq = fake.last_seq()
+        ignored = fake.admin("/_fake/messages", {"text": "quota talk among us", "chat_id": group})
+        wait_for("the group message ignored", lambda: any(
+            f"telegram-ignored update={ignored['update_id']} " in line for line in server.err), server)
+        asked = fake.admin("/_fake/messages", {"text": "@sigil_test_bot quota please", "chat_id": group})
+        wait_for("the group turn", lambda: turn_logged(server, asked["update_id"]), server)
+        sends = [e for e in calls_for(fake.journal(seq), group) if e["route"] == "sendMessage"]
+        check(len(sends) == 1 and sends[0]["params"]["text"] == QUOTA_REPLY, "one answer in the group")
+        check(sends[0]["params"].get("reply_parameters", {}).get("message_id") == asked["message"]["message_id"],
+              "it replies to the message that mentioned the bot")
 
         # 4. SIGKILL while a turn runs (it was recorded: typing went out), then a restart.
         seq = fake.last_seq()
