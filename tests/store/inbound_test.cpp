@@ -63,6 +63,23 @@ TEST(InboundStore, PendingUntilFinishedOldestFirst) {
   EXPECT_EQ(store->pending_inbound("telegram", "123", 1)->size(), 1u);
 }
 
+TEST(InboundStore, FinishedRecordsAWeekOldAreForgotten) {
+  using namespace std::chrono_literals;
+  auto store = open_at(":memory:");
+  ASSERT_TRUE(*store->record_inbound(rec("1", "123", 0)));
+  ASSERT_TRUE(*store->record_inbound(rec("2", "123", 0)));  // never finished: kept, still pending
+  ASSERT_TRUE(store->finish_inbound("telegram", "123", "1", TimePoint{} + 1s).ok());
+  EXPECT_FALSE(*store->record_inbound(rec("1", "123", 1)));  // a day later it is still known
+  InboundRecord later = rec("3", "123", 0);
+  later.received_at = TimePoint{} + 8 * 24h;
+  ASSERT_TRUE(*store->record_inbound(later));
+  ASSERT_TRUE(store->finish_inbound("telegram", "123", "3", later.received_at).ok());
+  EXPECT_TRUE(*store->record_inbound(rec("1", "123", 0)));   // pruned
+  EXPECT_FALSE(*store->record_inbound(rec("3", "123", 0)));  // recent: kept
+  auto pending = store->pending_inbound("telegram", "123", 10);
+  ASSERT_EQ(pending->size(), 2u);  // "2" (never finished) and the re-recorded "1"
+}
+
 TEST(InboundStore, SurvivesReopening) {
   test::TempDir dir;
   const std::string path = (dir.path() / "sigil.db").string();

@@ -298,7 +298,8 @@ class Store {
   // Records an inbound update once: true when it is new (recorded now), false when it was recorded
   // before (a redelivery: start nothing). Durable when it returns (the channel confirms it after).
   virtual Result<bool> record_inbound(const InboundRecord& record) = 0;
-  // The turn the update started has ended. Recording an unknown key does nothing.
+  // The turn the update started has ended. Recording an unknown key does nothing. Finished records received
+  // more than 7 days before `now` are deleted then (Telegram redelivers an update for at most 24 hours).
   virtual Status finish_inbound(std::string_view channel, std::string_view account, std::string_view key,
                                 TimePoint now) = 0;
   // Recorded updates whose turn never ended (the process stopped or died during it), oldest first, at most

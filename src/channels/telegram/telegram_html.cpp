@@ -2,6 +2,7 @@
 
 #include <md4c.h>
 
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/json/array.hpp>
+#include <cctype>
 #include <condition_variable>
 #include <utility>
 

@@ -1,4 +1,6 @@
 // SqliteStore: the chat channels' inbound dedupe (schema v6). Partition: (channel, account).
+#include <chrono>
+
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/statement.h"
 
@@ -11,6 +13,12 @@ ON CONFLICT (channel, account, update_key) DO NOTHING)sql";
 constexpr std::string_view kFinish = R"sql(
 UPDATE channel_inbound SET done_at = ?4
 WHERE channel = ?1 AND account = ?2 AND update_key = ?3 AND done_at IS NULL)sql";
+// Telegram keeps an unconfirmed update for 24 hours; a finished record a week old can never be delivered
+// again, so it goes (the table would otherwise grow by one row per message forever).
+constexpr std::string_view kPrune = R"sql(
+DELETE FROM channel_inbound
+WHERE channel = ?1 AND account = ?2 AND done_at IS NOT NULL AND received_at < ?3)sql";
+constexpr std::chrono::hours kKeepFinished{24 * 7};
 constexpr std::string_view kPending = R"sql(
 SELECT update_key, payload, received_at FROM channel_inbound
 WHERE channel = ?1 AND account = ?2 AND done_at IS NULL ORDER BY received_at, update_key LIMIT ?3)sql";
@@ -45,6 +53,9 @@ Status SqliteStore::finish_inbound(std::string_view channel, std::string_view ac
   STORE_STMT(q, kFinish);
   auto changed = q.bind_text(1, channel).bind_text(2, account).bind_text(3, key).bind_time(4, now).run();
   if (!changed) return Error{changed.error()};
+  STORE_STMT(prune, kPrune);
+  auto pruned = prune.bind_text(1, channel).bind_text(2, account).bind_time(3, now - kKeepFinished).run();
+  if (!pruned) return Error{pruned.error()};
   return {};
 }
 
