@@ -51,6 +51,13 @@ exec::HandlerResult send(const SendMessageConfig& config, const exec::Directive&
     return exec::HandlerResult::error("send-message: the text is " + std::to_string(text.size()) +
                                       " bytes; at most " + std::to_string(config.max_text) + " are allowed");
 
+  if (!config.send)
+    return exec::HandlerResult::error("send-message: no channel is configured to send to " +
+                                      shown(target->channel, target->chat) + "; nothing was sent");
+  if (const std::string failed = config.send(*target, text); !failed.empty())
+    return exec::HandlerResult::error("send-message: " + shown(target->channel, target->chat) +
+                                      ": not sent: " + failed.substr(0, text::safe_cut(failed, 300)));
+
   exec::Delivery delivery;
   delivery.op = exec::Delivery::Op::Message;
   delivery.channel = target->channel;

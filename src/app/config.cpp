@@ -3,6 +3,7 @@
 
 #include <toml++/toml.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -43,9 +44,12 @@ class Reader {
         if (section == "model") model(*table, config.model);
         if (section == "agent") agent(*table, config.agent);
         if (section == "actions") actions(*table, config.actions);
+      } else if (section == "channels") {
+        if (table == nullptr) fail_at(node.source(), "channels must be a table ([channels.telegram])");
+        channels(*table, config.channels);
       } else {
-        fail_at(key.source(),
-                "unknown section " + in_quotes(section) + " (known: server, store, model, agent, actions)");
+        fail_at(key.source(), "unknown section " + in_quotes(section) +
+                                  " (known: server, store, model, agent, actions, channels.telegram)");
       }
     }
   }
@@ -342,12 +346,79 @@ class Reader {
             });
   }
 
+  void channels(const toml::table& t, ChannelsConfig& c) {
+    for (auto&& [key, node] : t) {
+      const std::string name(key.str());
+      const toml::table* table = node.as_table();
+      if (name != "telegram")
+        fail_at(key.source(), "unknown channel [channels." + name + "] (known: telegram)");
+      if (table == nullptr) fail_at(node.source(), "channels.telegram must be a table ([channels.telegram])");
+      section_ = "channels." + name;
+      telegram(*table, c.telegram);
+    }
+  }
+
+  void telegram(const toml::table& t, TelegramConfig& c) {
+    c.enabled = true;
+    each(t, {
+                {"token",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.token = string(n, k);
+                   // Never quoted back: it is a secret.
+                   if (!c.token.empty() && !valid_telegram_token(c.token))
+                     fail(n, k, "is not a bot token (digits, ':', then letters, digits, '_' or '-')");
+                 }},
+                {"api_url",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.api_url = string(n, k);
+                   if (c.api_url.rfind("http://", 0) != 0 && c.api_url.rfind("https://", 0) != 0)
+                     fail(n, k, "must start with http:// or https://, not " + in_quotes(c.api_url));
+                   while (!c.api_url.empty() && c.api_url.back() == '/') c.api_url.pop_back();
+                 }},
+                {"mode",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.mode = string(n, k);
+                   if (c.mode == "webhook")
+                     fail(n, k,
+                          "\"webhook\" is not built yet: use \"polling\" (sigil asks Telegram for updates; "
+                          "no public address needed)");
+                   if (c.mode != "polling") fail(n, k, "must be \"polling\", not " + in_quotes(c.mode));
+                 }},
+                {"allowed_users",
+                 [&](const toml::node& n, const std::string& k) {
+                   const auto* a = n.as_array();
+                   if (a == nullptr) fail(n, k, "must be an array of Telegram user ids (integers)");
+                   c.allowed_users.clear();
+                   for (const toml::node& e : *a) {
+                     const auto* i = e.as_integer();
+                     if (i == nullptr || i->get() <= 0)
+                       fail(e, k,
+                            "must be an array of Telegram user ids (positive integers, e.g. [123456789])");
+                     c.allowed_users.push_back(i->get());
+                   }
+                 }},
+                {"poll_timeout",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.poll_timeout_seconds = static_cast<int>(integer(n, k, 0, 50));
+                 }},
+            });
+  }
+
   std::string name_;
   fs::path base_;
   std::string section_;
 };
 
 void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLookup& env) {
+  if (auto v = env("SIGIL_TELEGRAM_TOKEN"); v && !v->empty()) {
+    if (!valid_telegram_token(*v))
+      throw ConfigError(
+          "SIGIL_TELEGRAM_TOKEN is not a bot token (digits, ':', then letters, digits, '_' or '-')");
+    config.channels.telegram.token = *v;
+  }
+  if (config.channels.telegram.enabled && config.channels.telegram.token.empty())
+    throw ConfigError(
+        "[channels.telegram] needs the bot's token: set token (from @BotFather) or SIGIL_TELEGRAM_TOKEN");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -370,6 +441,20 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
 }
 
 }  // namespace
+
+bool valid_telegram_token(std::string_view token) {
+  const auto colon = token.find(':');
+  if (colon == 0 || colon == std::string_view::npos || colon + 1 == token.size() || token.size() > 256)
+    return false;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    const char c = token[i];
+    if (i < colon ? (c >= '0' && c <= '9')
+                  : (i == colon || std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
+      continue;
+    return false;
+  }
+  return true;
+}
 
 EnvLookup process_environment() {
   return [](std::string_view name) -> std::optional<std::string> {
@@ -467,6 +552,12 @@ std::string Config::describe() const {
       << actions.voice_chars_per_turn << ", voice_chars_per_minute " << actions.voice_chars_per_minute
       << ", message_targets " << actions.message_targets.size() << ", commands " << actions.commands.size()
       << ", schedule_utc_offset " << actions.schedule_utc_offset << '\n';
+  if (channels.telegram.enabled)
+    out << "channels.telegram: token " << secret(channels.telegram.token) << ", api_url "
+        << channels.telegram.api_url << ", mode " << channels.telegram.mode << ", allowed_users "
+        << (channels.telegram.allowed_users.empty() ? std::string("(anyone)")
+                                                    : std::to_string(channels.telegram.allowed_users.size()))
+        << ", poll_timeout " << channels.telegram.poll_timeout_seconds << '\n';
   return out.str();
 }
 

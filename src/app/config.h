@@ -2,18 +2,20 @@
 //
 // What it promises:
 // - Precedence, highest first: flags (--listen, --data) > environment (SIGIL_MODEL_URL, SIGIL_MODEL_KEY,
-//   SIGIL_MODEL, SIGIL_API_TOKEN) > the file > the defaults written below.
+//   SIGIL_MODEL, SIGIL_API_TOKEN, SIGIL_TELEGRAM_TOKEN) > the file > the defaults written below.
 // - Strict: an unknown section or key, a value of the wrong type or out of range, or a bad listen address
 //   is a ConfigError whose message names the file, the line and the key (`sigil.toml:3:1: [server]
 //   unknown key "lisen"`). `sigil serve` prints it and exits 2.
 // - Relative paths written in the file are relative to the file's folder (a config works from any working
 //   directory); paths from flags and the defaults are relative to the working directory.
-// - Secrets (model key, API token) are never printed: describe() says only whether they are set.
+// - Secrets (model key, API token, Telegram token) are never printed: describe() says only whether they are
+// set.
 // - toml++ is used only in config.cpp: this header is plain std.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -100,12 +102,28 @@ struct ActionsConfig {
   bool page_scripts = false;                // published pages may run scripts
 };
 
+// [channels.telegram] (docs/channels/telegram.md). The section being there turns the channel on.
+struct TelegramConfig {
+  bool enabled = false;
+  std::string token;  // BotFather's token, never printed; SIGIL_TELEGRAM_TOKEN overrides the file
+  std::string api_url = "https://api.telegram.org";
+  std::string mode = "polling";  // the only one built: "webhook" is refused
+  // Telegram user ids whose messages start turns; empty: anyone who finds the bot.
+  std::vector<std::int64_t> allowed_users;
+  int poll_timeout_seconds = 30;  // getUpdates long-poll time
+};
+
+struct ChannelsConfig {
+  TelegramConfig telegram;
+};
+
 struct Config {
   ServerConfig server;
   StoreConfig store;
   ModelConfig model;
   AgentSettings agent;
   ActionsConfig actions;
+  ChannelsConfig channels;
   std::string file;  // the file read ("" : none)
 
   // Several lines "key = value" for logs; secrets only as "(set)" / "(not set)".
@@ -136,6 +154,9 @@ Config load_config(const ConfigFlags& flags, const EnvLookup& env = process_envi
 // The same from TOML text (`name` is used in messages and to resolve relative paths). Throws ConfigError.
 Config load_config_text(std::string_view toml, const std::string& name, const ConfigFlags& flags,
                         const EnvLookup& env);
+
+// A Telegram bot token's shape: digits, ':', then [A-Za-z0-9_-]+ (it goes into the request path).
+bool valid_telegram_token(std::string_view token);
 
 // "HOST:PORT" (IPv6 as "[::1]:8080") into host and port. Throws ConfigError naming `what`.
 void parse_listen(std::string_view text, std::string& host, unsigned short& port, std::string_view what);

@@ -12,6 +12,7 @@
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"
 #include "sigil/store/sqlite.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::app {
 namespace {
@@ -151,6 +152,19 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   for (const MessageTargetConfig& t : config_.actions.message_targets)
     builtin.messages.allowed.push_back({t.channel, t.chat});
   builtin.messages.default_telegram_chat = config_.actions.default_telegram_chat;
+  if (config_.channels.telegram.enabled) {
+    // A user allowed to talk to the bot may be written to in their private chat (its id is theirs).
+    for (const std::int64_t id : config_.channels.telegram.allowed_users)
+      builtin.messages.allowed.push_back({"telegram", std::to_string(id)});
+    if (!config_.actions.default_telegram_chat.empty())
+      builtin.messages.allowed.push_back({"telegram", config_.actions.default_telegram_chat});
+  }
+  builtin.messages.send = [this](const actions::MessageTarget& target, std::string_view text) -> std::string {
+    if (text::ascii::iequals(target.channel, "telegram") && telegram_)
+      return telegram_->send_message(target.chat, text);
+    return "no " + target.channel + " channel is configured" +
+           (text::ascii::iequals(target.channel, "telegram") ? " ([channels.telegram])" : "");
+  };
   for (const CommandConfigEntry& c : config_.actions.commands) {
     actions::CommandSpec spec;
     spec.name = c.name;
@@ -216,8 +230,11 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.public_url = config_.server.public_url;
     o.allowed_origins = config_.server.allowed_origins;
     o.allowed_hosts = config_.server.allowed_hosts;
+    o.extra_metrics = [this] { return telegram_ ? telegram_->metrics_text() : std::string(); };
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
   }
+  if (config_.channels.telegram.enabled)
+    telegram_ = std::make_unique<TelegramService>(config_.channels.telegram, *agent_, *store_);
   scheduler_ = std::make_unique<actions::Scheduler>(
       *store_,
       [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });
@@ -248,6 +265,7 @@ unsigned short Gateway::start() {
       throw GatewayError(e.what());
     }
   }
+  if (telegram_) telegram_->start();
   {
     std::lock_guard lock(mu_);
     notify_target_ = scheduler_.get();
@@ -263,6 +281,7 @@ void Gateway::stop(std::chrono::milliseconds grace) {
     stopped_ = true;
     notify_target_ = nullptr;
   }
+  if (telegram_) telegram_->stop_polling();
   if (scheduler_) scheduler_->stop();
   if (server_) server_->stop();
   if (!agent_) return;
@@ -276,6 +295,8 @@ void Gateway::stop(std::chrono::milliseconds grace) {
     std::lock_guard lock(mu_);
     turns = task_turns_;
   }
+  if (telegram_)
+    for (const std::string& id : telegram_->running_turns()) turns.insert(id);
   for (const std::string& id : turns) agent_->cancel(id);
   agent_->wait_idle();
 }

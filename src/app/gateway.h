@@ -9,11 +9,16 @@
 //   handlers, the model (OpenAI-compatible client when a url is set, else the replay file, else the embedded
 //   demo script examples/demo-replay.jsonl) and the agent. Failures are GatewayError with a one-line message
 //   that never holds the model key.
-// - start() binds the server (when there is one) and starts the scheduler; a due task becomes a turn of its
+// - With [channels.telegram], a TelegramService (app/telegram_service.h) answers Telegram chats, and
+//   send-message / <sendTelegram> send through it to allow-listed chats (the [actions] message_targets,
+//   the default Telegram chat and the private chats of allowed_users); without it they are an error.
+// - start() binds the server (when there is one), starts the Telegram channel and the scheduler; a due task
+// becomes a turn of its
 //   (user, conversation), shown live to the web chat watching it; a newly scheduled task wakes the
 //   scheduler at once.
-// - stop(): the scheduler stops (no new task turns), the server stops (its turns are cancelled), turns still
-//   running (scheduled ones) get `grace` to finish and are then cancelled; idempotent; the destructor calls
+// - stop(): Telegram polling stops, the scheduler stops (no new task turns), the server stops (its turns are
+//   cancelled), turns still running (scheduled and Telegram ones) get `grace` to finish and are then
+//   cancelled; idempotent; the destructor calls
 //   it.
 #pragma once
 
@@ -28,6 +33,7 @@
 
 #include "app/config.h"
 #include "app/data_lock.h"
+#include "app/telegram_service.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
@@ -94,6 +100,7 @@ class Gateway {
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<server::HttpServer> server_;
   std::unique_ptr<actions::Scheduler> scheduler_;
+  std::unique_ptr<TelegramService> telegram_;  // [channels.telegram]; null when not configured
 
   std::mutex mu_;
   actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken

@@ -50,6 +50,12 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
     if (gateway.replay_model())
       out << "sigil: replies are replayed, not written by a model: set SIGIL_MODEL_URL or [model] url\n";
     out << "sigil: data: " << gateway.data_dir().string() << '\n';
+    if (config.channels.telegram.enabled)
+      out << "sigil: telegram: polling " << config.channels.telegram.api_url << " ("
+          << (config.channels.telegram.allowed_users.empty()
+                  ? std::string("anyone may write")
+                  : std::to_string(config.channels.telegram.allowed_users.size()) + " allowed users")
+          << ")\n";
     out << "sigil: listening on http://" << host << ':' << port << std::endl;
 
     int signal = 0;

@@ -220,8 +220,9 @@ asio::awaitable<std::variant<Step, NetError>> exchange(std::shared_ptr<HttpCallS
         "no response within " + format_duration(timeouts.first_byte) + " (first-byte time-out)");
   }
   if (head_ec) {
-    // A pooled connection the server closed just as we reused it: nothing was processed, send again.
-    if (s->reused && !parser.got_some()) co_return Step::retry_fresh;
+    // A pooled connection the server closed just as we reused it: most likely nothing was processed, so
+    // send again, unless the caller said the request must not risk taking effect twice.
+    if (s->reused && !parser.got_some() && s->request.resend_on_stale_connection) co_return Step::retry_fresh;
     if (parser.got_some() && head_ec != http::error::end_of_stream &&
         head_ec != asio::error::connection_reset && head_ec != asio::error::eof) {
       co_return make_error(NetErrorKind::bad_response,

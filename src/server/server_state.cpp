@@ -38,7 +38,9 @@ std::string ServerState::metrics_text() {
   MetricsSnapshot snapshot = metrics.snapshot();
   snapshot.turns_total = turns.opened_total();
   snapshot.turns_active = agent.active_turns();
-  return server::metrics_text(snapshot);
+  std::string text = server::metrics_text(snapshot);
+  if (options.extra_metrics) text += options.extra_metrics();
+  return text;
 }
 
 void ServerState::start_web_turn(const std::string& user, const std::string& conversation,

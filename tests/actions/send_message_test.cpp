@@ -30,10 +30,20 @@ std::unique_ptr<store::Store> open_store() {
   return std::move(opened).value();
 }
 
+// What the fake sender was asked to send: "channel:chat:text".
+std::vector<std::string>& sent() {
+  static std::vector<std::string> log;
+  return log;
+}
+
 SendMessageConfig config() {
   SendMessageConfig c;
   c.allowed = {{"Telegram", "123"}, {"slack", "C42"}};
   c.default_telegram_chat = "123";
+  c.send = [](const MessageTarget& t, std::string_view text) {
+    sent().push_back(t.channel + ":" + t.chat + ":" + std::string(text));
+    return std::string();
+  };
   return c;
 }
 
@@ -115,6 +125,33 @@ TEST_F(SendMessageTest, TelegramPresetAndDefaultChat) {
   SendMessageConfig unlisted = config();
   unlisted.default_telegram_chat = "777";
   EXPECT_EQ(run(unlisted, {{"text", "x"}}).message, "send-message: telegram:777 is not an allowed target");
+}
+
+TEST_F(SendMessageTest, SendsThroughTheChannelAndReportsItsError) {
+  sent().clear();
+  auto r = run(config(), {{"channel", "telegram"}, {"chat", "123"}, {"text", "hi"}});
+  ASSERT_EQ(r.status, Status::Ok) << r.message;
+  EXPECT_EQ(sent(), (std::vector<std::string>{"Telegram:123:hi"}));
+
+  SendMessageConfig failing = config();
+  failing.send = [](const MessageTarget&, std::string_view) {
+    return std::string("telegram: 403 Forbidden: bot was blocked by the user");
+  };
+  r = run(failing, {{"channel", "telegram"}, {"chat", "123"}, {"text", "hi"}});
+  EXPECT_EQ(r.status, Status::Error);
+  EXPECT_EQ(r.message,
+            "send-message: Telegram:123: not sent: telegram: 403 Forbidden: bot was blocked by the user");
+  EXPECT_TRUE(r.deliveries.empty());
+}
+
+TEST_F(SendMessageTest, NoChannelConfiguredIsAnErrorNeverOk) {
+  // The bug this guards: the action said "sent" while no channel existed to send anything.
+  SendMessageConfig none = config();
+  none.send = nullptr;
+  auto r = run(none, {{"text", "hello"}});
+  EXPECT_EQ(r.status, Status::Error);
+  EXPECT_EQ(r.message, "send-message: no channel is configured to send to Telegram:123; nothing was sent");
+  EXPECT_TRUE(r.deliveries.empty());
 }
 
 TEST(SendMessage, FindAllowedTarget) {

@@ -222,6 +222,25 @@ TEST(HttpClient, ReusedConnectionDroppedBeforeTheResponseIsRetriedOnce) {
   EXPECT_EQ(server.request_count(), 3u);
 }
 
+TEST(HttpClient, ARequestThatMustNotRepeatIsNotResentOnADroppedReusedConnection) {
+  // The server may have acted on it before dropping the connection (a chat message sent): the caller gets
+  // lost_before_response (an unknown outcome) and the request went out once.
+  FakeOpenAiServer server;
+  server.enqueue(plain_body("a", true));
+  FakeResponse drop;
+  drop.drop_connection = true;
+  server.enqueue(drop);
+  server.enqueue(plain_body("b", true));
+  HttpClient client(std::make_shared<IoThreads>());
+  EXPECT_EQ(run(client, get(url_of(server)))->body(), "a");
+  HttpRequest once = get(url_of(server));
+  once.resend_on_stale_connection = false;
+  auto second = run(client, once);
+  ASSERT_TRUE(second->error());
+  EXPECT_EQ(second->error()->kind, NetErrorKind::lost_before_response);
+  EXPECT_EQ(server.request_count(), 2u);
+}
+
 TEST(HttpClient, FreshConnectionDroppedBeforeTheResponseIsAnError) {
   FakeOpenAiServer server;
   FakeResponse drop;

@@ -46,11 +46,13 @@ inline std::string raw_exec(const std::string& path, const std::string& sql) {
 }
 
 // Takes away what schema versions 3 (the message counts behind the history cap), 4 (deliveries kept
-// with the history) and 5 (a message's task id) added, for a test that makes a database of an earlier
-// version.
-inline const char* const kDropSchemaVersion5 = "ALTER TABLE messages DROP COLUMN task_id; ";
+// with the history), 5 (a message's task id) and 6 (the channels' inbound dedupe) added, for a test that
+// makes a database of an earlier version.
+inline const char* const kDropSchemaVersion6 = "DROP TABLE channel_inbound; ";
+inline const std::string kDropSchemaVersion5 =
+    std::string(kDropSchemaVersion6) + "ALTER TABLE messages DROP COLUMN task_id; ";
 inline const std::string kDropSchemaVersion3 =
-    std::string(kDropSchemaVersion5) +
+    kDropSchemaVersion5 +
     "DROP TRIGGER messages_deliveries_delete; DROP TABLE deliveries; "
     "DROP TRIGGER messages_count_insert; DROP TRIGGER messages_count_delete; DROP TABLE message_counts;";
 

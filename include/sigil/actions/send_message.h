@@ -10,12 +10,18 @@
 // - No channel in args means the sendTelegram spelling (its preset is not put in args, 9.6): telegram. No
 //   chat on telegram means `default_telegram_chat`; when that is empty too, an error says so.
 // - The text is trimmed; empty text, or text over `max_text` bytes, is an error (never cut).
+// - The handler sends the text itself, through `send` (the gateway's configured channels), and reports
+//   what happened: ok `sent to telegram:123` only when the channel took it; the channel's error otherwise
+//   ("send-message: telegram: 403 Forbidden: bot was blocked by the user"). Without `send`, or when `send`
+//   says no such channel is configured, it is an error: the action never reports a message it did not
+//   send.
 // - Success: one Delivery{op=Message, channel (as the allow-list spells it), chat, text} and ok
-//   `sent to telegram:123`, result {"channel":…,"chat":…}. The channel's adapter sends it; the executor
-//   never holds reply text for it.
+//   `sent to telegram:123`, result {"channel":…,"chat":…}. The delivery is for the chat that asked (the
+//   web chat shows what was relayed); it is already sent, and outboxes must not send it again.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,8 +35,12 @@ struct MessageTarget {
   std::string channel, chat;
 };
 
+// Sends a text to an allowed target: "" when the channel took it, else why not (one line).
+using MessageSender = std::function<std::string(const MessageTarget& target, std::string_view text)>;
+
 struct SendMessageConfig {
   std::vector<MessageTarget> allowed;
+  MessageSender send;                 // unset: no channel can send (every send-message is an error)
   std::string default_telegram_chat;  // sendTelegram without a chat; empty: the chat must be written
   std::size_t max_text = 4096 * 4;    // bytes
 };

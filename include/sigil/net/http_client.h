@@ -16,7 +16,8 @@
 //   goes back to a pool per scheme://host:port (at most max_idle_per_host, for at most keep_idle_for).
 //   Before reuse a pooled connection is checked for a close or stray bytes from the server; if a reused
 //   connection still fails before any response byte (the server closed it at that moment), the request
-//   is sent once more on a fresh connection, so reuse never turns into an error the caller sees.
+//   is sent once more on a fresh connection, so reuse never turns into an error the caller sees (unless
+//   HttpRequest::resend_on_stale_connection is false: a request that must not take effect twice).
 // - No redirects are followed, no retries beyond the one above: callers own their policy (see
 //   retry_after.h).
 // - Destroying the client cancels open requests and waits until each handler got on_end. Do not destroy

@@ -35,6 +35,12 @@ struct HttpRequest {
   Headers headers;
   std::string body;
   HttpTimeouts timeouts;
+  // Whether the request may be sent once more when a reused keep-alive connection ends after the request
+  // was sent and before any response byte (http_client.h). Usually the server had closed the connection
+  // and processed nothing, but a server that processed it and then dropped the connection looks the same:
+  // set false for a request that must not take effect twice (a chat message: Telegram has no idempotency
+  // key), and the caller gets lost_before_response instead, an outcome it must treat as unknown.
+  bool resend_on_stale_connection = true;
 };
 
 struct HttpResponseHead {

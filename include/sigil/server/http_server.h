@@ -67,6 +67,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -103,6 +104,9 @@ struct HttpServerOptions {
   // Per remote address, on top of the per-user bucket (a client chooses its user id, not its address):
   // this many times the per-user rate and burst.
   double address_rate_factor = 4;
+  // More Prometheus text for GET /metrics, after the server's own (the gateway's channels: sends, retries);
+  // unset: none. Called on an io thread for each scrape; it must be quick and thread-safe.
+  std::function<std::string()> extra_metrics;
 };
 
 // start() failed: bad host, refused non-loopback bind, or the port could not be bound.

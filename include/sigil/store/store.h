@@ -148,6 +148,19 @@ struct Begun {
   TimePoint begun_at;       // when it was first begun (now, for fresh)
 };
 
+// An inbound chat message as a channel received it (Telegram's update, later Discord's message id):
+// recorded before the channel confirms it to the platform, so a redelivery is recognised and a crash
+// loses nothing. `payload_json` is what the channel needs to start its turn again (the store does not read
+// it); `done` says the turn it started has ended.
+struct InboundRecord {
+  std::string channel;  // "telegram"
+  std::string account;  // the bot's id: one store may serve several bots
+  std::string key;      // the platform's unique id of the update ("10001")
+  std::string payload_json;
+  TimePoint received_at;
+  bool done = false;
+};
+
 struct Page {
   std::string slug;
   std::string title;
@@ -280,6 +293,19 @@ class Store {
   virtual Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
                              TimePoint now) = 0;
   virtual Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) = 0;
+
+  // ---- channels' inbound dedupe. Partition: (channel, account).
+  // Records an inbound update once: true when it is new (recorded now), false when it was recorded
+  // before (a redelivery: start nothing). Durable when it returns (the channel confirms it after).
+  virtual Result<bool> record_inbound(const InboundRecord& record) = 0;
+  // The turn the update started has ended. Recording an unknown key does nothing. Finished records received
+  // more than 7 days before `now` are deleted then (Telegram redelivers an update for at most 24 hours).
+  virtual Status finish_inbound(std::string_view channel, std::string_view account, std::string_view key,
+                                TimePoint now) = 0;
+  // Recorded updates whose turn never ended (the process stopped or died during it), oldest first, at most
+  // `limit`: the channel runs their turns again (with the same turn ids) at start.
+  virtual Result<std::vector<InboundRecord>> pending_inbound(std::string_view channel,
+                                                             std::string_view account, std::size_t limit) = 0;
 
   // ---- conversations as a whole. Partition: the user; (user, conversation) for delete.
   // The user's conversations that have messages, the most recently updated first, at most `limit`.

@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 5> kMigrations = {
+constexpr std::array<const char*, 6> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -188,6 +188,21 @@ ALTER TABLE messages ADD COLUMN task_id TEXT NOT NULL DEFAULT '';
 UPDATE messages
 SET task_id = substr(text, 17, instr(text, '] ') - 17), text = substr(text, instr(text, '] ') + 2)
 WHERE role = 'user' AND text LIKE '[scheduled task %] %' AND instr(text, '] ') > 17;
+)sql",
+    // 6: the chat channels' inbound dedupe (Store::record_inbound): an update is recorded before the
+    // channel confirms it to the platform; done_at is set when the turn it started has ended, so the turns
+    // of updates without it are run again after a crash.
+    R"sql(
+CREATE TABLE channel_inbound(
+    channel     TEXT NOT NULL,
+    account     TEXT NOT NULL,
+    update_key  TEXT NOT NULL,
+    payload     TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    done_at     INTEGER,
+    PRIMARY KEY (channel, account, update_key)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX channel_inbound_pending ON channel_inbound(channel, account, received_at) WHERE done_at IS NULL;
 )sql",
 };
 

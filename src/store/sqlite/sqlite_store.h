@@ -111,6 +111,11 @@ class SqliteStore final : public Store {
   Result<std::vector<ConversationSummary>> list_conversations(std::string_view user_id,
                                                               std::size_t limit) override;
   Result<bool> delete_conversation(const Scope& scope) override;
+  Result<bool> record_inbound(const InboundRecord& record) override;
+  Status finish_inbound(std::string_view channel, std::string_view account, std::string_view key,
+                        TimePoint now) override;
+  Result<std::vector<InboundRecord>> pending_inbound(std::string_view channel, std::string_view account,
+                                                     std::size_t limit) override;
 
  private:
   using StatementCache = std::unordered_map<std::string_view, sqlite3_stmt*>;

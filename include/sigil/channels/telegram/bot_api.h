@@ -1,0 +1,109 @@
+// The Telegram Bot API as blocking calls over the shared net::HttpClient (architecture: channels use net/).
+// POST https://api.telegram.org/bot<token>/<method> with a JSON body, or multipart/form-data for uploads.
+//
+// What it promises:
+// - Every call ends with one Outcome: Ok (Telegram answered ok:true, `result` set), Refused (Telegram
+//   answered ok:false: error_code and description as it sent them), NotSent (the request never reached
+//   Telegram: no connection; safe to send again) or Unknown (the request may have reached Telegram but no
+//   answer came: a time-out after sending, a dropped connection). Telegram has no idempotency key, so an
+//   Unknown send must not be repeated blindly: this class never repeats one, callers report it.
+// - 429 Too Many Requests with parameters.retry_after: the call waits that long (at most max_retry_after)
+//   and is made again, up to max_attempts in all; a 429 means Telegram did nothing, so this is safe. A
+//   NotSent failure is retried the same way after a short pause. Both count as retries in stats().
+// - The bot token never appears in any outcome, log record or stats: errors name only the host.
+// - Thread-safe; stop() cancels requests under way (a cancelled send is Unknown) and wakes every waiting
+//   call, which then ends NotSent "stopped".
+#pragma once
+
+#include <atomic>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/net/http_client.h"
+
+namespace sigil::channels::telegram {
+
+struct ApiOutcome {
+  enum class Kind : unsigned char { Ok, Refused, NotSent, Unknown } kind = Kind::NotSent;
+  boost::json::value result;  // Ok
+  int error_code = 0;         // Refused: Telegram's error_code (400, 403, 409, 429, ...)
+  std::string description;    // Refused: Telegram's description; NotSent/Unknown: the network error
+  int retries = 0;            // 429 waits and NotSent repeats made before this outcome
+
+  bool ok() const { return kind == Kind::Ok; }
+  // One line for reports and logs: "400 Bad Request: can't parse entities ...", "outcome unknown: ...".
+  std::string summary() const;
+};
+
+// A file part of an upload.
+struct UploadFile {
+  std::string field;  // "photo", "document", "voice", ...
+  std::string filename;
+  std::string content_type;
+  std::string data;
+};
+
+struct BotApiOptions {
+  int max_attempts = 3;
+  std::chrono::seconds max_retry_after{60};  // a longer 429 wait fails the call instead
+  std::chrono::milliseconds not_sent_pause{1000};
+  std::chrono::milliseconds request_timeout{30'000};
+};
+
+struct BotApiStats {
+  std::uint64_t calls = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t failures = 0;
+  std::string last_error;  // summary() of the last failed call
+};
+
+class BotApi {
+ public:
+  // `api_url` without a trailing slash ("https://api.telegram.org"); `token` as BotFather gave it.
+  BotApi(net::HttpClient& client, std::string api_url, std::string token, BotApiOptions options = {});
+
+  // A JSON call. `timeout` overrides options.request_timeout (getUpdates: its long-poll time plus a margin).
+  ApiOutcome call(std::string_view method, const boost::json::object& params,
+                  std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+  // A multipart call: `params` become form fields (strings as they are, other values as JSON).
+  ApiOutcome upload(std::string_view method, const boost::json::object& params, const UploadFile& file);
+
+  void stop();
+  bool stopped() const { return stopped_.load(); }
+  BotApiStats stats() const;
+  // The bot's id: the digits before ':' in the token (not a secret; names the account in the store).
+  const std::string& bot_id() const { return bot_id_; }
+
+ private:
+  ApiOutcome once(std::string_view method, const std::string& content_type, const std::string& body,
+                  std::chrono::milliseconds timeout);
+  ApiOutcome with_retries(std::string_view method, const std::string& content_type, const std::string& body,
+                          std::chrono::milliseconds timeout);
+  bool pause(std::chrono::milliseconds how_long);  // false: stopped
+
+  net::HttpClient& client_;
+  std::string api_url_;
+  std::string token_;
+  std::string bot_id_;
+  BotApiOptions options_;
+  std::atomic<bool> stopped_{false};
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  BotApiStats stats_;
+  std::set<std::shared_ptr<net::HttpCall>> open_;  // requests under way: stop() cancels them
+};
+
+// Bot API 10.1's reaction emoji (73), without U+FE0F: what setMessageReaction accepts from a bot.
+const std::vector<std::string>& telegram_reaction_emoji();
+
+}  // namespace sigil::channels::telegram

@@ -1,0 +1,77 @@
+// One Telegram chat as a deliver::Channel (architecture: channels/telegram/): what the outbox's calls
+// become as Bot API calls.
+//
+// What it promises:
+// - Capabilities: text up to 4096 UTF-16 units (the outbox splits longer text; see telegram_html.h for why
+//   the rendered message then fits too), reactions limited to Telegram's 73 emoji, files as image, document,
+//   audio and video, voice notes, ~1 message per second per chat (Telegram's advice), no edits or deletes
+//   (so the outbox holds a reply's text until it is final: a late sentinel never needs to take text back).
+// - send_text: the Markdown rendered to Telegram HTML (sendMessage, parse_mode HTML); when Telegram
+//   refuses it with 400 "can't parse entities", the same text is sent once more as plain text.
+// - react: setMessageReaction with one emoji (U+FE0F removed); the message id "" is the one being answered.
+// - send_file: image -> sendPhoto (up to 10 MB; larger ones sendDocument), video -> sendVideo, audio ->
+//   sendAudio, anything else sendDocument, as multipart uploads of the payload's bytes. A caption longer
+//   than 1024 UTF-16 units goes as a text message after the file.
+// - send_voice: sendVoice (Ogg Opus, duration in whole seconds). A refusal (400 VOICE_MESSAGES_FORBIDDEN)
+//   fails, and the outbox falls back to an audio file: sendAudio with the same bytes.
+// - A call whose outcome is unknown (sent, then no answer) is never made again, and in_doubt() lists it,
+//   so the turn report says the user may or may not have it. Text fails with "outcome unknown: …";
+//   a file, voice note or reaction reports success, so the outbox does not try another way (a second
+//   copy if the first one arrived).
+// - In groups (reply_to set) the first text message replies to the message being answered.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/channels/telegram/bot_api.h"
+#include "sigil/deliver/channel.h"
+
+namespace sigil::channels::telegram {
+
+struct TelegramTarget {
+  std::int64_t chat_id = 0;
+  std::int64_t answering = 0;  // the message being answered (reactions without a target); 0: none
+  bool reply = false;          // thread the first text message as a reply to `answering` (groups)
+};
+
+class TelegramChannel final : public deliver::Channel {
+ public:
+  TelegramChannel(BotApi& api, TelegramTarget target);
+
+  deliver::ChannelCapabilities capabilities() const override;
+  deliver::ChannelResult send_text(std::string_view text) override;
+  deliver::ChannelResult send_file(const deliver::OutgoingFile& file) override;
+  deliver::ChannelResult send_voice(const deliver::OutgoingFile& voice) override;
+  deliver::ChannelResult react(const std::string& message_id, std::string_view emoji) override;
+
+  // sendChatAction "typing" (shown for ~5 s). Best effort: false when it failed.
+  bool typing();
+  // Whether anything was shown yet (the typing indicator stops then).
+  bool shown_anything() const { return shown_.load(); }
+  // The calls whose outcome is unknown ("sendMessage: outcome unknown: …"), in order.
+  std::vector<std::string> in_doubt() const;
+
+  static deliver::ChannelCapabilities telegram_capabilities();
+
+ private:
+  deliver::ChannelResult finish(std::string_view method, const ApiOutcome& o, bool text);
+  deliver::ChannelResult upload(std::string_view method, std::string_view field,
+                                const deliver::OutgoingFile& f, bool with_caption, bool voice);
+
+  BotApi& api_;
+  TelegramTarget target_;
+  bool replied_ = false;
+  std::atomic<bool> shown_{false};
+  mutable std::mutex mu_;
+  std::vector<std::string> in_doubt_;
+};
+
+// Reads a payload's bytes whole (uploads are multipart bodies in memory; Telegram takes at most 50 MB).
+bool read_payload(const deliver::Payload& payload, std::string& out, std::string& error);
+
+}  // namespace sigil::channels::telegram

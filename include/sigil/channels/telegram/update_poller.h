@@ -1,0 +1,97 @@
+// The inbound side of the Telegram channel: long polling getUpdates, and which messages become turns.
+//
+// What it promises:
+// - One thread (start() .. stop()) asks getMe once (the bot's id and @username, retried until it answers),
+//   then getUpdates(offset, timeout = poll_timeout, allowed_updates ["message"]) in a loop.
+// - Updates are handed over in update_id order. The offset that confirms an update to Telegram is sent
+//   only with the next getUpdates, after on_update returned true for it: the consumer records an update
+//   durably before it is confirmed, so a crash at any point loses none (Telegram sends it again) and the
+//   consumer's record makes a second delivery harmless. When on_update returns false (its store failed)
+//   the update is not confirmed and is offered again after a pause.
+// - Every update goes to on_update with its verdict (admit()): text messages from allowed users in
+//   private chats, and in groups only those that mention the bot (@username) or reply to one of its
+//   messages, are Admitted; the rest say why not (the consumer logs them; they are confirmed too).
+// - 409 Conflict (another poller or a webhook on the same token) and network errors are logged and
+//   retried with a growing pause (1 s .. 30 s); the token never appears in a log record.
+// - stop() ends a poll in progress at once (the request is cancelled) and joins the thread.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sigil/channels/telegram/bot_api.h"
+
+namespace sigil::channels::telegram {
+
+struct InboundMessage {
+  std::int64_t update_id = 0;
+  std::int64_t chat_id = 0;
+  std::string chat_type;  // private, group, supergroup, channel
+  std::int64_t from_id = 0;
+  std::string from_name;  // first name, for logs and history
+  std::int64_t message_id = 0;
+  std::string text;                // text, or a media message's caption; empty for other messages
+  std::int64_t reply_to_from = 0;  // the author of the message this one replies to (0: not a reply)
+};
+
+// An update as a message, or nullopt when it carries none (edits, reactions, service updates).
+std::optional<InboundMessage> read_update(const boost::json::object& update);
+
+enum class Verdict : unsigned char {
+  Admitted,
+  NoText,        // not a text message (a sticker, a join, an update without a message)
+  NotAllowed,    // the sender is not in allowed_users
+  NotAddressed,  // a group message that neither mentions the bot nor replies to it
+  FromBot,       // sent by a bot
+};
+std::string_view to_string(Verdict verdict);
+
+struct AdmitPolicy {
+  std::vector<std::int64_t> allowed_users;  // empty: anyone
+  std::int64_t bot_id = 0;
+  std::string bot_username;  // without '@'
+};
+
+Verdict admit(const InboundMessage& message, const AdmitPolicy& policy, bool from_bot = false);
+
+struct PollerOptions {
+  std::vector<std::int64_t> allowed_users;
+  std::chrono::seconds poll_timeout{30};
+};
+
+class UpdatePoller {
+ public:
+  // on_update(update_id, message or nullopt, verdict): true when the update may be confirmed.
+  using OnUpdate = std::function<bool(std::int64_t update_id, const std::optional<InboundMessage>& message,
+                                      Verdict verdict)>;
+
+  UpdatePoller(BotApi& api, PollerOptions options, OnUpdate on_update);
+  ~UpdatePoller();
+  UpdatePoller(const UpdatePoller&) = delete;
+  UpdatePoller& operator=(const UpdatePoller&) = delete;
+
+  void start();
+  void stop();  // idempotent; also stops the BotApi's calls
+  // The bot's @username (without '@') once getMe answered; empty before.
+  std::string bot_username() const;
+
+ private:
+  void run(const std::stop_token& stop);
+  bool wait(const std::stop_token& stop, std::chrono::milliseconds how_long);
+
+  BotApi& api_;
+  PollerOptions options_;
+  OnUpdate on_update_;
+  mutable std::mutex mu_;
+  AdmitPolicy policy_;
+  std::jthread thread_;
+};
+
+}  // namespace sigil::channels::telegram

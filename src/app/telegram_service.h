@@ -1,0 +1,76 @@
+// The Telegram channel wired into the gateway (architecture: channels/ may not use store/ or agent/, so the
+// inbound side's decisions that need them are made here, in app/).
+//
+// What it promises:
+// - start(): first the turns of updates recorded before and never finished (the process stopped or died
+//   during them) run again, with their recorded turn ids, so their directives keep their exactly-once keys;
+//   then the poller starts.
+// - An admitted update is recorded in the store (Store::record_inbound) before the poller may confirm it;
+//   a new one starts a turn: user "tg-<from.id>", conversation "tg-<chat.id>", turn id "tg-<update_id>";
+//   one recorded before starts nothing. Updates not admitted (other users, groups that do not address the
+//   bot, non-text messages) are logged with why, without their text, and start nothing.
+// - A turn shows "typing" (sendChatAction) at once and every 4 s until something is shown, then its output
+//   goes through a ChatOutbox to a TelegramChannel for the chat. At its end the update is marked done and
+//   the turn is logged with what the outbox did differently (fallbacks, skips) and the sends in doubt.
+// - send_message(): a text to a chat, for send-message / <sendTelegram> (allow-listed by the handler).
+// - stop(): polling ends; turns under way keep their channel until they end (the gateway waits for them).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "app/config.h"
+#include "sigil/agent/agent.h"
+#include "sigil/channels/telegram/bot_api.h"
+#include "sigil/channels/telegram/update_poller.h"
+#include "sigil/net/http_client.h"
+#include "sigil/net/io_threads.h"
+#include "sigil/store/store.h"
+
+namespace sigil::app {
+
+class TelegramService {
+ public:
+  TelegramService(const TelegramConfig& config, agent::Agent& agent, store::Store& store);
+  ~TelegramService();
+  TelegramService(const TelegramService&) = delete;
+  TelegramService& operator=(const TelegramService&) = delete;
+
+  void start();
+  void stop_polling();
+  // Turns started here and not ended yet (the gateway cancels them when its grace period is over).
+  std::set<std::string> running_turns() const;
+
+  // Sends `text` to the chat (a Telegram chat id); "" when Telegram took every part, else the error.
+  std::string send_message(std::string_view chat, std::string_view text);
+
+  // Prometheus text: sigil_channel_calls_total, _retries_total, _failures_total and
+  // sigil_channel_last_error_info{channel="telegram",api="send"|"poll",error="…"} (the error line never holds
+  // the token: BotApi's errors name only the host).
+  std::string metrics_text() const;
+
+ private:
+  bool on_update(std::int64_t update_id, const std::optional<channels::telegram::InboundMessage>& message,
+                 channels::telegram::Verdict verdict);
+  void run_turn(const channels::telegram::InboundMessage& message);
+  void run_pending();
+
+  TelegramConfig config_;
+  agent::Agent& agent_;
+  store::Store& store_;
+  std::shared_ptr<net::IoThreads> io_;
+  std::unique_ptr<net::HttpClient> http_;
+  // Two: stopping the poller cancels its own calls, not the sends of turns still running.
+  std::unique_ptr<channels::telegram::BotApi> send_api_;
+  std::unique_ptr<channels::telegram::BotApi> poll_api_;
+  std::unique_ptr<channels::telegram::UpdatePoller> poller_;
+  mutable std::mutex mu_;
+  std::set<std::string> running_;
+};
+
+}  // namespace sigil::app

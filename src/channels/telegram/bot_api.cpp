@@ -1,0 +1,232 @@
+#include "sigil/channels/telegram/bot_api.h"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <future>
+#include <memory>
+#include <utility>
+
+#include "sigil/log/log.h"
+#include "sigil/net/http_fetch.h"
+#include "sigil/net/multipart.h"
+
+namespace sigil::channels::telegram {
+namespace {
+
+constexpr std::size_t kMaxAnswer = 8u << 20;  // getUpdates answers with up to 100 updates
+
+// Whether the request can have reached Telegram: failures before a connection existed cannot.
+bool never_sent(net::NetErrorKind kind) {
+  switch (kind) {
+    case net::NetErrorKind::bad_url:
+    case net::NetErrorKind::bad_request:
+    case net::NetErrorKind::resolve_failed:
+    case net::NetErrorKind::connect_failed:
+    case net::NetErrorKind::connect_timeout:
+    case net::NetErrorKind::tls_verify_failed:
+    case net::NetErrorKind::tls_failed:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The methods that make a new message: repeating one shows it twice (Telegram has no idempotency key).
+// Setting a reaction or a chat action again changes nothing.
+bool creates_message(std::string_view method) {
+  return method.substr(0, 4) == "send" && method != "sendChatAction";
+}
+
+ApiOutcome from_answer(const net::HttpResult& r) {
+  ApiOutcome o;
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(r.body, ec);
+  const boost::json::object* obj = !ec && v.is_object() ? &v.as_object() : nullptr;
+  if (obj != nullptr && obj->contains("ok") && (*obj).at("ok").is_bool()) {
+    if (obj->at("ok").as_bool()) {
+      o.kind = ApiOutcome::Kind::Ok;
+      if (const auto* res = obj->if_contains("result")) o.result = *res;
+      return o;
+    }
+    o.kind = ApiOutcome::Kind::Refused;
+    o.error_code = r.head.status;
+    if (const auto* c = obj->if_contains("error_code"); c != nullptr && c->is_int64())
+      o.error_code = static_cast<int>(c->as_int64());
+    if (const auto* d = obj->if_contains("description"); d != nullptr && d->is_string())
+      o.description = std::string(d->as_string());
+    if (const auto* p = obj->if_contains("parameters"); p != nullptr && p->is_object())
+      if (const auto* ra = p->as_object().if_contains("retry_after"); ra != nullptr && ra->is_int64())
+        o.result = boost::json::object{{"retry_after", ra->as_int64()}};
+    return o;
+  }
+  // Not the Bot API's JSON (a proxy's error page): Telegram's answer, if any, is lost with it.
+  o.kind = r.head.status >= 500 || r.head.status == 0 ? ApiOutcome::Kind::Unknown : ApiOutcome::Kind::Refused;
+  o.error_code = r.head.status;
+  o.description = "HTTP " + std::to_string(r.head.status) + " without a Bot API answer";
+  return o;
+}
+
+int retry_after_of(const ApiOutcome& o) {
+  if (o.kind != ApiOutcome::Kind::Refused || o.error_code != 429 || !o.result.is_object()) return -1;
+  const auto* ra = o.result.as_object().if_contains("retry_after");
+  return ra != nullptr && ra->is_int64() ? static_cast<int>(ra->as_int64()) : -1;
+}
+
+std::string field_value(const boost::json::value& v) {
+  return v.is_string() ? std::string(v.as_string()) : boost::json::serialize(v);
+}
+
+}  // namespace
+
+std::string ApiOutcome::summary() const {
+  switch (kind) {
+    case Kind::Ok:
+      return "ok";
+    case Kind::Refused:
+      return std::to_string(error_code) + " " + description;
+    case Kind::NotSent:
+      return "not sent: " + description;
+    case Kind::Unknown:
+      return "outcome unknown: " + description;
+  }
+  return description;
+}
+
+BotApi::BotApi(net::HttpClient& client, std::string api_url, std::string token, BotApiOptions options)
+    : client_(client), api_url_(std::move(api_url)), token_(std::move(token)), options_(options) {
+  while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
+  bot_id_ = token_.substr(0, token_.find(':'));
+}
+
+ApiOutcome BotApi::once(std::string_view method, const std::string& content_type, const std::string& body,
+                        std::chrono::milliseconds timeout) {
+  net::HttpRequest req;
+  req.method = "POST";
+  req.url = api_url_ + "/bot" + token_ + "/" + std::string(method);
+  req.headers.push_back({"Content-Type", content_type});
+  req.body = body;
+  req.timeouts.first_byte = timeout;
+  req.timeouts.idle = timeout;
+  // A message sent twice is a message the user sees twice: a send whose connection drops is in doubt, not
+  // resent (the net client would resend it on a reused connection that ends before the answer).
+  req.resend_on_stale_connection = !creates_message(method);
+  auto promise = std::make_shared<std::promise<net::HttpResult>>();
+  std::future<net::HttpResult> done = promise->get_future();
+  std::shared_ptr<net::HttpCall> handle =
+      net::fetch(client_, std::move(req), kMaxAnswer,
+                 [promise](net::HttpResult r) { promise->set_value(std::move(r)); });
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_.load()) handle->cancel();
+    open_.insert(handle);
+  }
+  const net::HttpResult r = done.get();
+  {
+    std::lock_guard lock(mu_);
+    open_.erase(handle);
+  }
+  if (r.error && r.head.status == 0) {
+    ApiOutcome o;
+    o.kind = never_sent(r.error->kind) ? ApiOutcome::Kind::NotSent : ApiOutcome::Kind::Unknown;
+    // NetError::message names the host and port, never the path that holds the token.
+    o.description = r.error->message;
+    return o;
+  }
+  return from_answer(r);
+}
+
+bool BotApi::pause(std::chrono::milliseconds how_long) {
+  std::unique_lock lock(mu_);
+  return !cv_.wait_for(lock, how_long, [&] { return stopped_.load(); });
+}
+
+ApiOutcome BotApi::with_retries(std::string_view method, const std::string& content_type,
+                                const std::string& body, std::chrono::milliseconds timeout) {
+  int retries = 0;
+  for (int attempt = 1;; ++attempt) {
+    if (stopped_.load()) {
+      ApiOutcome o;
+      o.description = "stopped";
+      o.retries = retries;
+      return o;
+    }
+    ApiOutcome o = once(method, content_type, body, timeout);
+    o.retries = retries;
+    std::chrono::milliseconds wait{-1};
+    if (const int ra = retry_after_of(o); ra >= 0 && std::chrono::seconds(ra) <= options_.max_retry_after)
+      wait = std::chrono::seconds(ra);
+    else if (o.kind == ApiOutcome::Kind::NotSent)
+      wait = options_.not_sent_pause;
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.calls;
+      if (!o.ok() && (wait.count() < 0 || attempt >= options_.max_attempts)) {
+        ++stats_.failures;
+        stats_.last_error = std::string(method) + ": " + o.summary();
+      }
+    }
+    if (o.ok() || wait.count() < 0 || attempt >= options_.max_attempts) return o;
+    if (log::enabled(log::Level::info))
+      log::write(log::Record{log::Level::info, "telegram-retry", {}}
+                     .with("method", std::string(method))
+                     .with("after_ms", static_cast<std::int64_t>(wait.count()))
+                     .with("error", o.summary()));
+    {
+      std::lock_guard lock(mu_);
+      ++stats_.retries;
+    }
+    ++retries;
+    if (!pause(wait)) {
+      o.retries = retries;
+      return o;
+    }
+  }
+}
+
+ApiOutcome BotApi::call(std::string_view method, const boost::json::object& params,
+                        std::optional<std::chrono::milliseconds> timeout) {
+  return with_retries(method, "application/json", boost::json::serialize(params),
+                      timeout.value_or(options_.request_timeout));
+}
+
+ApiOutcome BotApi::upload(std::string_view method, const boost::json::object& params,
+                          const UploadFile& file) {
+  std::vector<net::MultipartPart> parts;
+  for (const auto& [key, value] : params) parts.push_back({std::string(key), field_value(value), {}, {}});
+  parts.push_back({file.field, file.data, file.filename.empty() ? std::string("file") : file.filename,
+                   file.content_type});
+  net::MultipartBody body = net::encode_multipart(parts);
+  // Uploads take longer than JSON calls: a minute more for every 10 MB.
+  const auto timeout = options_.request_timeout + std::chrono::minutes(1) * (file.data.size() / (10u << 20));
+  return with_retries(method, body.content_type, body.body, timeout);
+}
+
+void BotApi::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopped_.store(true);
+    for (const auto& call : open_) call->cancel();
+  }
+  cv_.notify_all();
+}
+
+BotApiStats BotApi::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+const std::vector<std::string>& telegram_reaction_emoji() {
+  static const std::vector<std::string> list = {
+      "❤",    "👍",          "👎",    "🔥",    "🥰",        "👏", "😁",    "🤔", "🤯", "😱",
+      "🤬", "😢",          "🎉",    "🤩", "🤮",        "💩", "🙏",    "👌",    "🕊", "🤡",
+      "🥱", "🥴",       "😍",    "🐳",    "❤‍🔥",  "🌚", "🌭", "💯",    "🤣", "⚡",
+      "🍌",    "🏆",          "💔",    "🤨", "😐",           "🍓", "🍾", "💋",    "🖕", "😈",
+      "😴",    "😭",          "🤓", "👻",    "👨‍💻", "👀", "🎃",    "🙈",    "😇",    "😨",
+      "🤝", "✍",          "🤗", "🫡", "🎅",           "🎄", "☃",    "💅",    "🤪", "🗿",
+      "🆒",    "💘",          "🙉",    "🦄", "😘",           "💊", "🙊",    "😎",    "👾",    "🤷‍♂",
+      "🤷", "🤷‍♀", "😡",
+  };
+  return list;
+}
+
+}  // namespace sigil::channels::telegram

@@ -1,0 +1,207 @@
+#include "sigil/channels/telegram/telegram_channel.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <climits>
+#include <span>
+#include <utility>
+
+#include "sigil/channels/telegram/telegram_html.h"
+#include "sigil/deliver/split.h"
+#include "sigil/log/log.h"
+#include "sigil/text/ascii.h"
+#include "sigil/text/utf8.h"
+
+namespace sigil::channels::telegram {
+namespace {
+
+constexpr std::size_t kTextLimit = 4096;
+constexpr std::size_t kCaptionLimit = 1024;
+constexpr std::uint64_t kPhotoLimit = 10u << 20;
+
+bool contains_ci(std::string_view haystack, std::string_view needle) {
+  if (needle.size() > haystack.size()) return false;
+  for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i)
+    if (text::ascii::iequals(haystack.substr(i, needle.size()), needle)) return true;
+  return false;
+}
+
+std::string message_id_of(const ApiOutcome& o) {
+  if (!o.result.is_object()) return {};
+  const auto* id = o.result.as_object().if_contains("message_id");
+  return id != nullptr && id->is_int64() ? std::to_string(id->as_int64()) : std::string();
+}
+
+// Reaction emoji are compared without variation selectors; Telegram's list has none.
+std::string without_variation_selectors(std::string_view emoji) {
+  std::string out(emoji);
+  for (std::size_t at; (at = out.find("\xEF\xB8\x8F")) != std::string::npos;) out.erase(at, 3);
+  for (std::size_t at; (at = out.find("\xEF\xB8\x8E")) != std::string::npos;) out.erase(at, 3);
+  return out;
+}
+
+}  // namespace
+
+bool read_payload(const deliver::Payload& payload, std::string& out, std::string& error) {
+  out.clear();
+  out.reserve(static_cast<std::size_t>(payload.size()));
+  char buffer[64 * 1024];
+  for (std::uint64_t offset = 0;;) {
+    const std::int64_t n = payload.read_at(offset, std::span<char>(buffer, sizeof buffer));
+    if (n < 0) {
+      error = "cannot read the file's bytes";
+      return false;
+    }
+    if (n == 0) return true;
+    out.append(buffer, static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+}
+
+TelegramChannel::TelegramChannel(BotApi& api, TelegramTarget target) : api_(api), target_(target) {}
+
+deliver::ChannelCapabilities TelegramChannel::telegram_capabilities() {
+  deliver::ChannelCapabilities c;
+  c.reactions = true;
+  c.allowed_reactions = telegram_reaction_emoji();
+  c.file_kinds = {"image", "document", "audio", "video"};
+  c.voice_notes = true;
+  c.text_limit = kTextLimit;
+  c.text_unit = deliver::TextUnit::Utf16;
+  c.markdown = deliver::MarkdownFlavour::CommonMark;  // rendered here, to Telegram HTML
+  c.rate = {1.0, 3};
+  return c;
+}
+
+deliver::ChannelCapabilities TelegramChannel::capabilities() const { return telegram_capabilities(); }
+
+std::vector<std::string> TelegramChannel::in_doubt() const {
+  std::lock_guard lock(mu_);
+  return in_doubt_;
+}
+
+deliver::ChannelResult TelegramChannel::finish(std::string_view method, const ApiOutcome& o, bool text) {
+  if (o.ok()) {
+    shown_.store(true);
+    return deliver::ChannelResult::success(message_id_of(o));
+  }
+  const std::string line = std::string(method) + ": " + o.summary();
+  if (o.kind == ApiOutcome::Kind::Unknown) {
+    std::lock_guard lock(mu_);
+    in_doubt_.push_back(line);
+  }
+  if (log::enabled(log::Level::warn))
+    log::write(log::Record{log::Level::warn, "telegram-send-failed", {}}
+                   .with("chat", target_.chat_id)
+                   .with("method", std::string(method))
+                   .with("error", o.summary()));
+  if (o.kind == ApiOutcome::Kind::Unknown && !text)
+    // A failure would make the outbox try the next way (an audio file, a document): a second copy if the
+    // first one arrived. In doubt, nothing more is sent; in_doubt() reports it.
+    return deliver::ChannelResult::success();
+  return deliver::ChannelResult::failure(o.kind == ApiOutcome::Kind::Unknown ? line + " (not sent again)"
+                                                                             : o.summary());
+}
+
+deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
+  boost::json::object p;
+  p["chat_id"] = target_.chat_id;
+  const std::string html = render_telegram_html(text);
+  const bool html_fits = telegram_visible_units(html) <= kTextLimit && !html.empty();
+  p["text"] = html_fits ? html : std::string(text);
+  if (html_fits) p["parse_mode"] = "HTML";
+  if (target_.reply && !replied_ && target_.answering != 0) {
+    p["reply_parameters"] =
+        boost::json::object{{"message_id", target_.answering}, {"allow_sending_without_reply", true}};
+    replied_ = true;
+  }
+  ApiOutcome o = api_.call("sendMessage", p);
+  if (html_fits && o.kind == ApiOutcome::Kind::Refused && o.error_code == 400 &&
+      contains_ci(o.description, "can't parse entities")) {
+    // Our HTML and Telegram's parser disagree: the words matter more than the formatting.
+    if (log::enabled(log::Level::warn))
+      log::write(log::Record{log::Level::warn, "telegram-html-refused", {}}
+                     .with("chat", target_.chat_id)
+                     .with("error", o.description));
+    p["text"] = std::string(text);
+    p.erase("parse_mode");
+    o = api_.call("sendMessage", p);
+  }
+  return finish("sendMessage", o, true);
+}
+
+deliver::ChannelResult TelegramChannel::upload(std::string_view method, std::string_view field,
+                                               const deliver::OutgoingFile& f, bool with_caption,
+                                               bool voice) {
+  if (!f.payload) return deliver::ChannelResult::failure("the delivery has no bytes");
+  UploadFile file;
+  std::string error;
+  if (!read_payload(*f.payload, file.data, error)) return deliver::ChannelResult::failure(error);
+  file.field = std::string(field);
+  file.filename = f.name.empty() ? f.payload->name() : f.name;
+  file.content_type = f.mime_type.empty() ? f.payload->mime_type() : f.mime_type;
+  boost::json::object p;
+  p["chat_id"] = target_.chat_id;
+  if (with_caption && !f.caption.empty()) p["caption"] = f.caption;
+  if (voice && f.duration_ms > 0) p["duration"] = static_cast<std::int64_t>((f.duration_ms + 999) / 1000);
+  return finish(method, api_.upload(method, p, file), false);
+}
+
+deliver::ChannelResult TelegramChannel::send_file(const deliver::OutgoingFile& file) {
+  const bool caption_fits = text::utf16_length(file.caption) <= kCaptionLimit;
+  std::string_view method = "sendDocument", field = "document";
+  if (file.kind == "image" && file.size <= kPhotoLimit) {
+    method = "sendPhoto";
+    field = "photo";
+  } else if (file.kind == "video") {
+    method = "sendVideo";
+    field = "video";
+  } else if (file.kind == "audio") {
+    method = "sendAudio";
+    field = "audio";
+  }
+  deliver::ChannelResult r = upload(method, field, file, caption_fits, false);
+  if (r.ok && !caption_fits) {
+    // Telegram cuts nothing for us: a long caption becomes the text after the file.
+    for (const std::string& part : deliver::split_text(file.caption, kTextLimit, deliver::TextUnit::Utf16))
+      (void)send_text(part);
+  }
+  return r;
+}
+
+deliver::ChannelResult TelegramChannel::send_voice(const deliver::OutgoingFile& voice) {
+  // A refusal (400 VOICE_MESSAGES_FORBIDDEN: the user's privacy settings refuse voice messages from bots)
+  // fails here, and the outbox falls back to an audio file (sendAudio), noting it in the turn report.
+  return upload("sendVoice", "voice", voice, true, true);
+}
+
+deliver::ChannelResult TelegramChannel::react(const std::string& message_id, std::string_view emoji) {
+  std::int64_t target = target_.answering;
+  if (!message_id.empty()) {
+    target = 0;
+    for (char c : message_id) {
+      if (c < '0' || c > '9' || target > (INT64_MAX - 9) / 10)
+        return deliver::ChannelResult::failure("not a Telegram message id");
+      target = target * 10 + (c - '0');
+    }
+  }
+  if (target == 0) return deliver::ChannelResult::failure("no message to react to");
+  boost::json::object p;
+  p["chat_id"] = target_.chat_id;
+  p["message_id"] = target;
+  p["reaction"] = boost::json::array{
+      boost::json::object{{"type", "emoji"}, {"emoji", without_variation_selectors(emoji)}}};
+  ApiOutcome o = api_.call("setMessageReaction", p);
+  deliver::ChannelResult r = finish("setMessageReaction", o, false);
+  if (r.ok) r.id = std::to_string(target);
+  return r;
+}
+
+bool TelegramChannel::typing() {
+  boost::json::object p;
+  p["chat_id"] = target_.chat_id;
+  p["action"] = "typing";
+  return api_.call("sendChatAction", p).ok();
+}
+
+}  // namespace sigil::channels::telegram

@@ -1,0 +1,395 @@
+#include "sigil/channels/telegram/telegram_html.h"
+
+#include <md4c.h>
+
+#include <cctype>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sigil/text/utf8.h"
+
+namespace sigil::channels::telegram {
+namespace {
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// "&#123;" / "&#x1F600;" -> the code point; nullopt-like -1 for anything else.
+std::int64_t numeric_reference(std::string_view ref) {
+  if (ref.size() < 4 || ref[0] != '&' || ref[1] != '#' || ref.back() != ';') return -1;
+  std::string_view digits = ref.substr(2, ref.size() - 3);
+  int base = 10;
+  if (!digits.empty() && (digits[0] == 'x' || digits[0] == 'X')) {
+    base = 16;
+    digits.remove_prefix(1);
+  }
+  if (digits.empty() || digits.size() > 8) return -1;
+  std::int64_t v = 0;
+  for (char c : digits) {
+    int d = -1;
+    if (c >= '0' && c <= '9') d = c - '0';
+    if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    if (d < 0) return -1;
+    v = v * base + d;
+  }
+  return v;
+}
+
+std::string attribute(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
+
+class Renderer {
+ public:
+  std::string run(std::string_view markdown) {
+    MD_PARSER parser{};
+    parser.abi_version = 0;
+    parser.flags = MD_FLAG_NOHTML | MD_FLAG_STRIKETHROUGH | MD_FLAG_TABLES | MD_FLAG_PERMISSIVEAUTOLINKS;
+    parser.enter_block = [](MD_BLOCKTYPE t, void* d, void* self) {
+      return static_cast<Renderer*>(self)->enter_block(t, d);
+    };
+    parser.leave_block = [](MD_BLOCKTYPE t, void* d, void* self) {
+      return static_cast<Renderer*>(self)->leave_block(t, d);
+    };
+    parser.enter_span = [](MD_SPANTYPE t, void* d, void* self) {
+      return static_cast<Renderer*>(self)->enter_span(t, d);
+    };
+    parser.leave_span = [](MD_SPANTYPE t, void* d, void* self) {
+      return static_cast<Renderer*>(self)->leave_span(t, d);
+    };
+    parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* self) {
+      return static_cast<Renderer*>(self)->text(t, std::string_view(s, n));
+    };
+    if (md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, this) != 0)
+      return escape_telegram_html(markdown);  // md4c gives up only on memory exhaustion: show it plainly
+    while (!out_.empty() && (out_.back() == '\n' || out_.back() == ' ')) out_.pop_back();
+    return out_;
+  }
+
+ private:
+  struct List {
+    bool ordered = false;
+    unsigned next = 1;
+    bool tight = true;
+  };
+
+  // Starts a block's output: the separator owed since the last block, unless its container just opened.
+  void begin_block() {
+    if (pending_ > 0 && !out_.empty() && !fresh_) out_.append(static_cast<std::size_t>(pending_), '\n');
+    pending_ = 0;
+    fresh_ = false;
+  }
+  int block_gap() const { return !lists_.empty() && lists_.back().tight ? 1 : 2; }
+
+  int enter_block(MD_BLOCKTYPE type, void* detail) {
+    switch (type) {
+      case MD_BLOCK_DOC:
+        break;
+      case MD_BLOCK_QUOTE:
+        begin_block();
+        if (quote_depth_++ == 0) out_ += "<blockquote>";
+        fresh_ = true;
+        break;
+      case MD_BLOCK_UL:
+      case MD_BLOCK_OL: {
+        if (!lists_.empty()) pending_ = 1;  // a nested list starts on the next line of its item
+        List l;
+        l.ordered = type == MD_BLOCK_OL;
+        if (type == MD_BLOCK_OL) {
+          const auto* d = static_cast<const MD_BLOCK_OL_DETAIL*>(detail);
+          l.next = d->start;
+          l.tight = d->is_tight != 0;
+        } else {
+          l.tight = static_cast<const MD_BLOCK_UL_DETAIL*>(detail)->is_tight != 0;
+        }
+        lists_.push_back(l);
+        break;
+      }
+      case MD_BLOCK_LI: {
+        begin_block();
+        out_.append(2 * (lists_.size() - 1), ' ');
+        List& l = lists_.back();
+        out_ += l.ordered ? std::to_string(l.next++) + ". " : std::string("• ");
+        fresh_ = true;
+        break;
+      }
+      case MD_BLOCK_HR:
+        begin_block();
+        out_ += "———";
+        break;
+      case MD_BLOCK_H:
+        begin_block();
+        out_ += "<b>";
+        break;
+      case MD_BLOCK_CODE: {
+        begin_block();
+        const auto* d = static_cast<const MD_BLOCK_CODE_DETAIL*>(detail);
+        std::string lang = attribute(d->lang);
+        bool plain_lang = !lang.empty();
+        for (char c : lang)
+          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '#'))
+            plain_lang = false;
+        out_ += plain_lang ? "<pre><code class=\"language-" + lang + "\">" : std::string("<pre>");
+        code_lang_ = plain_lang;
+        in_code_ = true;
+        code_start_ = out_.size();
+        break;
+      }
+      case MD_BLOCK_HTML:
+      case MD_BLOCK_P:
+        begin_block();
+        break;
+      case MD_BLOCK_TABLE:
+        begin_block();
+        first_row_ = true;
+        break;
+      case MD_BLOCK_THEAD:
+      case MD_BLOCK_TBODY:
+        break;
+      case MD_BLOCK_TR:
+        if (!first_row_) out_ += '\n';
+        first_row_ = false;
+        first_cell_ = true;
+        break;
+      case MD_BLOCK_TH:
+      case MD_BLOCK_TD:
+        if (!first_cell_) out_ += " | ";
+        first_cell_ = false;
+        if (type == MD_BLOCK_TH) out_ += "<b>";
+        break;
+    }
+    return 0;
+  }
+
+  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) {
+    switch (type) {
+      case MD_BLOCK_DOC:
+        break;
+      case MD_BLOCK_QUOTE:
+        while (!out_.empty() && out_.back() == '\n') out_.pop_back();
+        if (--quote_depth_ == 0) out_ += "</blockquote>";
+        pending_ = 2;
+        fresh_ = false;
+        break;
+      case MD_BLOCK_UL:
+      case MD_BLOCK_OL:
+        lists_.pop_back();
+        pending_ = lists_.empty() ? 2 : 1;
+        break;
+      case MD_BLOCK_LI:
+        pending_ = block_gap();
+        fresh_ = false;
+        break;
+      case MD_BLOCK_H:
+        out_ += "</b>";
+        pending_ = 2;
+        break;
+      case MD_BLOCK_CODE:
+        if (out_.size() > code_start_ && out_.back() == '\n') out_.pop_back();
+        out_ += code_lang_ ? "</code></pre>" : "</pre>";
+        in_code_ = false;
+        pending_ = 2;
+        break;
+      case MD_BLOCK_TH:
+        out_ += "</b>";
+        break;
+      case MD_BLOCK_HR:
+      case MD_BLOCK_HTML:
+      case MD_BLOCK_P:
+      case MD_BLOCK_TABLE:
+        pending_ = block_gap();
+        if (type != MD_BLOCK_P || lists_.empty()) pending_ = 2;
+        break;
+      default:
+        break;
+    }
+    return 0;
+  }
+
+  int enter_span(MD_SPANTYPE type, void* detail) {
+    fresh_ = false;
+    if (image_depth_ > 0) {
+      if (type == MD_SPAN_IMG) ++image_depth_;
+      return 0;  // an image's alt text is shown plain
+    }
+    switch (type) {
+      case MD_SPAN_EM:
+        out_ += "<i>";
+        break;
+      case MD_SPAN_STRONG:
+        out_ += "<b>";
+        break;
+      case MD_SPAN_DEL:
+        out_ += "<s>";
+        break;
+      case MD_SPAN_U:
+        out_ += "<u>";
+        break;
+      case MD_SPAN_CODE:
+        out_ += "<code>";
+        in_code_ = true;
+        break;
+      case MD_SPAN_A: {
+        const auto* d = static_cast<const MD_SPAN_A_DETAIL*>(detail);
+        out_ += "<a href=\"" + escape_telegram_html(attribute(d->href), true) + "\">";
+        break;
+      }
+      case MD_SPAN_IMG:
+        image_src_ = attribute(static_cast<const MD_SPAN_IMG_DETAIL*>(detail)->src);
+        image_depth_ = 1;
+        break;
+      default:
+        break;
+    }
+    return 0;
+  }
+
+  int leave_span(MD_SPANTYPE type, void* /*detail*/) {
+    if (image_depth_ > 0) {
+      if (type == MD_SPAN_IMG && --image_depth_ == 0 && !image_src_.empty())
+        out_ += " (" + escape_telegram_html(image_src_) + ")";
+      return 0;
+    }
+    switch (type) {
+      case MD_SPAN_EM:
+        out_ += "</i>";
+        break;
+      case MD_SPAN_STRONG:
+        out_ += "</b>";
+        break;
+      case MD_SPAN_DEL:
+        out_ += "</s>";
+        break;
+      case MD_SPAN_U:
+        out_ += "</u>";
+        break;
+      case MD_SPAN_CODE:
+        out_ += "</code>";
+        in_code_ = false;
+        break;
+      case MD_SPAN_A:
+        out_ += "</a>";
+        break;
+      default:
+        break;
+    }
+    return 0;
+  }
+
+  int text(MD_TEXTTYPE type, std::string_view s) {
+    fresh_ = false;  // the container's first content is written: the next block is separated from it
+    switch (type) {
+      case MD_TEXT_NULLCHAR:
+        out_ += "\xEF\xBF\xBD";
+        break;
+      case MD_TEXT_BR:
+      case MD_TEXT_SOFTBR:
+        out_ += '\n';
+        break;
+      case MD_TEXT_ENTITY:
+        if (s == "&lt;" || s == "&gt;" || s == "&amp;" || s == "&quot;") {
+          out_ += s;
+        } else if (const std::int64_t cp = numeric_reference(s); cp >= 0) {
+          std::string decoded;
+          append_utf8(decoded, cp > 0x10FFFF ? 0xFFFD : static_cast<std::uint32_t>(cp));
+          out_ += escape_telegram_html(decoded);
+        } else {
+          out_ += escape_telegram_html(s);
+        }
+        break;
+      default:
+        out_ += escape_telegram_html(s);
+        break;
+    }
+    return 0;
+  }
+
+  std::string out_;
+  int pending_ = 0;
+  bool fresh_ = false;
+  std::vector<List> lists_;
+  int quote_depth_ = 0;
+  bool in_code_ = false;
+  bool code_lang_ = false;
+  std::size_t code_start_ = 0;
+  bool first_row_ = true, first_cell_ = true;
+  int image_depth_ = 0;
+  std::string image_src_;
+};
+
+}  // namespace
+
+std::string escape_telegram_html(std::string_view text, bool attribute) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += attribute ? "&quot;" : "\"";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_telegram_html(std::string_view markdown) { return Renderer().run(markdown); }
+
+std::size_t telegram_visible_units(std::string_view html) {
+  std::string visible;
+  visible.reserve(html.size());
+  for (std::size_t i = 0; i < html.size();) {
+    const char c = html[i];
+    if (c == '<') {
+      const std::size_t close = html.find('>', i);
+      if (close == std::string_view::npos) break;
+      i = close + 1;
+    } else if (c == '&') {
+      const std::size_t semi = html.find(';', i);
+      const std::string_view ref =
+          semi == std::string_view::npos ? html.substr(i, 1) : html.substr(i, semi - i + 1);
+      if (ref == "&lt;" || ref == "&gt;" || ref == "&amp;" || ref == "&quot;") {
+        visible += 'x';
+        i += ref.size();
+      } else if (const std::int64_t cp = numeric_reference(ref); cp >= 0) {
+        append_utf8(visible, cp > 0x10FFFF ? 0xFFFD : static_cast<std::uint32_t>(cp));
+        i += ref.size();
+      } else {
+        visible += c;
+        ++i;
+      }
+    } else {
+      visible += c;
+      ++i;
+    }
+  }
+  return text::utf16_length(visible);
+}
+
+}  // namespace sigil::channels::telegram

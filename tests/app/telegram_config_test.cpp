@@ -1,0 +1,127 @@
+// [channels.telegram] in sigil.toml (docs/configuration.md, docs/channels/telegram.md).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "app/config.h"
+
+namespace sigil::app {
+namespace {
+
+EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+constexpr std::string_view kToken = "123456789:AAHfakeTokenForSigilTests00000000000";
+
+std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
+  try {
+    load_config_text(toml, "/etc/sigil/sigil.toml", {}, env);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(TelegramConfig, OffWithoutTheSection) {
+  const Config c =
+      load_config_text("", "s.toml", {}, env_of({{"SIGIL_TELEGRAM_TOKEN", std::string(kToken)}}));
+  EXPECT_FALSE(c.channels.telegram.enabled);
+}
+
+TEST(TelegramConfig, ReadsEveryKeyWithDefaults) {
+  const Config d = load_config_text("[channels.telegram]\ntoken = \"" + std::string(kToken) + "\"\n",
+                                    "s.toml", {}, env_of({}));
+  EXPECT_TRUE(d.channels.telegram.enabled);
+  EXPECT_EQ(d.channels.telegram.token, kToken);
+  EXPECT_EQ(d.channels.telegram.api_url, "https://api.telegram.org");
+  EXPECT_EQ(d.channels.telegram.mode, "polling");
+  EXPECT_TRUE(d.channels.telegram.allowed_users.empty());
+  EXPECT_EQ(d.channels.telegram.poll_timeout_seconds, 30);
+
+  const Config c = load_config_text(R"([channels.telegram]
+api_url = "http://127.0.0.1:9000/"
+mode = "polling"
+allowed_users = [1001, 42]
+poll_timeout = 5
+)",
+                                    "s.toml", {}, env_of({{"SIGIL_TELEGRAM_TOKEN", std::string(kToken)}}));
+  EXPECT_EQ(c.channels.telegram.token, kToken);
+  EXPECT_EQ(c.channels.telegram.api_url, "http://127.0.0.1:9000");  // trailing slash removed
+  EXPECT_EQ(c.channels.telegram.allowed_users, (std::vector<std::int64_t>{1001, 42}));
+  EXPECT_EQ(c.channels.telegram.poll_timeout_seconds, 5);
+}
+
+TEST(TelegramConfig, TheEnvironmentTokenWins) {
+  const Config c = load_config_text("[channels.telegram]\ntoken = \"1:a\"\n", "s.toml", {},
+                                    env_of({{"SIGIL_TELEGRAM_TOKEN", std::string(kToken)}}));
+  EXPECT_EQ(c.channels.telegram.token, kToken);
+}
+
+TEST(TelegramConfig, ClearErrors) {
+  std::string e = error_of("[channels.telegram]\n");
+  EXPECT_NE(e.find("[channels.telegram] needs the bot's token"), std::string::npos) << e;
+  EXPECT_NE(e.find("SIGIL_TELEGRAM_TOKEN"), std::string::npos) << e;
+
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nmode = \"webhook\"\n");
+  EXPECT_NE(e.find("sigil.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("[channels.telegram] mode \"webhook\" is not built yet"), std::string::npos) << e;
+
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nmode = \"push\"\n");
+  EXPECT_NE(e.find("must be \"polling\", not \"push\""), std::string::npos) << e;
+
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nallowed_users = [\"alice\"]\n");
+  EXPECT_NE(e.find("[channels.telegram] allowed_users must be an array of Telegram user ids"),
+            std::string::npos)
+      << e;
+
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\napi_url = \"api.telegram.org\"\n");
+  EXPECT_NE(e.find("api_url must start with http:// or https://"), std::string::npos) << e;
+
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\npoll_timeout = 90\n");
+  EXPECT_NE(e.find("poll_timeout must be between 0 and 50"), std::string::npos) << e;
+
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"x\"\n");
+  EXPECT_NE(e.find("[channels.telegram] unknown key \"webhook_url\""), std::string::npos) << e;
+
+  e = error_of("[channels.discord]\ntoken = \"x\"\n");
+  EXPECT_NE(e.find("unknown channel [channels.discord] (known: telegram)"), std::string::npos) << e;
+}
+
+TEST(TelegramConfig, ABadTokenIsRefusedWithoutShowingIt) {
+  const std::string secret = "123:abc/def?x";
+  std::string e = error_of("[channels.telegram]\ntoken = \"" + secret + "\"\n");
+  EXPECT_NE(e.find("token is not a bot token"), std::string::npos) << e;
+  EXPECT_EQ(e.find(secret), std::string::npos) << e;
+  e = error_of("[channels.telegram]\n", env_of({{"SIGIL_TELEGRAM_TOKEN", secret}}));
+  EXPECT_NE(e.find("SIGIL_TELEGRAM_TOKEN is not a bot token"), std::string::npos) << e;
+  EXPECT_EQ(e.find(secret), std::string::npos) << e;
+}
+
+TEST(TelegramConfig, DescribeNeverShowsTheToken) {
+  const Config c = load_config_text("[channels.telegram]\ntoken = \"" + std::string(kToken) + "\"\n",
+                                    "s.toml", {}, env_of({}));
+  const std::string d = c.describe();
+  EXPECT_NE(d.find("channels.telegram: token (set)"), std::string::npos) << d;
+  EXPECT_EQ(d.find("AAHfake"), std::string::npos) << d;
+}
+
+TEST(TelegramConfig, TokenShape) {
+  EXPECT_TRUE(valid_telegram_token(kToken));
+  EXPECT_TRUE(valid_telegram_token("1:a-b_C"));
+  EXPECT_FALSE(valid_telegram_token(""));
+  EXPECT_FALSE(valid_telegram_token(":abc"));
+  EXPECT_FALSE(valid_telegram_token("12:"));
+  EXPECT_FALSE(valid_telegram_token("12abc"));
+  EXPECT_FALSE(valid_telegram_token("1x:abc"));
+  EXPECT_FALSE(valid_telegram_token("1:a/b"));
+  EXPECT_FALSE(valid_telegram_token("1:a b"));
+}
+
+}  // namespace
+}  // namespace sigil::app

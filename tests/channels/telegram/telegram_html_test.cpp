@@ -1,0 +1,117 @@
+// Markdown -> Telegram HTML (channels/telegram/telegram_html.h).
+#include "sigil/channels/telegram/telegram_html.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sigil/deliver/split.h"
+
+namespace sigil::channels::telegram {
+namespace {
+
+TEST(TelegramHtml, EscapesTheThreeCharactersEverywhere) {
+  EXPECT_EQ(render_telegram_html("a < b && c > d"), "a &lt; b &amp;&amp; c &gt; d");
+  EXPECT_EQ(render_telegram_html("`x<y>&z`"), "<code>x&lt;y&gt;&amp;z</code>");
+  EXPECT_EQ(render_telegram_html("```\n<b>not bold</b> & co\n```"),
+            "<pre>&lt;b&gt;not bold&lt;/b&gt; &amp; co</pre>");
+}
+
+TEST(TelegramHtml, RawHtmlFromTheModelIsText) {
+  EXPECT_EQ(render_telegram_html("<b>hi</b> <script>x</script>"),
+            "&lt;b&gt;hi&lt;/b&gt; &lt;script&gt;x&lt;/script&gt;");
+  EXPECT_EQ(render_telegram_html("<div>\nblock\n</div>"), "&lt;div&gt;\nblock\n&lt;/div&gt;");
+}
+
+TEST(TelegramHtml, EmphasisNestsProperly) {
+  EXPECT_EQ(render_telegram_html("**bold *both* bold** and ~~gone~~"),
+            "<b>bold <i>both</i> bold</b> and <s>gone</s>");
+  EXPECT_EQ(render_telegram_html("_it_ **b**"), "<i>it</i> <b>b</b>");
+  // An unclosed marker is literal text, not a tag left open.
+  EXPECT_EQ(render_telegram_html("**not closed"), "**not closed");
+}
+
+TEST(TelegramHtml, CodeBlocksWithAndWithoutLanguage) {
+  EXPECT_EQ(render_telegram_html("```python\nprint(1 < 2)\n```"),
+            "<pre><code class=\"language-python\">print(1 &lt; 2)</code></pre>");
+  EXPECT_EQ(render_telegram_html("    indented\n    code"), "<pre>indented\ncode</pre>");
+  // A language that is not a plain word is left out rather than put into an attribute.
+  EXPECT_EQ(render_telegram_html("```a\"b\nx\n```"), "<pre>x</pre>");
+  // Markdown inside code is code.
+  EXPECT_EQ(render_telegram_html("`**x**`"), "<code>**x**</code>");
+}
+
+TEST(TelegramHtml, Links) {
+  EXPECT_EQ(render_telegram_html("[the docs](https://example.com/a?b=1&c=\"2\")"),
+            "<a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\">the docs</a>");
+  EXPECT_EQ(render_telegram_html("see https://example.com now"),
+            "see <a href=\"https://example.com\">https://example.com</a> now");
+  EXPECT_EQ(render_telegram_html("[**bold** link](http://x.org)"),
+            "<a href=\"http://x.org\"><b>bold</b> link</a>");
+  EXPECT_EQ(render_telegram_html("![a cat](http://x.org/cat.png)"), "a cat (http://x.org/cat.png)");
+}
+
+TEST(TelegramHtml, BlocksBecomeLines) {
+  EXPECT_EQ(render_telegram_html("# Title\n\nFirst para.\nSame para.\n\nSecond."),
+            "<b>Title</b>\n\nFirst para.\nSame para.\n\nSecond.");
+  EXPECT_EQ(render_telegram_html("- one\n- two\n  - nested\n- three"), "• one\n• two\n  • nested\n• three");
+  EXPECT_EQ(render_telegram_html("3. c\n4. d"), "3. c\n4. d");
+  EXPECT_EQ(render_telegram_html("before\n\n- a\n- b\n\nafter"), "before\n\n• a\n• b\n\nafter");
+  EXPECT_EQ(render_telegram_html("> quoted *text*\n>\n> more"),
+            "<blockquote>quoted <i>text</i>\n\nmore</blockquote>");
+  EXPECT_EQ(render_telegram_html("> outer\n> > inner"), "<blockquote>outer\n\ninner</blockquote>");
+  EXPECT_EQ(render_telegram_html("a\n\n---\n\nb"), "a\n\n———\n\nb");
+  EXPECT_EQ(render_telegram_html("| h1 | h2 |\n|---|---|\n| a | b |"), "<b>h1</b> | <b>h2</b>\na | b");
+}
+
+TEST(TelegramHtml, CharacterReferences) {
+  EXPECT_EQ(render_telegram_html("&amp; &lt; &copy; &#65; &#x1F600; &#0;"),
+            "&amp; &lt; &amp;copy; A \xF0\x9F\x98\x80 \xEF\xBF\xBD");
+}
+
+TEST(TelegramHtml, WhitespaceTrimmedAndEmptyStaysEmpty) {
+  EXPECT_EQ(render_telegram_html(""), "");
+  EXPECT_EQ(render_telegram_html("\n\n  hi  \n\n"), "hi");
+}
+
+TEST(TelegramHtml, VisibleUnitsCountWhatTelegramCounts) {
+  EXPECT_EQ(telegram_visible_units("<b>ab</b> &amp; &lt;x&gt;"), 8u);  // "ab & <x>"
+  EXPECT_EQ(telegram_visible_units("\xF0\x9F\x98\x80"), 2u);  // an astral character: two UTF-16 units
+  EXPECT_EQ(telegram_visible_units("<a href=\"http://x\">é</a>"), 1u);
+  EXPECT_EQ(telegram_visible_units("&#x1F600;"), 2u);
+}
+
+TEST(TelegramHtml, RenderedTextIsNeverLongerThanItsMarkdown) {
+  // Why a Markdown message cut to 4096 UTF-16 units is a message Telegram takes.
+  const std::string samples[] = {
+      "**bold** and `code` & <tags> [link](https://example.com) ~~strike~~",
+      "# Heading\n\n- item one\n- item two\n  1. sub\n\n> quote\n\n```js\nlet a = b && c;\n```\n",
+      "| a | b |\n|---|---|\n| 1 | 2 |\n\n***\n\n&copy; &#169; \xF0\x9F\x98\x80",
+  };
+  for (const std::string& md : samples)
+    EXPECT_LE(telegram_visible_units(render_telegram_html(md)),
+              deliver::text_units(md, deliver::TextUnit::Utf16))
+        << md;
+}
+
+TEST(TelegramHtml, SplitMarkdownRendersWithinTheLimitAndNeverCutsACharacterOrEntity) {
+  // 3000 astral characters (6000 UTF-16 units) with ampersands: split at 4096 units, each part renders
+  // to at most 4096 visible units, and no part ends inside a surrogate pair or an &amp;.
+  std::string md;
+  for (int i = 0; i < 1500; ++i) md += "\xF0\x9F\x98\x80&\xF0\x9F\x98\x80 ";
+  const auto parts = deliver::split_text(md, 4096, deliver::TextUnit::Utf16);
+  ASSERT_GE(parts.size(), 2u);
+  std::size_t emoji = 0;
+  for (const std::string& part : parts) {
+    const std::string html = render_telegram_html(part);
+    EXPECT_LE(telegram_visible_units(html), 4096u);
+    EXPECT_EQ(html.find("&amp"), html.find("&amp;"));
+    for (std::size_t at = 0; (at = html.find("&", at)) != std::string::npos; ++at)
+      EXPECT_EQ(html.compare(at, 5, "&amp;"), 0) << "a cut inside an entity";
+    for (std::size_t at = 0; (at = part.find("\xF0\x9F\x98\x80", at)) != std::string::npos; at += 4) ++emoji;
+  }
+  EXPECT_EQ(emoji, 3000u);  // every character arrived whole
+}
+
+}  // namespace
+}  // namespace sigil::channels::telegram
