@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "sigil/parse/char_refs.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/char_refs.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::actions {
@@ -75,7 +75,7 @@ std::string page_title(std::string_view html) {
       with_spaces += raw[i++];
     }
   }
-  const std::string decoded = parse::decode_char_refs(with_spaces);
+  const std::string decoded = text::decode_char_refs(with_spaces);
   // Whitespace runs (line breaks included: a message is one line) become one space.
   std::string title;
   for (char c : decoded) {

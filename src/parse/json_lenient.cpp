@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "sigil/text/ascii.h"
+#include "sigil/text/char_refs.h"
 
 namespace sigil::parse {
 
@@ -29,23 +30,7 @@ bool is_word_char(unsigned char b) { return is_alpha(b) || is_digit(b) || b == '
 
 using text::ascii::hex_value;
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
+using text::append_utf8;
 
 constexpr std::uint32_t kReplacement = 0xFFFD;
 
@@ -338,11 +323,11 @@ class Reader {
           return true;
         }
       }
-      append_utf8(out, kReplacement);
+      append_utf8(out, static_cast<char32_t>(kReplacement));
     } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-      append_utf8(out, kReplacement);
+      append_utf8(out, static_cast<char32_t>(kReplacement));
     } else {
-      append_utf8(out, static_cast<std::uint32_t>(cp));
+      append_utf8(out, static_cast<char32_t>(cp));
     }
     pos_ = next;
     return true;

@@ -1,7 +1,7 @@
 #include "open_tag_scan.h"
 
 #include "opener_scan.h"
-#include "sigil/parse/char_refs.h"
+#include "sigil/text/char_refs.h"
 
 namespace sigil::parse {
 
@@ -25,7 +25,7 @@ void OpenTagScan::begin_key(unsigned char c) {
 }
 
 void OpenTagScan::end_value() {
-  attributes_.push_back(Attribute{std::move(key_), decode_char_refs(value_), true});
+  attributes_.push_back(Attribute{std::move(key_), text::decode_char_refs(value_), true});
   key_.clear();
   value_.clear();
 }

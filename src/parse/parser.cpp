@@ -21,13 +21,13 @@
 #include "close_tag_matcher.h"
 #include "open_tag_scan.h"
 #include "opener_scan.h"
-#include "sigil/parse/char_refs.h"
 #include "sigil/parse/json_lenient.h"
 #include "sigil/parse/json_scanner.h"
 #include "sigil/parse/sentinel_lines.h"
 #include "sigil/parse/tidier.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/byte_scan.h"
+#include "sigil/text/char_refs.h"
 #include "sigil/text/code_tracker.h"
 #include "sigil/text/utf8.h"
 
@@ -1051,7 +1051,7 @@ void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end
     const bool json_spelling = t == nullptr || t->body == BodyKind::Json;
     if (!(json_spelling && trimmed.empty())) {  // an empty json body means {} (5.1)
       body.kind = Body::Kind::Text;
-      body.text = decode_char_refs(trimmed);
+      body.text = text::decode_char_refs(trimmed);
     }
   }
   Validated v = validate_construct(body);

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "sigil/catalog/registry.h"
-#include "sigil/parse/char_refs.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/char_refs.h"
 
 namespace sigil::catalog::test_support {
 
@@ -26,7 +26,7 @@ inline std::string_view trim_ws(std::string_view s) {
 
 inline void append_utf8(std::string& out, std::uint32_t cp) {
   if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
-  sigil::parse::append_utf8(out, static_cast<char32_t>(cp));
+  sigil::text::append_utf8(out, static_cast<char32_t>(cp));
 }
 
 // Character references of spec 2.3.

@@ -8,11 +8,13 @@
 #include "parse/close_tag_matcher.h"
 #include "parse/open_tag_scan.h"
 #include "parse/opener_scan.h"
-#include "sigil/parse/char_refs.h"
+#include "sigil/text/char_refs.h"
 #include "support/run_parse.h"
 
 namespace sigil::parse {
 namespace {
+
+using text::decode_char_refs;
 
 TEST(CharRefs, NamedNumericAndUnknown) {
   EXPECT_EQ(decode_char_refs("Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos; &gt;"),

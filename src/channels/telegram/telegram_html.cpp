@@ -7,51 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "sigil/text/char_refs.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::channels::telegram {
 namespace {
-
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-// "&#123;" / "&#x1F600;" -> the code point; nullopt-like -1 for anything else.
-std::int64_t numeric_reference(std::string_view ref) {
-  if (ref.size() < 4 || ref[0] != '&' || ref[1] != '#' || ref.back() != ';') return -1;
-  std::string_view digits = ref.substr(2, ref.size() - 3);
-  int base = 10;
-  if (!digits.empty() && (digits[0] == 'x' || digits[0] == 'X')) {
-    base = 16;
-    digits.remove_prefix(1);
-  }
-  if (digits.empty() || digits.size() > 8) return -1;
-  std::int64_t v = 0;
-  for (char c : digits) {
-    int d = -1;
-    if (c >= '0' && c <= '9') d = c - '0';
-    if (base == 16 && c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    if (base == 16 && c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    if (d < 0) return -1;
-    v = v * base + d;
-  }
-  return v;
-}
 
 std::string attribute(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
 
@@ -304,10 +264,8 @@ class Renderer {
         break;
       case MD_TEXT_ENTITY:
         if (s == "&lt;" || s == "&gt;" || s == "&amp;" || s == "&quot;") {
-          out_ += s;
-        } else if (const std::int64_t cp = numeric_reference(s); cp >= 0) {
-          std::string decoded;
-          append_utf8(decoded, cp > 0x10FFFF ? 0xFFFD : static_cast<std::uint32_t>(cp));
+          out_ += s;  // Telegram's own entities
+        } else if (std::string decoded; text::decode_char_ref(s, decoded)) {
           out_ += escape_telegram_html(decoded);
         } else {
           out_ += escape_telegram_html(s);
@@ -377,8 +335,7 @@ std::size_t telegram_visible_units(std::string_view html) {
       if (ref == "&lt;" || ref == "&gt;" || ref == "&amp;" || ref == "&quot;") {
         visible += 'x';
         i += ref.size();
-      } else if (const std::int64_t cp = numeric_reference(ref); cp >= 0) {
-        append_utf8(visible, cp > 0x10FFFF ? 0xFFFD : static_cast<std::uint32_t>(cp));
+      } else if (text::decode_char_ref(ref, visible)) {
         i += ref.size();
       } else {
         visible += c;

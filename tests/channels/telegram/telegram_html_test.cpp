@@ -67,6 +67,8 @@ TEST(TelegramHtml, BlocksBecomeLines) {
 TEST(TelegramHtml, CharacterReferences) {
   EXPECT_EQ(render_telegram_html("&amp; &lt; &copy; &#65; &#x1F600; &#0;"),
             "&amp; &lt; &amp;copy; A \xF0\x9F\x98\x80 \xEF\xBF\xBD");
+  // The references the directive language decodes (text::decode_char_refs) decode here too.
+  EXPECT_EQ(render_telegram_html("it&apos;s &#x26;"), "it's &amp;");
 }
 
 TEST(TelegramHtml, WhitespaceTrimmedAndEmptyStaysEmpty) {

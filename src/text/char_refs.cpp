@@ -1,12 +1,13 @@
-#include "sigil/parse/char_refs.h"
+#include "sigil/text/char_refs.h"
 
 #include <cstdint>
 
 #include "sigil/text/ascii.h"
 
-namespace sigil::parse {
+namespace sigil::text {
 
 void append_utf8(std::string& out, char32_t cp) {
+  if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) cp = 0xFFFD;
   if (cp < 0x80) {
     out += static_cast<char>(cp);
   } else if (cp < 0x800) {
@@ -54,13 +55,13 @@ std::size_t decode_one(std::string_view s, std::size_t i, std::string& out) {
   if (digits.empty()) return 0;
   std::uint64_t value = 0;
   for (char c : digits) {
-    const int d = hex ? text::ascii::hex_value(c) : text::ascii::is_digit(c) ? c - '0' : -1;
+    const int d = hex ? ascii::hex_value(c) : ascii::is_digit(c) ? c - '0' : -1;
     if (d < 0) return 0;
     value = value * (hex ? 16 : 10) + static_cast<std::uint64_t>(d);
     if (value > 0x10FFFF) value = 0x110000;  // saturate: anything above is U+FFFD
   }
-  bool bad = value == 0 || (value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF;
-  append_utf8(out, bad ? char32_t{0xFFFD} : static_cast<char32_t>(value));
+  // &#0; is U+FFFD (spec 2.3); surrogates and the saturated value become it in append_utf8.
+  append_utf8(out, value == 0 ? char32_t{0xFFFD} : static_cast<char32_t>(value));
   return semi - i + 1;
 }
 
@@ -88,4 +89,12 @@ std::string decode_char_refs(std::string_view s) {
   return out;
 }
 
-}  // namespace sigil::parse
+bool decode_char_ref(std::string_view ref, std::string& out) {
+  if (ref.size() < 3 || ref.front() != '&') return false;
+  std::string decoded;
+  if (decode_one(ref, 0, decoded) != ref.size()) return false;
+  out += decoded;
+  return true;
+}
+
+}  // namespace sigil::text
