@@ -285,7 +285,7 @@ std::string TelegramService::send_message(std::string_view chat, std::string_vie
   tg::TelegramChannel channel(*send_api_, tg::TelegramTarget{chat_id, 0, false});
   for (const std::string& part : deliver::split_text(text, 4096, deliver::TextUnit::Utf16)) {
     const deliver::ChannelResult r = channel.send_text(part);
-    if (!r.ok) return "telegram: " + r.error;
+    if (!r.ok()) return "telegram: " + r.error();
   }
   return {};
 }

@@ -72,9 +72,9 @@ ChannelResult ChatOutbox::call(const std::function<ChannelResult()>& fn) {
   try {
     return fn();
   } catch (const std::exception& e) {
-    return ChannelResult::failure(std::string("channel threw: ") + e.what());
+    return channel_error(std::string("channel threw: ") + e.what());
   } catch (...) {
-    return ChannelResult::failure("channel threw");
+    return channel_error("channel threw");
   }
 }
 
@@ -164,24 +164,21 @@ void ChatOutbox::stream_update() {
     if (!take_token(false)) return;
     const ChannelResult r = call([&] { return channel_.send_text(visible); });
     // A failed first send is tried again by the next update, and reported if the final one fails.
-    if (!r.ok) return;
-    open_.id = r.id;
+    if (!r.ok()) return;
+    open_.id = r.value();
     set_shown(visible);
     open_.last_update = clock_.now();
     ++report_.messages_sent;
-    reply_ids_.push_back(r.id);
+    reply_ids_.push_back(r.value());
     return;
   }
   if (shows(visible)) return;
   if (clock_.now() - open_.last_update < edit_interval_) return;
   if (!take_token(false)) return;
-  ChannelResult r;
-  if (use_append_) {
-    r = call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown_size)); });
-  } else {
-    r = call([&] { return channel_.edit_text(open_.id, visible); });
-  }
-  if (!r.ok) return;  // caught up by a later update or the final one
+  const ChannelResult r =
+      use_append_ ? call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown_size)); })
+                  : call([&] { return channel_.edit_text(open_.id, visible); });
+  if (!r.ok()) return;  // caught up by a later update or the final one
   set_shown(visible);
   open_.last_update = clock_.now();
   ++report_.edits;
@@ -192,33 +189,31 @@ void ChatOutbox::finish_message(std::string_view head) {
   if (open_.id.empty()) {
     take_token(true);
     const ChannelResult r = call([&] { return channel_.send_text(head); });
-    if (r.ok) {
+    if (r.ok()) {
       ++report_.messages_sent;
-      reply_ids_.push_back(r.id);
+      reply_ids_.push_back(r.value());
       try {
-        channel_.text_done(r.id);
+        channel_.text_done(r.value());
       } catch (...) {  // nothing to undo: the text is out
       }
     } else {
-      note(DeliveryNote::Outcome::Failed, "text", "not sent", "channel error: " + r.error);
+      note(DeliveryNote::Outcome::Failed, "text", "not sent", "channel error: " + r.error());
     }
     open_ = {};
     return;
   }
   if (head != shown()) {
     take_token(true);
-    ChannelResult r;
+    ChannelResult r = channel_error("the message cannot be changed to its final text");
     if (use_append_ && head.starts_with(shown())) {
       r = call([&] { return channel_.append_text(open_.id, head.substr(open_.shown_size)); });
     } else if (caps_.edits) {
       r = call([&] { return channel_.edit_text(open_.id, head); });
-    } else {
-      r = ChannelResult::failure("the message cannot be changed to its final text");
     }
-    if (r.ok) {
+    if (r.ok()) {
       ++report_.edits;
     } else {
-      note(DeliveryNote::Outcome::Failed, "text", "last update not shown", "channel error: " + r.error);
+      note(DeliveryNote::Outcome::Failed, "text", "last update not shown", "channel error: " + r.error());
     }
   }
   try {
@@ -303,10 +298,10 @@ bool ChatOutbox::send_line(const std::string& line) {
   for (const std::string& part : split_text(line, caps_.text_limit, caps_.text_unit)) {
     take_token(true);
     const ChannelResult r = call([&] { return channel_.send_text(part); });
-    if (!r.ok) return false;
+    if (!r.ok()) return false;
     ++report_.messages_sent;
     try {
-      channel_.text_done(r.id);
+      channel_.text_done(r.value());
     } catch (...) {
     }
   }
@@ -318,13 +313,13 @@ void ChatOutbox::send_text_delivery(const deliver::Delivery& d) {
   for (const std::string& part : parts) {
     take_token(true);
     const ChannelResult r = call([&] { return channel_.send_text(part); });
-    if (!r.ok) {
-      note(DeliveryNote::Outcome::Failed, "text", "not sent", "channel error: " + r.error);
+    if (!r.ok()) {
+      note(DeliveryNote::Outcome::Failed, "text", "not sent", "channel error: " + r.error());
       return;
     }
     ++report_.messages_sent;
     try {
-      channel_.text_done(r.id);
+      channel_.text_done(r.value());
     } catch (...) {
     }
   }
@@ -391,7 +386,7 @@ void ChatOutbox::send_attachment(const deliver::Delivery& d) {
 
   for (const std::string& way : ways) {
     take_token(true);
-    ChannelResult r;
+    ChannelResult r = channel_error("not sent");
     if (way == "voice") {
       r = call([&] { return channel_.send_voice(f); });
     } else {
@@ -399,7 +394,7 @@ void ChatOutbox::send_attachment(const deliver::Delivery& d) {
       as.kind = way;
       r = call([&] { return channel_.send_file(as); });
     }
-    if (r.ok) {
+    if (r.ok()) {
       ++report_.files_sent;
       const bool as_asked = (voice && way == "voice") || (!voice && way == wanted);
       if (!as_asked) {
@@ -408,7 +403,7 @@ void ChatOutbox::send_attachment(const deliver::Delivery& d) {
       }
       return;
     }
-    why.push_back("sending as " + way + ": channel error: " + r.error);
+    why.push_back("sending as " + way + ": channel error: " + r.error());
   }
 
   // Last way: a text line with the name (and a link when there is one).
@@ -458,7 +453,7 @@ void ChatOutbox::react(const deliver::Delivery& d) {
       const ChannelResult u =
           use_append_ ? call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown_size)); })
                       : call([&] { return channel_.edit_text(open_.id, visible); });
-      if (u.ok) {
+      if (u.ok()) {
         set_shown(visible);
         open_.last_update = clock_.now();
         ++report_.edits;
@@ -469,10 +464,10 @@ void ChatOutbox::react(const deliver::Delivery& d) {
   }
   take_token(true);
   const ChannelResult r = call([&] { return channel_.react(target, d.emoji); });
-  if (r.ok) {
+  if (r.ok()) {
     ++report_.reactions;
   } else {
-    note(DeliveryNote::Outcome::Failed, asked, "not shown", "channel error: " + r.error);
+    note(DeliveryNote::Outcome::Failed, asked, "not shown", "channel error: " + r.error());
   }
 }
 
@@ -509,11 +504,11 @@ void ChatOutbox::retract() {
     for (const std::string& id : reply_ids_) {
       take_token(true);
       const ChannelResult r = call([&] { return channel_.delete_message(id); });
-      if (r.ok) {
+      if (r.ok()) {
         ++deleted;
       } else {
         if (!errors.empty()) errors += "; ";
-        errors += "channel error: " + r.error;
+        errors += "channel error: " + r.error();
       }
     }
     note(DeliveryNote::Outcome::Retracted, "text",

@@ -154,8 +154,8 @@ TEST(ConsoleChannel, AReadErrorLeavesNoFile) {
   f.name = "bad.bin";
   f.kind = "document";
   const auto r = ch.send_file(f);
-  EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "cannot read bad.bin");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "cannot read bad.bin");
   EXPECT_FALSE(std::filesystem::exists(media + "/bad.bin"));
   EXPECT_EQ(out.str(), "");
 }
@@ -164,10 +164,10 @@ TEST(ConsoleChannel, AppendOnlyToTheOpenMessage) {
   std::ostringstream out;
   ConsoleChannel ch(out);
   const auto a = ch.send_text("one");
-  ch.text_done(a.id);
+  ch.text_done(a.value());
   const auto b = ch.send_text("two");
-  EXPECT_FALSE(ch.append_text(a.id, "x").ok);
-  EXPECT_TRUE(ch.append_text(b.id, "!").ok);
+  EXPECT_FALSE(ch.append_text(a.value(), "x").ok());
+  EXPECT_TRUE(ch.append_text(b.value(), "!").ok());
   ch.end_line();
   EXPECT_EQ(out.str(), "one\ntwo!\n");
 }

@@ -152,7 +152,7 @@ TEST(WebChannel, TheTurnIdCanBeLearntLate) {
   Recorder rec;
   WebChannel ch(rec.transport(), "");
   ch.set_turn("sched-1");
-  ch.send_text("hi");
+  ASSERT_TRUE(ch.send_text("hi").ok());
   EXPECT_EQ(rec.frames.at(0).at("turn"), "sched-1");
 }
 

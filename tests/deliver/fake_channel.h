@@ -64,47 +64,47 @@ class FakeChannel final : public Channel {
   ChannelCapabilities capabilities() const override { return caps_; }
 
   ChannelResult send_text(std::string_view text) override {
-    if (fail.count("send")) return ChannelResult::failure("send refused");
+    if (fail.count("send")) return channel_error("send refused");
     const std::string id = "m" + std::to_string(++serial_);
     log.push_back("send " + id + " " + std::string(text));
     ids.push_back(id);
     texts.emplace_back(text);
-    return ChannelResult::success(id);
+    return ChannelResult(id);
   }
   ChannelResult edit_text(const std::string& id, std::string_view text) override {
-    if (!caps_.edits) return ChannelResult::failure("no edits");
-    if (fail.count("edit")) return ChannelResult::failure("edit refused");
+    if (!caps_.edits) return channel_error("no edits");
+    if (fail.count("edit")) return channel_error("edit refused");
     log.push_back("edit " + id + " " + std::string(text));
     text_of(id) = std::string(text);
-    return ChannelResult::success(id);
+    return ChannelResult(id);
   }
   ChannelResult append_text(const std::string& id, std::string_view more) override {
-    if (!caps_.append) return ChannelResult::failure("no append");
+    if (!caps_.append) return channel_error("no append");
     log.push_back("append " + id + " " + std::string(more));
     text_of(id) += std::string(more);
-    return ChannelResult::success(id);
+    return ChannelResult(id);
   }
   void text_done(const std::string& id) override { log.push_back("done " + id); }
   ChannelResult delete_message(const std::string& id) override {
-    if (!caps_.deletes) return ChannelResult::failure("no deletes");
+    if (!caps_.deletes) return channel_error("no deletes");
     log.push_back("delete " + id);
-    return ChannelResult::success(id);
+    return ChannelResult(id);
   }
   ChannelResult send_file(const OutgoingFile& file) override {
-    if (fail.count("file:" + file.kind)) return ChannelResult::failure(file.kind + " refused");
+    if (fail.count("file:" + file.kind)) return channel_error(file.kind + " refused");
     if (fail.count("throw")) throw std::runtime_error("boom");
     log.push_back("file " + file.kind + " " + file.name + (file.caption.empty() ? "" : " | " + file.caption));
-    return ChannelResult::success("f" + std::to_string(++serial_));
+    return ChannelResult("f" + std::to_string(++serial_));
   }
   ChannelResult send_voice(const OutgoingFile& voice) override {
-    if (fail.count("voice")) return ChannelResult::failure("voice refused");
+    if (fail.count("voice")) return channel_error("voice refused");
     log.push_back("voice " + voice.name);
-    return ChannelResult::success("v" + std::to_string(++serial_));
+    return ChannelResult("v" + std::to_string(++serial_));
   }
   ChannelResult react(const std::string& message_id, std::string_view emoji) override {
-    if (fail.count("react")) return ChannelResult::failure("reaction refused");
+    if (fail.count("react")) return channel_error("reaction refused");
     log.push_back("react " + message_id + " " + std::string(emoji));
-    return ChannelResult::success(message_id);
+    return ChannelResult(message_id);
   }
 
   std::string& text_of(const std::string& id) {

@@ -8,20 +8,16 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/base/result.h"
 #include "sigil/deliver/capabilities.h"
 #include "sigil/deliver/delivery.h"
 
 namespace sigil::deliver {
 
-// The outcome of one channel call. `id`: the message the call created (send_*), or the one it changed.
-struct ChannelResult {
-  bool ok = false;
-  std::string id;
-  std::string error;
-
-  static ChannelResult success(std::string id = {}) { return {true, std::move(id), {}}; }
-  static ChannelResult failure(std::string error) { return {false, {}, std::move(error)}; }
-};
+// The outcome of one channel call: the id of the message the call created (send_*) or changed (may be
+// empty when the platform gives none), or why the call failed (a line a person can read).
+using ChannelResult = Result<std::string>;
+inline ChannelResult channel_error(std::string why) { return Failure{std::move(why)}; }
 
 // A file or voice note to send: the bytes come from the open payload (spec 15: never reopened by path).
 struct OutgoingFile {

@@ -17,6 +17,7 @@ namespace sigil::channels::console {
 
 namespace {
 
+using deliver::channel_error;
 using deliver::ChannelResult;
 
 // A file name safe to create in the media folder: no directories, no leading dots, no control bytes.
@@ -74,16 +75,16 @@ ChannelResult ConsoleChannel::send_text(std::string_view text) {
   end_line_locked();
   write(text);
   open_id_ = next_id();
-  return ChannelResult::success(open_id_);
+  return ChannelResult(open_id_);
 }
 
 ChannelResult ConsoleChannel::append_text(const std::string& id, std::string_view more) {
   std::lock_guard lock(mu_);
-  if (id != open_id_) return ChannelResult::failure("message " + id + " is no longer the last one shown");
+  if (id != open_id_) return channel_error("message " + id + " is no longer the last one shown");
   // The line was broken by something else (a reaction): the text goes on at the start of a new line.
   if (!line_open_) more = text::ascii::trim_left(more, text::ascii::is_blank);
   write(more);
-  return ChannelResult::success(id);
+  return ChannelResult(id);
 }
 
 void ConsoleChannel::text_done(const std::string& id) {
@@ -92,11 +93,11 @@ void ConsoleChannel::text_done(const std::string& id) {
 }
 
 ChannelResult ConsoleChannel::save(const deliver::OutgoingFile& file, std::string name) {
-  if (options_.media_dir.empty()) return ChannelResult::failure("no folder for files (media_dir)");
-  if (!file.payload) return ChannelResult::failure("no bytes to save");
+  if (options_.media_dir.empty()) return channel_error("no folder for files (media_dir)");
+  if (!file.payload) return channel_error("no bytes to save");
   std::error_code ec;
   std::filesystem::create_directories(options_.media_dir, ec);
-  if (ec) return ChannelResult::failure("cannot create " + options_.media_dir + ": " + ec.message());
+  if (ec) return channel_error("cannot create " + options_.media_dir + ": " + ec.message());
 
   // A free name: name, then stem-2.ext, stem-3.ext, ... (O_EXCL: never overwrite).
   const auto dot = name.find_last_of('.');
@@ -109,9 +110,9 @@ ChannelResult ConsoleChannel::save(const deliver::OutgoingFile& file, std::strin
     shown = options_.media_dir + "/" + candidate;
     fd = ::open(shown.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno != EEXIST)
-      return ChannelResult::failure("cannot create " + shown + ": " + std::strerror(errno));
+      return channel_error("cannot create " + shown + ": " + std::strerror(errno));
   }
-  if (fd < 0) return ChannelResult::failure("no free name for " + name + " in " + options_.media_dir);
+  if (fd < 0) return channel_error("no free name for " + name + " in " + options_.media_dir);
 
   std::vector<char> buf(64 * 1024);
   std::uint64_t offset = 0;
@@ -139,21 +140,21 @@ ChannelResult ConsoleChannel::save(const deliver::OutgoingFile& file, std::strin
   ::close(fd);
   if (!error.empty()) {
     ::unlink(shown.c_str());
-    return ChannelResult::failure(error);
+    return channel_error(error);
   }
-  return ChannelResult::success(shown);
+  return ChannelResult(shown);
 }
 
 ChannelResult ConsoleChannel::send_file(const deliver::OutgoingFile& file) {
   std::lock_guard lock(mu_);
   const std::string name = safe_name(file.name);
   ChannelResult saved = save(file, name);
-  if (!saved.ok) return saved;
+  if (!saved.ok()) return saved;
   end_line_locked();
-  std::string line = "[file: " + name + ", " + deliver::human_size(file.size) + " -> " + saved.id + "]";
+  std::string line = "[file: " + name + ", " + deliver::human_size(file.size) + " -> " + saved.value() + "]";
   if (!file.caption.empty()) line += " " + file.caption;
   write(line + "\n");
-  return ChannelResult::success(next_id());
+  return ChannelResult(next_id());
 }
 
 ChannelResult ConsoleChannel::send_voice(const deliver::OutgoingFile& voice) {
@@ -161,13 +162,13 @@ ChannelResult ConsoleChannel::send_voice(const deliver::OutgoingFile& voice) {
   std::string name = safe_name(voice.name.empty() ? "voice.ogg" : voice.name);
   if (!name.ends_with(".ogg")) name += ".ogg";
   ChannelResult saved = save(voice, name);
-  if (!saved.ok) return saved;
+  if (!saved.ok()) return saved;
   end_line_locked();
   std::string line = "[voice note: " + name;
   if (voice.duration_ms > 0) line += ", " + deliver::human_duration(voice.duration_ms);
-  line += ", " + deliver::human_size(voice.size) + " -> " + saved.id + "]";
+  line += ", " + deliver::human_size(voice.size) + " -> " + saved.value() + "]";
   write(line + "\n");
-  return ChannelResult::success(next_id());
+  return ChannelResult(next_id());
 }
 
 ChannelResult ConsoleChannel::react(const std::string& message_id, std::string_view emoji) {
@@ -177,7 +178,7 @@ ChannelResult ConsoleChannel::react(const std::string& message_id, std::string_v
   if (was_open) write("\n");
   write("(reacted " + std::string(emoji) + ")\n");
   (void)message_id;
-  return ChannelResult::success(message_id);
+  return ChannelResult(message_id);
 }
 
 }  // namespace sigil::channels::console

@@ -83,7 +83,7 @@ std::vector<std::string> TelegramChannel::in_doubt() const {
 deliver::ChannelResult TelegramChannel::finish(std::string_view method, const ApiOutcome& o, bool text) {
   if (o.ok()) {
     shown_.store(true);
-    return deliver::ChannelResult::success(message_id_of(o));
+    return deliver::ChannelResult(message_id_of(o));
   }
   const std::string line = std::string(method) + ": " + o.summary();
   if (o.kind == ApiOutcome::Kind::Unknown) {
@@ -98,9 +98,9 @@ deliver::ChannelResult TelegramChannel::finish(std::string_view method, const Ap
   if (o.kind == ApiOutcome::Kind::Unknown && !text)
     // A failure would make the outbox try the next way (an audio file, a document): a second copy if the
     // first one arrived. In doubt, nothing more is sent; in_doubt() reports it.
-    return deliver::ChannelResult::success();
-  return deliver::ChannelResult::failure(o.kind == ApiOutcome::Kind::Unknown ? line + " (not sent again)"
-                                                                             : o.summary());
+    return deliver::ChannelResult{std::string()};
+  return deliver::channel_error(o.kind == ApiOutcome::Kind::Unknown ? line + " (not sent again)"
+                                                                    : o.summary());
 }
 
 deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
@@ -133,10 +133,10 @@ deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
 deliver::ChannelResult TelegramChannel::upload(std::string_view method, std::string_view field,
                                                const deliver::OutgoingFile& f, bool with_caption,
                                                bool voice) {
-  if (!f.payload) return deliver::ChannelResult::failure("the delivery has no bytes");
+  if (!f.payload) return deliver::channel_error("the delivery has no bytes");
   UploadFile file;
   std::string error;
-  if (!read_payload(*f.payload, file.data, error)) return deliver::ChannelResult::failure(error);
+  if (!read_payload(*f.payload, file.data, error)) return deliver::channel_error(error);
   file.field = std::string(field);
   file.filename = f.name.empty() ? f.payload->name() : f.name;
   file.content_type = f.mime_type.empty() ? f.payload->mime_type() : f.mime_type;
@@ -161,7 +161,7 @@ deliver::ChannelResult TelegramChannel::send_file(const deliver::OutgoingFile& f
     field = "audio";
   }
   deliver::ChannelResult r = upload(method, field, file, caption_fits, false);
-  if (r.ok && !caption_fits) {
+  if (r.ok() && !caption_fits) {
     // Telegram cuts nothing for us: a long caption becomes the text after the file.
     for (const std::string& part : deliver::split_text(file.caption, kTextLimit, deliver::TextUnit::Utf16))
       (void)send_text(part);
@@ -181,11 +181,11 @@ deliver::ChannelResult TelegramChannel::react(const std::string& message_id, std
     target = 0;
     for (char c : message_id) {
       if (c < '0' || c > '9' || target > (INT64_MAX - 9) / 10)
-        return deliver::ChannelResult::failure("not a Telegram message id");
+        return deliver::channel_error("not a Telegram message id");
       target = target * 10 + (c - '0');
     }
   }
-  if (target == 0) return deliver::ChannelResult::failure("no message to react to");
+  if (target == 0) return deliver::channel_error("no message to react to");
   boost::json::object p;
   p["chat_id"] = target_.chat_id;
   p["message_id"] = target;
@@ -193,7 +193,7 @@ deliver::ChannelResult TelegramChannel::react(const std::string& message_id, std
       boost::json::object{{"type", "emoji"}, {"emoji", without_variation_selectors(emoji)}}};
   ApiOutcome o = api_.call("setMessageReaction", p);
   deliver::ChannelResult r = finish("setMessageReaction", o, false);
-  if (r.ok) r.id = std::to_string(target);
+  if (r.ok()) return deliver::ChannelResult(std::to_string(target));
   return r;
 }
 

@@ -21,22 +21,22 @@ void WebChannel::send(WebFrame frame) {
 deliver::ChannelResult WebChannel::send_text(std::string_view text) {
   std::string id = "m" + std::to_string(++next_message_);
   send(TextPiece{turn_, id, std::string(text), false});
-  return deliver::ChannelResult::success(std::move(id));
+  return deliver::ChannelResult(std::move(id));
 }
 
 deliver::ChannelResult WebChannel::append_text(const std::string& id, std::string_view more) {
   send(TextPiece{turn_, id, std::string(more), false});
-  return deliver::ChannelResult::success(id);
+  return deliver::ChannelResult(id);
 }
 
 deliver::ChannelResult WebChannel::edit_text(const std::string& id, std::string_view text) {
   send(TextPiece{turn_, id, std::string(text), true});
-  return deliver::ChannelResult::success(id);
+  return deliver::ChannelResult(id);
 }
 
 deliver::ChannelResult WebChannel::delete_message(const std::string& id) {
   send(json::object{{"type", "delete"}, {"turn", turn_}, {"message", id}});
-  return deliver::ChannelResult::success(id);
+  return deliver::ChannelResult(id);
 }
 
 deliver::ChannelResult WebChannel::attachment(const deliver::OutgoingFile& file, bool voice) {
@@ -44,7 +44,7 @@ deliver::ChannelResult WebChannel::attachment(const deliver::OutgoingFile& file,
   if (transport_.publish) {
     std::string error;
     if (!transport_.publish(file, voice, media, error))
-      return deliver::ChannelResult::failure(error.empty() ? "the file could not be kept" : error);
+      return deliver::channel_error(error.empty() ? "the file could not be kept" : error);
   }
   json::object o{{"type", "delivery"}, {"turn", turn_}, {"op", voice ? "voice" : "file"}};
   o["name"] = media.name.empty() ? file.name : media.name;
@@ -59,7 +59,7 @@ deliver::ChannelResult WebChannel::attachment(const deliver::OutgoingFile& file,
     o["url"] = media.url;
   if (voice) o["duration_ms"] = file.duration_ms;
   deliver_frame(std::move(o));
-  return deliver::ChannelResult::success();
+  return deliver::ChannelResult{std::string()};
 }
 
 deliver::ChannelResult WebChannel::send_file(const deliver::OutgoingFile& file) {
@@ -75,7 +75,7 @@ deliver::ChannelResult WebChannel::react(const std::string& message_id, std::str
   const std::string target = message_id == kTurnMessage ? std::string() : message_id;
   deliver_frame(json::object{
       {"type", "delivery"}, {"turn", turn_}, {"op", "reaction"}, {"emoji", emoji}, {"message", target}});
-  return deliver::ChannelResult::success();
+  return deliver::ChannelResult{std::string()};
 }
 
 std::string WebChannel::relayed(const deliver::Delivery& d) {
