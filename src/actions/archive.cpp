@@ -1,5 +1,6 @@
 #include "sigil/actions/archive.h"
 
+#include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -74,6 +75,19 @@ class Listing {
   std::size_t left_out_ = 0;
 };
 
+// A search result: an archive entry, or a message of a past conversation (then `said` names where).
+struct Said {
+  std::string conversation;
+  std::string role;
+};
+struct Hit {
+  store::ArchiveHit hit;
+  std::optional<Said> said;
+};
+
+// The turn a stored message belongs to: later model calls of a turn run as "<turn>#2", "#3", ….
+std::string_view base_turn(std::string_view turn) { return turn.substr(0, turn.find('#')); }
+
 class ArchiveHandlers {
  public:
   explicit ArchiveHandlers(ArchiveConfig config) : config_(config) {}
@@ -137,28 +151,55 @@ class ArchiveHandlers {
       min_score = *s;
     }
     if (ctx.stop_requested()) return stopped("searchArchive");
-    auto hits = ctx.store().search_archive(memory_scope(ctx.ids(), config_.scope), query, top_k, min_score);
-    if (!hits) return store_failed("searchArchive", "search the archive", hits.error());
-    if (hits->empty()) {
+    auto archived =
+        ctx.store().search_archive(memory_scope(ctx.ids(), config_.scope), query, top_k, min_score);
+    if (!archived) return store_failed("searchArchive", "search the archive", archived.error());
+    // Past conversations too (SEARCH_EPISODIC): the user's messages in every conversation, but not this
+    // turn's own, which would find the question itself.
+    const store::Scope user{ctx.ids().user, ctx.ids().conversation, store::MemoryScope::per_user};
+    auto said = ctx.store().search_user_messages(user, query, top_k + 2);
+    if (!said) return store_failed("searchArchive", "search past conversations", said.error());
+    const std::string_view turn = base_turn(ctx.ids().turn);
+    std::vector<Hit> hits;
+    for (store::ArchiveHit& h : *archived) hits.push_back(Hit{std::move(h), {}});
+    for (store::MessageHit& m : *said) {
+      if (m.score < min_score || (m.conversation_id == ctx.ids().conversation && m.message.turn_id == turn))
+        continue;
+      hits.push_back(Hit{{m.message.id, {}, std::move(m.message.text), "conversation", m.message.at, m.score},
+                         Said{std::move(m.conversation_id), std::move(m.message.role)}});
+    }
+    std::stable_sort(hits.begin(), hits.end(),
+                     [](const Hit& a, const Hit& b) { return a.hit.score > b.hit.score; });
+    if (hits.size() > static_cast<std::size_t>(top_k)) hits.resize(static_cast<std::size_t>(top_k));
+    if (hits.empty()) {
       return HandlerResult::ok("no results for " + quote_text(query),
                                json::object{{"query", query}, {"hits", json::array()}});
     }
 
-    Listing listing(plural(hits->size(), "result") + " for " + quote_text(query), config_.message_bytes);
+    Listing listing(plural(hits.size(), "result") + " for " + quote_text(query), config_.message_bytes);
     json::array out;
-    for (std::size_t i = 0; i < hits->size(); ++i) {
+    for (std::size_t i = 0; i < hits.size(); ++i) {
       if (ctx.stop_requested()) return stopped("searchArchive");
-      const store::ArchiveHit& h = (*hits)[i];
+      const store::ArchiveHit& h = hits[i].hit;
       std::string entry = "[" + std::to_string(i + 1) + "] (" + score_text(h.score) + ") ";
-      if (!trim(h.title).empty()) entry += one_line(h.title, 120) + ", ";
+      if (hits[i].said) {
+        entry += hits[i].said->role == "assistant" ? "you said" : "the user said";
+        if (hits[i].said->conversation != ctx.ids().conversation)
+          entry += " in conversation " + one_line(hits[i].said->conversation, 80);
+        entry += ", ";
+      } else if (!trim(h.title).empty()) {
+        entry += one_line(h.title, 120) + ", ";
+      }
       entry += utc_format(h.created_at, "%Y-%m-%d") + ": " + one_line(h.text, config_.hit_text_bytes);
       listing.add(entry);
-      out.push_back(json::object{{"id", h.id},
-                                 {"title", h.title},
-                                 {"text", capped(h.text, config_.result_text_bytes)},
-                                 {"score", h.score},
-                                 {"source", h.source},
-                                 {"createdAt", iso_utc(h.created_at)}});
+      json::object o{
+          {"id", h.id},       {"title", h.title},   {"text", capped(h.text, config_.result_text_bytes)},
+          {"score", h.score}, {"source", h.source}, {"createdAt", iso_utc(h.created_at)}};
+      if (hits[i].said) {
+        o["conversationId"] = hits[i].said->conversation;
+        o["role"] = hits[i].said->role;
+      }
+      out.push_back(std::move(o));
     }
     return HandlerResult::ok(std::move(listing).finish(),
                              json::object{{"query", query}, {"hits", std::move(out)}});
@@ -180,6 +221,11 @@ class ArchiveHandlers {
     if (ctx.stop_requested()) return stopped("request-tier");
     // History always belongs to the conversation, whatever the memory policy (store.h).
     const store::Scope scope{ctx.ids().user, ctx.ids().conversation, store::MemoryScope::per_user};
+    // The level is also the detail of the memory shown with every later model call of this conversation.
+    if (auto set = ctx.store().set_setting(scope, store::Store::kMemoryTierSetting, std::to_string(*level),
+                                           ctx.now());
+        !set)
+      return store_failed("request-tier", "keep the memory level", set.error());
     auto hits = ctx.store().search_messages(scope, content, config_.tier_hits);
     if (!hits) return store_failed("request-tier", "search the stored messages", hits.error());
     if (hits->empty()) {

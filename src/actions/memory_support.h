@@ -2,8 +2,6 @@
 // validated arguments defensively, and writing user text into one-line messages for the model.
 #pragma once
 
-#include <time.h>  // gmtime_r
-
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <cmath>
@@ -19,6 +17,7 @@
 #include "sigil/exec/handler.h"
 #include "sigil/store/store.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/utc_time.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::actions::memory_detail {
@@ -111,19 +110,9 @@ inline std::optional<std::int64_t> integer_of(const boost::json::value& v) {
   return std::nullopt;
 }
 
-inline std::string utc_format(store::TimePoint t, const char* format) {
-  const std::time_t tt = store::Clock::to_time_t(t);
-  std::tm tm{};
-  if (::gmtime_r(&tt, &tm) == nullptr) return "?";
-  char buf[64];
-  const std::size_t n = std::strftime(buf, sizeof buf, format, &tm);
-  return std::string(buf, n);
-}
-
-// "2023-11-14 22:13 UTC": for messages.
-inline std::string utc_minute(store::TimePoint t) { return utc_format(t, "%Y-%m-%d %H:%M UTC"); }
-// "2023-11-14T22:13:20Z": for result JSON.
-inline std::string iso_utc(store::TimePoint t) { return utc_format(t, "%Y-%m-%dT%H:%M:%SZ"); }
+using text::iso_utc;
+using text::utc_format;
+using text::utc_minute;
 
 // The one-line error for a store failure: what was being done, then the store's own words.
 inline exec::HandlerResult store_failed(std::string_view action, std::string_view doing,

@@ -194,6 +194,24 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     return o;
   }
 
+  // The agent's system message for this say mode, with the user's memory after it (memory_context.h),
+  // read afresh for every call: a fact remembered by the previous call of this turn is already there.
+  std::string system_message() {
+    std::string message = agent_.system_message(say_mode_);
+    const AgentConfig& config = agent_.config_;
+    if (!config.memory.enabled) return message;
+    const store::Scope memory{input_.user, input_.conversation, config.memory_scope};
+    const int tier = memory_tier(agent_.store_, scope(), config.memory);
+    auto section = memory_section(agent_.store_, memory, tier, config.exec.now(), config.memory);
+    if (!section) {
+      summary_.diagnostics.push_back(section.error());  // the turn goes on without its memory
+    } else if (!section->text.empty()) {
+      if (!message.empty()) message += "\n\n";
+      message += section->text;
+    }
+    return message;
+  }
+
   void start_call() {
     bool cancelled = false;
     {
@@ -213,7 +231,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     request.temperature = input_.temperature ? input_.temperature : config.temperature;
     if (!agent_.tools_refused_.load()) request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
     tools_offered_ = !request.tools.empty();
-    request.messages.push_back({"system", agent_.system_message(say_mode_), {}, {}});
+    request.messages.push_back({"system", system_message(), {}, {}});
     if (stateless()) {
       for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
     } else {

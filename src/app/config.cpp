@@ -259,6 +259,11 @@ class Reader {
                  [&](const toml::node& n, const std::string& k) {
                    c.results_message_bytes = static_cast<std::size_t>(integer(n, k, 256, 16 << 20));
                  }},
+                {"memory", [&](const toml::node& n, const std::string& k) { c.memory = boolean(n, k); }},
+                {"memory_bytes",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.memory_bytes = static_cast<std::size_t>(integer(n, k, 256, 1 << 20));
+                 }},
             });
   }
 

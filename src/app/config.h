@@ -73,6 +73,8 @@ struct AgentSettings {
   std::vector<std::string> denied_actions;
   std::string system_prompt;                      // the intro before the action docs; empty: the built-in one
   std::size_t results_message_bytes = 16 * 1024;  // the results message sent back to the model
+  bool memory = true;                             // the memory section in every model call
+  std::size_t memory_bytes = 4096;                // its budget at tier 2 (agent/memory_context.h)
 };
 
 struct MessageTargetConfig {

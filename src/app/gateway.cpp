@@ -206,6 +206,9 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   agent_config.say_mode = config_.agent.say_mode;
   agent_config.denied_actions = config_.agent.denied_actions;
   agent_config.exec.max_results_bytes = config_.agent.results_message_bytes;
+  agent_config.memory.enabled = config_.agent.memory;
+  agent_config.memory.budget_bytes = config_.agent.memory_bytes;
+  agent_config.memory_scope = builtin.memory.scope;
   agent_config.model = config_.model.name;
   agent_config.max_tokens = config_.model.max_tokens;
   agent_config.temperature = config_.model.temperature;

@@ -345,8 +345,10 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
   ASSERT_EQ(t2.report.results.size(), 4u);
   EXPECT_EQ(t2.report.results[1].action, "searchArchive");
   const std::string& m = t2.model_message;
-  EXPECT_NE(m.find("[1] searchArchive: ok: 1 result for \"tea\": [1] ("), std::string::npos) << m;
-  EXPECT_NE(m.find(") drink, 2023-11-14: green tea, no sugar\n"), std::string::npos) << m;
+  // The archive and the conversation's earlier messages (SEARCH_EPISODIC searches past conversations).
+  EXPECT_NE(m.find("[1] searchArchive: ok: 2 results for \"tea\": [1] ("), std::string::npos) << m;
+  EXPECT_NE(m.find(") drink, 2023-11-14: green tea, no sugar"), std::string::npos) << m;
+  EXPECT_NE(m.find(") the user said, 2023-11-14: Which tea do I like? Tell me."), std::string::npos) << m;
   EXPECT_NE(m.find("[2] searchArchive: ok: 1 result for \"CET\": [1] ("), std::string::npos) << m;
   EXPECT_NE(m.find(") memory_tz, 2023-11-14: CET\n"), std::string::npos) << m;
   EXPECT_NE(
@@ -357,6 +359,8 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
   EXPECT_NE(m.find("[4] searchArchive: error: topK must be a whole number from 1 to 50 (got 99)\n"),
             std::string::npos)
       << m;
+  // request-tier keeps its level as the conversation's memory tier.
+  EXPECT_EQ(store->get_setting({"alice", "conv-1"}, store::Store::kMemoryTierSetting)->value_or("?"), "1");
 }
 
 }  // namespace

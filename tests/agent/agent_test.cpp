@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sigil/actions/memory.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/openai.h"
@@ -881,6 +882,57 @@ TEST_F(AgentTest, SayModeTeachesSayBlocksAndATurnMayOverrideIt) {
   EXPECT_EQ(first->text(), "One|");
   EXPECT_EQ(second->text(), "Two");
   EXPECT_TRUE(*agent.say_mode("u1", "c1"));  // the override changed nothing stored
+}
+
+// Memory the model sees (issue 13.1): a fact remembered in one turn is in the next model request; an
+// expired item never is; one user's memory never reaches another's request.
+TEST_F(AgentTest, ARememberedFactIsInTheNextRequestAndNoOneElses) {
+  actions::add_memory_handlers(handlers_);
+  FakeOpenAiServer server;
+  server.enqueue(FakeResponse::text_stream({"Noted. [REMEMBER:drinks oolong from Alishan]"}));
+  server.enqueue(FakeResponse::text_stream({"Green tea, then."}));
+  server.enqueue(FakeResponse::text_stream({"Hello Bob."}));
+  auto client = openai(server);
+  AgentConfig config;
+  store::TimePoint now = store::Clock::now();
+  config.exec.now = [&now] { return now; };
+  ASSERT_TRUE(store_
+                  ->set_item({"u1", "c1", store::MemoryScope::per_user}, "flight", R"("TP 123 at 9:40")",
+                             now + 1h, now)
+                  .ok());
+  Agent agent(registry_, handlers_, *store_, *client, config);
+
+  auto first = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("remember that I drink oolong from Alishan", "t1"), first);
+  EXPECT_EQ(first->wait().status, TurnStatus::Ok);
+  agent.wait_idle();
+  EXPECT_EQ(first->text(), "Noted.");
+
+  now += 2h;  // the flight item has expired
+  auto second = std::make_shared<RecordingObserver>();
+  agent.start_turn(input("what should I drink?", "t2"), second);
+  EXPECT_EQ(second->wait().status, TurnStatus::Ok);
+  agent.wait_idle();
+
+  TurnInput bob = input("hi", "t3");
+  bob.user = "bob";
+  auto third = std::make_shared<RecordingObserver>();
+  agent.start_turn(bob, third);
+  EXPECT_EQ(third->wait().status, TurnStatus::Ok);
+  agent.wait_idle();
+
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  auto system = [&](std::size_t i) {
+    return std::string(requests[i].json.at("messages").as_array().at(0).at("content").as_string());
+  };
+  EXPECT_EQ(system(0).find("Alishan"), std::string::npos);
+  EXPECT_NE(system(0).find("- flight: TP 123 at 9:40 (until "), std::string::npos) << system(0);
+  EXPECT_NE(system(1).find("## Memory"), std::string::npos) << system(1);
+  EXPECT_NE(system(1).find("- drinks oolong from Alishan\n"), std::string::npos) << system(1);
+  EXPECT_EQ(system(1).find("TP 123"), std::string::npos) << system(1);
+  EXPECT_EQ(system(2).find("Alishan"), std::string::npos) << system(2);
+  EXPECT_EQ(system(2).find("## Memory"), std::string::npos) << system(2);
 }
 
 }  // namespace

@@ -46,11 +46,14 @@ inline std::string raw_exec(const std::string& path, const std::string& sql) {
 }
 
 // Takes away what schema versions 3 (the message counts behind the history cap), 4 (deliveries kept
-// with the history), 5 (a message's task id) and 6 (the channels' inbound dedupe) added, for a test that
-// makes a database of an earlier version.
-inline const char* const kDropSchemaVersion6 = "DROP TABLE channel_inbound; ";
+// with the history), 5 (a message's task id), 6 (the channels' inbound dedupe) and 7 (facts' importance)
+// added, for a test that makes a database of an earlier version.
+inline const std::string kDropSchemaVersion7 =
+    "DROP INDEX facts_rank; DROP INDEX memory_items_recent; DROP INDEX messages_user; "
+    "ALTER TABLE facts DROP COLUMN updated_at; ALTER TABLE facts DROP COLUMN importance; ";
+inline const std::string kDropSchemaVersion6 = kDropSchemaVersion7 + "DROP TABLE channel_inbound; ";
 inline const std::string kDropSchemaVersion5 =
-    std::string(kDropSchemaVersion6) + "ALTER TABLE messages DROP COLUMN task_id; ";
+    kDropSchemaVersion6 + "ALTER TABLE messages DROP COLUMN task_id; ";
 inline const std::string kDropSchemaVersion3 =
     kDropSchemaVersion5 +
     "DROP TRIGGER messages_deliveries_delete; DROP TABLE deliveries; "

@@ -56,6 +56,7 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/agent/memory_context.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/handler.h"
@@ -85,6 +86,9 @@ struct AgentConfig {
   std::optional<int> max_tokens;
   std::optional<double> temperature;
   exec::ExecOptions exec;  // workers, clock, time-outs, services for the executors
+  // What every call shows of the user's memory (memory_context.h), read in the memory actions' scope.
+  MemoryContextConfig memory;
+  store::MemoryScope memory_scope = store::MemoryScope::per_user;
   // Threads that end model calls (wait for the executor's handlers, store the reply, start the next call),
   // so a slow handler never stalls the model client's thread and the other streams on it.
   unsigned finish_threads = 2;

@@ -50,10 +50,22 @@ struct MemoryItem {
   std::optional<TimePoint> expires_at;
 };
 
+// A remembered fact. Importance starts at 1 and grows by one (to kMaxFactImportance) each time the same fact
+// is remembered again or corrected: what a user had to say twice matters more. updated_at is when that last
+// happened (created_at at first).
+inline constexpr int kMaxFactImportance = 5;
 struct Fact {
   std::int64_t id = 0;
   std::string text;
   TimePoint created_at;
+  int importance = 1;
+  TimePoint updated_at;
+};
+
+// The facts that go first into a model's context, and how many the scope has in all.
+struct RankedFacts {
+  std::vector<Fact> facts;  // most important first, then most recently updated
+  std::size_t total = 0;
 };
 
 // The result of correct(): how many facts were replaced (0 or 1).
@@ -108,7 +120,8 @@ struct ConversationSummary {
 
 struct MessageHit {
   Message message;
-  double score = 0;  // as ArchiveHit::score
+  double score = 0;             // as ArchiveHit::score
+  std::string conversation_id;  // the conversation the message belongs to
 };
 
 struct ScheduledTask {
@@ -187,12 +200,15 @@ class Store {
   virtual Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) = 0;
   // Live items ordered by item_id.
   virtual Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) = 0;
+  // At most `limit` live items, most recently updated first (the model's context).
+  virtual Result<std::vector<MemoryItem>> recent_items(const Scope& scope, TimePoint now,
+                                                       std::size_t limit) = 0;
   // Deletes the scope's expired items; returns how many.
   virtual Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) = 0;
 
   // ---- facts (remember, forget, correct). Partition: Scope::memory. Texts are trimmed of ASCII
   // whitespace; an empty text is an error.
-  // True when added; false when the same text was already stored.
+  // True when added; false when the same text was already stored (its importance then grows, Fact).
   virtual Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) = 0;
   // Removes the fact equal to `fact`; if there is none, every fact containing it, ignoring ASCII case.
   // Returns how many were removed.
@@ -204,6 +220,8 @@ class Store {
                                      TimePoint now) = 0;
   // Oldest first.
   virtual Result<std::vector<Fact>> list_facts(const Scope& scope) = 0;
+  // At most `limit` facts, most important first, then most recently updated; with the scope's count.
+  virtual Result<RankedFacts> top_facts(const Scope& scope, std::size_t limit) = 0;
 
   // ---- archive (archiveItems, searchArchive, SEARCH_EPISODIC). Partition: Scope::memory.
   // Moves live memory items into the archive (title = item id, text = the value: a JSON string's
@@ -241,6 +259,9 @@ class Store {
   // Full-text search over the history, best first (same query rules as search_archive).
   virtual Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
                                                           int top_k) = 0;
+  // The same over every conversation of the scope's user (SEARCH_EPISODIC: past conversations).
+  virtual Result<std::vector<MessageHit>> search_user_messages(const Scope& scope, std::string_view query,
+                                                               int top_k) = 0;
 
   // ---- scheduled tasks (scheduleTask, getScheduledTasks, deleteScheduledTask, the scheduler).
   // Partition: (user, conversation).
@@ -293,6 +314,9 @@ class Store {
   virtual Status set_setting(const Scope& scope, std::string_view name, std::string_view value,
                              TimePoint now) = 0;
   virtual Result<std::optional<std::string>> get_setting(const Scope& scope, std::string_view name) = 0;
+  // The settings other layers share (one home for each name): the conversation's memory detail level, "1" to
+  // "3", written by [REQUEST_TIER] and read when the agent builds the memory section of a model call.
+  static constexpr std::string_view kMemoryTierSetting = "memory_tier";
 
   // ---- channels' inbound dedupe. Partition: (channel, account).
   // Records an inbound update once: true when it is new (recorded now), false when it was recorded

@@ -8,10 +8,19 @@ namespace sigil::store::sqlite {
 namespace {
 
 constexpr std::string_view kAddFact = R"sql(
-INSERT INTO facts(user_id, conversation_id, text, created_at) VALUES (?1, ?2, ?3, ?4)
-ON CONFLICT (user_id, conversation_id, text) DO NOTHING)sql";
+INSERT INTO facts(user_id, conversation_id, text, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4))sql";
+// Remembered again or corrected: it matters more (Fact).
+constexpr std::string_view kReinforceFact = R"sql(
+UPDATE facts SET importance = min(importance + 1, ?4), updated_at = ?5
+WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3)sql";
 constexpr std::string_view kListFacts = R"sql(
-SELECT id, text, created_at FROM facts WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id)sql";
+SELECT id, text, created_at, importance, updated_at FROM facts WHERE user_id = ?1 AND conversation_id = ?2
+ORDER BY id)sql";
+constexpr std::string_view kTopFacts = R"sql(
+SELECT id, text, created_at, importance, updated_at FROM facts WHERE user_id = ?1 AND conversation_id = ?2
+ORDER BY importance DESC, updated_at DESC, id DESC LIMIT ?3)sql";
+constexpr std::string_view kCountFacts = R"sql(
+SELECT count(*) FROM facts WHERE user_id = ?1 AND conversation_id = ?2)sql";
 constexpr std::string_view kFindFact = R"sql(
 SELECT id FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND text = ?3)sql";
 constexpr std::string_view kDeleteFact = R"sql(
@@ -19,18 +28,44 @@ DELETE FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3)sql";
 constexpr std::string_view kUpdateFact = R"sql(
 UPDATE facts SET text = ?4 WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3)sql";
 
+// Rows of kListFacts / kTopFacts.
+Result<std::vector<Fact>> read_facts(Stmt& q) {
+  std::vector<Fact> facts;
+  for (;;) {
+    STORE_STEP(row, q);
+    if (!row) break;
+    facts.push_back(Fact{q.integer(0), q.text(1), q.time(2), static_cast<int>(q.integer(3)), q.time(4)});
+  }
+  return facts;
+}
+
 }  // namespace
 
 Result<bool> SqliteStore::remember(const Scope& scope, std::string_view fact, TimePoint now) {
   STORE_TRY(check_scope(scope));
   fact = trim(fact);
   if (fact.empty()) return Error{"sqlite store: empty fact"};
+  const Partition part = memory_partition(scope);
   std::lock_guard lock(mutex_);
+  std::optional<std::int64_t> existing;
+  {
+    STORE_STMT(q, kFindFact);
+    q.bind_partition(part).bind_text(3, fact);
+    STORE_STEP(row, q);
+    if (row) existing = q.integer(0);
+  }
+  if (existing) {
+    STORE_STMT(q, kReinforceFact);
+    STORE_TRY(q.bind_partition(part)
+                  .bind_int(3, *existing)
+                  .bind_int(4, kMaxFactImportance)
+                  .bind_time(5, now)
+                  .run());
+    return false;
+  }
   STORE_STMT(q, kAddFact);
-  q.bind_partition(memory_partition(scope)).bind_text(3, fact).bind_time(4, now);
-  auto changed = q.run();
-  if (!changed) return Error{changed.error()};
-  return *changed == 1;
+  STORE_TRY(q.bind_partition(part).bind_text(3, fact).bind_time(4, now).run());
+  return true;
 }
 
 namespace {
@@ -87,7 +122,6 @@ Result<Correction> SqliteStore::correct(const Scope& scope, std::string_view old
   old_fact = trim(old_fact);
   new_fact = trim(new_fact);
   if (old_fact.empty() || new_fact.empty()) return Error{"sqlite store: empty fact"};
-  (void)now;  // facts keep their first created_at through corrections
   const Partition part = memory_partition(scope);
   std::lock_guard lock(mutex_);
   Transaction tx(db_);
@@ -122,6 +156,15 @@ Result<Correction> SqliteStore::correct(const Scope& scope, std::string_view old
     STORE_STMT(q, kUpdateFact);
     STORE_TRY(q.bind_partition(part).bind_int(3, id).bind_text(4, new_fact).run());
   }
+  {
+    // Facts keep their first created_at through corrections; a correction is a fact said again.
+    STORE_STMT(q, kReinforceFact);
+    STORE_TRY(q.bind_partition(part)
+                  .bind_int(3, existing.value_or(id))
+                  .bind_int(4, kMaxFactImportance)
+                  .bind_time(5, now)
+                  .run());
+  }
   STORE_TRY(tx.commit());
   return out;
 }
@@ -131,13 +174,27 @@ Result<std::vector<Fact>> SqliteStore::list_facts(const Scope& scope) {
   Reader r = reader();
   STORE_READ_STMT(q, r, kListFacts);
   q.bind_partition(memory_partition(scope));
-  std::vector<Fact> facts;
-  for (;;) {
+  return read_facts(q);
+}
+
+Result<RankedFacts> SqliteStore::top_facts(const Scope& scope, std::size_t limit) {
+  STORE_TRY(check_scope(scope));
+  const Partition part = memory_partition(scope);
+  Reader r = reader();
+  RankedFacts out;
+  {
+    STORE_READ_STMT(q, r, kCountFacts);
+    q.bind_partition(part);
     STORE_STEP(row, q);
-    if (!row) break;
-    facts.push_back(Fact{q.integer(0), q.text(1), q.time(2)});
+    if (row) out.total = static_cast<std::size_t>(q.integer(0));
   }
-  return facts;
+  if (limit == 0 || out.total == 0) return out;
+  STORE_READ_STMT(q, r, kTopFacts);
+  q.bind_partition(part).bind_size(3, limit);
+  auto facts = read_facts(q);
+  if (!facts) return Error{facts.error()};
+  out.facts = std::move(*facts);
+  return out;
 }
 
 }  // namespace sigil::store::sqlite

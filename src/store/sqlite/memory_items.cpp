@@ -29,12 +29,26 @@ constexpr std::string_view kListItems = R"sql(
 SELECT item_id, value_json, created_at, updated_at, expires_at FROM memory_items
 WHERE user_id = ?1 AND conversation_id = ?2 AND (expires_at IS NULL OR expires_at > ?3)
 ORDER BY item_id)sql";
+constexpr std::string_view kRecentItems = R"sql(
+SELECT item_id, value_json, created_at, updated_at, expires_at FROM memory_items
+WHERE user_id = ?1 AND conversation_id = ?2 AND (expires_at IS NULL OR expires_at > ?3)
+ORDER BY updated_at DESC, item_id LIMIT ?4)sql";
 constexpr std::string_view kCleanupItems = R"sql(
 DELETE FROM memory_items
 WHERE user_id = ?1 AND conversation_id = ?2 AND expires_at IS NOT NULL AND expires_at <= ?3)sql";
 
 MemoryItem read_item(const Stmt& q) {
   return MemoryItem{q.text(0), q.text(1), q.time(2), q.time(3), q.opt_time(4)};
+}
+
+Result<std::vector<MemoryItem>> read_items(Stmt& q) {
+  std::vector<MemoryItem> items;
+  for (;;) {
+    STORE_STEP(row, q);
+    if (!row) break;
+    items.push_back(read_item(q));
+  }
+  return items;
 }
 
 }  // namespace
@@ -91,13 +105,16 @@ Result<std::vector<MemoryItem>> SqliteStore::list_items(const Scope& scope, Time
   Reader r = reader();
   STORE_READ_STMT(q, r, kListItems);
   q.bind_partition(memory_partition(scope)).bind_time(3, now);
-  std::vector<MemoryItem> items;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    items.push_back(read_item(q));
-  }
-  return items;
+  return read_items(q);
+}
+
+Result<std::vector<MemoryItem>> SqliteStore::recent_items(const Scope& scope, TimePoint now,
+                                                          std::size_t limit) {
+  STORE_TRY(check_scope(scope));
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kRecentItems);
+  q.bind_partition(memory_partition(scope)).bind_time(3, now).bind_size(4, limit);
+  return read_items(q);
 }
 
 Result<std::size_t> SqliteStore::cleanup_expired(const Scope& scope, TimePoint now) {

@@ -30,6 +30,12 @@ FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ?3 AND m.user_id = ?1 AND m.conversation_id = ?2
 ORDER BY bm25_rank, m.id DESC
 LIMIT ?4)sql";
+constexpr std::string_view kSearchUserMessages = R"sql(
+SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id, m.conversation_id
+FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
+WHERE messages_fts MATCH ?2 AND m.user_id = ?1
+ORDER BY bm25_rank, m.id DESC
+LIMIT ?3)sql";
 
 }  // namespace
 
@@ -86,9 +92,25 @@ Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope,
   Reader r = reader();
   STORE_READ_STMT(q, r, kSearchMessages);
   q.bind_partition(conversation_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
+  return collect_hits<MessageHit>(q, 0.0, [&](const Stmt& row, double score) {
+    return MessageHit{
+        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6)}, score,
+        scope.conversation_id};
+  });
+}
+
+Result<std::vector<MessageHit>> SqliteStore::search_user_messages(const Scope& scope, std::string_view query,
+                                                                  int top_k) {
+  if (scope.user_id.empty()) return Error{"sqlite store: no user"};
+  const std::string match = fts_match_query(query);
+  if (top_k <= 0 || match.empty()) return std::vector<MessageHit>();
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kSearchUserMessages);
+  q.bind_text(1, scope.user_id).bind_text(2, match).bind_int(3, std::min(top_k, kMaxTopK));
   return collect_hits<MessageHit>(q, 0.0, [](const Stmt& row, double score) {
     return MessageHit{
-        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6)}, score};
+        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6)}, score,
+        row.text(7)};
   });
 }
 

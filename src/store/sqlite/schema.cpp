@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 6> kMigrations = {
+constexpr std::array<const char*, 7> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -203,6 +203,17 @@ CREATE TABLE channel_inbound(
     PRIMARY KEY (channel, account, update_key)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX channel_inbound_pending ON channel_inbound(channel, account, received_at) WHERE done_at IS NULL;
+)sql",
+    // 7: memory in the model's context (Store::top_facts, recent_items): a fact's importance (it grows each
+    // time the fact is remembered again or corrected) and when that last happened; indexes that read the
+    // first facts and items of a scope without sorting them all.
+    R"sql(
+ALTER TABLE facts ADD COLUMN importance INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE facts ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0;
+UPDATE facts SET updated_at = created_at;
+CREATE INDEX facts_rank ON facts(user_id, conversation_id, importance DESC, updated_at DESC, id DESC);
+CREATE INDEX memory_items_recent ON memory_items(user_id, conversation_id, updated_at DESC);
+CREATE INDEX messages_user ON messages(user_id, id);
 )sql",
 };
 

@@ -65,6 +65,7 @@ class SqliteStore final : public Store {
                                              TimePoint now) override;
   Result<bool> delete_item(const Scope& scope, std::string_view item_id, TimePoint now) override;
   Result<std::vector<MemoryItem>> list_items(const Scope& scope, TimePoint now) override;
+  Result<std::vector<MemoryItem>> recent_items(const Scope& scope, TimePoint now, std::size_t limit) override;
   Result<std::size_t> cleanup_expired(const Scope& scope, TimePoint now) override;
 
   Result<bool> remember(const Scope& scope, std::string_view fact, TimePoint now) override;
@@ -72,6 +73,7 @@ class SqliteStore final : public Store {
   Result<Correction> correct(const Scope& scope, std::string_view old_fact, std::string_view new_fact,
                              TimePoint now) override;
   Result<std::vector<Fact>> list_facts(const Scope& scope) override;
+  Result<RankedFacts> top_facts(const Scope& scope, std::size_t limit) override;
 
   Result<ArchiveOutcome> archive_items(const Scope& scope, std::span<const std::string> item_ids,
                                        TimePoint now) override;
@@ -88,6 +90,8 @@ class SqliteStore final : public Store {
   Result<std::vector<StoredDelivery>> recent_deliveries(const Scope& scope, std::size_t n) override;
   Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
                                                   int top_k) override;
+  Result<std::vector<MessageHit>> search_user_messages(const Scope& scope, std::string_view query,
+                                                       int top_k) override;
 
   Result<std::string> add_task(const Scope& scope, std::string_view id, std::string_view message,
                                TimePoint due_at, TimePoint now) override;
