@@ -247,9 +247,9 @@ Gateway::~Gateway() { stop(); }
 
 bool Gateway::fire(const store::ScheduledTask& task, const std::string& turn_id) {
   std::shared_ptr<agent::TurnObserver> observer;
-  if (options_.task_observer)
-    observer = options_.task_observer(task);
-  else if (server_)
+  if (options_.task_observer) observer = options_.task_observer(task);
+  if (!observer && telegram_) observer = telegram_->task_observer(task);  // set from a Telegram chat
+  if (!observer && server_)
     observer = server_->conversation_observer(task.scope.user_id, task.scope.conversation_id);
   {
     std::lock_guard lock(mu_);

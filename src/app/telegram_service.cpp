@@ -22,6 +22,8 @@ namespace {
 namespace tg = channels::telegram;
 
 constexpr std::string_view kChannel = "telegram";
+// Telegram ids as sigil names them: user "tg-<from.id>", conversation "tg-<chat.id>", turn "tg-<update_id>".
+constexpr std::string_view kIdPrefix = "tg-";
 
 boost::json::object payload_of(const tg::InboundMessage& m) {
   return {{"update_id", m.update_id}, {"chat_id", m.chat_id},
@@ -205,7 +207,7 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
   target.chat_id = m.chat_id;
   target.answering = m.message_id;
   target.reply = m.chat_type != "private";
-  const std::string turn_id = "tg-" + std::to_string(m.update_id);
+  const std::string turn_id = std::string(kIdPrefix) + std::to_string(m.update_id);
   const std::string account = send_api_->bot_id();
   const std::string key = std::to_string(m.update_id);
   {
@@ -235,11 +237,37 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
       });
   observer->start_typing();
   agent::TurnInput in;
-  in.user = "tg-" + std::to_string(m.from_id);
-  in.conversation = "tg-" + std::to_string(m.chat_id);
+  in.user = std::string(kIdPrefix) + std::to_string(m.from_id);
+  in.conversation = std::string(kIdPrefix) + std::to_string(m.chat_id);
   in.text = m.text;
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
+}
+
+std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store::ScheduledTask& task) {
+  const std::string_view conversation = task.scope.conversation_id;
+  if (!conversation.starts_with(kIdPrefix)) return nullptr;
+  const std::string_view digits = conversation.substr(kIdPrefix.size());
+  std::int64_t chat_id = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), chat_id);
+  if (ec != std::errc() || end != digits.data() + digits.size() || chat_id == 0) return nullptr;
+  auto observer = std::make_shared<TelegramTurn>(
+      *send_api_, tg::TelegramTarget{chat_id, 0, false},
+      [chat_id, id = task.id](const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
+                              const std::vector<std::string>& in_doubt) {
+        if (!log::enabled(log::Level::info)) return;
+        log::Record r{log::Level::info, "telegram-task", {}};
+        r.with("task", id)
+            .with("turn", summary.turn_id)
+            .with("chat", chat_id)
+            .with("status", std::string(agent::to_string(summary.status)))
+            .with("messages", static_cast<std::int64_t>(report.messages_sent));
+        for (const std::string& line : report.lines()) r.with("note", line);
+        for (const std::string& line : in_doubt) r.with("in_doubt", line);
+        log::write(r);
+      });
+  observer->start_typing();
+  return observer;
 }
 
 std::string TelegramService::metrics_text() const {

@@ -46,6 +46,11 @@ class TelegramService {
   // Turns started here and not ended yet (the gateway cancels them when its grace period is over).
   std::set<std::string> running_turns() const;
 
+  // A scheduled task's turn arrives where the task was set: for a Telegram conversation ("tg-<chat id>") an
+  // observer that delivers to that chat, as a turn started by a message would (without a message to answer);
+  // nullptr for any other conversation.
+  std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task);
+
   // Sends `text` to the chat (a Telegram chat id); "" when Telegram took every part, else the error.
   std::string send_message(std::string_view chat, std::string_view text);
 

@@ -13,7 +13,8 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
    and when the connection drops after Telegram took a message (outcome unknown), it is not sent again;
 4. sigil killed with SIGKILL while a turn runs, then restarted: that message is answered exactly once;
 5. sigil killed with SIGKILL right after a message was written, then restarted: answered exactly once;
-6. an update sigil recorded before, delivered again (a second fake reusing its id): no turn, no call.
+6. an update sigil recorded before, delivered again (a second fake reusing its id): no turn, no call;
+7. a task scheduled from the Telegram chat (due a minute later, while the rest runs) arrives in that chat.
 Every wait is for an event (a journal entry, a log line), never a fixed sleep.
 """
 import hashlib
@@ -48,6 +49,9 @@ RELAY_REPLY = ('Relaying. <sendTelegram>{"chat":"1001","text":"Relayed *hello*"}
 VOICE_REPLY = "Listen: <voice>Hello from sigil.</voice>"
 SLOW_REPLY = "Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(60)) + " end."
 QUICK_REPLY = "Quick answer MARK-QUICK after the restart."
+REMIND_REPLY = ('<scheduleTask>{"message": "MARK-TASK time to stretch", "delay": "1m"}</scheduleTask>'
+                "Reminder set.")
+TASK_REPLY = "Time to stretch! MARK-TASK-DONE"
 
 
 def fail(message):
@@ -145,6 +149,7 @@ def main():
         replay = os.path.join(tmp, "replay.jsonl")
         with open(replay, "w", encoding="utf-8") as f:
             for line in ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
+                         {"match": "MARK-TASK", "reply": TASK_REPLY}, {"match": "remind", "reply": REMIND_REPLY},
                          {"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
                          {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
                          {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
@@ -170,6 +175,16 @@ def main():
               "serve says it polls the configured Bot API")
         wait_for("the first getUpdates", lambda: any(e["route"] == "getUpdates" for e in fake.journal()), server)
         check(all(TOKEN not in line for line in server.err), "the log never shows the bot token")
+
+        # 7 (first: its minute runs while the rest does). A reminder set from the chat.
+        # In a group of its own, so its later messages do not mix with the calls the other steps count.
+        team = -100777
+        fake.admin("/_fake/chats", {"id": team, "type": "group", "title": "Team"})
+        seq_task = fake.last_seq()
+        sent = fake.admin("/_fake/messages", {"text": "@sigil_test_bot remind me to stretch", "chat_id": team})
+        wait_for("the reminder turn", lambda: turn_logged(server, sent["update_id"]), server)
+        texts = [e["params"]["text"] for e in calls_for(fake.journal(seq_task), team) if e["route"] == "sendMessage"]
+        check(texts == ["Reminder set."], f"the reminder is confirmed in the chat: {texts}")
 
         # 1. Reaction, Markdown text, two files, text.
         seq = fake.last_seq()
@@ -290,6 +305,16 @@ def main():
         check(len(sends) == 1 and sends[0]["params"]["text"] == QUOTA_REPLY, "one answer in the group")
         check(sends[0]["params"].get("reply_parameters", {}).get("message_id") == asked["message"]["message_id"],
               "it replies to the message that mentioned the bot")
+
+        # 7. The task fires (a minute after it was set) as a turn of its own, and its answer goes to the chat
+        # it was set from, once.
+        wait_for("the scheduled task's answer in the chat", lambda: any(
+            e["route"] == "sendMessage" and "MARK-TASK-DONE" in e["params"]["text"]
+            for e in calls_for(fake.journal(seq_task), team)), server)
+        check(any("telegram-task task=" in line for line in server.err), "the task turn is logged as Telegram's")
+        done = [e for e in calls_for(fake.journal(seq_task), team)
+                if e["route"] == "sendMessage" and "MARK-TASK-DONE" in e["params"]["text"]]
+        check(len(done) == 1 and done[0]["params"]["text"] == TASK_REPLY, "the reminder arrives once, whole")
 
         # 4. SIGKILL while a turn runs (it was recorded: typing went out), then a restart.
         seq = fake.last_seq()
