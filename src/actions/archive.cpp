@@ -6,6 +6,7 @@
 #include <boost/json/serialize.hpp>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,6 +124,8 @@ class ArchiveHandlers {
     for (const std::string& id : outcome->missing) missing.emplace_back(id);
     std::string message = "archived " + plural(outcome->archived, "item");
     if (!outcome->missing.empty()) message += "; not found: " + ids_listed(outcome->missing);
+    const std::string vectors = embed_archived(outcome->entries, ctx);
+    if (!vectors.empty()) message += "; " + vectors;
     return HandlerResult::ok(std::move(message),
                              json::object{{"archived", outcome->archived}, {"missing", std::move(missing)}});
   }
@@ -151,9 +154,10 @@ class ArchiveHandlers {
       min_score = *s;
     }
     if (ctx.stop_requested()) return stopped("searchArchive");
-    auto archived =
-        ctx.store().search_archive(memory_scope(ctx.ids(), config_.scope), query, top_k, min_score);
+    const store::Scope memory = memory_scope(ctx.ids(), config_.scope);
+    auto archived = semantic_search(memory, query, top_k, min_score, ctx);
     if (!archived) return store_failed("searchArchive", "search the archive", archived.error());
+    const char* mode = archived->second ? "hybrid" : "keyword";
     // Past conversations too (SEARCH_EPISODIC): the user's messages in every conversation, but not this
     // turn's own, which would find the question itself.
     const store::Scope user{ctx.ids().user, ctx.ids().conversation, store::MemoryScope::per_user};
@@ -161,7 +165,7 @@ class ArchiveHandlers {
     if (!said) return store_failed("searchArchive", "search past conversations", said.error());
     const std::string_view turn = base_turn(ctx.ids().turn);
     std::vector<Hit> hits;
-    for (store::ArchiveHit& h : *archived) hits.push_back(Hit{std::move(h), {}});
+    for (store::ArchiveHit& h : archived->first) hits.push_back(Hit{std::move(h), {}});
     for (store::MessageHit& m : *said) {
       if (m.score < min_score || (m.conversation_id == ctx.ids().conversation && m.message.turn_id == turn))
         continue;
@@ -173,7 +177,7 @@ class ArchiveHandlers {
     if (hits.size() > static_cast<std::size_t>(top_k)) hits.resize(static_cast<std::size_t>(top_k));
     if (hits.empty()) {
       return HandlerResult::ok("no results for " + quote_text(query),
-                               json::object{{"query", query}, {"hits", json::array()}});
+                               json::object{{"query", query}, {"mode", mode}, {"hits", json::array()}});
     }
 
     Listing listing(plural(hits.size(), "result") + " for " + quote_text(query), config_.message_bytes);
@@ -202,7 +206,7 @@ class ArchiveHandlers {
       out.push_back(std::move(o));
     }
     return HandlerResult::ok(std::move(listing).finish(),
-                             json::object{{"query", query}, {"hits", std::move(out)}});
+                             json::object{{"query", query}, {"mode", mode}, {"hits", std::move(out)}});
   }
 
   HandlerResult request_tier(const Directive& d, ActionContext& ctx) const {
@@ -259,6 +263,69 @@ class ArchiveHandlers {
   }
 
  private:
+  // Vectors for newly archived texts, when an embeddings model is there. Returns "" when all were kept (or
+  // there is no model), else a note for the message: the items are archived either way, and found by
+  // their words.
+  std::string embed_archived(const std::vector<store::ArchivedText>& entries, ActionContext& ctx) const {
+    if (!config_.embeddings || entries.empty() || !config_.embeddings->available()) return {};
+    std::vector<std::string> texts;
+    texts.reserve(entries.size());
+    for (const store::ArchivedText& e : entries) texts.push_back(e.text);
+    auto vectors = config_.embeddings->embed(texts);
+    if (!vectors) return "found by keywords only (" + vectors.error() + ")";
+    const store::Scope memory = memory_scope(ctx.ids(), config_.scope);
+    for (std::size_t i = 0; i < entries.size() && i < vectors->size(); ++i) {
+      auto kept =
+          ctx.store().set_archive_vector(memory, entries[i].id, config_.embeddings->model, (*vectors)[i]);
+      if (!kept) return "found by keywords only (" + kept.error() + ")";
+    }
+    return {};
+  }
+
+  // The archive's hits for `query`: BM25 alone, or BM25 and cosine together (hybrid_score) when the
+  // embeddings model answers; second = whether it did. Hits come best first, at most top_k, >= min_score.
+  using Ranked = std::pair<std::vector<store::ArchiveHit>, bool>;
+  Result<Ranked> semantic_search(const store::Scope& memory, std::string_view query, int top_k,
+                                 double min_score, ActionContext& ctx) const {
+    const bool semantic = config_.embeddings && config_.embeddings->available();
+    const int wide = std::max(top_k, config_.vector_candidates);
+    auto keyword =
+        ctx.store().search_archive(memory, query, semantic ? wide : top_k, semantic ? 0.0 : min_score);
+    if (!keyword) return Failure{keyword.error()};
+    if (!semantic) return Ranked{std::move(*keyword), false};
+    auto vectors = config_.embeddings->embed({std::string(query)});
+    if (!vectors || vectors->size() != 1) {
+      // Keywords alone, as if there were no model: the search still answers.
+      std::vector<store::ArchiveHit> hits;
+      for (store::ArchiveHit& h : *keyword)
+        if (h.score >= min_score && hits.size() < static_cast<std::size_t>(top_k))
+          hits.push_back(std::move(h));
+      return Ranked{std::move(hits), false};
+    }
+    auto near = ctx.store().nearest_archive(memory, config_.embeddings->model, vectors->front(), wide);
+    if (!near) return Failure{near.error()};
+    std::map<std::int64_t, std::pair<store::ArchiveHit, double>>
+        joined;  // id -> (hit, its bm25 score), cosine
+    std::map<std::int64_t, double> cosine;
+    for (store::ArchiveHit& h : *keyword) joined.emplace(h.id, std::pair{std::move(h), 0.0});
+    for (auto& [id, entry] : joined) entry.second = entry.first.score;
+    for (store::ArchiveHit& h : *near) {
+      cosine[h.id] = h.score;
+      joined.emplace(h.id, std::pair{std::move(h), 0.0});  // not found by its words: bm25 0
+    }
+    std::vector<store::ArchiveHit> hits;
+    for (auto& [id, entry] : joined) {
+      const auto c = cosine.find(id);
+      entry.first.score = hybrid_score(entry.second, c == cosine.end() ? 0.0 : c->second);
+      if (entry.first.score >= min_score) hits.push_back(std::move(entry.first));
+    }
+    std::stable_sort(hits.begin(), hits.end(), [](const store::ArchiveHit& a, const store::ArchiveHit& b) {
+      return a.score > b.score || (a.score == b.score && a.id > b.id);
+    });
+    if (hits.size() > static_cast<std::size_t>(top_k)) hits.resize(static_cast<std::size_t>(top_k));
+    return Ranked{std::move(hits), true};
+  }
+
   // A text for result JSON: kept as written (line breaks too), cut at a UTF-8 boundary when over `max`.
   static std::string capped(std::string_view s, std::size_t max) {
     if (s.size() <= max) return std::string(s);

@@ -237,6 +237,8 @@ class Reader {
                 if (c.tools != "auto" && c.tools != "on" && c.tools != "off")
                   fail(n, k, "must be \"auto\", \"on\" or \"off\", not " + in_quotes(c.tools));
               }},
+             {"embeddings_model",
+              [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
          });
   }
 

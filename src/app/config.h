@@ -64,6 +64,8 @@ struct ModelConfig {
   std::optional<int> max_tokens;
   std::optional<double> temperature;
   std::string tools = "auto";  // "auto" | "on" | "off": offer the actions as native tools (agent.h)
+  // The archive's embeddings model on the same server ({url}/embeddings); "" = keyword search only.
+  std::string embeddings_model = "text-embedding-3-small";
 };
 
 struct AgentSettings {

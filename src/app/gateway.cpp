@@ -187,6 +187,18 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
         "http://" + url_host(config_.server.host) + ":" + std::to_string(config_.server.port);
   else
     builtin.pages.base_url = "";  // the port is chosen at start: links are relative (/pages/...)
+  if (!config_.model.url.empty() && !config_.model.embeddings_model.empty()) {
+    model::EmbeddingsConfig e;
+    e.base_url = config_.model.url;
+    e.api_key = config_.model.key;
+    e.model = config_.model.embeddings_model;
+    embeddings_ = model::make_openai_embeddings(std::move(e));
+    actions::ArchiveConfig::Embeddings hook;
+    hook.model = config_.model.embeddings_model;
+    hook.embed = [e = embeddings_](const std::vector<std::string>& texts) { return e->embed(texts); };
+    hook.available = [e = embeddings_] { return e->available(); };
+    builtin.archive.embeddings = std::move(hook);
+  }
   try {
     auto handlers = actions::builtin_handlers(builtin);
     if (!handlers) throw GatewayConfigError("actions: " + handlers.error().message);

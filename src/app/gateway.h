@@ -39,6 +39,7 @@
 #include "sigil/catalog/registry.h"
 #include "sigil/exec/handler.h"
 #include "sigil/model/client.h"
+#include "sigil/model/embeddings.h"
 #include "sigil/server/http_server.h"
 #include "sigil/store/store.h"
 
@@ -97,6 +98,7 @@ class Gateway {
   catalog::Registry registry_;
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> model_;
+  std::shared_ptr<model::Embeddings> embeddings_;  // the archive's semantic half; null: keywords only
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<server::HttpServer> server_;
   std::unique_ptr<actions::Scheduler> scheduler_;

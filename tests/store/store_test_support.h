@@ -46,9 +46,11 @@ inline std::string raw_exec(const std::string& path, const std::string& sql) {
 }
 
 // Takes away what schema versions 3 (the message counts behind the history cap), 4 (deliveries kept
-// with the history), 5 (a message's task id), 6 (the channels' inbound dedupe) and 7 (facts' importance)
-// added, for a test that makes a database of an earlier version.
+// with the history), 5 (a message's task id), 6 (the channels' inbound dedupe), 7 (facts' importance) and 8
+// (the archive's vectors) added, for a test that makes a database of an earlier version.
+inline const std::string kDropSchemaVersion8 = "DROP TABLE archive_vectors; ";
 inline const std::string kDropSchemaVersion7 =
+    kDropSchemaVersion8 +
     "DROP INDEX facts_rank; DROP INDEX memory_items_recent; DROP INDEX messages_user; "
     "ALTER TABLE facts DROP COLUMN updated_at; ALTER TABLE facts DROP COLUMN importance; ";
 inline const std::string kDropSchemaVersion6 = kDropSchemaVersion7 + "DROP TABLE channel_inbound; ";

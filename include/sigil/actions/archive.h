@@ -21,7 +21,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include "sigil/base/result.h"
 #include "sigil/exec/handler.h"
 #include "sigil/store/store.h"
 
@@ -37,7 +42,22 @@ struct ArchiveConfig {
   int tier_hits = 5;
   std::size_t tier_text_bytes = 4 * 1024;      // each message's text at level 3
   std::size_t tier_message_bytes = 16 * 1024;  // a request-tier message in all
+  // The semantic half (optional; the app wires an embeddings model): archived texts are embedded and kept
+  // with their entry, and a search ranks by BM25 and cosine together (hybrid_score). Without it, or while it
+  // is unavailable or failing, archive and search work by keywords alone.
+  struct Embeddings {
+    std::string model;  // the name vectors are kept under
+    std::function<Result<std::vector<std::vector<float>>>(const std::vector<std::string>&)> embed;
+    std::function<bool()> available;
+  };
+  std::optional<Embeddings> embeddings;
+  int vector_candidates = 50;  // nearest entries by cosine that join the BM25 hits
 };
+
+// A hit's rank in a hybrid search: the keyword score (BM25 mapped into [0, 1]) and the meaning score (cosine,
+// clamped into [0, 1]) weighted 35 / 65, so "advertising ideas" finds an archived "promotion plan" and an
+// exact word still lifts a hit.
+inline double hybrid_score(double bm25, double cosine) { return 0.35 * bm25 + 0.65 * cosine; }
 
 // Adds handlers for archiveItems, searchArchive and request-tier.
 void add_archive_handlers(exec::HandlerTable& table, ArchiveConfig config = {});

@@ -74,9 +74,15 @@ struct Correction {
   std::string old_text;  // the stored fact that was replaced, when replaced == 1
 };
 
+struct ArchivedText {
+  std::int64_t id = 0;  // the archive entry's id
+  std::string text;     // what was archived (the item's value as text)
+};
+
 struct ArchiveOutcome {
   std::size_t archived = 0;
-  std::vector<std::string> missing;  // ids with no live memory item (never stored, deleted or expired)
+  std::vector<std::string> missing;   // ids with no live memory item (never stored, deleted or expired)
+  std::vector<ArchivedText> entries;  // the new archive entries, in the order of the ids
 };
 
 struct ArchiveHit {
@@ -237,6 +243,16 @@ class Store {
   // most top_k hits with score >= min_score. top_k <= 0 returns nothing; min_score must be in [0, 1].
   virtual Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query,
                                                          int top_k, double min_score) = 0;
+  // The semantic half of the archive (an embeddings model's vectors, one per entry and model). Keeps the
+  // vector of an entry of the scope (replacing one of the same model); an empty vector or a non-finite
+  // value is an error.
+  virtual Status set_archive_vector(const Scope& scope, std::int64_t archive_id, std::string_view model,
+                                    std::span<const float> vector) = 0;
+  // The scope's entries whose `model` vectors are nearest to `query` by cosine similarity, best first, at
+  // most top_k; score = the cosine clamped into [0, 1]. Entries without a vector of that model (or of
+  // another length) are not candidates. Brute force over the scope's vectors: fine for thousands.
+  virtual Result<std::vector<ArchiveHit>> nearest_archive(const Scope& scope, std::string_view model,
+                                                          std::span<const float> query, int top_k) = 0;
 
   // ---- conversation history (request-tier; the agent's context). Partition: (user, conversation).
   // Appends `message` (its id is ignored; the new id is returned). Beyond the history cap the oldest

@@ -16,7 +16,8 @@ SELECT user_id, conversation_id, item_id,
        CASE json_type(value_json) WHEN 'text' THEN json_extract(value_json, '$') ELSE value_json END,
        'memory', ?4
 FROM memory_items
-WHERE user_id = ?1 AND conversation_id = ?2 AND item_id = ?3 AND (expires_at IS NULL OR expires_at > ?4))sql";
+WHERE user_id = ?1 AND conversation_id = ?2 AND item_id = ?3 AND (expires_at IS NULL OR expires_at > ?4)
+RETURNING id, body)sql";
 constexpr std::string_view kRemoveArchivedItem = R"sql(
 DELETE FROM memory_items WHERE user_id = ?1 AND conversation_id = ?2 AND item_id = ?3)sql";
 constexpr std::string_view kAddArchive = R"sql(
@@ -48,16 +49,17 @@ Result<ArchiveOutcome> SqliteStore::archive_items(const Scope& scope, std::span<
   std::unordered_set<std::string_view> seen;
   for (const std::string& id : item_ids) {
     if (!seen.insert(id).second) continue;
-    std::size_t moved = 0;
     {
       STORE_STMT(q, kArchiveItem);
-      auto changed = q.bind_partition(part).bind_text(3, id).bind_time(4, now).run();
-      if (!changed) return Error{changed.error()};
-      moved = *changed;
-    }
-    if (moved == 0) {
-      out.missing.push_back(id);
-      continue;
+      q.bind_partition(part).bind_text(3, id).bind_time(4, now);
+      STORE_STEP(row, q);
+      if (!row) {
+        out.missing.push_back(id);
+        continue;
+      }
+      out.entries.push_back(ArchivedText{q.integer(0), q.text(1)});
+      STORE_STEP(more, q);  // RETURNING: the statement ends on the next step
+      (void)more;
     }
     STORE_STMT(q, kRemoveArchivedItem);
     STORE_TRY(q.bind_partition(part).bind_text(3, id).run());

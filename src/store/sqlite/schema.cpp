@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 7> kMigrations = {
+constexpr std::array<const char*, 8> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -214,6 +214,17 @@ UPDATE facts SET updated_at = created_at;
 CREATE INDEX facts_rank ON facts(user_id, conversation_id, importance DESC, updated_at DESC, id DESC);
 CREATE INDEX memory_items_recent ON memory_items(user_id, conversation_id, updated_at DESC);
 CREATE INDEX messages_user ON messages(user_id, id);
+)sql",
+    // 8: the archive's vectors (Store::set_archive_vector, nearest_archive): little-endian float32s, one per
+    // entry and embeddings model; they go with their entry (the foreign key cascades: PRAGMA foreign_keys is
+    // on).
+    R"sql(
+CREATE TABLE archive_vectors(
+    archive_id INTEGER NOT NULL REFERENCES archive(id) ON DELETE CASCADE,
+    model      TEXT NOT NULL,
+    vector     BLOB NOT NULL,
+    PRIMARY KEY (archive_id, model)
+) STRICT, WITHOUT ROWID;
 )sql",
 };
 

@@ -81,6 +81,10 @@ class SqliteStore final : public Store {
                                         std::string_view source, TimePoint now) override;
   Result<std::vector<ArchiveHit>> search_archive(const Scope& scope, std::string_view query, int top_k,
                                                  double min_score) override;
+  Status set_archive_vector(const Scope& scope, std::int64_t archive_id, std::string_view model,
+                            std::span<const float> vector) override;
+  Result<std::vector<ArchiveHit>> nearest_archive(const Scope& scope, std::string_view model,
+                                                  std::span<const float> query, int top_k) override;
 
   using Store::append_message;
   Result<std::int64_t> append_message(const Scope& scope, const Message& message) override;

@@ -87,6 +87,10 @@ class Stmt {
     return note(
         sqlite3_bind_text(s_, i, v.empty() ? "" : v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
   }
+  Stmt& bind_blob(int i, std::string_view v) {
+    if (v.size() > static_cast<std::size_t>(INT_MAX)) return note(SQLITE_TOOBIG);
+    return note(sqlite3_bind_blob(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+  }
   Stmt& bind_int(int i, std::int64_t v) { return note(sqlite3_bind_int64(s_, i, v)); }
   // A count or limit, clamped into SQLite's signed 64-bit integers.
   Stmt& bind_size(int i, std::size_t v) {
@@ -123,6 +127,13 @@ class Stmt {
     const auto* p = sqlite3_column_text(s_, c);
     const int n = sqlite3_column_bytes(s_, c);
     return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string();
+  }
+  // The column's bytes, valid until the next step.
+  std::string_view blob(int c) const {
+    const void* p = sqlite3_column_blob(s_, c);
+    const int n = sqlite3_column_bytes(s_, c);
+    return p ? std::string_view(static_cast<const char*>(p), static_cast<std::size_t>(n))
+             : std::string_view();
   }
   std::int64_t integer(int c) const { return sqlite3_column_int64(s_, c); }
   double real(int c) const { return sqlite3_column_double(s_, c); }
