@@ -187,6 +187,10 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
         "http://" + url_host(config_.server.host) + ":" + std::to_string(config_.server.port);
   else
     builtin.pages.base_url = "";  // the port is chosen at start: links are relative (/pages/...)
+  builtin.search.provider = {config_.search.provider, config_.search.api_key, config_.search.url};
+  builtin.fetch.enabled = config_.fetch.enabled;
+  builtin.fetch.allow_private = config_.fetch.allow_private;
+  builtin.fetch.max_bytes = config_.fetch.max_bytes;
   try {
     auto handlers = actions::builtin_handlers(builtin);
     if (!handlers) throw GatewayConfigError("actions: " + handlers.error().message);
@@ -205,6 +209,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   agent_config.history_messages = config_.agent.history_messages;
   agent_config.say_mode = config_.agent.say_mode;
   agent_config.denied_actions = config_.agent.denied_actions;
+  agent_config.untaught_actions = actions::untaught_actions(builtin);
   agent_config.exec.max_results_bytes = config_.agent.results_message_bytes;
   agent_config.model = config_.model.name;
   agent_config.max_tokens = config_.model.max_tokens;
