@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sigil/text/ascii.h"
@@ -135,11 +136,13 @@ constexpr std::array<std::string_view, 22> kDroppedTags = {
     "object", "embed",  "dialog",   "menu",     "head",   "math"};
 constexpr std::array<std::string_view, 5> kDroppedRoles = {"navigation", "banner", "contentinfo",
                                                            "complementary", "search"};
-constexpr std::array<std::string_view, 32> kBoilerplate = {
-    "ad",        "ads",         "advert",    "adverts",  "advertisement", "sponsor",    "sponsored", "promo",
-    "cookie",    "cookies",     "consent",   "newsletter", "share",       "sharing",    "social",    "related",
-    "sidebar",   "breadcrumb",  "breadcrumbs", "comments", "popup",       "modal",      "subscribe", "skip",
-    "nav",       "navbar",      "navigation", "toolbar", "paywall",       "signup",     "outbrain",  "taboola"};
+// Words of a class or id that mark page furniture. Not "nav": layout wrappers are named after the navigation
+// they sit beside (Sphinx's `wy-grid-for-nav` holds the whole page).
+constexpr std::array<std::string_view, 31> kBoilerplate = {
+    "ad",         "ads",        "advert",     "adverts",  "advertisement", "sponsor",  "sponsored", "promo",
+    "cookie",     "cookies",    "consent",    "newsletter", "share",       "sharing",  "social",    "related",
+    "sidebar",    "breadcrumb", "breadcrumbs", "comments", "popup",        "modal",    "subscribe", "skip",
+    "navbar",     "toolbar",    "paywall",    "signup",   "outbrain",      "taboola",  "headerlink"};
 // A class that also says "content" is kept: `post-content has-sidebar` is the content.
 constexpr std::array<std::string_view, 9> kContentWords = {"article", "body",  "content", "main", "post",
                                                            "entry",   "story", "text",    "prose"};
@@ -160,8 +163,32 @@ std::vector<std::string> words_of(std::string_view value) {
   return out;
 }
 
+bool is_element(const xmlNode* node) { return node->type == XML_ELEMENT_NODE; }
+
+// Whether the content proper is inside: then no class name can make the block furniture.
+bool holds_content(const xmlNode* node, int depth = 0) {
+  if (depth > kMaxDepth) return false;
+  for (const xmlNode* child = node->children; child != nullptr; child = child->next) {
+    if (!is_element(child)) continue;
+    const std::string_view tag = name_of(child);
+    if (tag == "main" || tag == "article" || tag == "h1") return true;
+    if (holds_content(child, depth + 1)) return true;
+  }
+  return false;
+}
+
+// An article's own <header> (its headline, its byline) is content; the page's is not.
+bool inside_content(const xmlNode* node) {
+  for (const xmlNode* up = node->parent; up != nullptr && is_element(up); up = up->parent) {
+    const std::string_view tag = name_of(up);
+    if (tag == "article" || tag == "main") return true;
+  }
+  return false;
+}
+
 bool is_dropped(const xmlNode* node) {
   const std::string_view tag = name_of(node);
+  if (tag == "header" && inside_content(node)) return false;
   if (one_of(tag, kDroppedTags)) return true;
   if (has_attribute(node, "hidden")) return true;
   if (ascii::iequals(attribute(node, "aria-hidden"), "true")) return true;
@@ -174,10 +201,8 @@ bool is_dropped(const xmlNode* node) {
       boilerplate = boilerplate || one_of(std::string_view(word), kBoilerplate);
     }
   }
-  return boilerplate;
+  return boilerplate && !holds_content(node);
 }
-
-bool is_element(const xmlNode* node) { return node->type == XML_ELEMENT_NODE; }
 bool is_text(const xmlNode* node) { return node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE; }
 
 struct Stats {
@@ -341,7 +366,8 @@ class Renderer {
     if (depth > kMaxDepth) return;
     for (const xmlNode* child = node->children; child != nullptr; child = child->next) {
       if (is_text(child)) {
-        inline_ += content_of(child);
+        // A line break in the source is a space; only <br> breaks a line.
+        for (char c : content_of(child)) inline_ += (c == '\n' || c == '\r') ? ' ' : c;
       } else if (is_element(child) && !is_dropped(child)) {
         element(child, depth + 1);
       }
@@ -371,10 +397,11 @@ class Renderer {
       } else {
         prefix += "- ";
       }
-      item_prefix_ = std::move(prefix);
+      // Saved and restored: a list inside an item must not lose the outer item's indentation.
+      const std::string outer = std::exchange(item_prefix_, std::move(prefix));
       render(node, depth);
       flush();
-      item_prefix_.clear();
+      item_prefix_.assign(outer.size(), ' ');
     } else if (tag == "pre") {
       flush();
       code_block(node);

@@ -61,6 +61,7 @@ Result<CheckedTarget, std::string> SsrfGuard::check(std::string_view text) const
   auto parsed = parse_url(text);
   if (auto* why = std::get_if<std::string>(&parsed)) return Failure<std::string>{*why};
   Url url = std::get<Url>(std::move(parsed));
+  url.host = text::ascii::to_lower(url.host);  // names are case-insensitive; the resolver need not be
   if (url.scheme != "http" && url.scheme != "https")
     return Failure<std::string>{"only http:// and https:// pages can be fetched"};
 

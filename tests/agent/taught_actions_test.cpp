@@ -19,8 +19,8 @@ using namespace std::chrono_literals;
 using sigil::testing::FakeOpenAiServer;
 using sigil::testing::FakeResponse;
 
-struct Setup {
-  explicit Setup(actions::BuiltinConfig builtin) {
+struct Wired {
+  explicit Wired(actions::BuiltinConfig builtin) {
     auto built = actions::builtin_handlers(builtin);
     EXPECT_TRUE(built) << built.error().message;
     handlers = std::move(*built);
@@ -73,7 +73,7 @@ struct Setup {
 TEST(TaughtActions, WithoutProvidersNeitherSearchNorFetchIsTaught) {
   actions::BuiltinConfig builtin;
   builtin.fetch.enabled = false;
-  Setup s(builtin);
+  Wired s(builtin);
   const std::string& prompt = s.agent->system_message();
   EXPECT_EQ(prompt.find("[SEARCH:"), std::string::npos);
   EXPECT_EQ(prompt.find("googleSearch"), std::string::npos);
@@ -82,21 +82,21 @@ TEST(TaughtActions, WithoutProvidersNeitherSearchNorFetchIsTaught) {
   EXPECT_NE(prompt.find("[CALCULATE:"), std::string::npos);  // the rest is still taught
   const auto tools = s.offered_tools();
   EXPECT_FALSE(tools.empty());
-  EXPECT_FALSE(Setup::has(tools, "search"));
-  EXPECT_FALSE(Setup::has(tools, "fetch-page"));
+  EXPECT_FALSE(Wired::has(tools, "search"));
+  EXPECT_FALSE(Wired::has(tools, "fetch-page"));
 }
 
 TEST(TaughtActions, AProviderTeachesSearchAndFetchingIsOnByDefault) {
   actions::BuiltinConfig builtin;
   builtin.search.provider = {"searxng", "", "http://127.0.0.1:9", 5};
-  Setup s(builtin);
+  Wired s(builtin);
   const std::string& prompt = s.agent->system_message();
   EXPECT_NE(prompt.find("[SEARCH:"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("webpageToText"), std::string::npos);
   EXPECT_NE(s.agent->system_message(true).find("[SEARCH:"), std::string::npos);  // say mode too
   const auto tools = s.offered_tools();
-  EXPECT_TRUE(Setup::has(tools, "search"));
-  EXPECT_TRUE(Setup::has(tools, "fetch-page"));
+  EXPECT_TRUE(Wired::has(tools, "search"));
+  EXPECT_TRUE(Wired::has(tools, "fetch-page"));
 }
 
 TEST(TaughtActions, UntaughtMeansNoToolsOnlyForThoseActions) {
