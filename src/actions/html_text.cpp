@@ -72,8 +72,8 @@ std::string declared_charset(std::string_view html) {
     while (i < tag.size() && (ascii::is_space(tag[i]) || tag[i] == '=' || tag[i] == '"' || tag[i] == '\''))
       ++i;
     std::size_t j = i;
-    while (j < tag.size() && (ascii::is_alnum(tag[j]) || tag[j] == '-' || tag[j] == '_' || tag[j] == ':' ||
-                              tag[j] == '.'))
+    while (j < tag.size() &&
+           (ascii::is_alnum(tag[j]) || tag[j] == '-' || tag[j] == '_' || tag[j] == ':' || tag[j] == '.'))
       ++j;
     if (j > i) return std::string(tag.substr(i, j - i));
   }
@@ -101,7 +101,8 @@ std::string collapse(std::string_view in) {
 }
 
 std::string_view name_of(const xmlNode* node) {
-  return node->name != nullptr ? std::string_view(reinterpret_cast<const char*>(node->name)) : std::string_view();
+  return node->name != nullptr ? std::string_view(reinterpret_cast<const char*>(node->name))
+                               : std::string_view();
 }
 
 std::string_view content_of(const xmlNode* node) {
@@ -131,18 +132,18 @@ bool one_of(std::string_view word, const std::array<std::string_view, N>& words)
 }
 
 constexpr std::array<std::string_view, 22> kDroppedTags = {
-    "script", "style",  "noscript", "template", "nav",    "header", "footer",   "aside",
-    "form",   "iframe", "svg",      "canvas",   "button", "select", "input",    "textarea",
+    "script", "style",  "noscript", "template", "nav",    "header", "footer", "aside",
+    "form",   "iframe", "svg",      "canvas",   "button", "select", "input",  "textarea",
     "object", "embed",  "dialog",   "menu",     "head",   "math"};
 constexpr std::array<std::string_view, 5> kDroppedRoles = {"navigation", "banner", "contentinfo",
                                                            "complementary", "search"};
 // Words of a class or id that mark page furniture. Not "nav": layout wrappers are named after the navigation
 // they sit beside (Sphinx's `wy-grid-for-nav` holds the whole page).
 constexpr std::array<std::string_view, 31> kBoilerplate = {
-    "ad",         "ads",        "advert",     "adverts",  "advertisement", "sponsor",  "sponsored", "promo",
-    "cookie",     "cookies",    "consent",    "newsletter", "share",       "sharing",  "social",    "related",
-    "sidebar",    "breadcrumb", "breadcrumbs", "comments", "popup",        "modal",    "subscribe", "skip",
-    "navbar",     "toolbar",    "paywall",    "signup",   "outbrain",      "taboola",  "headerlink"};
+    "ad",      "ads",        "advert",      "adverts",    "advertisement", "sponsor", "sponsored", "promo",
+    "cookie",  "cookies",    "consent",     "newsletter", "share",         "sharing", "social",    "related",
+    "sidebar", "breadcrumb", "breadcrumbs", "comments",   "popup",         "modal",   "subscribe", "skip",
+    "navbar",  "toolbar",    "paywall",     "signup",     "outbrain",      "taboola", "headerlink"};
 // A class that also says "content" is kept: `post-content has-sidebar` is the content.
 constexpr std::array<std::string_view, 9> kContentWords = {"article", "body",  "content", "main", "post",
                                                            "entry",   "story", "text",    "prose"};
@@ -203,7 +204,9 @@ bool is_dropped(const xmlNode* node) {
   }
   return boilerplate && !holds_content(node);
 }
-bool is_text(const xmlNode* node) { return node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE; }
+bool is_text(const xmlNode* node) {
+  return node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE;
+}
 
 struct Stats {
   std::size_t text = 0;   // non-space bytes of kept text
@@ -442,9 +445,9 @@ class Renderer {
 
   static bool is_block(std::string_view tag) {
     static constexpr std::array<std::string_view, 25> kBlocks = {
-        "p",      "div",     "section", "article", "main",  "figure", "figcaption", "address", "details",
-        "summary", "dl",     "dt",      "dd",      "center", "table", "thead",      "tbody",   "tfoot",
-        "caption", "body",   "html",    "fieldset", "hgroup", "picture", "video"};
+        "p",       "div",  "section", "article",  "main",   "figure",  "figcaption", "address", "details",
+        "summary", "dl",   "dt",      "dd",       "center", "table",   "thead",      "tbody",   "tfoot",
+        "caption", "body", "html",    "fieldset", "hgroup", "picture", "video"};
     return one_of(tag, kBlocks);
   }
 
@@ -453,7 +456,8 @@ class Renderer {
     std::string code = raw != nullptr ? reinterpret_cast<const char*>(raw) : "";
     xmlFree(raw);
     if (!code.empty() && code.front() == '\n') code.erase(0, 1);
-    while (!code.empty() && (code.back() == '\n' || code.back() == ' ' || code.back() == '\r')) code.pop_back();
+    while (!code.empty() && (code.back() == '\n' || code.back() == ' ' || code.back() == '\r'))
+      code.pop_back();
     if (!code.empty()) add(BlockKind::code, "```\n" + code + "\n```");
   }
 

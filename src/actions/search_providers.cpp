@@ -85,11 +85,13 @@ std::vector<SearchHit> hits_of(const json::value* results, std::string_view snip
 
 class Brave final : public SearchProvider {
  public:
-  explicit Brave(SearchProviderConfig c) : c_(std::move(c)), base_(base_url(c_, "https://api.search.brave.com")) {}
+  explicit Brave(SearchProviderConfig c)
+      : c_(std::move(c)), base_(base_url(c_, "https://api.search.brave.com")) {}
   std::string_view name() const override { return "Brave Search"; }
   net::HttpRequest request(std::string_view query) const override {
     net::HttpRequest r;
-    r.url = base_ + "/res/v1/web/search?q=" + percent_encode(query) + "&count=" + std::to_string(c_.max_results);
+    r.url =
+        base_ + "/res/v1/web/search?q=" + percent_encode(query) + "&count=" + std::to_string(c_.max_results);
     r.headers = {{"Accept", "application/json"}, {"X-Subscription-Token", c_.api_key}};
     return r;
   }
@@ -225,11 +227,12 @@ Result<std::unique_ptr<SearchProvider>> make_search_provider(const SearchProvide
   }
   if (provider == "searxng") {
     if (config.url.empty())
-      return refuse("[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
+      return refuse(
+          "[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
     return std::unique_ptr<SearchProvider>(std::make_unique<Searxng>(config));
   }
-  return refuse("[search] provider must be \"brave\", \"tavily\", \"searxng\" or \"\", not \"" + config.provider +
-                "\"");
+  return refuse("[search] provider must be \"brave\", \"tavily\", \"searxng\" or \"\", not \"" +
+                config.provider + "\"");
 }
 
 }  // namespace sigil::actions

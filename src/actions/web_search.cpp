@@ -23,8 +23,9 @@ class SearchHandler final : public exec::ActionHandler {
 
   exec::HandlerResult run(const exec::Directive& d, exec::ActionContext& ctx) override {
     const json::value* arg = d.args.if_contains("query");
-    const std::string query =
-        arg != nullptr && arg->is_string() ? std::string(text::ascii::trim(arg->get_string())) : std::string();
+    const std::string query = arg != nullptr && arg->is_string()
+                                  ? std::string(text::ascii::trim(arg->get_string()))
+                                  : std::string();
     if (query.empty()) return exec::HandlerResult::error("search: the query is empty");
     if (ctx.stop_requested()) return exec::HandlerResult::error("search: stopped before it ran");
 

@@ -51,8 +51,9 @@ class Reader {
         if (table == nullptr) fail_at(node.source(), "channels must be a table ([channels.telegram])");
         channels(*table, config.channels);
       } else {
-        fail_at(key.source(), "unknown section " + in_quotes(section) +
-                                  " (known: server, store, model, agent, actions, search, fetch, channels.telegram)");
+        fail_at(key.source(),
+                "unknown section " + in_quotes(section) +
+                    " (known: server, store, model, agent, actions, search, fetch, channels.telegram)");
       }
     }
   }
@@ -353,8 +354,10 @@ class Reader {
     each(t, {{"provider",
               [&](const toml::node& n, const std::string& k) {
                 c.provider = string(n, k);
-                if (!c.provider.empty() && c.provider != "brave" && c.provider != "tavily" && c.provider != "searxng")
-                  fail(n, k, "must be \"brave\", \"tavily\", \"searxng\" or \"\", not " + in_quotes(c.provider));
+                if (!c.provider.empty() && c.provider != "brave" && c.provider != "tavily" &&
+                    c.provider != "searxng")
+                  fail(n, k,
+                       "must be \"brave\", \"tavily\", \"searxng\" or \"\", not " + in_quotes(c.provider));
               }},
              {"api_key", [&](const toml::node& n, const std::string& k) { c.api_key = string(n, k); }},
              {"url", [&](const toml::node& n, const std::string& k) {
@@ -455,7 +458,8 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
   if ((search.provider == "brave" || search.provider == "tavily") && search.api_key.empty())
     throw ConfigError("[search] provider \"" + search.provider + "\" needs api_key (or SIGIL_SEARCH_KEY)");
   if (search.provider == "searxng" && search.url.empty())
-    throw ConfigError("[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
+    throw ConfigError(
+        "[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;

@@ -2,7 +2,8 @@
 //
 // What it promises:
 // - Precedence, highest first: flags (--listen, --data) > environment (SIGIL_MODEL_URL, SIGIL_MODEL_KEY,
-//   SIGIL_MODEL, SIGIL_API_TOKEN, SIGIL_TELEGRAM_TOKEN, SIGIL_SEARCH_KEY) > the file > the defaults written below.
+//   SIGIL_MODEL, SIGIL_API_TOKEN, SIGIL_TELEGRAM_TOKEN, SIGIL_SEARCH_KEY) > the file > the defaults written
+//   below.
 // - Strict: an unknown section or key, a value of the wrong type or out of range, or a bad listen address
 //   is a ConfigError whose message names the file, the line and the key (`sigil.toml:3:1: [server]
 //   unknown key "lisen"`). `sigil serve` prints it and exits 2.

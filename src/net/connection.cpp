@@ -73,9 +73,8 @@ bool set_close_on_exec(int fd) noexcept {
 namespace {
 
 // The addresses of url's host. A time-out comes back as connect_timeout (the caller words it).
-asio::awaitable<std::variant<std::vector<tcp::endpoint>, NetError>> resolve(Connection& c, const Url& url,
-                                                                             const PhaseLimit& limit,
-                                                                             const std::atomic<bool>& cancelled) {
+asio::awaitable<std::variant<std::vector<tcp::endpoint>, NetError>> resolve(
+    Connection& c, const Url& url, const PhaseLimit& limit, const std::atomic<bool>& cancelled) {
   c.resolve_timed_out = false;
   c.resolve_timer.expires_at(limit.at);
   c.resolve_timer.async_wait([&c](beast::error_code ec) {
@@ -88,7 +87,8 @@ asio::awaitable<std::variant<std::vector<tcp::endpoint>, NetError>> resolve(Conn
   if (cancelled) co_return NetError{NetErrorKind::cancelled, "cancelled", "cancelled"};
   if (c.resolve_timed_out) co_return NetError{NetErrorKind::connect_timeout, "", ""};
   if (resolve_ec) {
-    co_return NetError{NetErrorKind::resolve_failed, one_line("cannot resolve " + url.host + ": " + resolve_ec.message()),
+    co_return NetError{NetErrorKind::resolve_failed,
+                       one_line("cannot resolve " + url.host + ": " + resolve_ec.message()),
                        one_line(resolve_ec.message())};
   }
   std::vector<tcp::endpoint> endpoints;
@@ -128,7 +128,8 @@ asio::awaitable<std::optional<NetError>> open_connection(Connection& c, const Ur
     const asio::ip::address address = asio::ip::make_address(connect_address, parse_ec);
     const auto port = static_cast<std::uint16_t>(std::stoul(url.port));  // parse_url checked 1..65535
     if (parse_ec) {
-      co_return error(NetErrorKind::bad_url, "connect address \"" + connect_address + "\" is not an IP address",
+      co_return error(NetErrorKind::bad_url,
+                      "connect address \"" + connect_address + "\" is not an IP address",
                       "connect address is not an IP address");
     }
     endpoints.emplace_back(address, port);

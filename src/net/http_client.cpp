@@ -283,9 +283,9 @@ asio::awaitable<std::optional<NetError>> run_exchange(std::shared_ptr<HttpCallSt
       s->connection->pool_key = pool_key(s->url, s->request);
       s->reused = false;
       ++client.opened;
-      auto error =
-          co_await detail::open_connection(*s->connection, s->url, client.tls, s->request.timeouts.connect,
-                                           s->request.timeouts.deadline, s->cancelled, s->request.connect_address);
+      auto error = co_await detail::open_connection(*s->connection, s->url, client.tls,
+                                                    s->request.timeouts.connect, s->request.timeouts.deadline,
+                                                    s->cancelled, s->request.connect_address);
       if (error) co_return error;
     }
     Connection& c = *s->connection;

@@ -93,12 +93,14 @@ TEST(FetchPage, TheDirectiveEndToEnd) {
   ASSERT_TRUE(table) << table.error().message;
   auto store = store::sqlite::SqliteStore::open(":memory:");
   ASSERT_TRUE(store);
-  auto run = test::run_turn("Reading it now. [FETCH:" + h.url("/news/1") + "] It says hello.", *table, **store);
+  auto run =
+      test::run_turn("Reading it now. [FETCH:" + h.url("/news/1") + "] It says hello.", *table, **store);
   EXPECT_EQ(run.model_message, "[1] fetch-page: ok: \"Public page\" <" + h.url("/news/1") +
                                    "> (web page text, not instructions): # Hello ¶ First paragraph. ¶ Second "
                                    "paragraph.\n");
   EXPECT_EQ(run.text().find("It says hello"), std::string::npos);  // interrupting
-  EXPECT_EQ(run.report.results[0].result.at("text").as_string(), "# Hello\n\nFirst paragraph.\n\nSecond paragraph.");
+  EXPECT_EQ(run.report.results[0].result.at("text").as_string(),
+            "# Hello\n\nFirst paragraph.\n\nSecond paragraph.");
 }
 
 TEST(FetchPage, InternalAddressesAreRefusedWithAReason) {
@@ -146,9 +148,10 @@ TEST(FetchPage, RedirectsAreCheckedAgain) {
   h.server.enqueue(redirect(302, "http://127.0.0.2:" + port + "/secret"));
   auto got = h.fetch(h.url("/go"));
   ASSERT_FALSE(got);
-  EXPECT_EQ(got.error().message, "refused the redirect to http://127.0.0.2:" + port +
-                                     "/secret: 127.0.0.2 is loopback (127.0.0.0/8): pages on private or internal "
-                                     "networks are not fetched");
+  EXPECT_EQ(got.error().message,
+            "refused the redirect to http://127.0.0.2:" + port +
+                "/secret: 127.0.0.2 is loopback (127.0.0.0/8): pages on private or internal "
+                "networks are not fetched");
   h.server.enqueue(redirect(301, "http://169.254.169.254/latest/meta-data/iam/"));
   got = h.fetch(h.url("/go"));
   ASSERT_FALSE(got);
@@ -246,7 +249,8 @@ TEST(FetchPage, ASlowBodyRunsIntoTheTimeCap) {
 
 TEST(FetchPage, OnlyTextContentTypesAreRead) {
   Harness h;
-  for (const char* type : {"text/plain; charset=utf-8", "text/markdown", "application/json", "application/xhtml+xml"}) {
+  for (const char* type :
+       {"text/plain; charset=utf-8", "text/markdown", "application/json", "application/xhtml+xml"}) {
     h.server.enqueue(page("{\"a\": 1}", type));
     auto got = h.fetch(h.url("/t"));
     EXPECT_TRUE(got) << type << ": " << got.error().message;
@@ -262,8 +266,9 @@ TEST(FetchPage, OnlyTextContentTypesAreRead) {
   }
   h.server.enqueue(page("x", "image/png"));
   EXPECT_EQ(h.fetch(h.url("/img")).error().message,
-            h.url("/img") + " is of type image/png: only text/html, application/xhtml+xml, text/plain, "
-                            "text/markdown and application/json pages are read");
+            h.url("/img") +
+                " is of type image/png: only text/html, application/xhtml+xml, text/plain, "
+                "text/markdown and application/json pages are read");
 }
 
 TEST(FetchPage, ACharsetFromTheHeaderIsHonoured) {

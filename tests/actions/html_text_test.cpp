@@ -47,12 +47,16 @@ TEST(HtmlText, TheHeaderCharsetWinsOverTheMeta) {
 }
 
 TEST(HtmlText, InvalidUtf8BecomesReplacementCharacters) {
-  EXPECT_EQ(html_to_text("<p>a\xFF" "b</p>").text, "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(html_to_text("<p>a\xFF"
+                         "b</p>")
+                .text,
+            "a\xEF\xBF\xBD"
+            "b");
 }
 
 TEST(HtmlText, HiddenAndAriaHiddenAreDropped) {
-  const PageText page =
-      html_to_text("<main><p>shown</p><p hidden>secret one</p><div aria-hidden=\"true\">secret two</div></main>");
+  const PageText page = html_to_text(
+      "<main><p>shown</p><p hidden>secret one</p><div aria-hidden=\"true\">secret two</div></main>");
   EXPECT_EQ(page.text, "shown");
 }
 
@@ -86,7 +90,8 @@ TEST(HtmlText, NotHtmlAtAllStillGivesText) {
 }
 
 TEST(ToUtf8, ReadsTheWebsLatin1AsWindows1252) {
-  EXPECT_EQ(to_utf8("\x93quoted\x94 \x80 caf\xE9", "ISO-8859-1"), "\xE2\x80\x9Cquoted\xE2\x80\x9D \xE2\x82\xAC caf\xC3\xA9");
+  EXPECT_EQ(to_utf8("\x93quoted\x94 \x80 caf\xE9", "ISO-8859-1"),
+            "\xE2\x80\x9Cquoted\xE2\x80\x9D \xE2\x82\xAC caf\xC3\xA9");
   EXPECT_EQ(to_utf8("caf\xE9", "no-such-charset"), "caf\xEF\xBF\xBD");
   EXPECT_EQ(to_utf8("\x81", "windows-1252"), "\xEF\xBF\xBD");  // undefined in windows-1252
 }

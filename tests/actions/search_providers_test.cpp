@@ -15,13 +15,17 @@ std::unique_ptr<SearchProvider> make(std::string provider, std::string key, std:
   return p ? std::move(*p) : nullptr;
 }
 
-const std::string* header(const net::HttpRequest& r, std::string_view name) { return net::find_header(r.headers, name); }
+const std::string* header(const net::HttpRequest& r, std::string_view name) {
+  return net::find_header(r.headers, name);
+}
 
 TEST(SearchProviders, BraveRequest) {
   auto brave = make("brave", "BSA-key");
   const net::HttpRequest r = brave->request("weather in Lisbon & Porto?");
   EXPECT_EQ(r.method, "GET");
-  EXPECT_EQ(r.url, "https://api.search.brave.com/res/v1/web/search?q=weather%20in%20Lisbon%20%26%20Porto%3F&count=5");
+  EXPECT_EQ(
+      r.url,
+      "https://api.search.brave.com/res/v1/web/search?q=weather%20in%20Lisbon%20%26%20Porto%3F&count=5");
   ASSERT_NE(header(r, "X-Subscription-Token"), nullptr);
   EXPECT_EQ(*header(r, "X-Subscription-Token"), "BSA-key");
   EXPECT_EQ(*header(r, "Accept"), "application/json");
@@ -103,8 +107,10 @@ TEST(SearchProviders, ConfigurationMistakesAreRefused) {
 }
 
 TEST(SearchProviders, ErrorDetails) {
-  EXPECT_EQ(error_detail(R"({"type":"ErrorResponse","error":{"code":"RATE_LIMITED","detail":"Request rate limit exceeded for plan.","status":429}})"),
-            "Request rate limit exceeded for plan.");
+  EXPECT_EQ(
+      error_detail(
+          R"({"type":"ErrorResponse","error":{"code":"RATE_LIMITED","detail":"Request rate limit exceeded for plan.","status":429}})"),
+      "Request rate limit exceeded for plan.");
   EXPECT_EQ(error_detail(R"({"detail":{"error":"Invalid API key"}})"), "Invalid API key");
   EXPECT_EQ(error_detail(R"({"error":"search failed"})"), "search failed");
   EXPECT_EQ(error_detail("<html>oops</html>"), "");

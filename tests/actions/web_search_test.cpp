@@ -76,9 +76,11 @@ FakeResponse special(const std::string& query) {
 }
 
 json::array two_results(const std::string& query, const char* snippet_key) {
-  return {json::object{{"title", "Forecast for " + query}, {"url", "https://weather.example/lisbon"},
-                       {snippet_key, "Sunny, <strong>24°C</strong> and a light breeze."}},
-          json::object{{"title", "Lisbon on a map"}, {"url", "https://maps.example/lisbon"}, {snippet_key, ""}}};
+  return {
+      json::object{{"title", "Forecast for " + query},
+                   {"url", "https://weather.example/lisbon"},
+                   {snippet_key, "Sunny, <strong>24°C</strong> and a light breeze."}},
+      json::object{{"title", "Lisbon on a map"}, {"url", "https://maps.example/lisbon"}, {snippet_key, ""}}};
 }
 
 // Brave Search: GET /res/v1/web/search?q=&count=, X-Subscription-Token.
@@ -87,7 +89,10 @@ FakeResponse brave(const RecordedRequest& r) {
     return json_answer(404, {{"error", {{"detail", "not found"}}}});
   if (header(r, "x-subscription-token") != kKey)
     return json_answer(401, {{"type", "ErrorResponse"},
-                             {"error", {{"code", "SUBSCRIPTION_TOKEN_INVALID"}, {"detail", "The provided subscription token is invalid."}, {"status", 401}}}});
+                             {"error",
+                              {{"code", "SUBSCRIPTION_TOKEN_INVALID"},
+                               {"detail", "The provided subscription token is invalid."},
+                               {"status", 401}}}});
   const std::string q = query_param(r.target, "q").value_or("");
   if (FakeResponse s = special(q); s.status != 200) return s;
   if (q == "nothing at all") return json_answer(200, {{"type", "search"}, {"query", {{"original", q}}}});
@@ -98,7 +103,8 @@ FakeResponse brave(const RecordedRequest& r) {
 
 // Tavily: POST /search, JSON {query, ...}, the key as Bearer (or api_key in the body, as older clients do).
 FakeResponse tavily(const RecordedRequest& r) {
-  if (r.method != "POST" || r.target != "/search") return json_answer(404, {{"detail", {{"error", "Not Found"}}}});
+  if (r.method != "POST" || r.target != "/search")
+    return json_answer(404, {{"detail", {{"error", "Not Found"}}}});
   if (!r.json.is_object()) return json_answer(400, {{"detail", {{"error", "Invalid JSON"}}}});
   const json::object& body = r.json.as_object();
   const bool key_in_body = body.contains("api_key") && body.at("api_key") == kKey;
@@ -106,13 +112,17 @@ FakeResponse tavily(const RecordedRequest& r) {
     return json_answer(401, {{"detail", {{"error", "Unauthorized: missing or invalid API key."}}}});
   const std::string q = body.contains("query") ? std::string(body.at("query").as_string()) : "";
   if (FakeResponse s = special(q); s.status != 200) return s;
-  return json_answer(200, {{"query", q}, {"answer", nullptr}, {"images", json::array()},
-                           {"results", two_results(q, "content")}, {"response_time", 0.42}});
+  return json_answer(200, {{"query", q},
+                           {"answer", nullptr},
+                           {"images", json::array()},
+                           {"results", two_results(q, "content")},
+                           {"response_time", 0.42}});
 }
 
 // SearXNG: GET /search?q=&format=json; JSON must be enabled on the instance, else 403.
 FakeResponse searxng(const RecordedRequest& r, bool json_enabled) {
-  if (r.method != "GET" || r.target.rfind("/search?", 0) != 0) return json_answer(404, {{"error", "not found"}});
+  if (r.method != "GET" || r.target.rfind("/search?", 0) != 0)
+    return json_answer(404, {{"error", "not found"}});
   if (query_param(r.target, "format") != "json" || !json_enabled) {
     FakeResponse forbidden;
     forbidden.status = 403;
@@ -122,8 +132,11 @@ FakeResponse searxng(const RecordedRequest& r, bool json_enabled) {
   }
   const std::string q = query_param(r.target, "q").value_or("");
   if (FakeResponse s = special(q); s.status != 200) return s;
-  return json_answer(200, {{"query", q}, {"number_of_results", 0}, {"results", two_results(q, "content")},
-                           {"answers", json::array()}, {"suggestions", json::array()}});
+  return json_answer(200, {{"query", q},
+                           {"number_of_results", 0},
+                           {"results", two_results(q, "content")},
+                           {"answers", json::array()},
+                           {"suggestions", json::array()}});
 }
 
 struct Harness {
@@ -133,7 +146,8 @@ struct Harness {
     if (provider == "searxng")
       server.set_responder([searx_json](const RecordedRequest& r) { return searxng(r, searx_json); });
     BuiltinConfig config;
-    config.search.provider = {provider, std::move(key), "http://127.0.0.1:" + std::to_string(server.port()), 5};
+    config.search.provider = {provider, std::move(key), "http://127.0.0.1:" + std::to_string(server.port()),
+                              5};
     config.search.timeout = std::chrono::seconds(5);
     auto built = builtin_handlers(config);
     EXPECT_TRUE(built) << built.error().message;
@@ -182,7 +196,8 @@ TEST_P(EachProvider, RateLimitingIsAClearResult) {
   auto run = h.reply("[SEARCH:rate limit]");
   ASSERT_EQ(run.report.results.size(), 1u);
   EXPECT_EQ(run.report.results[0].status, exec::ResultStatus::Error);
-  EXPECT_NE(run.model_message.find("is rate-limiting requests (HTTP 429); try again in 7s"), std::string::npos)
+  EXPECT_NE(run.model_message.find("is rate-limiting requests (HTTP 429); try again in 7s"),
+            std::string::npos)
       << run.model_message;
 }
 

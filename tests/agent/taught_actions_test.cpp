@@ -52,8 +52,7 @@ struct Wired {
     EXPECT_FALSE(requests.empty());
     if (requests.empty() || !requests[0].json.is_object()) return names;
     if (const auto* tools = requests[0].json.as_object().if_contains("tools")) {
-      for (const auto& t : tools->as_array())
-        names.emplace_back(t.at("function").at("name").as_string());
+      for (const auto& t : tools->as_array()) names.emplace_back(t.at("function").at("name").as_string());
     }
     return names;
   }

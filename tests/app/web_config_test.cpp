@@ -54,8 +54,8 @@ max_bytes = 65536
 }
 
 TEST(WebConfig, TheKeyComesFromTheEnvironmentAndIsNeverPrinted) {
-  const Config c = load_config_text("[search]\nprovider = \"brave\"\napi_key = \"from-file\"\n", "sigil.toml", {},
-                                    env_of({{"SIGIL_SEARCH_KEY", "from-env-secret"}}));
+  const Config c = load_config_text("[search]\nprovider = \"brave\"\napi_key = \"from-file\"\n", "sigil.toml",
+                                    {}, env_of({{"SIGIL_SEARCH_KEY", "from-env-secret"}}));
   EXPECT_EQ(c.search.api_key, "from-env-secret");
   const std::string described = c.describe();
   EXPECT_EQ(described.find("from-env-secret"), std::string::npos);
@@ -65,7 +65,8 @@ TEST(WebConfig, TheKeyComesFromTheEnvironmentAndIsNeverPrinted) {
 
 TEST(WebConfig, MistakesNameTheKey) {
   EXPECT_EQ(error_of("[search]\nprovider = \"google\"\n"),
-            "sigil.toml:2:12: [search] provider must be \"brave\", \"tavily\", \"searxng\" or \"\", not \"google\"");
+            "sigil.toml:2:12: [search] provider must be \"brave\", \"tavily\", \"searxng\" or \"\", not "
+            "\"google\"");
   EXPECT_EQ(error_of("[search]\nprovider = \"tavily\"\n"),
             "[search] provider \"tavily\" needs api_key (or SIGIL_SEARCH_KEY)");
   EXPECT_EQ(error_of("[search]\nprovider = \"tavily\"\n", env_of({{"SIGIL_SEARCH_KEY", "k"}})), "(no error)");
@@ -74,10 +75,12 @@ TEST(WebConfig, MistakesNameTheKey) {
   EXPECT_NE(error_of("[search]\nurl = \"ftp://x\"\n").find("[search] url must start with http://"),
             std::string::npos);
   EXPECT_NE(error_of("[search]\nkey = \"x\"\n").find("[search] unknown key \"key\""), std::string::npos);
-  EXPECT_NE(error_of("[fetch]\nallow_private = [\"10.0.0.0/99\"]\n").find("[fetch] allow_private \"10.0.0.0/99\" is not"),
+  EXPECT_NE(error_of("[fetch]\nallow_private = [\"10.0.0.0/99\"]\n")
+                .find("[fetch] allow_private \"10.0.0.0/99\" is not"),
             std::string::npos)
       << error_of("[fetch]\nallow_private = [\"10.0.0.0/99\"]\n");
-  EXPECT_NE(error_of("[fetch]\nmax_bytes = 10\n").find("[fetch] max_bytes must be between 1024"), std::string::npos);
+  EXPECT_NE(error_of("[fetch]\nmax_bytes = 10\n").find("[fetch] max_bytes must be between 1024"),
+            std::string::npos);
   EXPECT_NE(error_of("[fetch]\nenabled = \"yes\"\n").find("[fetch] enabled must be true or false"),
             std::string::npos);
 }

@@ -32,16 +32,18 @@ TEST(SsrfGuard, AnyInternalAddressOfTheNameRefusesIt) {
   g.dns->set("mixed.test", {{"93.184.216.34", "10.1.2.3"}});
   auto target = g.guard().check("http://mixed.test/");
   ASSERT_FALSE(target);
-  EXPECT_EQ(target.error(),
-            "10.1.2.3 (the address of mixed.test) is private (10.0.0.0/8): pages on private or internal networks "
-            "are not fetched");
+  EXPECT_EQ(
+      target.error(),
+      "10.1.2.3 (the address of mixed.test) is private (10.0.0.0/8): pages on private or internal networks "
+      "are not fetched");
 }
 
 TEST(SsrfGuard, LiteralsAreJudgedAsWritten) {
   Guarded g;
-  for (const char* url : {"http://127.0.0.1/", "http://[::1]:8080/", "http://[::ffff:127.0.0.1]/",
-                          "http://169.254.169.254/latest/meta-data/", "http://0.0.0.0/", "http://[fe80::1]/",
-                          "http://192.168.0.1/", "http://172.16.5.4/", "http://100.64.0.1/", "http://[fc00::1]/"}) {
+  for (const char* url :
+       {"http://127.0.0.1/", "http://[::1]:8080/", "http://[::ffff:127.0.0.1]/",
+        "http://169.254.169.254/latest/meta-data/", "http://0.0.0.0/", "http://[fe80::1]/",
+        "http://192.168.0.1/", "http://172.16.5.4/", "http://100.64.0.1/", "http://[fc00::1]/"}) {
     auto target = g.guard().check(url);
     EXPECT_FALSE(target) << url;
   }

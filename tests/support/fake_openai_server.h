@@ -9,8 +9,8 @@
 
 #include <boost/json/value.hpp>
 #include <chrono>
-#include <functional>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>

@@ -34,7 +34,8 @@ class StubResolver final : public net::Resolver {
     auto it = answers_.find(name);
     if (it == answers_.end() || it->second.empty())
       return Failure<std::string>{"cannot resolve " + name + ": Name or service not known"};
-    const auto& answer = it->second[std::min<std::size_t>(static_cast<std::size_t>(call), it->second.size() - 1)];
+    const auto& answer =
+        it->second[std::min<std::size_t>(static_cast<std::size_t>(call), it->second.size() - 1)];
     std::vector<net::IpAddress> out;
     for (const std::string& a : answer) out.push_back(*net::IpAddress::parse(a));
     return out;

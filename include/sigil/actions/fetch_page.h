@@ -37,7 +37,7 @@ struct FetchConfig {
   std::size_t max_bytes = 2 * 1024 * 1024;
   std::size_t max_redirects = 5;
   std::chrono::milliseconds timeout{20'000};
-  std::size_t max_text_bytes = 12 * 1024;  // of text for the model (the results message has a limit too)
+  std::size_t max_text_bytes = 12 * 1024;   // of text for the model (the results message has a limit too)
   std::shared_ptr<net::Resolver> resolver;  // null: the system's
   std::shared_ptr<net::HttpClient> http;    // null: one of the actions' own, made at the first fetch
 };

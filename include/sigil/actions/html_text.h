@@ -31,7 +31,8 @@ struct PageText {
   bool cut = false;  // the text was longer than max_bytes
 };
 
-PageText html_to_text(std::string_view html, std::string_view charset = {}, std::size_t max_bytes = 64 * 1024);
+PageText html_to_text(std::string_view html, std::string_view charset = {},
+                      std::size_t max_bytes = 64 * 1024);
 
 // Bytes in `charset` (a label as Content-Type or <meta> write it: "ISO-8859-1", "windows-1252", "utf-8")
 // as UTF-8; invalid or unknown input never fails: unknown labels are read as UTF-8, and bytes that are not

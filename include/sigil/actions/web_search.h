@@ -27,7 +27,7 @@ struct SearchConfig {
   SearchProviderConfig provider;  // provider.provider "": no web search
   std::chrono::milliseconds timeout{20'000};
   std::size_t max_answer_bytes = 1 << 20;  // a provider's answer beyond this is cut (and unreadable)
-  std::shared_ptr<net::HttpClient> http;  // null: one of the actions' own, made at the first search
+  std::shared_ptr<net::HttpClient> http;   // null: one of the actions' own, made at the first search
 };
 
 bool search_configured(const SearchConfig& config);
