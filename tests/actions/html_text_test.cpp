@@ -60,6 +60,21 @@ TEST(HtmlText, HiddenAndAriaHiddenAreDropped) {
   EXPECT_EQ(page.text, "shown");
 }
 
+TEST(HtmlText, AFurnitureClassNeverHidesTheContent) {
+  // Layout wrappers named after what sits beside them: the h1 inside keeps the block.
+  const PageText page = html_to_text(
+      "<body><div class=\"with-sidebar\"><h1>Title</h1><p>The body text of the page.</p></div>"
+      "<div class=\"sidebar\"><p>Other posts</p></div></body>");
+  EXPECT_EQ(page.text, "# Title\n\nThe body text of the page.");
+}
+
+TEST(HtmlText, OnlyAnArticlesOwnHeaderIsContent) {
+  const PageText page = html_to_text(
+      "<body><header><p>Site name and slogan</p></header><article><header><h1>Headline</h1></header>"
+      "<p>Story.</p></article></body>");
+  EXPECT_EQ(page.text, "# Headline\n\nStory.");
+}
+
 TEST(HtmlText, ALongPageIsCutAfterAWholeBlock) {
   std::string html = "<article>";
   for (int i = 0; i < 100; ++i) html += "<p>paragraph number " + std::to_string(i) + " of the page</p>";

@@ -5,13 +5,15 @@
 // - Any bytes are accepted (broken markup is repaired by the parser, never refused). The text is UTF-8:
 //   the charset comes from `charset` (the Content-Type header's), else the page's own <meta charset> /
 //   http-equiv declaration, else UTF-8 with invalid bytes replaced by U+FFFD.
-// - Never in the text: script, style, noscript, template, nav, header, footer, aside, form, iframe, svg,
-//   buttons and inputs, hidden elements (hidden, aria-hidden="true"), ARIA navigation/banner/contentinfo/
-//   complementary/search regions, and blocks whose class or id names them boilerplate (ad, cookie,
-//   newsletter, share, social, related, sidebar, breadcrumb, comments, popup...).
-// - The content root: the one <main> (or role="main"), else the <article> with the most text, else the
-//   block where paragraph text is densest (text length scored up the tree, discounted by link density),
-//   else <body>.
+// - Never in the text: script, style, noscript, template, nav, header (except an article's or main's own),
+//   footer, aside, form, iframe, svg, buttons and inputs, hidden elements (hidden, aria-hidden="true"), ARIA
+//   navigation/banner/contentinfo/complementary/search regions, and blocks whose class or id names them
+//   furniture (ad, cookie, newsletter, share, social, related, sidebar, breadcrumb, comments, popup...),
+//   unless the class also says content (content, article, post, entry...) or the block holds a <main>,
+//   <article> or <h1>.
+// - The content root: the <main> (or role="main") with the most text, else the <article> with the most
+//   text, else the block where paragraph text is densest (text length scored up the tree, discounted by
+//   link density), else <body>. When the root has no <h1>, the last <h1> before it leads the text.
 // - Output: headings as "# ", "## "..., paragraphs, list items ("- " or "1. ", nested ones indented),
 //   quotations ("> "), table rows (cells joined by " | "), preformatted code in ``` fences with its
 //   whitespace kept; links and inline elements as their text. Whitespace runs become one space; blocks
