@@ -8,7 +8,7 @@
 namespace sigil::actions {
 namespace {
 
-// Built-in actions whose provider does not exist yet (web search, page fetches, MCP): a directive gets a
+// Built-in actions whose provider does not exist yet (MCP): a directive gets a
 // clear error, never "no handler".
 void add_unavailable(exec::HandlerTable& table, const std::string& action, std::string reason) {
   table.add(action,
@@ -51,10 +51,17 @@ Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
   add_pages_handlers(table, config.pages);
   add_command_handlers(table, config.commands);
 
-  add_unavailable(table, "search", "no web search provider is configured");
-  add_unavailable(table, "fetch-page", "page fetching is not available yet");
+  if (auto added = add_search_handlers(table, config.search); !added) return std::move(added).error();
+  if (auto added = add_fetch_page_handlers(table, config.fetch); !added) return std::move(added).error();
   add_unavailable(table, "mcp", "no MCP server is connected");
   return table;
+}
+
+std::vector<std::string> untaught_actions(const BuiltinConfig& config) {
+  std::vector<std::string> out;
+  if (!search_configured(config.search)) out.push_back("search");
+  if (!config.fetch.enabled) out.push_back("fetch-page");
+  return out;
 }
 
 }  // namespace sigil::actions

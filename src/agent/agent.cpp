@@ -190,6 +190,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   catalog::PromptOptions prompt_options() const {
     catalog::PromptOptions o;
     o.denied = agent_.config_.denied_actions;
+    o.denied.insert(o.denied.end(), agent_.config_.untaught_actions.begin(),
+                    agent_.config_.untaught_actions.end());
     o.say_mode = say_mode_;
     return o;
   }
@@ -510,6 +512,8 @@ Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handle
   for (const bool say : {false, true}) {
     catalog::PromptOptions options;
     options.denied = config_.denied_actions;
+    options.denied.insert(options.denied.end(), config_.untaught_actions.begin(),
+                          config_.untaught_actions.end());
     options.say_mode = say;
     std::string& message = say ? say_system_message_ : system_message_;
     message = config_.system_prompt_intro;

@@ -16,6 +16,7 @@
 
 #include "sigil/actions/schedule.h"
 #include "sigil/log/log.h"
+#include "sigil/net/ssrf_guard.h"
 
 namespace sigil::app {
 namespace {
@@ -34,7 +35,7 @@ class Reader {
       const std::string section(key.str());
       const toml::table* table = node.as_table();
       if (section == "server" || section == "store" || section == "model" || section == "agent" ||
-          section == "actions") {
+          section == "actions" || section == "search" || section == "fetch") {
         if (table == nullptr)
           fail_at(node.source(),
                   std::string(section).append(" must be a table ([").append(section).append("])"));
@@ -44,12 +45,15 @@ class Reader {
         if (section == "model") model(*table, config.model);
         if (section == "agent") agent(*table, config.agent);
         if (section == "actions") actions(*table, config.actions);
+        if (section == "search") search(*table, config.search);
+        if (section == "fetch") fetch(*table, config.fetch);
       } else if (section == "channels") {
         if (table == nullptr) fail_at(node.source(), "channels must be a table ([channels.telegram])");
         channels(*table, config.channels);
       } else {
-        fail_at(key.source(), "unknown section " + in_quotes(section) +
-                                  " (known: server, store, model, agent, actions, channels.telegram)");
+        fail_at(key.source(),
+                "unknown section " + in_quotes(section) +
+                    " (known: server, store, model, agent, actions, search, fetch, channels.telegram)");
       }
     }
   }
@@ -353,6 +357,36 @@ class Reader {
             });
   }
 
+  void search(const toml::table& t, SearchSettings& c) {
+    each(t, {{"provider",
+              [&](const toml::node& n, const std::string& k) {
+                c.provider = string(n, k);
+                if (!c.provider.empty() && c.provider != "brave" && c.provider != "tavily" &&
+                    c.provider != "searxng")
+                  fail(n, k,
+                       "must be \"brave\", \"tavily\", \"searxng\" or \"\", not " + in_quotes(c.provider));
+              }},
+             {"api_key", [&](const toml::node& n, const std::string& k) { c.api_key = string(n, k); }},
+             {"url", [&](const toml::node& n, const std::string& k) {
+                c.url = string(n, k);
+                if (!c.url.empty() && c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0)
+                  fail(n, k, "must start with http:// or https://, not " + in_quotes(c.url));
+              }}});
+  }
+
+  void fetch(const toml::table& t, FetchSettings& c) {
+    each(t, {{"enabled", [&](const toml::node& n, const std::string& k) { c.enabled = boolean(n, k); }},
+             {"allow_private",
+              [&](const toml::node& n, const std::string& k) {
+                c.allow_private = strings(n, k, false);
+                for (const std::string& entry : c.allow_private)
+                  if (std::string why = net::allow_private_entry_error(entry); !why.empty()) fail(n, k, why);
+              }},
+             {"max_bytes", [&](const toml::node& n, const std::string& k) {
+                c.max_bytes = static_cast<std::size_t>(integer(n, k, 1024, std::int64_t{64} << 20));
+              }}});
+  }
+
   void channels(const toml::table& t, ChannelsConfig& c) {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
@@ -426,6 +460,13 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
   if (config.channels.telegram.enabled && config.channels.telegram.token.empty())
     throw ConfigError(
         "[channels.telegram] needs the bot's token: set token (from @BotFather) or SIGIL_TELEGRAM_TOKEN");
+  if (auto v = env("SIGIL_SEARCH_KEY"); v && !v->empty()) config.search.api_key = *v;
+  const SearchSettings& search = config.search;
+  if ((search.provider == "brave" || search.provider == "tavily") && search.api_key.empty())
+    throw ConfigError("[search] provider \"" + search.provider + "\" needs api_key (or SIGIL_SEARCH_KEY)");
+  if (search.provider == "searxng" && search.url.empty())
+    throw ConfigError(
+        "[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -559,6 +600,10 @@ std::string Config::describe() const {
       << actions.voice_chars_per_turn << ", voice_chars_per_minute " << actions.voice_chars_per_minute
       << ", message_targets " << actions.message_targets.size() << ", commands " << actions.commands.size()
       << ", schedule_utc_offset " << actions.schedule_utc_offset << '\n';
+  out << "search: provider " << (search.provider.empty() ? "(none)" : search.provider) << ", api_key "
+      << secret(search.api_key) << ", url " << (search.url.empty() ? "(default)" : search.url) << '\n';
+  out << "fetch: " << (fetch.enabled ? "on" : "off") << ", allow_private " << fetch.allow_private.size()
+      << ", max_bytes " << fetch.max_bytes << '\n';
   if (channels.telegram.enabled)
     out << "channels.telegram: token " << secret(channels.telegram.token) << ", api_url "
         << channels.telegram.api_url << ", mode " << channels.telegram.mode << ", allowed_users "

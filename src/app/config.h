@@ -2,7 +2,8 @@
 //
 // What it promises:
 // - Precedence, highest first: flags (--listen, --data) > environment (SIGIL_MODEL_URL, SIGIL_MODEL_KEY,
-//   SIGIL_MODEL, SIGIL_API_TOKEN, SIGIL_TELEGRAM_TOKEN) > the file > the defaults written below.
+//   SIGIL_MODEL, SIGIL_API_TOKEN, SIGIL_TELEGRAM_TOKEN, SIGIL_SEARCH_KEY) > the file > the defaults written
+//   below.
 // - Strict: an unknown section or key, a value of the wrong type or out of range, or a bad listen address
 //   is a ConfigError whose message names the file, the line and the key (`sigil.toml:3:1: [server]
 //   unknown key "lisen"`). `sigil serve` prints it and exits 2.
@@ -117,6 +118,19 @@ struct TelegramConfig {
   int poll_timeout_seconds = 30;  // getUpdates long-poll time
 };
 
+// [search] and [fetch]: the network actions (docs/actions/search.md, docs/actions/fetch-page.md).
+struct SearchSettings {
+  std::string provider;  // "brave" | "tavily" | "searxng"; "": no web search (not taught)
+  std::string api_key;   // never printed; SIGIL_SEARCH_KEY overrides the file
+  std::string url;       // the provider's base URL (SearXNG's instance; an override for the others)
+};
+
+struct FetchSettings {
+  bool enabled = true;
+  std::vector<std::string> allow_private;  // host names, addresses or CIDR ranges let past the SSRF guard
+  std::size_t max_bytes = 2 * 1024 * 1024;
+};
+
 struct ChannelsConfig {
   TelegramConfig telegram;
 };
@@ -127,6 +141,8 @@ struct Config {
   ModelConfig model;
   AgentSettings agent;
   ActionsConfig actions;
+  SearchSettings search;
+  FetchSettings fetch;
   ChannelsConfig channels;
   std::string file;  // the file read ("" : none)
 

@@ -199,6 +199,10 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     hook.available = [e = embeddings_] { return e->available(); };
     builtin.archive.embeddings = std::move(hook);
   }
+  builtin.search.provider = {config_.search.provider, config_.search.api_key, config_.search.url};
+  builtin.fetch.enabled = config_.fetch.enabled;
+  builtin.fetch.allow_private = config_.fetch.allow_private;
+  builtin.fetch.max_bytes = config_.fetch.max_bytes;
   try {
     auto handlers = actions::builtin_handlers(builtin);
     if (!handlers) throw GatewayConfigError("actions: " + handlers.error().message);
@@ -217,6 +221,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   agent_config.history_messages = config_.agent.history_messages;
   agent_config.say_mode = config_.agent.say_mode;
   agent_config.denied_actions = config_.agent.denied_actions;
+  agent_config.untaught_actions = actions::untaught_actions(builtin);
   agent_config.exec.max_results_bytes = config_.agent.results_message_bytes;
   agent_config.memory.enabled = config_.agent.memory;
   agent_config.memory.budget_bytes = config_.agent.memory_bytes;

@@ -12,6 +12,8 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/ssl.hpp>
 #include <stdexcept>
+#include <variant>
+#include <vector>
 
 namespace sigil::net::detail {
 
@@ -68,10 +70,39 @@ bool set_close_on_exec(int fd) noexcept {
   return flags >= 0 && ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) == 0;
 }
 
+namespace {
+
+// The addresses of url's host. A time-out comes back as connect_timeout (the caller words it).
+asio::awaitable<std::variant<std::vector<tcp::endpoint>, NetError>> resolve(
+    Connection& c, const Url& url, const PhaseLimit& limit, const std::atomic<bool>& cancelled) {
+  c.resolve_timed_out = false;
+  c.resolve_timer.expires_at(limit.at);
+  c.resolve_timer.async_wait([&c](beast::error_code ec) {
+    if (ec) return;
+    c.resolve_timed_out = true;
+    c.resolver.cancel();
+  });
+  auto [resolve_ec, results] = co_await c.resolver.async_resolve(url.host, url.port, kTuple);
+  c.resolve_timer.cancel();
+  if (cancelled) co_return NetError{NetErrorKind::cancelled, "cancelled", "cancelled"};
+  if (c.resolve_timed_out) co_return NetError{NetErrorKind::connect_timeout, "", ""};
+  if (resolve_ec) {
+    co_return NetError{NetErrorKind::resolve_failed,
+                       one_line("cannot resolve " + url.host + ": " + resolve_ec.message()),
+                       one_line(resolve_ec.message())};
+  }
+  std::vector<tcp::endpoint> endpoints;
+  for (const auto& entry : results) endpoints.push_back(entry.endpoint());
+  co_return endpoints;
+}
+
+}  // namespace
+
 asio::awaitable<std::optional<NetError>> open_connection(Connection& c, const Url& url, TlsContext& tls,
                                                          milliseconds connect_timeout,
                                                          std::optional<Clock::time_point> deadline,
-                                                         const std::atomic<bool>& cancelled) {
+                                                         const std::atomic<bool>& cancelled,
+                                                         const std::string& connect_address) {
   const std::string where = url.where();
   const PhaseLimit limit = phase_limit(connect_timeout, deadline);
   const auto error = [&](NetErrorKind kind, std::string message, std::string detail) {
@@ -90,20 +121,25 @@ asio::awaitable<std::optional<NetError>> open_connection(Connection& c, const Ur
   };
   const auto was_cancelled = [&] { return error(NetErrorKind::cancelled, "cancelled", "cancelled"); };
 
-  c.resolve_timed_out = false;
-  c.resolve_timer.expires_at(limit.at);
-  c.resolve_timer.async_wait([&c](beast::error_code ec) {
-    if (ec) return;
-    c.resolve_timed_out = true;
-    c.resolver.cancel();
-  });
-  auto [resolve_ec, results] = co_await c.resolver.async_resolve(url.host, url.port, kTuple);
-  c.resolve_timer.cancel();
-  if (cancelled) co_return was_cancelled();
-  if (c.resolve_timed_out) co_return timed_out();
-  if (resolve_ec) {
-    co_return error(NetErrorKind::resolve_failed, "cannot resolve " + url.host + ": " + resolve_ec.message(),
-                    resolve_ec.message());
+  std::vector<tcp::endpoint> endpoints;
+  if (!connect_address.empty()) {
+    // The caller checked this address (the SSRF guard): asking the DNS again could get another answer.
+    beast::error_code parse_ec;
+    const asio::ip::address address = asio::ip::make_address(connect_address, parse_ec);
+    const auto port = static_cast<std::uint16_t>(std::stoul(url.port));  // parse_url checked 1..65535
+    if (parse_ec) {
+      co_return error(NetErrorKind::bad_url,
+                      "connect address \"" + connect_address + "\" is not an IP address",
+                      "connect address is not an IP address");
+    }
+    endpoints.emplace_back(address, port);
+  } else {
+    auto resolved = co_await resolve(c, url, limit, cancelled);
+    if (auto* failed = std::get_if<NetError>(&resolved)) {
+      if (failed->kind == NetErrorKind::connect_timeout) co_return timed_out();
+      co_return std::move(*failed);
+    }
+    endpoints = std::get<std::vector<tcp::endpoint>>(std::move(resolved));
   }
 
   if (url.secure()) {
@@ -113,12 +149,12 @@ asio::awaitable<std::optional<NetError>> open_connection(Connection& c, const Ur
   }
   beast::tcp_stream& stream = c.lowest();
   beast::error_code connect_ec = asio::error::host_not_found;
-  for (const auto& entry : results) {
+  for (const tcp::endpoint& endpoint : endpoints) {
     beast::error_code ignored;
     stream.socket().close(ignored);
     // Asio opens sockets without SOCK_CLOEXEC; opening it here lets us mark it before anything can fork
     // off a child that would inherit a connection to the model or a chat platform.
-    stream.socket().open(entry.endpoint().protocol(), connect_ec);
+    stream.socket().open(endpoint.protocol(), connect_ec);
     if (connect_ec) continue;
     if (!set_close_on_exec(stream.socket().native_handle())) {
       stream.socket().close(ignored);
@@ -126,7 +162,7 @@ asio::awaitable<std::optional<NetError>> open_connection(Connection& c, const Ur
       continue;
     }
     stream.expires_at(limit.at);
-    auto [ec] = co_await stream.async_connect(entry.endpoint(), kTuple);
+    auto [ec] = co_await stream.async_connect(endpoint, kTuple);
     if (cancelled) co_return was_cancelled();
     if (ec == beast::error::timeout) co_return timed_out();
     connect_ec = ec;

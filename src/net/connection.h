@@ -72,14 +72,16 @@ PhaseLimit phase_limit(std::chrono::milliseconds limit, std::optional<Clock::tim
 using text::format_duration;
 using text::one_line;
 
-// Resolves url's host, connects to each address in turn (each socket opened close-on-exec before it
-// connects), then for https/wss does the TLS handshake with SNI and certificate + host-name checks.
+// Resolves url's host (or, when `connect_address` is an IP address, connects to it and resolves nothing),
+// connects to each address in turn (each socket opened close-on-exec before it connects), then for
+// https/wss does the TLS handshake with SNI and certificate + host-name checks against url's host.
 // On failure returns the error; `cancelled` is checked after every wait.
 boost::asio::awaitable<std::optional<NetError>> open_connection(Connection& connection, const Url& url,
                                                                 TlsContext& tls,
                                                                 std::chrono::milliseconds connect_timeout,
                                                                 std::optional<Clock::time_point> deadline,
-                                                                const std::atomic<bool>& cancelled);
+                                                                const std::atomic<bool>& cancelled,
+                                                                const std::string& connect_address = {});
 
 // Sets FD_CLOEXEC on a descriptor; false if fcntl failed.
 bool set_close_on_exec(int fd) noexcept;

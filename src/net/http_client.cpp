@@ -52,6 +52,13 @@ bool safe_token(std::string_view text) {
   return true;
 }
 
+// A connection to a pinned address is reused only for the same pin: the name's DNS answer may differ.
+std::string pool_key(const Url& url, const HttpRequest& request) {
+  std::string key = url.scheme + "://" + url.where();
+  if (!request.connect_address.empty()) key += "@" + request.connect_address;
+  return key;
+}
+
 NetError make_error(NetErrorKind kind, std::string message, std::string detail) {
   return NetError{kind, one_line(std::move(message)), one_line(std::move(detail))};
 }
@@ -273,12 +280,12 @@ asio::awaitable<std::optional<NetError>> run_exchange(std::shared_ptr<HttpCallSt
     if (s->cancelled) co_return make_error(NetErrorKind::cancelled, "cancelled", "cancelled");
     if (!s->connection) {
       s->connection = std::make_shared<Connection>(s->strand);
-      s->connection->pool_key = s->url.scheme + "://" + s->url.where();
+      s->connection->pool_key = pool_key(s->url, s->request);
       s->reused = false;
       ++client.opened;
-      auto error =
-          co_await detail::open_connection(*s->connection, s->url, client.tls, s->request.timeouts.connect,
-                                           s->request.timeouts.deadline, s->cancelled);
+      auto error = co_await detail::open_connection(*s->connection, s->url, client.tls,
+                                                    s->request.timeouts.connect, s->request.timeouts.deadline,
+                                                    s->cancelled, s->request.connect_address);
       if (error) co_return error;
     }
     Connection& c = *s->connection;
@@ -360,7 +367,7 @@ std::shared_ptr<HttpCall> HttpClient::start(HttpRequest request, std::shared_ptr
   }
 
   std::shared_ptr<Connection> idle;
-  if (!early) idle = impl_->take_idle(url.scheme + "://" + url.where());
+  if (!early) idle = impl_->take_idle(pool_key(url, request));
   auto state = std::make_shared<HttpCallState>(impl_, idle ? idle->strand : asio::make_strand(impl_->io));
   state->request = std::move(request);
   state->url = std::move(url);

@@ -21,6 +21,7 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <cctype>
 #include <deque>
 #include <mutex>
 #include <random>
@@ -220,12 +221,19 @@ struct FakeOpenAiServer::Impl {
       recorded.method = std::string(request.method_string());
       recorded.target = std::string(request.target());
       recorded.authorization = std::string(request[http::field::authorization]);
+      for (const auto& field : request) {
+        std::string name(field.name_string());
+        for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        recorded.headers.emplace_back(std::move(name), std::string(field.value()));
+      }
       recorded.body = request.body();
       json::error_code jec;
       recorded.json = json::parse(recorded.body, jec);
       if (jec) recorded.json = nullptr;
-      requests.push_back(std::move(recorded));
-      if (queue.empty()) {
+      requests.push_back(recorded);
+      if (responder) {
+        response = responder(recorded);
+      } else if (queue.empty()) {
         response = FakeResponse::error(500, "fake server: no scripted response left");
       } else {
         response = std::move(queue.front());
@@ -272,6 +280,12 @@ struct FakeOpenAiServer::Impl {
       if (at + piece < body.size()) co_await sleep(response.delay_between_pieces);
     }
     if (truncated) co_return false;  // the caller closes the connection: the stream breaks here
+    while (response.endless) {
+      std::string framed = hex(body.size()) + "\r\n" + std::string(body) + "\r\n";
+      auto [ec, n] = co_await asio::async_write(stream, asio::buffer(framed), kTuple);
+      if (ec) co_return false;
+      co_await sleep(response.delay_between_pieces);
+    }
     if (response.chunked) {
       auto [ec, n] = co_await asio::async_write(stream, asio::buffer(std::string_view("0\r\n\r\n")), kTuple);
       if (ec) co_return false;
@@ -288,6 +302,7 @@ struct FakeOpenAiServer::Impl {
   std::atomic<std::size_t> connections{0};
   mutable std::mutex mutex;
   std::deque<FakeResponse> queue;
+  std::function<FakeResponse(const RecordedRequest&)> responder;
   std::vector<RecordedRequest> requests;
   std::thread thread;
 };
@@ -299,6 +314,11 @@ FakeOpenAiServer::~FakeOpenAiServer() = default;
 void FakeOpenAiServer::enqueue(FakeResponse response) {
   std::lock_guard lock(impl_->mutex);
   impl_->queue.push_back(std::move(response));
+}
+
+void FakeOpenAiServer::set_responder(std::function<FakeResponse(const RecordedRequest&)> respond) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->responder = std::move(respond);
 }
 
 unsigned short FakeOpenAiServer::port() const { return impl_->port; }

@@ -10,6 +10,7 @@
 #include <boost/json/value.hpp>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,8 @@ struct FakeResponse {
   bool close_quietly = false;
   // Read the request, then close the connection without a response (a keep-alive race, a crash).
   bool drop_connection = false;
+  // Send the body again and again (chunked) until the client goes away: a response that never ends.
+  bool endless = false;
 
   // An SSE response whose body is `data: <event>\n\n` for each event, then `data: [DONE]\n\n` if `done`.
   static FakeResponse sse(const std::vector<std::string>& events, bool done = true);
@@ -55,6 +58,7 @@ struct RecordedRequest {
   std::string method;
   std::string target;
   std::string authorization;
+  std::vector<std::pair<std::string, std::string>> headers;  // every header, names lower case
   std::string body;
   boost::json::value json;  // null if the body is not JSON
 };
@@ -76,6 +80,8 @@ class FakeOpenAiServer {
   FakeOpenAiServer& operator=(const FakeOpenAiServer&) = delete;
 
   void enqueue(FakeResponse response);
+  // Answers every request with what `respond` returns (instead of the queue): a fake of an API's behaviour.
+  void set_responder(std::function<FakeResponse(const RecordedRequest&)> respond);
   unsigned short port() const;
   // "http://127.0.0.1:PORT/v1" (https://localhost:PORT/v1 with TLS, so the name matches the certificate).
   std::string base_url() const;

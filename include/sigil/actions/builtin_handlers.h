@@ -11,6 +11,7 @@
 #include "sigil/actions/archive.h"
 #include "sigil/actions/calculate.h"
 #include "sigil/actions/command.h"
+#include "sigil/actions/fetch_page.h"
 #include "sigil/actions/memory.h"
 #include "sigil/actions/pages.h"
 #include "sigil/actions/react.h"
@@ -20,6 +21,7 @@
 #include "sigil/actions/send_message.h"
 #include "sigil/actions/voice.h"
 #include "sigil/actions/voice_budget.h"
+#include "sigil/actions/web_search.h"
 #include "sigil/exec/handler.h"
 
 namespace sigil::actions {
@@ -41,9 +43,17 @@ struct BuiltinConfig {
   ScheduleConfig schedule;
   CommandConfig commands;
   PagesConfig pages;
+  SearchConfig search;  // no provider: search says so, and is not taught
+  FetchConfig fetch;    // enabled false: fetch-page says so, and is not taught
 };
 
-// Fails only when the configuration itself is unusable (a file folder that cannot be opened).
+// Fails only when the configuration itself is unusable (a file folder that cannot be opened, a search
+// provider without its key, an allow_private entry that is no host or range).
 Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config);
+
+// The built-in actions this configuration cannot run (search without a provider, fetch-page turned off):
+// the prompt section and the tool schemas leave them out (catalog::PromptOptions::denied), while their
+// handlers still answer a directive written anyway with the reason.
+std::vector<std::string> untaught_actions(const BuiltinConfig& config);
 
 }  // namespace sigil::actions

@@ -81,6 +81,9 @@ struct AgentConfig {
   // Say mode (spec 6) for conversations that never chose (set_say_mode) and for stateless turns.
   bool say_mode = false;
   std::vector<std::string> denied_actions;  // canonical names: not taught, not parsed as valid, no tools
+  // Canonical names the handlers cannot run here (actions::untaught_actions: no search provider, fetching
+  // off): not taught and no tools, but still parsed, so one written anyway gets its handler's clear error.
+  std::vector<std::string> untaught_actions;
   ToolsMode tools = ToolsMode::automatic;
   std::string model;  // empty: the client's default
   std::optional<int> max_tokens;

@@ -41,6 +41,10 @@ struct HttpRequest {
   // set false for a request that must not take effect twice (a chat message: Telegram has no idempotency
   // key), and the caller gets lost_before_response instead, an outcome it must treat as unknown.
   bool resend_on_stale_connection = true;
+  // An IP address to connect to instead of resolving the URL's host (the SSRF guard's checked address,
+  // ssrf_guard.h). The Host header, TLS SNI and the certificate's host-name check still use the URL's host,
+  // and the connection is pooled apart from connections made by resolving. Empty: resolve the host.
+  std::string connect_address;
 };
 
 struct HttpResponseHead {

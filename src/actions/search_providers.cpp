@@ -1,0 +1,238 @@
+#include "sigil/actions/search_providers.h"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+#include <utility>
+
+#include "sigil/text/ascii.h"
+#include "sigil/text/char_refs.h"
+#include "sigil/text/utf8.h"
+
+namespace sigil::actions {
+namespace {
+
+namespace json = boost::json;
+namespace ascii = text::ascii;
+
+std::string base_url(const SearchProviderConfig& config, std::string_view fallback) {
+  std::string base = config.url.empty() ? std::string(fallback) : config.url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  return base;
+}
+
+std::string string_at(const json::object& o, std::string_view key) {
+  const json::value* v = o.if_contains(key);
+  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+}
+
+// Plain, short text from what a provider sends: tags out, references decoded, whitespace collapsed.
+std::string plain(std::string_view in, std::size_t max_bytes) {
+  std::string untagged;
+  bool in_tag = false;
+  for (char c : in) {
+    if (c == '<') {
+      in_tag = true;
+    } else if (c == '>' && in_tag) {
+      in_tag = false;
+    } else if (!in_tag) {
+      untagged += c;
+    }
+  }
+  const std::string decoded = text::decode_char_refs(untagged);
+  std::string out;
+  bool space = false;
+  for (char c : decoded) {
+    if (ascii::is_space(c)) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  if (out.size() > max_bytes) {
+    out.resize(text::safe_cut(out, max_bytes - 3));
+    out += "…";
+  }
+  return out;
+}
+
+Result<json::value> parse_json(std::string_view body, std::string_view provider) {
+  json::error_code ec;
+  json::value v = json::parse(body, ec);
+  if (ec || !v.is_object())
+    return make_error(ErrorCode::tool_failed, "the answer from " + std::string(provider) + " is not JSON");
+  return v;
+}
+
+// `results` as hits: each object with a URL, title and snippet from the named fields.
+std::vector<SearchHit> hits_of(const json::value* results, std::string_view snippet_key, std::size_t max) {
+  std::vector<SearchHit> out;
+  if (results == nullptr || !results->is_array()) return out;
+  for (const json::value& r : results->get_array()) {
+    if (out.size() >= max) break;
+    if (!r.is_object()) continue;
+    SearchHit hit;
+    hit.url = ascii::trim(string_at(r.get_object(), "url"));
+    if (hit.url.empty()) continue;
+    hit.title = plain(string_at(r.get_object(), "title"), 200);
+    hit.snippet = plain(string_at(r.get_object(), snippet_key), kMaxSnippetBytes);
+    out.push_back(std::move(hit));
+  }
+  return out;
+}
+
+class Brave final : public SearchProvider {
+ public:
+  explicit Brave(SearchProviderConfig c)
+      : c_(std::move(c)), base_(base_url(c_, "https://api.search.brave.com")) {}
+  std::string_view name() const override { return "Brave Search"; }
+  net::HttpRequest request(std::string_view query) const override {
+    net::HttpRequest r;
+    r.url =
+        base_ + "/res/v1/web/search?q=" + percent_encode(query) + "&count=" + std::to_string(c_.max_results);
+    r.headers = {{"Accept", "application/json"}, {"X-Subscription-Token", c_.api_key}};
+    return r;
+  }
+  Result<std::vector<SearchHit>> parse(std::string_view body) const override {
+    auto v = parse_json(body, name());
+    if (!v) return std::move(v).error();
+    // No "web" member is how Brave says it found nothing on the web.
+    const json::value* web = v->get_object().if_contains("web");
+    if (web == nullptr || !web->is_object()) return std::vector<SearchHit>{};
+    return hits_of(web->get_object().if_contains("results"), "description", c_.max_results);
+  }
+  std::string refused_hint() const override {
+    return "check [search] api_key (or SIGIL_SEARCH_KEY): Brave's subscription token";
+  }
+
+ private:
+  SearchProviderConfig c_;
+  std::string base_;
+};
+
+class Tavily final : public SearchProvider {
+ public:
+  explicit Tavily(SearchProviderConfig c) : c_(std::move(c)), base_(base_url(c_, "https://api.tavily.com")) {}
+  std::string_view name() const override { return "Tavily"; }
+  net::HttpRequest request(std::string_view query) const override {
+    net::HttpRequest r;
+    r.method = "POST";
+    r.url = base_ + "/search";
+    r.headers = {{"Content-Type", "application/json"}, {"Authorization", "Bearer " + c_.api_key}};
+    json::object body{{"query", query},
+                      {"max_results", static_cast<std::int64_t>(c_.max_results)},
+                      {"search_depth", "basic"}};
+    r.body = json::serialize(body);
+    return r;
+  }
+  Result<std::vector<SearchHit>> parse(std::string_view body) const override {
+    auto v = parse_json(body, name());
+    if (!v) return std::move(v).error();
+    const json::value* results = v->get_object().if_contains("results");
+    if (results == nullptr || !results->is_array())
+      return make_error(ErrorCode::tool_failed, "the answer from Tavily has no results list");
+    return hits_of(results, "content", c_.max_results);
+  }
+  std::string refused_hint() const override {
+    return "check [search] api_key (or SIGIL_SEARCH_KEY): a Tavily API key (tvly-...)";
+  }
+
+ private:
+  SearchProviderConfig c_;
+  std::string base_;
+};
+
+class Searxng final : public SearchProvider {
+ public:
+  explicit Searxng(SearchProviderConfig c) : c_(std::move(c)), base_(base_url(c_, "")) {}
+  std::string_view name() const override { return "SearXNG"; }
+  net::HttpRequest request(std::string_view query) const override {
+    net::HttpRequest r;
+    r.url = base_ + "/search?q=" + percent_encode(query) + "&format=json";
+    r.headers = {{"Accept", "application/json"}};
+    return r;
+  }
+  Result<std::vector<SearchHit>> parse(std::string_view body) const override {
+    auto v = parse_json(body, name());
+    if (!v) return std::move(v).error();
+    const json::value* results = v->get_object().if_contains("results");
+    if (results == nullptr || !results->is_array())
+      return make_error(ErrorCode::tool_failed, "the answer from SearXNG has no results list");
+    return hits_of(results, "content", c_.max_results);
+  }
+  std::string refused_hint() const override {
+    // SearXNG ships with JSON answers off: a 403 is nearly always that.
+    return "enable JSON answers on the SearXNG instance (settings.yml: search.formats: [html, json])";
+  }
+
+ private:
+  SearchProviderConfig c_;
+  std::string base_;
+};
+
+bool http_url(std::string_view url) {
+  return ascii::istarts_with(url, "http://") || ascii::istarts_with(url, "https://");
+}
+
+}  // namespace
+
+std::string percent_encode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (char c : text) {
+    if (ascii::is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += c;
+    } else {
+      const auto byte = static_cast<unsigned char>(c);
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0x0f];
+    }
+  }
+  return out;
+}
+
+std::string error_detail(std::string_view body) {
+  json::error_code ec;
+  const json::value v = json::parse(body, ec);
+  if (ec || !v.is_object()) return {};
+  const json::object& o = v.get_object();
+  std::string found;
+  if (const json::value* error = o.if_contains("error")) {
+    if (error->is_string()) found = std::string(error->get_string());
+    if (error->is_object()) found = string_at(error->get_object(), "detail");
+    if (found.empty() && error->is_object()) found = string_at(error->get_object(), "message");
+  }
+  if (const json::value* detail = o.if_contains("detail"); found.empty() && detail != nullptr) {
+    if (detail->is_string()) found = std::string(detail->get_string());
+    if (detail->is_object()) found = string_at(detail->get_object(), "error");
+  }
+  if (found.empty()) found = string_at(o, "message");
+  return plain(found, 200);
+}
+
+Result<std::unique_ptr<SearchProvider>> make_search_provider(const SearchProviderConfig& config) {
+  const std::string provider = ascii::to_lower(config.provider);
+  const auto refuse = [](std::string why) { return make_error(ErrorCode::invalid_argument, std::move(why)); };
+  if (!config.url.empty() && !http_url(config.url))
+    return refuse("[search] url must start with http:// or https://");
+  if (config.max_results == 0) return refuse("[search] max_results must be at least 1");
+  if (provider == "brave" || provider == "tavily") {
+    if (config.api_key.empty())
+      return refuse("[search] provider \"" + provider + "\" needs api_key (or SIGIL_SEARCH_KEY)");
+    if (provider == "brave") return std::unique_ptr<SearchProvider>(std::make_unique<Brave>(config));
+    return std::unique_ptr<SearchProvider>(std::make_unique<Tavily>(config));
+  }
+  if (provider == "searxng") {
+    if (config.url.empty())
+      return refuse(
+          "[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
+    return std::unique_ptr<SearchProvider>(std::make_unique<Searxng>(config));
+  }
+  return refuse("[search] provider must be \"brave\", \"tavily\", \"searxng\" or \"\", not \"" +
+                config.provider + "\"");
+}
+
+}  // namespace sigil::actions
