@@ -91,7 +91,9 @@ TEST_F(SemanticArchive, AQueryFindsATextOfTheSameMeaningWithNoWordInCommon) {
   ASSERT_FALSE(hits.empty()) << r.message;
   EXPECT_EQ(hits[0].at("title").as_string(), "ads") << r.message;
   EXPECT_GT(hits[0].at("score").as_double(), 0.5);
-  if (hits.size() > 1) EXPECT_LT(hits[1].at("score").as_double(), hits[0].at("score").as_double());
+  if (hits.size() > 1) {
+    EXPECT_LT(hits[1].at("score").as_double(), hits[0].at("score").as_double());
+  }
 
   // Keywords alone miss it: the same search with the model gone.
   available = false;
