@@ -73,34 +73,7 @@ std::optional<dc::GatewaySession> load_session(const std::filesystem::path& file
   return s;
 }
 
-int base64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
-
 }  // namespace
-
-std::string discord_bot_id_of(std::string_view token) {
-  const std::string_view first = token.substr(0, token.find('.'));
-  std::string out;
-  unsigned bits = 0, value = 0;
-  for (char c : first) {
-    const int v = base64_value(c);
-    if (v < 0) break;
-    value = (value << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((value >> bits) & 0xFF);
-    }
-  }
-  if (out.empty() || out.size() > 20 || out.find_first_not_of("0123456789") != std::string::npos) return "unknown";
-  return out;
-}
 
 DiscordService::DiscordService(const DiscordConfig& config, agent::Agent& agent, store::Store& store,
                                std::filesystem::path session_file)
@@ -108,7 +81,7 @@ DiscordService::DiscordService(const DiscordConfig& config, agent::Agent& agent,
       agent_(agent),
       store_(store),
       session_file_(std::move(session_file)),
-      account_(discord_bot_id_of(config.token)),
+      account_(dc::bot_id_from_token(config.token)),
       io_(std::make_shared<net::IoThreads>(1)),
       inbound_(store, std::string(kChannel), account_, "message") {
   http_ = std::make_unique<net::HttpClient>(io_);

@@ -77,7 +77,4 @@ class DiscordService {
   std::unique_ptr<channels::discord::Gateway> gateway_;
 };
 
-// The bot's user id from its token: the token's first part is the id in base64 (not a secret).
-std::string discord_bot_id_of(std::string_view token);
-
 }  // namespace sigil::app

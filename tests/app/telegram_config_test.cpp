@@ -89,8 +89,8 @@ TEST(TelegramConfig, ClearErrors) {
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"x\"\n");
   EXPECT_NE(e.find("[channels.telegram] unknown key \"webhook_url\""), std::string::npos) << e;
 
-  e = error_of("[channels.discord]\ntoken = \"x\"\n");
-  EXPECT_NE(e.find("unknown channel [channels.discord] (known: telegram)"), std::string::npos) << e;
+  e = error_of("[channels.slack]\ntoken = \"x\"\n");
+  EXPECT_NE(e.find("unknown channel [channels.slack] (known: telegram, discord)"), std::string::npos) << e;
 }
 
 TEST(TelegramConfig, ABadTokenIsRefusedWithoutShowingIt) {

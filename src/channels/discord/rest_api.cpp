@@ -37,6 +37,15 @@ RestOutcome from_answer(const net::HttpResult& r) {
   return o;
 }
 
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+' || c == '-') return 62;
+  if (c == '/' || c == '_') return 63;
+  return -1;
+}
+
 }  // namespace
 
 std::string RestOutcome::summary() const {
@@ -51,6 +60,24 @@ std::string RestOutcome::summary() const {
       return "outcome unknown: " + (status != 0 ? std::to_string(status) + " " : std::string()) + message;
   }
   return message;
+}
+
+std::string bot_id_from_token(std::string_view token) {
+  const std::string_view first = token.substr(0, token.find('.'));
+  std::string out;
+  unsigned bits = 0, value = 0;
+  for (char c : first) {
+    const int v = base64_value(c);
+    if (v < 0) break;
+    value = (value << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((value >> bits) & 0xFF);
+    }
+  }
+  if (out.empty() || out.size() > 20 || out.find_first_not_of("0123456789") != std::string::npos) return "unknown";
+  return out;
 }
 
 std::string url_encode_segment(std::string_view s) {

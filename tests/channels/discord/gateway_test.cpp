@@ -152,6 +152,21 @@ TEST_F(DiscordGateway, AKeptSessionIsResumedAfterARestart) {
   gw->stop();
 }
 
+TEST_F(DiscordGateway, AMissedAckMeansAReconnectAndResume) {
+  auto gw = make();
+  gw->start();
+  ASSERT_TRUE(eventually([&] { return gw->state().connected; }));
+  fake.admin("POST", "/_fake/config", R"({"ack_heartbeats":false})");  // the connection turns zombie
+  ASSERT_TRUE(eventually([&] { return gw->state().missed_acks >= 1; }));
+  fake.admin("POST", "/_fake/config", R"({"ack_heartbeats":true})");
+  ASSERT_TRUE(eventually([&] { return gw->state().resumes >= 1 && gw->state().connected; }))
+      << gw->state().last_error;
+  EXPECT_EQ(gw->state().identifies, 1u);  // resumed, not identified again
+  write("after the zombie");
+  ASSERT_TRUE(eventually([&] { return seen.count("after the zombie") == 1; }));
+  gw->stop();
+}
+
 TEST_F(DiscordGateway, InvalidSessionMeansAFreshIdentify) {
   auto gw = make();
   gw->start();

@@ -1,6 +1,8 @@
 // Discord's rate-limit bookkeeping (channels/discord/rate_limits.h).
 #include "sigil/channels/discord/rate_limits.h"
 
+#include "sigil/channels/discord/rest_api.h"
+
 #include <gtest/gtest.h>
 
 namespace sigil::channels::discord {
@@ -67,6 +69,13 @@ TEST(DiscordRateLimits, TheGlobalLimitStopsEveryRoute) {
   EXPECT_EQ(limits.wait_before("GET /gateway/bot", t0), milliseconds(500));
   EXPECT_EQ(limits.wait_before("POST /channels/9/typing", t0 + milliseconds(100)), milliseconds(400));
   EXPECT_EQ(limits.wait_before("POST /channels/9/typing", t0 + milliseconds(600)), milliseconds(0));
+}
+
+TEST(DiscordRest, TheBotIdComesFromTheToken) {
+  EXPECT_EQ(bot_id_from_token("MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"), "1200000000000000001");
+  EXPECT_EQ(bot_id_from_token("not base64!"), "unknown");
+  EXPECT_EQ(url_encode_segment("👍"), "%F0%9F%91%8D");
+  EXPECT_EQ(url_encode_segment("sigil:123"), "sigil%3A123");
 }
 
 }  // namespace

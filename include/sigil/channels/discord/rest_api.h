@@ -106,6 +106,10 @@ class RestApi {
   net::BlockingFetches fetches_;
 };
 
+// The bot's user id from its token, whose first part is the id in base64 (not a secret: it names the account
+// in the store before the gateway's READY says it); "unknown" when the token has no such part.
+std::string bot_id_from_token(std::string_view token);
+
 // "%F0%9F%91%8D" for 👍: a path segment with every byte but unreserved ones percent-encoded.
 std::string url_encode_segment(std::string_view s);
 
