@@ -9,7 +9,10 @@ namespace sigil::app {
 
 ChannelInbound::ChannelInbound(store::Store& store, std::string channel, std::string account,
                                std::string key_name)
-    : store_(store), channel_(std::move(channel)), account_(std::move(account)), key_name_(std::move(key_name)) {}
+    : store_(store),
+      channel_(std::move(channel)),
+      account_(std::move(account)),
+      key_name_(std::move(key_name)) {}
 
 ChannelInbound::Recorded ChannelInbound::record(const std::string& key, std::string payload_json) {
   store::InboundRecord rec;
@@ -26,8 +29,7 @@ ChannelInbound::Recorded ChannelInbound::record(const std::string& key, std::str
   }
   if (!*fresh) {
     if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, channel_ + "-duplicate", {}}.with(
-          key_name_, key));
+      log::write(log::Record{log::Level::info, channel_ + "-duplicate", {}}.with(key_name_, key));
     return Recorded::Duplicate;
   }
   return Recorded::Fresh;
@@ -42,8 +44,7 @@ void ChannelInbound::resume_pending(const std::function<bool(const std::string& 
   }
   for (const store::InboundRecord& r : *pending) {
     if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, channel_ + "-resume", {}}.with(
-          key_name_, r.key));
+      log::write(log::Record{log::Level::info, channel_ + "-resume", {}}.with(key_name_, r.key));
     if (!run(r.payload_json)) (void)store_.finish_inbound(channel_, r.account, r.key, store::Clock::now());
   }
 }

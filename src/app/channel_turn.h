@@ -36,8 +36,8 @@ class ChannelTurn final : private ChannelHolder<Chan>, public agent::ChannelObse
 
   // The channel is built here, in place, as Chan(api, target): channels are neither copied nor moved.
   template <class Api, class Target>
-  ChannelTurn(Api& api, Target target, deliver::ChatOutboxOptions options, std::chrono::milliseconds typing_every,
-              OnEnd on_end)
+  ChannelTurn(Api& api, Target target, deliver::ChatOutboxOptions options,
+              std::chrono::milliseconds typing_every, OnEnd on_end)
       : ChannelHolder<Chan>{Chan(api, std::move(target))},
         agent::ChannelObserver(this->channel, std::move(options)),
         typing_every_(typing_every),

@@ -45,11 +45,13 @@ class Reader {
         if (section == "agent") agent(*table, config.agent);
         if (section == "actions") actions(*table, config.actions);
       } else if (section == "channels") {
-        if (table == nullptr) fail_at(node.source(), "channels must be a table ([channels.telegram], [channels.discord])");
+        if (table == nullptr)
+          fail_at(node.source(), "channels must be a table ([channels.telegram], [channels.discord])");
         channels(*table, config.channels);
       } else {
-        fail_at(key.source(), "unknown section " + in_quotes(section) +
-                                  " (known: server, store, model, agent, actions, channels.telegram, channels.discord)");
+        fail_at(key.source(),
+                "unknown section " + in_quotes(section) +
+                    " (known: server, store, model, agent, actions, channels.telegram, channels.discord)");
       }
     }
   }
@@ -426,8 +428,9 @@ class Reader {
                  [&](const toml::node& n, const std::string& k) {
                    const auto* a = n.as_array();
                    c.allowed_users.clear();
-                   const std::string why = "must be an array of Discord user ids (snowflakes as strings, "
-                                           "e.g. [\"80351110224678912\"])";
+                   const std::string why =
+                       "must be an array of Discord user ids (snowflakes as strings, "
+                       "e.g. [\"80351110224678912\"])";
                    if (a == nullptr) fail(n, k, why);
                    for (const toml::node& e : *a) {
                      const auto* v = e.as_string();
@@ -461,8 +464,9 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
         "[channels.telegram] needs the bot's token: set token (from @BotFather) or SIGIL_TELEGRAM_TOKEN");
   if (auto v = env("SIGIL_DISCORD_TOKEN"); v && !v->empty()) config.channels.discord.token = *v;
   if (config.channels.discord.enabled && config.channels.discord.token.empty())
-    throw ConfigError("[channels.discord] needs the bot's token: set token (from the Developer Portal's Bot "
-                      "page) or SIGIL_DISCORD_TOKEN");
+    throw ConfigError(
+        "[channels.discord] needs the bot's token: set token (from the Developer Portal's Bot "
+        "page) or SIGIL_DISCORD_TOKEN");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -603,8 +607,8 @@ std::string Config::describe() const {
                                                     : std::to_string(channels.telegram.allowed_users.size()))
         << ", poll_timeout " << channels.telegram.poll_timeout_seconds << '\n';
   if (channels.discord.enabled)
-    out << "channels.discord: token " << secret(channels.discord.token) << ", api_url " << channels.discord.api_url
-        << ", allowed_users "
+    out << "channels.discord: token " << secret(channels.discord.token) << ", api_url "
+        << channels.discord.api_url << ", allowed_users "
         << (channels.discord.allowed_users.empty() ? std::string("(anyone)")
                                                    : std::to_string(channels.discord.allowed_users.size()))
         << ", request_timeout " << channels.discord.request_timeout_seconds << '\n';

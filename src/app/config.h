@@ -120,8 +120,8 @@ struct DiscordConfig {
   bool enabled = false;
   std::string token;  // the bot's token, never printed; SIGIL_DISCORD_TOKEN overrides the file
   std::string api_url = "https://discord.com/api/v10";  // the gateway URL comes from GET /gateway/bot
-  std::vector<std::string> allowed_users;                // user ids (snowflakes); empty: anyone
-  int request_timeout_seconds = 30;                      // one REST call's answer
+  std::vector<std::string> allowed_users;               // user ids (snowflakes); empty: anyone
+  int request_timeout_seconds = 30;                     // one REST call's answer
 };
 
 struct ChannelsConfig {

@@ -66,9 +66,11 @@ std::optional<dc::GatewaySession> load_session(const std::filesystem::path& file
   if (ec || !v.is_object()) return std::nullopt;
   const auto& o = v.as_object();
   dc::GatewaySession s;
-  if (const auto* x = o.if_contains("session_id"); x != nullptr && x->is_string()) s.session_id = x->as_string();
+  if (const auto* x = o.if_contains("session_id"); x != nullptr && x->is_string())
+    s.session_id = x->as_string();
   if (const auto* x = o.if_contains("seq"); x != nullptr && x->is_int64()) s.seq = x->as_int64();
-  if (const auto* x = o.if_contains("resume_url"); x != nullptr && x->is_string()) s.resume_url = x->as_string();
+  if (const auto* x = o.if_contains("resume_url"); x != nullptr && x->is_string())
+    s.resume_url = x->as_string();
   if (s.session_id.empty() || s.resume_url.empty()) return std::nullopt;
   return s;
 }
@@ -177,8 +179,8 @@ bool DiscordService::run_turn(const dc::InboundMessage& m) {
   auto observer = std::make_shared<ChannelTurn<dc::DiscordChannel>>(
       *send_api_, target, std::move(options), std::chrono::seconds(8),
       [this, turn_id, key = m.id, chat = m.channel_id](const agent::TurnSummary& summary,
-                                                        const deliver::DeliveryReport& report,
-                                                        const std::vector<std::string>& in_doubt) {
+                                                       const deliver::DeliveryReport& report,
+                                                       const std::vector<std::string>& in_doubt) {
         inbound_.end(key, turn_id, chat, summary, report, in_doubt);
       });
   observer->start_typing();
@@ -195,19 +197,22 @@ std::string DiscordService::metrics_text() const {
   const dc::RestStats rest = send_api_->stats();
   const dc::RestStats gw_rest = gateway_api_->stats();
   const dc::GatewayState gw = gateway_->state();
-  std::string out = channel_metrics(kChannel, "rest", {rest.calls, rest.retries, rest.failures, rest.last_error});
+  std::string out =
+      channel_metrics(kChannel, "rest", {rest.calls, rest.retries, rest.failures, rest.last_error});
   ApiCounters gateway{gw.connects + gw_rest.calls, gw.resumes + (gw.identifies > 0 ? gw.identifies - 1 : 0),
                       gw.missed_acks + gw.invalid_sessions + gw_rest.failures, gw.last_error};
   if (gateway.last_error.empty()) gateway.last_error = gw_rest.last_error;
   out += channel_metrics(kChannel, "gateway", gateway);
-  out += "# HELP sigil_channel_connected Whether the channel's connection to its platform is up.\n"
-         "# TYPE sigil_channel_connected gauge\n";
+  out +=
+      "# HELP sigil_channel_connected Whether the channel's connection to its platform is up.\n"
+      "# TYPE sigil_channel_connected gauge\n";
   out += std::string("sigil_channel_connected{channel=\"discord\"} ") + (gw.connected ? "1" : "0") + "\n";
   return out;
 }
 
 std::string DiscordService::send_message(std::string_view channel, std::string_view text) {
-  if (channel.empty() || channel.size() > 20 || channel.find_first_not_of("0123456789") != std::string_view::npos)
+  if (channel.empty() || channel.size() > 20 ||
+      channel.find_first_not_of("0123456789") != std::string_view::npos)
     return "discord: the chat must be a Discord channel id (a snowflake, digits)";
   dc::DiscordChannel ch(*send_api_, dc::DiscordTarget{std::string(channel), {}, false, {}});
   for (const std::string& part : deliver::split_text(text, 2000, deliver::TextUnit::CodePoints)) {

@@ -53,8 +53,9 @@ class DiscordService {
   // Sends `text` to the channel (a Discord channel id); "" when Discord took every part, else the error.
   std::string send_message(std::string_view channel, std::string_view text);
 
-  // Prometheus lines (channel_metrics_header() goes before them once): the REST counters (api="rest"), the gateway's (api="gateway": connects as calls,
-  // resumes and identifies after the first as retries) and sigil_channel_connected{channel="discord"}.
+  // Prometheus lines (channel_metrics_header() goes before them once): the REST counters (api="rest"), the
+  // gateway's (api="gateway": connects as calls, resumes and identifies after the first as retries) and
+  // sigil_channel_connected{channel="discord"}.
   std::string metrics_text() const;
 
  private:

@@ -167,7 +167,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
       return discord_->send_message(target.chat, text);
     const char* section = text::ascii::iequals(target.channel, "telegram")  ? " ([channels.telegram])"
                           : text::ascii::iequals(target.channel, "discord") ? " ([channels.discord])"
-                                                                             : "";
+                                                                            : "";
     return "no " + target.channel + " channel is configured" + section;
   };
   for (const CommandConfigEntry& c : config_.actions.commands) {

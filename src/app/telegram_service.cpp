@@ -143,7 +143,9 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
       *send_api_, target, outbox_options(target), kTypingEvery,
       [this, turn_id, key = std::to_string(m.update_id), chat = std::to_string(m.chat_id)](
           const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
-          const std::vector<std::string>& in_doubt) { inbound_->end(key, turn_id, chat, summary, report, in_doubt); });
+          const std::vector<std::string>& in_doubt) {
+        inbound_->end(key, turn_id, chat, summary, report, in_doubt);
+      });
   observer->start_typing();
   agent::TurnInput in;
   in.user = std::string(kIdPrefix) + std::to_string(m.from_id);

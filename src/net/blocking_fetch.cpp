@@ -8,8 +8,8 @@ namespace sigil::net {
 HttpResult BlockingFetches::fetch(HttpClient& client, HttpRequest request, std::size_t max_body) {
   auto promise = std::make_shared<std::promise<HttpResult>>();
   std::future<HttpResult> done = promise->get_future();
-  std::shared_ptr<HttpCall> handle = net::fetch(client, std::move(request), max_body,
-                                                [promise](HttpResult r) { promise->set_value(std::move(r)); });
+  std::shared_ptr<HttpCall> handle = net::fetch(
+      client, std::move(request), max_body, [promise](HttpResult r) { promise->set_value(std::move(r)); });
   {
     std::lock_guard lock(mu_);
     if (cancelled_) handle->cancel();

@@ -34,8 +34,8 @@ TEST(DiscordConfig, OffWithoutTheSection) {
 }
 
 TEST(DiscordConfig, ReadsEveryKeyWithDefaults) {
-  const Config d = load_config_text("[channels.discord]\ntoken = \"" + std::string(kToken) + "\"\n", "s.toml", {},
-                                    env_of({}));
+  const Config d = load_config_text("[channels.discord]\ntoken = \"" + std::string(kToken) + "\"\n", "s.toml",
+                                    {}, env_of({}));
   EXPECT_TRUE(d.channels.discord.enabled);
   EXPECT_EQ(d.channels.discord.token, kToken);
   EXPECT_EQ(d.channels.discord.api_url, "https://discord.com/api/v10");
@@ -65,8 +65,8 @@ TEST(DiscordConfig, ClearErrors) {
 }
 
 TEST(DiscordConfig, DescribeNeverShowsTheToken) {
-  const Config c = load_config_text("[channels.discord]\ntoken = \"" + std::string(kToken) + "\"\n", "s.toml", {},
-                                    env_of({}));
+  const Config c = load_config_text("[channels.discord]\ntoken = \"" + std::string(kToken) + "\"\n", "s.toml",
+                                    {}, env_of({}));
   const std::string text = c.describe();
   EXPECT_NE(text.find("channels.discord: token (set)"), std::string::npos) << text;
   EXPECT_EQ(text.find(kToken), std::string::npos);

@@ -24,7 +24,8 @@ std::string id_of(const RestOutcome& o) {
 }
 
 bool is_snowflake(std::string_view s) {
-  return !s.empty() && s.size() <= 20 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return !s.empty() && s.size() <= 20 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // The rendered text as messages of at most 2,000 code points.
@@ -97,7 +98,8 @@ deliver::ChannelResult DiscordChannel::finish(std::string_view what, const RestO
   return deliver::channel_error(o.kind == RestOutcome::Kind::Unknown ? line : o.summary());
 }
 
-deliver::ChannelResult DiscordChannel::create(boost::json::object payload, std::vector<RestFile> files, bool text) {
+deliver::ChannelResult DiscordChannel::create(boost::json::object payload, std::vector<RestFile> files,
+                                              bool text) {
   payload["nonce"] = next_nonce();
   payload["enforce_nonce"] = true;
   payload["allowed_mentions"] = boost::json::object{{"parse", boost::json::array{}}};
@@ -146,7 +148,8 @@ deliver::ChannelResult DiscordChannel::delete_message(const std::string& id) {
   r.method = "DELETE";
   r.path = "/channels/" + target_.channel_id + "/messages/" + id;
   const RestOutcome o = api_.call(r);
-  if (o.kind == RestOutcome::Kind::Refused && o.code == 10008) return deliver::ChannelResult(id);  // gone already
+  if (o.kind == RestOutcome::Kind::Refused && o.code == 10008)
+    return deliver::ChannelResult(id);  // gone already
   deliver::ChannelResult res = finish("delete message", o, true);
   if (res.ok()) return deliver::ChannelResult(id);
   return res;
@@ -163,7 +166,8 @@ deliver::ChannelResult DiscordChannel::attach(const deliver::OutgoingFile& f, bo
   boost::json::object payload;
   std::vector<std::string> caption_after;
   if (voice) {
-    if (file.content_type.rfind("audio/ogg", 0) != 0) return deliver::channel_error("a voice message must be Ogg Opus");
+    if (file.content_type.rfind("audio/ogg", 0) != 0)
+      return deliver::channel_error("a voice message must be Ogg Opus");
     payload["flags"] = 8192;  // IS_VOICE_MESSAGE
     attachment["duration_secs"] = static_cast<double>(f.duration_ms) / 1000.0;
     attachment["waveform"] = voice_waveform_base64(file.data);
@@ -180,13 +184,18 @@ deliver::ChannelResult DiscordChannel::attach(const deliver::OutgoingFile& f, bo
   files.push_back(std::move(file));
   deliver::ChannelResult r = create(std::move(payload), std::move(files), false);
   if (r.ok())
-    for (std::string& part : caption_after) (void)create(boost::json::object{{"content", std::move(part)}}, {}, true);
+    for (std::string& part : caption_after)
+      (void)create(boost::json::object{{"content", std::move(part)}}, {}, true);
   return r;
 }
 
-deliver::ChannelResult DiscordChannel::send_file(const deliver::OutgoingFile& file) { return attach(file, false); }
+deliver::ChannelResult DiscordChannel::send_file(const deliver::OutgoingFile& file) {
+  return attach(file, false);
+}
 
-deliver::ChannelResult DiscordChannel::send_voice(const deliver::OutgoingFile& voice) { return attach(voice, true); }
+deliver::ChannelResult DiscordChannel::send_voice(const deliver::OutgoingFile& voice) {
+  return attach(voice, true);
+}
 
 deliver::ChannelResult DiscordChannel::react(const std::string& message_id, std::string_view emoji) {
   const std::string target = message_id.empty() ? target_.answering : message_id;
@@ -201,7 +210,8 @@ deliver::ChannelResult DiscordChannel::react(const std::string& message_id, std:
   }
   RestRequest r;
   r.method = "PUT";
-  r.path = "/channels/" + target_.channel_id + "/messages/" + target + "/reactions/" + url_encode_segment(e) + "/@me";
+  r.path = "/channels/" + target_.channel_id + "/messages/" + target + "/reactions/" + url_encode_segment(e) +
+           "/@me";
   deliver::ChannelResult res = finish("add reaction", api_.call(r), false);
   if (res.ok()) return deliver::ChannelResult(target);
   return res;

@@ -142,7 +142,8 @@ class Renderer {
         std::string lang = attribute(static_cast<const MD_BLOCK_CODE_DETAIL*>(detail)->lang);
         // Discord reads the info string up to the line end: only a plain word is kept.
         if (!std::all_of(lang.begin(), lang.end(), [](char c) {
-              return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '#';
+              return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' ||
+                     c == '#';
             }))
           lang.clear();
         out_ += "```" + lang;
@@ -179,7 +180,8 @@ class Renderer {
       case MD_BLOCK_QUOTE:
         if (--quote_depth_ == 0) {
           // Drop the empty quoted lines the quote's last block left.
-          while (out_.size() >= 3 && out_.compare(out_.size() - 3, 3, "\n> ") == 0) out_.resize(out_.size() - 3);
+          while (out_.size() >= 3 && out_.compare(out_.size() - 3, 3, "\n> ") == 0)
+            out_.resize(out_.size() - 3);
         }
         pending_ = 2;
         fresh_ = false;
@@ -294,16 +296,18 @@ class Renderer {
       case MD_SPAN_A:
         in_link_ = false;
         // An autolink's text is its URL (md4c adds the scheme to "www." links and "mailto:" to addresses).
-        if (link_raw_ == link_href_ || "http://" + link_raw_ == link_href_ || "mailto:" + link_raw_ == link_href_) {
+        if (link_raw_ == link_href_ || "http://" + link_raw_ == link_href_ ||
+            "mailto:" + link_raw_ == link_href_) {
           // The URL as written: Discord links it by itself, and escaping would break it.
           out_.resize(link_text_start_);
           out_ += link_raw_;
         } else {
           out_.insert(link_text_start_, 1, '[');
           // "<url>" keeps a ")" in the URL from ending the link.
-          out_ += "](" + (link_href_.find_first_of("() ") != std::string::npos ? "<" + link_href_ + ">"
-                                                                                : link_href_) +
-                  ")";
+          out_ +=
+              "](" +
+              (link_href_.find_first_of("() ") != std::string::npos ? "<" + link_href_ + ">" : link_href_) +
+              ")";
         }
         break;
       default:
@@ -394,7 +398,8 @@ std::string escape_discord_text(std::string_view text, bool line_start) {
         if (next == '/') {
           // "</name:id>" only: an HTML-like end tag is left alone.
           const std::size_t close = text.find('>', i);
-          escape = close != std::string_view::npos && text.substr(i, close - i).find(':') != std::string_view::npos;
+          escape = close != std::string_view::npos &&
+                   text.substr(i, close - i).find(':') != std::string_view::npos;
         }
         break;
       default:

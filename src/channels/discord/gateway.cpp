@@ -204,15 +204,18 @@ Gateway::After Gateway::connection(const std::stop_token& stop, const std::strin
     inbox_->events.clear();
   }
   std::weak_ptr<Inbox> weak = inbox_;
-  auto handler = std::make_shared<Handler>([weak, generation](int kind, std::string data, net::WebSocketClosed closed) {
-    if (auto inbox = weak.lock())
-      inbox->push(Inbox::Event{generation, static_cast<Inbox::Event::Kind>(kind), std::move(data), std::move(closed)});
-  });
+  auto handler =
+      std::make_shared<Handler>([weak, generation](int kind, std::string data, net::WebSocketClosed closed) {
+        if (auto inbox = weak.lock())
+          inbox->push(Inbox::Event{generation, static_cast<Inbox::Event::Kind>(kind), std::move(data),
+                                   std::move(closed)});
+      });
   Link link;
   had_ready_ = false;
   net::WebSocketOptions wo;
   wo.idle_timeout = std::chrono::seconds(90);
-  link.ws = ws_.connect(url + (url.find('?') == std::string::npos ? "?" : "&") + "v=10&encoding=json", wo, handler);
+  link.ws =
+      ws_.connect(url + (url.find('?') == std::string::npos ? "?" : "&") + "v=10&encoding=json", wo, handler);
   {
     std::lock_guard lock(mu_);
     ++state_.connects;
@@ -245,7 +248,8 @@ Gateway::After Gateway::connection(const std::stop_token& stop, const std::strin
         }
         const int code = e.closed.code;
         std::string why = "connection closed";
-        if (code != 0) why += " with " + std::to_string(code) + (e.closed.reason.empty() ? "" : " " + e.closed.reason);
+        if (code != 0)
+          why += " with " + std::to_string(code) + (e.closed.reason.empty() ? "" : " " + e.closed.reason);
         if (e.closed.error) why += ": " + e.closed.error->message;
         set_error(why);
         if (fatal_close(code)) return After::Fatal;
@@ -296,16 +300,17 @@ Gateway::After Gateway::on_payload(const boost::json::object& payload, Link& lin
   switch (op) {
     case 10: {  // HELLO
       link.interval = std::chrono::milliseconds(std::max<std::int64_t>(100, int_at(d, "heartbeat_interval")));
-      link.next_beat =
-          Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(link.interval.count() * random_unit()));
+      link.next_beat = Clock::now() + std::chrono::milliseconds(
+                                          static_cast<std::int64_t>(link.interval.count() * random_unit()));
       GatewaySession session;
       {
         std::lock_guard lock(mu_);
         session = state_.session;
       }
       if (!session.session_id.empty()) {
-        link.send({{"op", 6},
-                   {"d", {{"token", options_.token}, {"session_id", session.session_id}, {"seq", session.seq}}}});
+        link.send(
+            {{"op", 6},
+             {"d", {{"token", options_.token}, {"session_id", session.session_id}, {"seq", session.seq}}}});
         log_info("discord-resume", "seq", std::to_string(session.seq));
       } else {
         link.send({{"op", 2},

@@ -33,7 +33,8 @@ std::optional<InboundMessage> read_message_create(const boost::json::object& d) 
   m.author_id = string_at(*author, "id");
   m.author_name = string_at(*author, "global_name");
   if (m.author_name.empty()) m.author_name = string_at(*author, "username");
-  if (const auto* bot = author->if_contains("bot"); bot != nullptr && bot->is_bool()) m.author_bot = bot->as_bool();
+  if (const auto* bot = author->if_contains("bot"); bot != nullptr && bot->is_bool())
+    m.author_bot = bot->as_bool();
   if (const auto* list = d.if_contains("mentions"); list != nullptr && list->is_array())
     for (const auto& u : list->as_array())
       if (u.is_object()) m.mentions.push_back(string_at(u.as_object(), "id"));
@@ -64,13 +65,14 @@ std::string_view to_string(Verdict verdict) {
 Verdict admit(const InboundMessage& m, const AdmitPolicy& policy) {
   if (!policy.bot_id.empty() && m.author_id == policy.bot_id) return Verdict::Own;
   if (m.author_bot) return Verdict::FromBot;
-  if (!policy.allowed_users.empty() &&
-      std::find(policy.allowed_users.begin(), policy.allowed_users.end(), m.author_id) == policy.allowed_users.end())
+  if (!policy.allowed_users.empty() && std::find(policy.allowed_users.begin(), policy.allowed_users.end(),
+                                                 m.author_id) == policy.allowed_users.end())
     return Verdict::NotAllowed;
   if (without_bot_mention(m.content, policy.bot_id).empty()) return Verdict::NoText;
   if (!m.guild_id.empty()) {
-    const bool mentioned = std::find(m.mentions.begin(), m.mentions.end(), policy.bot_id) != m.mentions.end() ||
-                           mentions_in_text(m.content, policy.bot_id);
+    const bool mentioned =
+        std::find(m.mentions.begin(), m.mentions.end(), policy.bot_id) != m.mentions.end() ||
+        mentions_in_text(m.content, policy.bot_id);
     const bool replied = !policy.bot_id.empty() && m.reply_to_author == policy.bot_id;
     if (!mentioned && !replied) return Verdict::NotAddressed;
   }

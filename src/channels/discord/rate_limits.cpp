@@ -34,7 +34,8 @@ std::vector<std::string_view> segments(std::string_view path) {
 std::string_view major_of(std::string_view route) {
   const auto parts = segments(route.substr(route.find(' ') + 1));
   for (std::size_t i = 0; i + 1 < parts.size(); ++i)
-    if ((parts[i] == "channels" || parts[i] == "guilds" || parts[i] == "webhooks") && all_digits(parts[i + 1]))
+    if ((parts[i] == "channels" || parts[i] == "guilds" || parts[i] == "webhooks") &&
+        all_digits(parts[i + 1]))
       return parts[i + 1];
   return {};
 }
@@ -65,8 +66,9 @@ std::string route_key(std::string_view method, std::string_view path) {
     if (i > 0 && parts[i - 1] == "reactions" && p != "@me") {
       out += "{emoji}";
     } else if (all_digits(p)) {
-      const bool major = !major_done && i > 0 &&
-                         (parts[i - 1] == "channels" || parts[i - 1] == "guilds" || parts[i - 1] == "webhooks");
+      const bool major =
+          !major_done && i > 0 &&
+          (parts[i - 1] == "channels" || parts[i - 1] == "guilds" || parts[i - 1] == "webhooks");
       if (major) {
         out += p;
         major_done = true;
@@ -100,7 +102,8 @@ std::optional<RateLimited> read_429(int status, const net::Headers& headers, std
         seconds = static_cast<double>(s->count());
   }
   if (!seconds) seconds = seconds_of(net::find_header(headers, "X-RateLimit-Reset-After"));
-  r.retry_after = millis(seconds.value_or(1.0));  // a 429 without a time: wait a second, as Discord's clients do
+  r.retry_after =
+      millis(seconds.value_or(1.0));  // a 429 without a time: wait a second, as Discord's clients do
   return r;
 }
 
@@ -119,10 +122,11 @@ std::chrono::milliseconds RateLimits::wait_before(std::string_view route, RateCl
   return std::chrono::ceil<std::chrono::milliseconds>(until - now);
 }
 
-void RateLimits::observe(std::string_view route, int status, const net::Headers& headers, std::string_view body,
-                         RateClock::time_point now) {
+void RateLimits::observe(std::string_view route, int status, const net::Headers& headers,
+                         std::string_view body, RateClock::time_point now) {
   std::lock_guard lock(mu_);
-  if (const std::string* hash = net::find_header(headers, "X-RateLimit-Bucket"); hash != nullptr && !hash->empty())
+  if (const std::string* hash = net::find_header(headers, "X-RateLimit-Bucket");
+      hash != nullptr && !hash->empty())
     hash_of_route_[std::string(route)] = *hash;
   Bucket& b = buckets_[state_key(route)];
   if (const auto remaining = seconds_of(net::find_header(headers, "X-RateLimit-Remaining")))

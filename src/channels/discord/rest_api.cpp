@@ -26,7 +26,8 @@ RestOutcome from_answer(const net::HttpResult& r) {
   }
   if (v.is_object()) {
     const auto& obj = v.as_object();
-    if (const auto* c = obj.if_contains("code"); c != nullptr && c->is_int64()) o.code = static_cast<int>(c->as_int64());
+    if (const auto* c = obj.if_contains("code"); c != nullptr && c->is_int64())
+      o.code = static_cast<int>(c->as_int64());
     if (const auto* m = obj.if_contains("message"); m != nullptr && m->is_string())
       o.message = std::string(m->as_string());
   }
@@ -53,7 +54,8 @@ std::string RestOutcome::summary() const {
     case Kind::Ok:
       return "ok";
     case Kind::Refused:
-      return std::to_string(status) + (code != 0 ? " " + std::to_string(code) : std::string()) + " " + message;
+      return std::to_string(status) + (code != 0 ? " " + std::to_string(code) : std::string()) + " " +
+             message;
     case Kind::NotSent:
       return "not sent: " + message;
     case Kind::Unknown:
@@ -76,7 +78,8 @@ std::string bot_id_from_token(std::string_view token) {
       out += static_cast<char>((value >> bits) & 0xFF);
     }
   }
-  if (out.empty() || out.size() > 20 || out.find_first_not_of("0123456789") != std::string::npos) return "unknown";
+  if (out.empty() || out.size() > 20 || out.find_first_not_of("0123456789") != std::string::npos)
+    return "unknown";
   return out;
 }
 
@@ -101,7 +104,8 @@ RestApi::RestApi(net::HttpClient& client, std::string api_url, std::string token
   while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
 }
 
-RestOutcome RestApi::once(const RestRequest& request, const std::string& content_type, const std::string& body) {
+RestOutcome RestApi::once(const RestRequest& request, const std::string& content_type,
+                          const std::string& body) {
   net::HttpRequest req;
   req.method = request.method;
   req.url = api_url_ + request.path;
@@ -135,7 +139,9 @@ RestOutcome RestApi::call(const RestRequest& request) {
   std::string content_type, body;
   if (!request.files.empty()) {
     std::vector<net::MultipartPart> parts;
-    parts.push_back({"payload_json", request.json ? boost::json::serialize(*request.json) : std::string("{}"), {},
+    parts.push_back({"payload_json",
+                     request.json ? boost::json::serialize(*request.json) : std::string("{}"),
+                     {},
                      "application/json"});
     for (std::size_t i = 0; i < request.files.size(); ++i) {
       const RestFile& f = request.files[i];
@@ -180,7 +186,8 @@ RestOutcome RestApi::call(const RestRequest& request) {
     }
     if (!again) return o;
     if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, "discord-retry", {}}.with("route", route).with("error", o.summary()));
+      log::write(
+          log::Record{log::Level::info, "discord-retry", {}}.with("route", route).with("error", o.summary()));
     ++retries;
     // A 429 is waited out by the rate-limit bookkeeping at the top of the loop; other failures pause.
     if (!limited && !pause(options_.retry_pause * attempt)) {

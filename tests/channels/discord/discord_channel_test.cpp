@@ -42,9 +42,9 @@ class DiscordChannelTest : public ::testing::Test {
     return out;
   }
   std::string user_message(const std::string& content) {
-    const auto v = fake.admin("POST", "/_fake/messages",
-                              boost::json::serialize(boost::json::object{{"content", content},
-                                                                         {"channel_id", testing::kDm}}));
+    const auto v = fake.admin(
+        "POST", "/_fake/messages",
+        boost::json::serialize(boost::json::object{{"content", content}, {"channel_id", testing::kDm}}));
     return std::string(v.at("message").at("id").as_string());
   }
 
@@ -102,13 +102,15 @@ TEST_F(DiscordChannelTest, EditsDeletesAndReactions) {
 TEST_F(DiscordChannelTest, FilesAndVoiceMessages) {
   DiscordChannel ch(*rest, DiscordTarget{testing::kDm, "", false, "turn-4"});
   deliver::OutgoingFile file;
-  file.payload = std::make_shared<deliver::testing::MemoryPayload>("report.pdf", "%PDF-1.4 x", "application/pdf");
+  file.payload =
+      std::make_shared<deliver::testing::MemoryPayload>("report.pdf", "%PDF-1.4 x", "application/pdf");
   file.name = "report.pdf";
   file.kind = "document";
   file.caption = "the **report**";
   ASSERT_TRUE(ch.send_file(file).ok());
   deliver::OutgoingFile voice;
-  voice.payload = std::make_shared<deliver::testing::MemoryPayload>("voice.ogg", "OggS-not-really", "audio/ogg; codecs=opus");
+  voice.payload = std::make_shared<deliver::testing::MemoryPayload>("voice.ogg", "OggS-not-really",
+                                                                    "audio/ogg; codecs=opus");
   voice.name = "voice.ogg";
   voice.duration_ms = 2500;
   ASSERT_TRUE(ch.send_voice(voice).ok());
@@ -142,7 +144,7 @@ TEST_F(DiscordChannelTest, ATimeOutAfterTheSendIsDedupedByTheNonce) {
   const auto r = ch.send_text("exactly once");
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(rest_calls("POST /channels/").size(), 2u);  // sent again after the time-out...
-  EXPECT_EQ(messages().size(), 1u);                    // ...and Discord kept one message
+  EXPECT_EQ(messages().size(), 1u);                     // ...and Discord kept one message
   EXPECT_EQ(messages().back().at("id").as_string(), *r);
   EXPECT_TRUE(ch.in_doubt().empty());
 }

@@ -28,8 +28,8 @@ inline constexpr const char* kBot = "1200000000000000001";
 class DiscordFake {
  public:
   DiscordFake() : io_(std::make_shared<net::IoThreads>(1)), http_(io_) {
-    dir_ = std::filesystem::temp_directory_path() / ("sigil-dc-fake-" + std::to_string(::getpid()) + "-" +
-                                                     std::to_string(counter()++));
+    dir_ = std::filesystem::temp_directory_path() /
+           ("sigil-dc-fake-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
     std::filesystem::create_directories(dir_);
     int out[2];
     if (::pipe(out) != 0) return;
@@ -40,8 +40,8 @@ class DiscordFake {
       ::close(out[1]);
       const std::string script = std::string(SIGIL_SOURCE_DIR) + "/tests/fakes/discord.mjs";
       const std::string state = dir_.string();
-      ::execlp("node", "node", script.c_str(), "--port", "0", "--state-dir", state.c_str(), "--heartbeat-ms", "1000",
-               static_cast<char*>(nullptr));
+      ::execlp("node", "node", script.c_str(), "--port", "0", "--state-dir", state.c_str(), "--heartbeat-ms",
+               "1000", static_cast<char*>(nullptr));
       ::_exit(127);
     }
     ::close(out[1]);

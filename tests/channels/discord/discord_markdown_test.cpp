@@ -12,7 +12,8 @@ TEST(DiscordMarkdown, SpansInDiscordSyntax) {
   EXPECT_EQ(render_discord_markdown("__strong__ and _em_"), "**strong** and *em*");
   EXPECT_EQ(render_discord_markdown("[a link](https://example.com/?a=1&b=2)"),
             "[a link](https://example.com/?a=1&b=2)");
-  EXPECT_EQ(render_discord_markdown("see https://example.com/a_b_c now"), "see https://example.com/a_b_c now");
+  EXPECT_EQ(render_discord_markdown("see https://example.com/a_b_c now"),
+            "see https://example.com/a_b_c now");
 }
 
 TEST(DiscordMarkdown, BlocksInDiscordSyntax) {

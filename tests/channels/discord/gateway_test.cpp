@@ -70,8 +70,9 @@ class DiscordGateway : public ::testing::Test {
         });
   }
   void write(const std::string& content) {
-    fake.admin("POST", "/_fake/messages",
-               boost::json::serialize(boost::json::object{{"content", content}, {"channel_id", testing::kDm}}));
+    fake.admin(
+        "POST", "/_fake/messages",
+        boost::json::serialize(boost::json::object{{"content", content}, {"channel_id", testing::kDm}}));
   }
   std::vector<boost::json::object> gateway_in(std::int64_t op) {
     std::vector<boost::json::object> out;

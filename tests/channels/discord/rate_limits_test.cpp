@@ -1,9 +1,9 @@
 // Discord's rate-limit bookkeeping (channels/discord/rate_limits.h).
 #include "sigil/channels/discord/rate_limits.h"
 
-#include "sigil/channels/discord/rest_api.h"
-
 #include <gtest/gtest.h>
+
+#include "sigil/channels/discord/rest_api.h"
 
 namespace sigil::channels::discord {
 namespace {
@@ -35,7 +35,7 @@ TEST(DiscordRateLimits, AnEmptyBucketWaitsForItsReset) {
   limits.observe(route, 200, headers("abc", "0", "2.5"), "", t0);
   EXPECT_EQ(limits.wait_before(route, t0), milliseconds(2500));
   EXPECT_EQ(limits.wait_before(route, t0 + milliseconds(2000)), milliseconds(500));
-  EXPECT_EQ(limits.wait_before(route, t0 + milliseconds(2600)), milliseconds(0));  // reset passed
+  EXPECT_EQ(limits.wait_before(route, t0 + milliseconds(2600)), milliseconds(0));   // reset passed
   EXPECT_EQ(limits.wait_before("POST /channels/2/messages", t0), milliseconds(0));  // another channel
 }
 
@@ -52,7 +52,8 @@ TEST(DiscordRateLimits, A429WaitsRetryAfterFromTheBody) {
   RateLimits limits;
   const auto t0 = RateClock::now();
   const std::string route = "POST /channels/1/messages";
-  limits.observe(route, 429, {{"Retry-After", "2"}}, R"({"message":"You are being rate limited.","retry_after":1.25,"global":false})", t0);
+  limits.observe(route, 429, {{"Retry-After", "2"}},
+                 R"({"message":"You are being rate limited.","retry_after":1.25,"global":false})", t0);
   EXPECT_EQ(limits.wait_before(route, t0), milliseconds(1250));
   EXPECT_EQ(limits.wait_before("GET /gateway/bot", t0), milliseconds(0));  // not global
   const auto r = read_429(429, {{"Retry-After", "3"}}, "not json");
@@ -64,15 +65,16 @@ TEST(DiscordRateLimits, A429WaitsRetryAfterFromTheBody) {
 TEST(DiscordRateLimits, TheGlobalLimitStopsEveryRoute) {
   RateLimits limits;
   const auto t0 = RateClock::now();
-  limits.observe("POST /channels/1/messages", 429, {{"X-RateLimit-Global", "true"}}, R"({"retry_after":0.5,"global":true})",
-                 t0);
+  limits.observe("POST /channels/1/messages", 429, {{"X-RateLimit-Global", "true"}},
+                 R"({"retry_after":0.5,"global":true})", t0);
   EXPECT_EQ(limits.wait_before("GET /gateway/bot", t0), milliseconds(500));
   EXPECT_EQ(limits.wait_before("POST /channels/9/typing", t0 + milliseconds(100)), milliseconds(400));
   EXPECT_EQ(limits.wait_before("POST /channels/9/typing", t0 + milliseconds(600)), milliseconds(0));
 }
 
 TEST(DiscordRest, TheBotIdComesFromTheToken) {
-  EXPECT_EQ(bot_id_from_token("MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"), "1200000000000000001");
+  EXPECT_EQ(bot_id_from_token("MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"),
+            "1200000000000000001");
   EXPECT_EQ(bot_id_from_token("not base64!"), "unknown");
   EXPECT_EQ(url_encode_segment("👍"), "%F0%9F%91%8D");
   EXPECT_EQ(url_encode_segment("sigil:123"), "sigil%3A123");

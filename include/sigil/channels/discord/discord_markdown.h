@@ -6,7 +6,8 @@
 //   lists and block quotes come out in Discord's own syntax (`*x*`, `**x**`, `~~x~~`, `` `x` ``, ```` ```lang
 //   ````, `[text](url)`, `#`..`###`, `- ` / `N. `, `> `). Headings 4-6 are bold lines; a rule is "———"; table
 //   rows are their cells joined by " | "; an image is its alt text and its URL; raw HTML is shown as text.
-// - Text the model meant literally stays literal: the characters Discord would read as markup (`\ * _ ~ `` ` ``
+// - Text the model meant literally stays literal: the characters Discord would read as markup (`\ * _ ~ `` `
+// ``
 //   `|`, `[` `]`, `>` `#` `-` and `N.` at the start of a line, `<` before `@ # : /` or `t:`/`a:`) are
 //   escaped with a backslash, so no text can turn into formatting, a mention or a spoiler by accident.
 // - Code is never changed but for one thing: "```" inside a code block would close it on Discord, so a

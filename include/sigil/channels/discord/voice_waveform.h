@@ -2,7 +2,8 @@
 //
 // What it promises: base64 of at most 256 bytes (0..255 each), one per slice of the recording, taken from
 // the sizes of the Opus packets in each slice (a variable-bitrate encoder spends more bytes on louder,
-// busier sound, so the shape follows the speech). Bytes that are not Ogg give a flat waveform, never an error.
+// busier sound, so the shape follows the speech). Bytes that are not Ogg give a flat waveform, never an
+// error.
 #pragma once
 
 #include <string>
