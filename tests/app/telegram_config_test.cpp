@@ -1,32 +1,18 @@
 // [channels.telegram] in sigil.toml (docs/configuration.md, docs/channels/telegram.md).
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 
+#include "app/channel_config_support.h"
 #include "app/config.h"
 
 namespace sigil::app {
 namespace {
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::env_of;
+using testing::error_of;
 
 constexpr std::string_view kToken = "123456789:AAHfakeTokenForSigilTests00000000000";
-
-std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
-  try {
-    load_config_text(toml, "/etc/sigil/sigil.toml", {}, env);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(TelegramConfig, OffWithoutTheSection) {
   const Config c =

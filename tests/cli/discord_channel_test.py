@@ -25,12 +25,11 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
+from channel_fake import Checks, FakeServer
 from sigil_serve import SigilServe
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,7 +38,8 @@ TOKEN = "MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"
 BOT = "1200000000000000001"
 ALICE, BOB = "1200000000000000300", "1200000000000000301"
 GENERAL, RANDOM, DM = "1200000000000000200", "1200000000000000201", "1200000000000000400"
-WAIT = 120  # seconds: an ASan build on a loaded 2-core machine is slow
+CHECKS = Checks("discord_channel_test")
+fail, check = CHECKS.fail, CHECKS.check
 
 REPORT_REPLY = ('I should send the report first. <react emoji="👍"/><say>Here is **the report**: it has `code`, '
                 'snake_case and a < b.</say><file path="report.pdf" mode="doc"/>'
@@ -50,40 +50,12 @@ RELAY_REPLY = ('<say>Relaying.</say><send-message channel="discord" chat="' + RA
 SLOW_REPLY = "<say>Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(80)) + " end.</say>"
 
 
-def fail(message):
-    print(f"discord_channel_test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        fail(message)
-
-
-class Fake:
+class Fake(FakeServer):
     def __init__(self, state_dir):
-        self.proc = subprocess.Popen(["node", FAKE, "--port", "0", "--state-dir", state_dir, "--heartbeat-ms", "1000"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        m = re.match(r"listening (\d+)", line)
-        if not m:
-            fail("the fake did not start: " + line + self.proc.stderr.read())
-        self.url = f"http://127.0.0.1:{m.group(1)}"
-
-    def admin(self, path, body=None, method=None):
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data,
-                                     method=method or ("POST" if data is not None else "GET"),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read() or b"null")
+        super().__init__(CHECKS, FAKE, state_dir, ["--heartbeat-ms", "1000"])
 
     def journal(self, since=0, kind="rest"):
-        return [e for e in self.admin(f"/_fake/journal?since={since}")["entries"] if e.get("kind") == kind]
-
-    def last_seq(self):
-        return self.admin("/_fake/journal")["last_seq"]
+        return self.entries(since, kind)
 
     def write(self, content, **extra):
         body = {"content": content, "channel_id": DM, "author_id": ALICE}
@@ -94,21 +66,9 @@ class Fake:
         chan = self.admin(f"/_fake/channels/{channel}")["channel"]
         return [m for m in chan["messages"] if m["author"]["id"] == BOT]
 
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-
 
 def wait_for(what, predicate, server=None):
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        if server is not None and server.proc.poll() is not None:
-            fail(f"sigil serve exited while waiting for {what}:\n{server.stderr_text()}")
-        time.sleep(0.05)
-    fail(f"timed out waiting for {what}" + (f"\nserver log:\n{server.stderr_text()}" if server else ""))
+    return CHECKS.wait_for(what, predicate, server)
 
 
 def turn_logged(server, message_id):

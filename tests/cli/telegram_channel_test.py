@@ -24,21 +24,20 @@ import re
 import shutil
 import signal
 import struct
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 import urllib.request
 import zlib
 
+from channel_fake import Checks, FakeServer
 from sigil_serve import SigilServe
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
 TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000"
 ALICE = 1001
-WAIT = 120  # seconds: an ASan build on a loaded 2-core machine is slow
+CHECKS = Checks("telegram_channel_test")
+fail, check = CHECKS.fail, CHECKS.check
 
 REPORT_REPLY = ('<react emoji="👍"/>Here is **the report** you asked for: it has `code`, a < b & c, and '
                 '[a link](https://example.com/?a=1&b=2).\n\n<file path="report.pdf" mode="doc"/>'
@@ -54,17 +53,6 @@ REMIND_REPLY = ('<scheduleTask>{"message": "MARK-TASK time to stretch", "delay":
 TASK_REPLY = "Time to stretch! MARK-TASK-DONE"
 
 
-def fail(message):
-    print(f"telegram_channel_test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        fail(message)
-
-
 def png_bytes():
     """A valid 2x2 RGB PNG (the fake reads its header; an invalid one is IMAGE_PROCESS_FAILED)."""
     def chunk(kind, data):
@@ -74,28 +62,12 @@ def png_bytes():
             chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
-class Fake:
+class Fake(FakeServer):
     def __init__(self, state_dir, extra=()):
-        self.proc = subprocess.Popen(["node", FAKE, "--port", "0", "--state-dir", state_dir, *extra],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        m = re.match(r"listening (\d+)", line)
-        if not m:
-            fail("the fake did not start: " + line + self.proc.stderr.read())
-        self.url = f"http://127.0.0.1:{m.group(1)}"
-
-    def admin(self, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method="POST" if data is not None else "GET",
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read() or b"null")
+        super().__init__(CHECKS, FAKE, state_dir, extra)
 
     def journal(self, since=0):
-        return [e for e in self.admin(f"/_fake/journal?since={since}")["entries"] if e.get("kind") == "api"]
-
-    def last_seq(self):
-        return self.admin("/_fake/journal")["last_seq"]
+        return self.entries(since, "api")
 
     def write(self, text, sender=None):
         body = {"text": text}
@@ -104,21 +76,9 @@ class Fake:
             body["chat_id"] = sender["id"]
         return self.admin("/_fake/messages", body)
 
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-
 
 def wait_for(what, predicate, server=None):
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        if server is not None and server.proc.poll() is not None:
-            fail(f"sigil serve exited while waiting for {what}:\n{server.stderr_text()}")
-        time.sleep(0.05)
-    fail(f"timed out waiting for {what}" + (f"\nserver log:\n{server.stderr_text()}" if server else ""))
+    return CHECKS.wait_for(what, predicate, server)
 
 
 def turn_logged(server, update_id):

@@ -1,20 +1,33 @@
 #include "sigil/channels/discord/discord_markdown.h"
 
-#include <md4c.h>
-
 #include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
 
+#include "channels/markdown_walk.h"
 #include "sigil/text/char_refs.h"
 
 namespace sigil::channels::discord {
 namespace {
 
-std::string attribute(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
-
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// What opens and closes an emphasis span in Discord's syntax ("" for the other spans).
+std::string_view span_marker(MD_SPANTYPE type) {
+  switch (type) {
+    case MD_SPAN_EM:
+      return "*";
+    case MD_SPAN_STRONG:
+      return "**";
+    case MD_SPAN_DEL:
+      return "~~";
+    case MD_SPAN_U:
+      return "__";
+    default:
+      return "";
+  }
+}
 
 // The longest run of backticks in s.
 std::size_t longest_backtick_run(std::string_view s) {
@@ -26,40 +39,16 @@ std::size_t longest_backtick_run(std::string_view s) {
   return best;
 }
 
-class Renderer {
+class Renderer final : public MarkdownWalk {
  public:
   std::string run(std::string_view markdown) {
-    MD_PARSER parser{};
-    parser.abi_version = 0;
-    parser.flags = MD_FLAG_NOHTML | MD_FLAG_STRIKETHROUGH | MD_FLAG_TABLES | MD_FLAG_PERMISSIVEAUTOLINKS;
-    parser.enter_block = [](MD_BLOCKTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->enter_block(t, d);
-    };
-    parser.leave_block = [](MD_BLOCKTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->leave_block(t, d);
-    };
-    parser.enter_span = [](MD_SPANTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->enter_span(t, d);
-    };
-    parser.leave_span = [](MD_SPANTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->leave_span(t, d);
-    };
-    parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* self) {
-      return static_cast<Renderer*>(self)->text(t, std::string_view(s, n));
-    };
-    if (md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, this) != 0)
+    if (!walk(markdown))
       return escape_discord_text(markdown, true);  // md4c gives up only on memory exhaustion
     while (!out_.empty() && (out_.back() == '\n' || out_.back() == ' ')) out_.pop_back();
     return out_;
   }
 
  private:
-  struct List {
-    bool ordered = false;
-    unsigned next = 1;
-    bool tight = true;
-  };
-
   // Whether the next character written starts a line (after the quote's "> ").
   bool line_start() const {
     if (out_.empty()) return true;
@@ -86,9 +75,7 @@ class Renderer {
     pending_ = 0;
     fresh_ = false;
   }
-  int block_gap() const { return !lists_.empty() && lists_.back().tight ? 1 : 2; }
-
-  int enter_block(MD_BLOCKTYPE type, void* detail) {
+  int enter_block(MD_BLOCKTYPE type, void* detail) override {
     switch (type) {
       case MD_BLOCK_DOC:
       case MD_BLOCK_THEAD:
@@ -103,28 +90,14 @@ class Renderer {
         fresh_ = true;
         break;
       case MD_BLOCK_UL:
-      case MD_BLOCK_OL: {
-        if (!lists_.empty()) pending_ = 1;
-        List l;
-        l.ordered = type == MD_BLOCK_OL;
-        if (l.ordered) {
-          const auto* d = static_cast<const MD_BLOCK_OL_DETAIL*>(detail);
-          l.next = d->start;
-          l.tight = d->is_tight != 0;
-        } else {
-          l.tight = static_cast<const MD_BLOCK_UL_DETAIL*>(detail)->is_tight != 0;
-        }
-        lists_.push_back(l);
+      case MD_BLOCK_OL:
+        enter_list(type, detail);
         break;
-      }
-      case MD_BLOCK_LI: {
+      case MD_BLOCK_LI:
         begin_block();
-        out_.append(2 * (lists_.size() - 1), ' ');
-        List& l = lists_.back();
-        out_ += l.ordered ? std::to_string(l.next++) + ". " : std::string("- ");
+        out_ += item_marker("- ");
         fresh_ = true;
         break;
-      }
       case MD_BLOCK_HR:
         begin_block();
         out_ += "———";
@@ -175,7 +148,7 @@ class Renderer {
     return 0;
   }
 
-  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) {
+  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) override {
     switch (type) {
       case MD_BLOCK_QUOTE:
         if (--quote_depth_ == 0) {
@@ -188,8 +161,7 @@ class Renderer {
         break;
       case MD_BLOCK_UL:
       case MD_BLOCK_OL:
-        lists_.pop_back();
-        pending_ = lists_.empty() ? 2 : 1;
+        leave_list();
         break;
       case MD_BLOCK_LI:
         pending_ = block_gap();
@@ -227,25 +199,14 @@ class Renderer {
     return 0;
   }
 
-  int enter_span(MD_SPANTYPE type, void* detail) {
+  int enter_span(MD_SPANTYPE type, void* detail) override {
     fresh_ = false;
     if (image_depth_ > 0) {
       if (type == MD_SPAN_IMG) ++image_depth_;
       return 0;
     }
+    out_ += span_marker(type);
     switch (type) {
-      case MD_SPAN_EM:
-        out_ += '*';
-        break;
-      case MD_SPAN_STRONG:
-        out_ += "**";
-        break;
-      case MD_SPAN_DEL:
-        out_ += "~~";
-        break;
-      case MD_SPAN_U:
-        out_ += "__";
-        break;
       case MD_SPAN_CODE:
         in_code_span_ = true;
         code_.clear();
@@ -268,24 +229,13 @@ class Renderer {
     return 0;
   }
 
-  int leave_span(MD_SPANTYPE type, void* /*detail*/) {
+  int leave_span(MD_SPANTYPE type, void* /*detail*/) override {
     if (image_depth_ > 0) {
       if (type == MD_SPAN_IMG && --image_depth_ == 0 && !image_src_.empty()) out_ += " (" + image_src_ + ")";
       return 0;
     }
+    out_ += span_marker(type);
     switch (type) {
-      case MD_SPAN_EM:
-        out_ += '*';
-        break;
-      case MD_SPAN_STRONG:
-        out_ += "**";
-        break;
-      case MD_SPAN_DEL:
-        out_ += "~~";
-        break;
-      case MD_SPAN_U:
-        out_ += "__";
-        break;
       case MD_SPAN_CODE: {
         in_code_span_ = false;
         const std::string ticks(longest_backtick_run(code_) + 1, '`');
@@ -316,7 +266,7 @@ class Renderer {
     return 0;
   }
 
-  int text(MD_TEXTTYPE type, std::string_view s) {
+  int text(MD_TEXTTYPE type, std::string_view s) override {
     fresh_ = false;
     if (in_code_block_ || in_code_span_) {
       if (type == MD_TEXT_NULLCHAR)
@@ -348,9 +298,6 @@ class Renderer {
   }
 
   std::string out_;
-  int pending_ = 0;
-  bool fresh_ = false;
-  std::vector<List> lists_;
   int quote_depth_ = 0;
   bool heading_bold_ = false;
   bool in_code_block_ = false, in_code_span_ = false;
