@@ -7,6 +7,7 @@
 #include <random>
 #include <utility>
 
+#include "channels/json_fields.h"
 #include "sigil/log/log.h"
 
 namespace sigil::channels::discord {
@@ -19,15 +20,6 @@ bool fatal_close(int code) { return code == 4004 || (code >= 4010 && code <= 401
 double random_unit() {
   thread_local std::mt19937_64 gen{std::random_device{}()};
   return std::uniform_real_distribution<double>(0.0, 1.0)(gen);
-}
-
-std::int64_t int_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_int64() ? v->as_int64() : 0;
-}
-std::string string_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
 
 void log_info(std::string event, std::string key, std::string value) {

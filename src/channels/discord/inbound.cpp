@@ -2,17 +2,10 @@
 
 #include <algorithm>
 
+#include "channels/json_fields.h"
+
 namespace sigil::channels::discord {
 namespace {
-
-std::string string_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-const boost::json::object* object_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
 
 bool mentions_in_text(std::string_view content, std::string_view bot_id) {
   if (bot_id.empty()) return false;
