@@ -377,13 +377,7 @@ class Reader {
                    if (!c.token.empty() && !valid_telegram_token(c.token))
                      fail(n, k, "is not a bot token (digits, ':', then letters, digits, '_' or '-')");
                  }},
-                {"api_url",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.api_url = string(n, k);
-                   if (c.api_url.rfind("http://", 0) != 0 && c.api_url.rfind("https://", 0) != 0)
-                     fail(n, k, "must start with http:// or https://, not " + in_quotes(c.api_url));
-                   while (!c.api_url.empty() && c.api_url.back() == '/') c.api_url.pop_back();
-                 }},
+                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
                 {"mode",
                  [&](const toml::node& n, const std::string& k) {
                    c.mode = string(n, k);
@@ -413,17 +407,20 @@ class Reader {
             });
   }
 
+  // A chat platform's API address: http(s)://, without a trailing slash.
+  std::string api_url(const toml::node& n, const std::string& k) {
+    std::string url = string(n, k);
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+      fail(n, k, "must start with http:// or https://, not " + in_quotes(url));
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    return url;
+  }
+
   void discord(const toml::table& t, DiscordConfig& c) {
     c.enabled = true;
     each(t, {
                 {"token", [&](const toml::node& n, const std::string& k) { c.token = string(n, k); }},
-                {"api_url",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.api_url = string(n, k);
-                   if (c.api_url.rfind("http://", 0) != 0 && c.api_url.rfind("https://", 0) != 0)
-                     fail(n, k, "must start with http:// or https://, not " + in_quotes(c.api_url));
-                   while (!c.api_url.empty() && c.api_url.back() == '/') c.api_url.pop_back();
-                 }},
+                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
                 {"allowed_users",
                  [&](const toml::node& n, const std::string& k) {
                    const auto* a = n.as_array();

@@ -2,11 +2,15 @@
 platform (tests/fakes/*.mjs) as a child process with its admin API, the check/fail reporting and waiting for
 an event (never a fixed sleep)."""
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
 import urllib.request
+
+from sigil_serve import SigilServe
 
 WAIT = 120  # seconds: an ASan build on a loaded 2-core machine is slow
 
@@ -68,3 +72,19 @@ class FakeServer:
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=30)
+
+
+def write_replay(path, replies):
+    """A replay model's file: one JSON object ({match?, reply}) per line."""
+    with open(path, "w", encoding="utf-8") as f:
+        for line in replies:
+            f.write(json.dumps(line) + "\n")
+
+
+def start_serve(checks, sigil, config, tmp, log_name):
+    """`sigil serve --config CONFIG` in TMP, its stderr also in TMP/LOG_NAME, once it says it listens."""
+    s = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True, log_path=os.path.join(tmp, log_name))
+    if not s.wait_listening():
+        s.stop(signal.SIGKILL)
+        checks.fail("no listening line:\n" + s.stderr_text())
+    return s

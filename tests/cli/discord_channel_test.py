@@ -29,8 +29,7 @@ import sys
 import tempfile
 import urllib.request
 
-from channel_fake import Checks, FakeServer
-from sigil_serve import SigilServe
+from channel_fake import Checks, FakeServer, start_serve, write_replay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "..", "fakes", "discord.mjs")
@@ -123,13 +122,11 @@ def main():
         with open(os.path.join(files, "report.pdf"), "wb") as f:
             f.write(report)
         replay = os.path.join(tmp, "replay.jsonl")
-        with open(replay, "w", encoding="utf-8") as f:
-            for line in ({"match": "is not an allowed target", "reply": "<say>Channel 999 is not allowed.</say>"},
-                         {"match": "report", "reply": REPORT_REPLY}, {"match": "late", "reply": LATE_REPLY},
-                         {"match": "relay", "reply": RELAY_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
-                         {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},
-                         {"reply": "<say>Fallback.</say>"}):
-                f.write(json.dumps(line) + "\n")
+        write_replay(replay, ({"match": "is not an allowed target", "reply": "<say>Channel 999 is not allowed.</say>"},
+                              {"match": "report", "reply": REPORT_REPLY}, {"match": "late", "reply": LATE_REPLY},
+                              {"match": "relay", "reply": RELAY_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
+                              {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},
+                              {"reply": "<say>Fallback.</say>"}))
         config = os.path.join(tmp, "sigil.toml")
         with open(config, "w", encoding="utf-8") as f:
             f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
@@ -140,11 +137,7 @@ def main():
                     f'allowed_users = ["{ALICE}"]\nrequest_timeout = 3\n')
 
         def start(name):
-            s = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True, log_path=os.path.join(tmp, name))
-            if not s.wait_listening():
-                s.stop(signal.SIGKILL)
-                fail("no listening line:\n" + s.stderr_text())
-            return s
+            return start_serve(CHECKS, sigil, config, tmp, name)
 
         def sessions():
             return fake.admin("/_fake/gateway/sessions")["sessions"]

@@ -18,7 +18,6 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
 Every wait is for an event (a journal entry, a log line), never a fixed sleep.
 """
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -29,8 +28,7 @@ import tempfile
 import urllib.request
 import zlib
 
-from channel_fake import Checks, FakeServer
-from sigil_serve import SigilServe
+from channel_fake import Checks, FakeServer, start_serve, write_replay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
@@ -107,14 +105,12 @@ def main():
         with open(os.path.join(files, "pic.png"), "wb") as f:
             f.write(png)
         replay = os.path.join(tmp, "replay.jsonl")
-        with open(replay, "w", encoding="utf-8") as f:
-            for line in ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
-                         {"match": "MARK-TASK", "reply": TASK_REPLY}, {"match": "remind", "reply": REMIND_REPLY},
-                         {"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
-                         {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
-                         {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
-                         {"reply": "Fallback."}):
-                f.write(json.dumps(line) + "\n")
+        write_replay(replay, ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
+                              {"match": "MARK-TASK", "reply": TASK_REPLY}, {"match": "remind", "reply": REMIND_REPLY},
+                              {"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
+                              {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
+                              {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
+                              {"reply": "Fallback."}))
         config = os.path.join(tmp, "sigil.toml")
         with open(config, "w", encoding="utf-8") as f:
             f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
@@ -124,11 +120,7 @@ def main():
                     f'allowed_users = [{ALICE}]\npoll_timeout = 5\n')
 
         def start(name):
-            s = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True, log_path=os.path.join(tmp, name))
-            if not s.wait_listening():
-                s.stop(signal.SIGKILL)
-                fail("no listening line:\n" + s.stderr_text())
-            return s
+            return start_serve(CHECKS, sigil, config, tmp, name)
 
         server = start("serve1.log")
         check(any("sigil: telegram: polling " + fake.url in line for line in server.out),
