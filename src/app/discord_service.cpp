@@ -132,13 +132,18 @@ void DiscordService::save_session(const dc::GatewaySession& s) {
   std::filesystem::rename(tmp, session_file_, ec);
 }
 
+std::string DiscordService::bot_id() const {
+  // The token names the bot; READY says it too (for a token whose first part is not the id).
+  return account_ != "unknown" ? account_ : gateway_->state().bot_id;
+}
+
 bool DiscordService::on_dispatch(std::string_view type, const boost::json::object& d) {
   if (type != "MESSAGE_CREATE") return true;
   const std::optional<dc::InboundMessage> m = dc::read_message_create(d);
   if (!m) return true;
   dc::AdmitPolicy policy;
   policy.allowed_users = config_.allowed_users;
-  policy.bot_id = account_ != "unknown" ? account_ : gateway_->state().bot_id;
+  policy.bot_id = bot_id();
   const dc::Verdict verdict = dc::admit(*m, policy);
   if (verdict != dc::Verdict::Admitted) {
     // The bot's own messages come back on the gateway: not worth a log line each.
@@ -187,7 +192,7 @@ bool DiscordService::run_turn(const dc::InboundMessage& m) {
   agent::TurnInput in;
   in.user = "dc-" + m.author_id;
   in.conversation = "dc-" + m.channel_id;
-  in.text = dc::without_bot_mention(m.content, account_);
+  in.text = dc::without_bot_mention(m.content, bot_id());
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
   return true;

@@ -62,6 +62,7 @@ class DiscordService {
   bool on_dispatch(std::string_view type, const boost::json::object& data);
   bool run_turn(const channels::discord::InboundMessage& message);
   void save_session(const channels::discord::GatewaySession& session);
+  std::string bot_id() const;
 
   DiscordConfig config_;
   agent::Agent& agent_;

@@ -122,7 +122,8 @@ def main():
         with open(os.path.join(files, "report.pdf"), "wb") as f:
             f.write(report)
         replay = os.path.join(tmp, "replay.jsonl")
-        write_replay(replay, ({"match": "is not an allowed target", "reply": "<say>Channel 999 is not allowed.</say>"},
+        write_replay(replay, ({"match": "is not an allowed target",
+                               "reply": "<say>Channel 999 is not allowed.</say>"},
                               {"match": "report", "reply": REPORT_REPLY}, {"match": "late", "reply": LATE_REPLY},
                               {"match": "relay", "reply": RELAY_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
                               {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},

@@ -31,6 +31,9 @@ class DiscordFake {
     dir_ = std::filesystem::temp_directory_path() /
            ("sigil-dc-fake-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
     std::filesystem::create_directories(dir_);
+    // Built before fork(): the child of a threaded process may only make async-signal-safe calls.
+    const std::string script = std::string(SIGIL_SOURCE_DIR) + "/tests/fakes/discord.mjs";
+    const std::string state = dir_.string();
     int out[2];
     if (::pipe(out) != 0) return;
     pid_ = ::fork();
@@ -38,8 +41,6 @@ class DiscordFake {
       ::dup2(out[1], 1);
       ::close(out[0]);
       ::close(out[1]);
-      const std::string script = std::string(SIGIL_SOURCE_DIR) + "/tests/fakes/discord.mjs";
-      const std::string state = dir_.string();
       ::execlp("node", "node", script.c_str(), "--port", "0", "--state-dir", state.c_str(), "--heartbeat-ms",
                "1000", static_cast<char*>(nullptr));
       ::_exit(127);
