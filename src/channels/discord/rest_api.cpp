@@ -159,22 +159,21 @@ RestOutcome RestApi::call(const RestRequest& request) {
   int retries = 0;
   for (int attempt = 1;; ++attempt) {
     RestOutcome o;
+    bool gave_up = true;  // not made: stopped, or a rate-limit wait longer than max_wait
     const auto wait = limits_.wait_before(route, RateClock::now());
     if (wait > options_.max_wait) {
       o.message = "rate limited for " + std::to_string(wait.count() / 1000) + " s";
-    } else if (wait.count() > 0 && !pause(wait)) {
-      o.message = "stopped";
-    } else if (stopped_.load()) {
+    } else if ((wait.count() > 0 && !pause(wait)) || stopped_.load()) {
       o.message = "stopped";
     } else {
       o = once(request, content_type, body);
+      gave_up = false;
     }
     o.retries = retries;
     const bool limited = o.kind == RestOutcome::Kind::Refused && o.status == 429;
-    const bool again = o.message != "stopped" && o.message.rfind("rate limited", 0) != 0 &&
+    const bool again = !gave_up && attempt < options_.max_attempts &&
                        (limited || o.kind == RestOutcome::Kind::NotSent ||
-                        (request.repeatable && o.kind == RestOutcome::Kind::Unknown)) &&
-                       attempt < options_.max_attempts;
+                        (request.repeatable && o.kind == RestOutcome::Kind::Unknown));
     {
       std::lock_guard lock(mu_);
       if (o.status != 0 || o.kind != RestOutcome::Kind::NotSent) ++stats_.calls;
