@@ -9,6 +9,7 @@
 #include "channels/discord/discord_fake.h"
 #include "deliver/fake_channel.h"
 #include "sigil/channels/discord/voice_waveform.h"
+#include "sigil/deliver/chat_outbox.h"
 #include "sigil/deliver/split.h"
 
 namespace sigil::channels::discord {
@@ -122,6 +123,28 @@ TEST_F(DiscordChannelTest, FilesAndVoiceMessages) {
   EXPECT_EQ(shown[1].at("attachments").at(0).at("duration_secs").as_double(), 2.5);
   EXPECT_FALSE(shown[1].at("attachments").at(0).at("waveform").as_string().empty());
   EXPECT_EQ(base64_encode("ab"), "YWI=");
+}
+
+TEST_F(DiscordChannelTest, ARefusedVoiceMessageFallsBackToAnAudioFile) {
+  // Discord refuses the voice message (50161): the outbox sends the same bytes as an audio attachment.
+  fake.admin("POST", "/_fake/faults",
+             R"({"match":"POST /channels/*/messages","kind":"status","status":400,
+                 "body":{"message":"Voice messages must have supporting metadata.","code":50161}})");
+  DiscordChannel ch(*rest, DiscordTarget{testing::kDm, "", false, "turn-8"});
+  deliver::ChatOutbox box(ch);
+  box.deliver(deliver::testing::voice_delivery("hello.ogg", 2000));
+  box.end();
+  const auto calls = rest_calls("POST /channels/");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].at("status").as_int64(), 400);
+  EXPECT_EQ(calls[0].at("body").at("flags").as_int64(), 8192);
+  EXPECT_EQ(calls[1].at("status").as_int64(), 200);
+  EXPECT_FALSE(calls[1].at("body").as_object().contains("flags"));
+  EXPECT_EQ(calls[1].at("files").at(0).at("sha256"), calls[0].at("files").at(0).at("sha256"));
+  const auto shown = messages();
+  ASSERT_EQ(shown.size(), 1u);
+  EXPECT_EQ(shown[0].at("attachments").at(0).at("filename").as_string(), "hello.ogg");
+  ASSERT_FALSE(box.report().lines().empty());  // the fallback is noted in the turn report
 }
 
 TEST_F(DiscordChannelTest, A429IsWaitedOutAndSentOnce) {
