@@ -263,7 +263,9 @@ def main():
         wait_for("the scheduled task's answer in the chat", lambda: any(
             e["route"] == "sendMessage" and "MARK-TASK-DONE" in e["params"]["text"]
             for e in calls_for(fake.journal(seq_task), team)), server)
-        check(any("telegram-task task=" in line for line in server.err), "the task turn is logged as Telegram's")
+        # The turn's log line comes after its last call: waited for, not assumed.
+        check(wait_for("the task turn's log line", lambda: any("telegram-task task=" in line for line in server.err),
+                       server), "the task turn is logged as Telegram's")
         done = [e for e in calls_for(fake.journal(seq_task), team)
                 if e["route"] == "sendMessage" and "MARK-TASK-DONE" in e["params"]["text"]]
         check(len(done) == 1 and done[0]["params"]["text"] == TASK_REPLY, "the reminder arrives once, whole")
