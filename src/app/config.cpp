@@ -48,12 +48,14 @@ class Reader {
         if (section == "search") search(*table, config.search);
         if (section == "fetch") fetch(*table, config.fetch);
       } else if (section == "channels") {
-        if (table == nullptr) fail_at(node.source(), "channels must be a table ([channels.telegram])");
+        if (table == nullptr)
+          fail_at(node.source(), "channels must be a table ([channels.telegram], [channels.discord])");
         channels(*table, config.channels);
       } else {
         fail_at(key.source(),
                 "unknown section " + in_quotes(section) +
-                    " (known: server, store, model, agent, actions, search, fetch, channels.telegram)");
+                    " (known: server, store, model, agent, actions, search, fetch, channels.telegram, "
+                    "channels.discord)");
       }
     }
   }
@@ -391,11 +393,13 @@ class Reader {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
       const toml::table* table = node.as_table();
-      if (name != "telegram")
-        fail_at(key.source(), "unknown channel [channels." + name + "] (known: telegram)");
-      if (table == nullptr) fail_at(node.source(), "channels.telegram must be a table ([channels.telegram])");
+      if (name != "telegram" && name != "discord")
+        fail_at(key.source(), "unknown channel [channels." + name + "] (known: telegram, discord)");
+      if (table == nullptr)
+        fail_at(node.source(), "channels." + name + " must be a table ([channels." + name + "])");
       section_ = "channels." + name;
-      telegram(*table, c.telegram);
+      if (name == "telegram") telegram(*table, c.telegram);
+      if (name == "discord") discord(*table, c.discord);
     }
   }
 
@@ -409,13 +413,7 @@ class Reader {
                    if (!c.token.empty() && !valid_telegram_token(c.token))
                      fail(n, k, "is not a bot token (digits, ':', then letters, digits, '_' or '-')");
                  }},
-                {"api_url",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.api_url = string(n, k);
-                   if (c.api_url.rfind("http://", 0) != 0 && c.api_url.rfind("https://", 0) != 0)
-                     fail(n, k, "must start with http:// or https://, not " + in_quotes(c.api_url));
-                   while (!c.api_url.empty() && c.api_url.back() == '/') c.api_url.pop_back();
-                 }},
+                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
                 {"mode",
                  [&](const toml::node& n, const std::string& k) {
                    c.mode = string(n, k);
@@ -445,6 +443,43 @@ class Reader {
             });
   }
 
+  // A chat platform's API address: http(s)://, without a trailing slash.
+  std::string api_url(const toml::node& n, const std::string& k) {
+    std::string url = string(n, k);
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+      fail(n, k, "must start with http:// or https://, not " + in_quotes(url));
+    while (!url.empty() && url.back() == '/') url.pop_back();
+    return url;
+  }
+
+  void discord(const toml::table& t, DiscordConfig& c) {
+    c.enabled = true;
+    each(t, {
+                {"token", [&](const toml::node& n, const std::string& k) { c.token = string(n, k); }},
+                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+                {"allowed_users",
+                 [&](const toml::node& n, const std::string& k) {
+                   const auto* a = n.as_array();
+                   c.allowed_users.clear();
+                   const std::string why =
+                       "must be an array of Discord user ids (snowflakes as strings, "
+                       "e.g. [\"80351110224678912\"])";
+                   if (a == nullptr) fail(n, k, why);
+                   for (const toml::node& e : *a) {
+                     const auto* v = e.as_string();
+                     if (v == nullptr || v->get().empty() || v->get().size() > 20 ||
+                         v->get().find_first_not_of("0123456789") != std::string::npos)
+                       fail(e, k, why);
+                     c.allowed_users.push_back(v->get());
+                   }
+                 }},
+                {"request_timeout",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
+                 }},
+            });
+  }
+
   std::string name_;
   fs::path base_;
   std::string section_;
@@ -467,6 +502,11 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
   if (search.provider == "searxng" && search.url.empty())
     throw ConfigError(
         "[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
+  if (auto v = env("SIGIL_DISCORD_TOKEN"); v && !v->empty()) config.channels.discord.token = *v;
+  if (config.channels.discord.enabled && config.channels.discord.token.empty())
+    throw ConfigError(
+        "[channels.discord] needs the bot's token: set token (from the Developer Portal's Bot "
+        "page) or SIGIL_DISCORD_TOKEN");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -610,6 +650,12 @@ std::string Config::describe() const {
         << (channels.telegram.allowed_users.empty() ? std::string("(anyone)")
                                                     : std::to_string(channels.telegram.allowed_users.size()))
         << ", poll_timeout " << channels.telegram.poll_timeout_seconds << '\n';
+  if (channels.discord.enabled)
+    out << "channels.discord: token " << secret(channels.discord.token) << ", api_url "
+        << channels.discord.api_url << ", allowed_users "
+        << (channels.discord.allowed_users.empty() ? std::string("(anyone)")
+                                                   : std::to_string(channels.discord.allowed_users.size()))
+        << ", request_timeout " << channels.discord.request_timeout_seconds << '\n';
   return out.str();
 }
 

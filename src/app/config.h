@@ -131,8 +131,18 @@ struct FetchSettings {
   std::size_t max_bytes = 2 * 1024 * 1024;
 };
 
+// [channels.discord] (docs/channels/discord.md). The section being there turns the channel on.
+struct DiscordConfig {
+  bool enabled = false;
+  std::string token;  // the bot's token, never printed; SIGIL_DISCORD_TOKEN overrides the file
+  std::string api_url = "https://discord.com/api/v10";  // the gateway URL comes from GET /gateway/bot
+  std::vector<std::string> allowed_users;               // user ids (snowflakes); empty: anyone
+  int request_timeout_seconds = 30;                     // one REST call's answer
+};
+
 struct ChannelsConfig {
   TelegramConfig telegram;
+  DiscordConfig discord;
 };
 
 struct Config {

@@ -159,11 +159,16 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     if (!config_.actions.default_telegram_chat.empty())
       builtin.messages.allowed.push_back({"telegram", config_.actions.default_telegram_chat});
   }
+  // Discord targets are channel ids: only those listed in [actions] message_targets are allowed.
   builtin.messages.send = [this](const actions::MessageTarget& target, std::string_view text) -> std::string {
     if (text::ascii::iequals(target.channel, "telegram") && telegram_)
       return telegram_->send_message(target.chat, text);
-    return "no " + target.channel + " channel is configured" +
-           (text::ascii::iequals(target.channel, "telegram") ? " ([channels.telegram])" : "");
+    if (text::ascii::iequals(target.channel, "discord") && discord_)
+      return discord_->send_message(target.chat, text);
+    const char* section = text::ascii::iequals(target.channel, "telegram")  ? " ([channels.telegram])"
+                          : text::ascii::iequals(target.channel, "discord") ? " ([channels.discord])"
+                                                                            : "";
+    return "no " + target.channel + " channel is configured" + section;
   };
   for (const CommandConfigEntry& c : config_.actions.commands) {
     actions::CommandSpec spec;
@@ -250,11 +255,18 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.public_url = config_.server.public_url;
     o.allowed_origins = config_.server.allowed_origins;
     o.allowed_hosts = config_.server.allowed_hosts;
-    o.extra_metrics = [this] { return telegram_ ? telegram_->metrics_text() : std::string(); };
+    o.extra_metrics = [this] {
+      if (!telegram_ && !discord_) return std::string();
+      return channel_metrics_header() + (telegram_ ? telegram_->metrics_text() : std::string()) +
+             (discord_ ? discord_->metrics_text() : std::string());
+    };
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
   }
   if (config_.channels.telegram.enabled)
     telegram_ = std::make_unique<TelegramService>(config_.channels.telegram, *agent_, *store_);
+  if (config_.channels.discord.enabled)
+    discord_ = std::make_unique<DiscordService>(config_.channels.discord, *agent_, *store_,
+                                                data_dir_ / "discord-session.json");
   scheduler_ = std::make_unique<actions::Scheduler>(
       *store_,
       [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });
@@ -286,6 +298,7 @@ unsigned short Gateway::start() {
     }
   }
   if (telegram_) telegram_->start();
+  if (discord_) discord_->start();
   {
     std::lock_guard lock(mu_);
     notify_target_ = scheduler_.get();
@@ -302,6 +315,7 @@ void Gateway::stop(std::chrono::milliseconds grace) {
     notify_target_ = nullptr;
   }
   if (telegram_) telegram_->stop_polling();
+  if (discord_) discord_->stop_gateway();
   if (scheduler_) scheduler_->stop();
   if (server_) server_->stop();
   if (!agent_) return;
@@ -317,6 +331,8 @@ void Gateway::stop(std::chrono::milliseconds grace) {
   }
   if (telegram_)
     for (const std::string& id : telegram_->running_turns()) turns.insert(id);
+  if (discord_)
+    for (const std::string& id : discord_->running_turns()) turns.insert(id);
   for (const std::string& id : turns) agent_->cancel(id);
   agent_->wait_idle();
 }

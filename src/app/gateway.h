@@ -33,6 +33,7 @@
 
 #include "app/config.h"
 #include "app/data_lock.h"
+#include "app/discord_service.h"
 #include "app/telegram_service.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
@@ -103,6 +104,7 @@ class Gateway {
   std::unique_ptr<server::HttpServer> server_;
   std::unique_ptr<actions::Scheduler> scheduler_;
   std::unique_ptr<TelegramService> telegram_;  // [channels.telegram]; null when not configured
+  std::unique_ptr<DiscordService> discord_;    // [channels.discord]; null when not configured
 
   std::mutex mu_;
   actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken

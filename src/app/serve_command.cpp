@@ -56,6 +56,12 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
                   ? std::string("anyone may write")
                   : std::to_string(config.channels.telegram.allowed_users.size()) + " allowed users")
           << ")\n";
+    if (config.channels.discord.enabled)
+      out << "sigil: discord: gateway via " << config.channels.discord.api_url << " ("
+          << (config.channels.discord.allowed_users.empty()
+                  ? std::string("anyone may write")
+                  : std::to_string(config.channels.discord.allowed_users.size()) + " allowed users")
+          << ")\n";
     out << "sigil: listening on http://" << host << ':' << port << std::endl;
 
     int signal = 0;

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "sigil/agent/channel_observer.h"
+#include "app/channel_turn.h"
 #include "sigil/channels/telegram/telegram_channel.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
@@ -24,6 +24,16 @@ namespace tg = channels::telegram;
 constexpr std::string_view kChannel = "telegram";
 // Telegram ids as sigil names them: user "tg-<from.id>", conversation "tg-<chat.id>", turn "tg-<update_id>".
 constexpr std::string_view kIdPrefix = "tg-";
+// "typing" shows for ~5 s on Telegram: renewed every 4 s.
+constexpr std::chrono::seconds kTypingEvery{4};
+
+deliver::ChatOutboxOptions outbox_options(const tg::TelegramTarget& target) {
+  deliver::ChatOutboxOptions o;
+  o.reply_to = std::to_string(target.answering);
+  // send-message's handler sent the text itself (it must know whether Telegram took it); nothing more.
+  o.other_chat = [](const deliver::Delivery&) { return std::string(); };
+  return o;
+}
 
 boost::json::object payload_of(const tg::InboundMessage& m) {
   return {{"update_id", m.update_id}, {"chat_id", m.chat_id},
@@ -58,71 +68,14 @@ std::optional<tg::InboundMessage> message_of(const std::string& json) {
   return m;
 }
 
-// Holds the channel so it is built before the observer's outbox, which reads its capabilities.
-struct ChannelMember {
-  tg::TelegramChannel channel;
-};
-
-// One turn on one chat: the outbox on a TelegramChannel, and the typing indicator while nothing is shown.
-class TelegramTurn final : private ChannelMember, public agent::ChannelObserver {
- public:
-  using OnEnd = std::function<void(const agent::TurnSummary&, const deliver::DeliveryReport&,
-                                   const std::vector<std::string>& in_doubt)>;
-
-  TelegramTurn(tg::BotApi& api, tg::TelegramTarget target, OnEnd on_end)
-      : ChannelMember{tg::TelegramChannel(api, target)},
-        agent::ChannelObserver(channel, options(target)),
-        on_end_(std::move(on_end)) {}
-
-  ~TelegramTurn() override { stop_typing(); }
-
-  // The first "typing" goes out before the turn starts (so it is the turn's first call); the thread renews
-  // it every 4 s (Telegram shows it for ~5 s) until something is shown or the turn ends.
-  void start_typing() {
-    (void)channel.typing();
-    typing_ = std::jthread([this](const std::stop_token& stop) {
-      std::mutex m;
-      std::condition_variable_any cv;
-      std::unique_lock lock(m);
-      while (!cv.wait_for(lock, stop, std::chrono::seconds(4), [] { return false; })) {
-        if (stop.stop_requested() || channel.shown_anything()) return;
-        (void)channel.typing();
-      }
-    });
-  }
-
- protected:
-  void turn_ended(const agent::TurnSummary& summary, const deliver::DeliveryReport& report) override {
-    stop_typing();
-    if (on_end_) on_end_(summary, report, channel.in_doubt());
-  }
-
- private:
-  static deliver::ChatOutboxOptions options(const tg::TelegramTarget& target) {
-    deliver::ChatOutboxOptions o;
-    o.reply_to = std::to_string(target.answering);
-    // send-message's handler sent the text itself (it must know whether Telegram took it); nothing more.
-    o.other_chat = [](const deliver::Delivery&) { return std::string(); };
-    return o;
-  }
-  void stop_typing() {
-    if (typing_.joinable()) {
-      typing_.request_stop();
-      if (typing_.get_id() != std::this_thread::get_id()) typing_.join();
-    }
-  }
-
-  OnEnd on_end_;
-  std::jthread typing_;
-};
-
 }  // namespace
 
 TelegramService::TelegramService(const TelegramConfig& config, agent::Agent& agent, store::Store& store)
-    : config_(config), agent_(agent), store_(store), io_(std::make_shared<net::IoThreads>(1)) {
+    : config_(config), agent_(agent), io_(std::make_shared<net::IoThreads>(1)) {
   http_ = std::make_unique<net::HttpClient>(io_);
   send_api_ = std::make_unique<tg::BotApi>(*http_, config_.api_url, config_.token);
   poll_api_ = std::make_unique<tg::BotApi>(*http_, config_.api_url, config_.token);
+  inbound_ = std::make_unique<ChannelInbound>(store, std::string(kChannel), send_api_->bot_id(), "update");
   tg::PollerOptions o;
   o.allowed_users = config_.allowed_users;
   o.poll_timeout = std::chrono::seconds(config_.poll_timeout_seconds);
@@ -146,28 +99,14 @@ void TelegramService::stop_polling() {
   if (poller_) poller_->stop();
 }
 
-std::set<std::string> TelegramService::running_turns() const {
-  std::lock_guard lock(mu_);
-  return running_;
-}
+std::set<std::string> TelegramService::running_turns() const { return inbound_->running(); }
 
 void TelegramService::run_pending() {
-  auto pending = store_.pending_inbound(kChannel, send_api_->bot_id(), 1000);
-  if (!pending.ok()) {
-    if (log::enabled(log::Level::error))
-      log::write(log::Record{log::Level::error, "telegram-store", {}}.with("error", pending.error()));
-    return;
-  }
-  for (const store::InboundRecord& r : *pending) {
-    std::optional<tg::InboundMessage> m = message_of(r.payload_json);
-    if (!m) {
-      (void)store_.finish_inbound(kChannel, r.account, r.key, store::Clock::now());
-      continue;
-    }
-    if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, "telegram-resume", {}}.with("update", m->update_id));
-    run_turn(*m);
-  }
+  inbound_->resume_pending([this](const std::string& json) {
+    const std::optional<tg::InboundMessage> m = message_of(json);
+    if (m) run_turn(*m);
+    return m.has_value();
+  });
 }
 
 bool TelegramService::on_update(std::int64_t update_id, const std::optional<tg::InboundMessage>& message,
@@ -181,22 +120,13 @@ bool TelegramService::on_update(std::int64_t update_id, const std::optional<tg::
     }
     return true;
   }
-  store::InboundRecord rec;
-  rec.channel = std::string(kChannel);
-  rec.account = send_api_->bot_id();
-  rec.key = std::to_string(update_id);
-  rec.payload_json = boost::json::serialize(payload_of(*message));
-  rec.received_at = store::Clock::now();
-  auto fresh = store_.record_inbound(rec);
-  if (!fresh.ok()) {
-    if (log::enabled(log::Level::error))
-      log::write(log::Record{log::Level::error, "telegram-store", {}}.with("error", fresh.error()));
-    return false;  // not confirmed: Telegram sends it again
-  }
-  if (!*fresh) {
-    if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, "telegram-duplicate", {}}.with("update", update_id));
-    return true;
+  switch (inbound_->record(std::to_string(update_id), boost::json::serialize(payload_of(*message)))) {
+    case ChannelInbound::Recorded::Failed:
+      return false;  // not confirmed: Telegram sends it again
+    case ChannelInbound::Recorded::Duplicate:
+      return true;
+    case ChannelInbound::Recorded::Fresh:
+      break;
   }
   run_turn(*message);
   return true;
@@ -208,32 +138,13 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
   target.answering = m.message_id;
   target.reply = m.chat_type != "private";
   const std::string turn_id = std::string(kIdPrefix) + std::to_string(m.update_id);
-  const std::string account = send_api_->bot_id();
-  const std::string key = std::to_string(m.update_id);
-  {
-    std::lock_guard lock(mu_);
-    running_.insert(turn_id);
-  }
-  auto observer = std::make_shared<TelegramTurn>(
-      *send_api_, target,
-      [this, turn_id, account, key, chat = m.chat_id](const agent::TurnSummary& summary,
-                                                      const deliver::DeliveryReport& report,
-                                                      const std::vector<std::string>& in_doubt) {
-        (void)store_.finish_inbound(kChannel, account, key, store::Clock::now());
-        if (log::enabled(log::Level::info)) {
-          log::Record r{log::Level::info, "telegram-turn", {}};
-          r.with("turn", turn_id)
-              .with("chat", chat)
-              .with("status", std::string(agent::to_string(summary.status)))
-              .with("messages", static_cast<std::int64_t>(report.messages_sent))
-              .with("files", static_cast<std::int64_t>(report.files_sent))
-              .with("reactions", static_cast<std::int64_t>(report.reactions));
-          for (const std::string& line : report.lines()) r.with("note", line);
-          for (const std::string& line : in_doubt) r.with("in_doubt", line);
-          log::write(r);
-        }
-        std::lock_guard lock(mu_);
-        running_.erase(turn_id);
+  inbound_->begin(turn_id);
+  auto observer = std::make_shared<ChannelTurn<tg::TelegramChannel>>(
+      *send_api_, target, outbox_options(target), kTypingEvery,
+      [this, turn_id, key = std::to_string(m.update_id), chat = std::to_string(m.chat_id)](
+          const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
+          const std::vector<std::string>& in_doubt) {
+        inbound_->end(key, turn_id, chat, summary, report, in_doubt);
       });
   observer->start_typing();
   agent::TurnInput in;
@@ -251,8 +162,9 @@ std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store:
   std::int64_t chat_id = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), chat_id);
   if (ec != std::errc() || end != digits.data() + digits.size() || chat_id == 0) return nullptr;
-  auto observer = std::make_shared<TelegramTurn>(
-      *send_api_, tg::TelegramTarget{chat_id, 0, false},
+  const tg::TelegramTarget target{chat_id, 0, false};
+  auto observer = std::make_shared<ChannelTurn<tg::TelegramChannel>>(
+      *send_api_, target, outbox_options(target), kTypingEvery,
       [chat_id, id = task.id](const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
                               const std::vector<std::string>& in_doubt) {
         if (!log::enabled(log::Level::info)) return;
@@ -271,36 +183,12 @@ std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store:
 }
 
 std::string TelegramService::metrics_text() const {
-  const auto escape = [](std::string_view v) {
-    std::string out;
-    for (char c : v) {
-      if (c == '\\' || c == '"') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
-    return out;
-  };
-  std::string out =
-      "# HELP sigil_channel_calls_total Calls made to a chat platform's API (each attempt).\n"
-      "# TYPE sigil_channel_calls_total counter\n"
-      "# HELP sigil_channel_retries_total Calls made again after a 429 or a failure to connect.\n"
-      "# TYPE sigil_channel_retries_total counter\n"
-      "# HELP sigil_channel_failures_total Calls that failed in the end.\n"
-      "# TYPE sigil_channel_failures_total counter\n";
+  std::string out;
   const std::pair<const char*, const tg::BotApi*> apis[] = {{"send", send_api_.get()},
                                                             {"poll", poll_api_.get()}};
   for (const auto& [name, api] : apis) {
     const tg::BotApiStats s = api->stats();
-    const std::string labels = std::string("{channel=\"telegram\",api=\"") + name + "\"}";
-    out += "sigil_channel_calls_total" + labels + " " + std::to_string(s.calls) + "\n";
-    out += "sigil_channel_retries_total" + labels + " " + std::to_string(s.retries) + "\n";
-    out += "sigil_channel_failures_total" + labels + " " + std::to_string(s.failures) + "\n";
-    if (!s.last_error.empty())
-      out += std::string("sigil_channel_last_error_info{channel=\"telegram\",api=\"") + name + "\",error=\"" +
-             escape(s.last_error.substr(0, text::safe_cut(s.last_error, 200))) + "\"} 1\n";
+    out += channel_metrics(kChannel, name, {s.calls, s.retries, s.failures, s.last_error});
   }
   return out;
 }

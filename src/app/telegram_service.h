@@ -18,12 +18,12 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 
+#include "app/channel_inbound.h"
 #include "app/config.h"
 #include "sigil/agent/agent.h"
 #include "sigil/channels/telegram/bot_api.h"
@@ -54,9 +54,9 @@ class TelegramService {
   // Sends `text` to the chat (a Telegram chat id); "" when Telegram took every part, else the error.
   std::string send_message(std::string_view chat, std::string_view text);
 
-  // Prometheus text: sigil_channel_calls_total, _retries_total, _failures_total and
-  // sigil_channel_last_error_info{channel="telegram",api="send"|"poll",error="…"} (the error line never holds
-  // the token: BotApi's errors name only the host).
+  // Prometheus lines (channel_metrics_header() goes before them once): sigil_channel_calls_total,
+  // _retries_total, _failures_total and sigil_channel_last_error_info{channel="telegram",api="send"|"poll",
+  // error="…"} (the error line never holds the token: BotApi's errors name only the host).
   std::string metrics_text() const;
 
  private:
@@ -67,15 +67,13 @@ class TelegramService {
 
   TelegramConfig config_;
   agent::Agent& agent_;
-  store::Store& store_;
   std::shared_ptr<net::IoThreads> io_;
   std::unique_ptr<net::HttpClient> http_;
   // Two: stopping the poller cancels its own calls, not the sends of turns still running.
   std::unique_ptr<channels::telegram::BotApi> send_api_;
   std::unique_ptr<channels::telegram::BotApi> poll_api_;
   std::unique_ptr<channels::telegram::UpdatePoller> poller_;
-  mutable std::mutex mu_;
-  std::set<std::string> running_;
+  std::unique_ptr<ChannelInbound> inbound_;  // built once the bot's id is known (from the token)
 };
 
 }  // namespace sigil::app

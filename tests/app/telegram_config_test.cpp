@@ -1,32 +1,18 @@
 // [channels.telegram] in sigil.toml (docs/configuration.md, docs/channels/telegram.md).
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 
+#include "app/channel_config_support.h"
 #include "app/config.h"
 
 namespace sigil::app {
 namespace {
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::env_of;
+using testing::error_of;
 
 constexpr std::string_view kToken = "123456789:AAHfakeTokenForSigilTests00000000000";
-
-std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
-  try {
-    load_config_text(toml, "/etc/sigil/sigil.toml", {}, env);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(TelegramConfig, OffWithoutTheSection) {
   const Config c =
@@ -89,8 +75,8 @@ TEST(TelegramConfig, ClearErrors) {
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"x\"\n");
   EXPECT_NE(e.find("[channels.telegram] unknown key \"webhook_url\""), std::string::npos) << e;
 
-  e = error_of("[channels.discord]\ntoken = \"x\"\n");
-  EXPECT_NE(e.find("unknown channel [channels.discord] (known: telegram)"), std::string::npos) << e;
+  e = error_of("[channels.slack]\ntoken = \"x\"\n");
+  EXPECT_NE(e.find("unknown channel [channels.slack] (known: telegram, discord)"), std::string::npos) << e;
 }
 
 TEST(TelegramConfig, ABadTokenIsRefusedWithoutShowingIt) {

@@ -18,27 +18,24 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
 Every wait is for an event (a journal entry, a log line), never a fixed sleep.
 """
 import hashlib
-import json
 import os
 import re
 import shutil
 import signal
 import struct
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 import urllib.request
 import zlib
 
-from sigil_serve import SigilServe
+from channel_fake import Checks, FakeServer, start_serve, write_replay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
 TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000"
 ALICE = 1001
-WAIT = 120  # seconds: an ASan build on a loaded 2-core machine is slow
+CHECKS = Checks("telegram_channel_test")
+fail, check = CHECKS.fail, CHECKS.check
 
 REPORT_REPLY = ('<react emoji="👍"/>Here is **the report** you asked for: it has `code`, a < b & c, and '
                 '[a link](https://example.com/?a=1&b=2).\n\n<file path="report.pdf" mode="doc"/>'
@@ -54,17 +51,6 @@ REMIND_REPLY = ('<scheduleTask>{"message": "MARK-TASK time to stretch", "delay":
 TASK_REPLY = "Time to stretch! MARK-TASK-DONE"
 
 
-def fail(message):
-    print(f"telegram_channel_test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        fail(message)
-
-
 def png_bytes():
     """A valid 2x2 RGB PNG (the fake reads its header; an invalid one is IMAGE_PROCESS_FAILED)."""
     def chunk(kind, data):
@@ -74,28 +60,12 @@ def png_bytes():
             chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
-class Fake:
+class Fake(FakeServer):
     def __init__(self, state_dir, extra=()):
-        self.proc = subprocess.Popen(["node", FAKE, "--port", "0", "--state-dir", state_dir, *extra],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        m = re.match(r"listening (\d+)", line)
-        if not m:
-            fail("the fake did not start: " + line + self.proc.stderr.read())
-        self.url = f"http://127.0.0.1:{m.group(1)}"
-
-    def admin(self, path, body=None):
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(self.url + path, data=data, method="POST" if data is not None else "GET",
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read() or b"null")
+        super().__init__(CHECKS, FAKE, state_dir, extra)
 
     def journal(self, since=0):
-        return [e for e in self.admin(f"/_fake/journal?since={since}")["entries"] if e.get("kind") == "api"]
-
-    def last_seq(self):
-        return self.admin("/_fake/journal")["last_seq"]
+        return self.entries(since, "api")
 
     def write(self, text, sender=None):
         body = {"text": text}
@@ -104,21 +74,9 @@ class Fake:
             body["chat_id"] = sender["id"]
         return self.admin("/_fake/messages", body)
 
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-
 
 def wait_for(what, predicate, server=None):
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        if server is not None and server.proc.poll() is not None:
-            fail(f"sigil serve exited while waiting for {what}:\n{server.stderr_text()}")
-        time.sleep(0.05)
-    fail(f"timed out waiting for {what}" + (f"\nserver log:\n{server.stderr_text()}" if server else ""))
+    return CHECKS.wait_for(what, predicate, server)
 
 
 def turn_logged(server, update_id):
@@ -147,14 +105,12 @@ def main():
         with open(os.path.join(files, "pic.png"), "wb") as f:
             f.write(png)
         replay = os.path.join(tmp, "replay.jsonl")
-        with open(replay, "w", encoding="utf-8") as f:
-            for line in ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
-                         {"match": "MARK-TASK", "reply": TASK_REPLY}, {"match": "remind", "reply": REMIND_REPLY},
-                         {"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
-                         {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
-                         {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
-                         {"reply": "Fallback."}):
-                f.write(json.dumps(line) + "\n")
+        write_replay(replay, ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
+                              {"match": "MARK-TASK", "reply": TASK_REPLY}, {"match": "remind", "reply": REMIND_REPLY},
+                              {"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
+                              {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
+                              {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
+                              {"reply": "Fallback."}))
         config = os.path.join(tmp, "sigil.toml")
         with open(config, "w", encoding="utf-8") as f:
             f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
@@ -164,11 +120,7 @@ def main():
                     f'allowed_users = [{ALICE}]\npoll_timeout = 5\n')
 
         def start(name):
-            s = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True, log_path=os.path.join(tmp, name))
-            if not s.wait_listening():
-                s.stop(signal.SIGKILL)
-                fail("no listening line:\n" + s.stderr_text())
-            return s
+            return start_serve(CHECKS, sigil, config, tmp, name)
 
         server = start("serve1.log")
         check(any("sigil: telegram: polling " + fake.url in line for line in server.out),
@@ -311,7 +263,9 @@ def main():
         wait_for("the scheduled task's answer in the chat", lambda: any(
             e["route"] == "sendMessage" and "MARK-TASK-DONE" in e["params"]["text"]
             for e in calls_for(fake.journal(seq_task), team)), server)
-        check(any("telegram-task task=" in line for line in server.err), "the task turn is logged as Telegram's")
+        # The turn's log line comes after its last call: waited for, not assumed.
+        check(wait_for("the task turn's log line", lambda: any("telegram-task task=" in line for line in server.err),
+                       server), "the task turn is logged as Telegram's")
         done = [e for e in calls_for(fake.journal(seq_task), team)
                 if e["route"] == "sendMessage" and "MARK-TASK-DONE" in e["params"]["text"]]
         check(len(done) == 1 and done[0]["params"]["text"] == TASK_REPLY, "the reminder arrives once, whole")

@@ -86,6 +86,7 @@ export class DiscordFake {
     this.privileged = { guild_members: true, guild_presences: true, message_content: true };
     this.rateLimit = { limit: 50, window_ms: 1000 };
     this.manageMessages = false;
+    this.ackHeartbeats = true;  // false: heartbeats are taken but never acknowledged (a zombie connection)
     this.lastSnowflake = 0n;
     this.users = new Map();
     this.guilds = new Map();
@@ -476,7 +477,7 @@ export class DiscordFake {
     switch (payload.op) {
       case 1:
         conn.lastHeartbeat = Date.now();
-        this.sendPayload(conn, { t: null, s: null, op: 11, d: null });
+        if (this.ackHeartbeats) this.sendPayload(conn, { t: null, s: null, op: 11, d: null });
         return;
       case 2:
         this.identify(conn, payload.d ?? {});
@@ -839,8 +840,9 @@ export class DiscordFake {
           this.buckets.clear();
         }
         if (body.manage_messages !== undefined) this.manageMessages = Boolean(body.manage_messages);
+        if (body.ack_heartbeats !== undefined) this.ackHeartbeats = Boolean(body.ack_heartbeats);
         sendJson(res, 200, { privileged_intents: this.privileged, heartbeat_interval: this.heartbeatMs,
-          rate_limit: this.rateLimit, manage_messages: this.manageMessages });
+          rate_limit: this.rateLimit, manage_messages: this.manageMessages, ack_heartbeats: this.ackHeartbeats });
       } else if (req.method === "GET" && (m = /^\/_fake\/channels\/(\d+)$/.exec(p))) {
         const channel = this.channels.get(m[1]);
         if (!channel) sendJson(res, 404, { error: "no such channel" });

@@ -15,7 +15,9 @@ using testing::FakeOpenAiServer;
 using testing::FakeResponse;
 
 FakeResponse vectors(const std::string& data) {
-  return FakeResponse{200, {}, R"({"object":"list","data":)" + data + "}"};
+  FakeResponse r;
+  r.body = R"({"object":"list","data":)" + data + "}";
+  return r;
 }
 
 std::unique_ptr<Embeddings> client(const FakeOpenAiServer& server) {

@@ -26,6 +26,10 @@ class Payload {
   virtual std::int64_t read_at(std::uint64_t offset, std::span<char> out) const = 0;
 };
 
+// Reads a payload's bytes whole into `out` (uploads to chat platforms are request bodies in memory); false
+// with `error` set when a read failed.
+bool read_payload(const Payload& payload, std::string& out, std::string& error);
+
 // Something the user sees; a channel renders it.
 struct Delivery {
   // Message: a text to another chat (send-message), allow-listed by its handler before it gets here.

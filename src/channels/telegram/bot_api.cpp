@@ -2,34 +2,16 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
-#include <future>
 #include <memory>
 #include <utility>
 
 #include "sigil/log/log.h"
-#include "sigil/net/http_fetch.h"
 #include "sigil/net/multipart.h"
 
 namespace sigil::channels::telegram {
 namespace {
 
 constexpr std::size_t kMaxAnswer = 8u << 20;  // getUpdates answers with up to 100 updates
-
-// Whether the request can have reached Telegram: failures before a connection existed cannot.
-bool never_sent(net::NetErrorKind kind) {
-  switch (kind) {
-    case net::NetErrorKind::bad_url:
-    case net::NetErrorKind::bad_request:
-    case net::NetErrorKind::resolve_failed:
-    case net::NetErrorKind::connect_failed:
-    case net::NetErrorKind::connect_timeout:
-    case net::NetErrorKind::tls_verify_failed:
-    case net::NetErrorKind::tls_failed:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // The methods that make a new message: repeating one shows it twice (Telegram has no idempotency key).
 // Setting a reaction or a chat action again changes nothing.
@@ -110,24 +92,10 @@ ApiOutcome BotApi::once(std::string_view method, const std::string& content_type
   // A message sent twice is a message the user sees twice: a send whose connection drops is in doubt, not
   // resent (the net client would resend it on a reused connection that ends before the answer).
   req.resend_on_stale_connection = !creates_message(method);
-  auto promise = std::make_shared<std::promise<net::HttpResult>>();
-  std::future<net::HttpResult> done = promise->get_future();
-  std::shared_ptr<net::HttpCall> handle =
-      net::fetch(client_, std::move(req), kMaxAnswer,
-                 [promise](net::HttpResult r) { promise->set_value(std::move(r)); });
-  {
-    std::lock_guard lock(mu_);
-    if (stopped_.load()) handle->cancel();
-    open_.insert(handle);
-  }
-  const net::HttpResult r = done.get();
-  {
-    std::lock_guard lock(mu_);
-    open_.erase(handle);
-  }
+  const net::HttpResult r = fetches_.fetch(client_, std::move(req), kMaxAnswer);
   if (r.error && r.head.status == 0) {
     ApiOutcome o;
-    o.kind = never_sent(r.error->kind) ? ApiOutcome::Kind::NotSent : ApiOutcome::Kind::Unknown;
+    o.kind = net::never_sent(r.error->kind) ? ApiOutcome::Kind::NotSent : ApiOutcome::Kind::Unknown;
     // NetError::message names the host and port, never the path that holds the token.
     o.description = r.error->message;
     return o;
@@ -205,8 +173,8 @@ void BotApi::stop() {
   {
     std::lock_guard lock(mu_);
     stopped_.store(true);
-    for (const auto& call : open_) call->cancel();
   }
+  fetches_.cancel_all();
   cv_.notify_all();
 }
 

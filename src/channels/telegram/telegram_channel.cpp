@@ -3,7 +3,6 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <climits>
-#include <span>
 #include <utility>
 
 #include "sigil/channels/telegram/telegram_html.h"
@@ -41,22 +40,6 @@ std::string without_variation_selectors(std::string_view emoji) {
 }
 
 }  // namespace
-
-bool read_payload(const deliver::Payload& payload, std::string& out, std::string& error) {
-  out.clear();
-  out.reserve(static_cast<std::size_t>(payload.size()));
-  char buffer[64 * 1024];
-  for (std::uint64_t offset = 0;;) {
-    const std::int64_t n = payload.read_at(offset, std::span<char>(buffer, sizeof buffer));
-    if (n < 0) {
-      error = "cannot read the file's bytes";
-      return false;
-    }
-    if (n == 0) return true;
-    out.append(buffer, static_cast<std::size_t>(n));
-    offset += static_cast<std::uint64_t>(n);
-  }
-}
 
 TelegramChannel::TelegramChannel(BotApi& api, TelegramTarget target) : api_(api), target_(target) {}
 
@@ -136,7 +119,7 @@ deliver::ChannelResult TelegramChannel::upload(std::string_view method, std::str
   if (!f.payload) return deliver::channel_error("the delivery has no bytes");
   UploadFile file;
   std::string error;
-  if (!read_payload(*f.payload, file.data, error)) return deliver::channel_error(error);
+  if (!deliver::read_payload(*f.payload, file.data, error)) return deliver::channel_error(error);
   file.field = std::string(field);
   file.filename = f.name.empty() ? f.payload->name() : f.name;
   file.content_type = f.mime_type.empty() ? f.payload->mime_type() : f.mime_type;

@@ -1,63 +1,33 @@
 #include "sigil/channels/telegram/telegram_html.h"
 
-#include <md4c.h>
-
 #include <cctype>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "channels/markdown_walk.h"
 #include "sigil/text/char_refs.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::channels::telegram {
 namespace {
 
-std::string attribute(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
-
-class Renderer {
+class Renderer final : public MarkdownWalk {
  public:
   std::string run(std::string_view markdown) {
-    MD_PARSER parser{};
-    parser.abi_version = 0;
-    parser.flags = MD_FLAG_NOHTML | MD_FLAG_STRIKETHROUGH | MD_FLAG_TABLES | MD_FLAG_PERMISSIVEAUTOLINKS;
-    parser.enter_block = [](MD_BLOCKTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->enter_block(t, d);
-    };
-    parser.leave_block = [](MD_BLOCKTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->leave_block(t, d);
-    };
-    parser.enter_span = [](MD_SPANTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->enter_span(t, d);
-    };
-    parser.leave_span = [](MD_SPANTYPE t, void* d, void* self) {
-      return static_cast<Renderer*>(self)->leave_span(t, d);
-    };
-    parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* self) {
-      return static_cast<Renderer*>(self)->text(t, std::string_view(s, n));
-    };
-    if (md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, this) != 0)
-      return escape_telegram_html(markdown);  // md4c gives up only on memory exhaustion: show it plainly
+    if (!walk(markdown)) return escape_telegram_html(markdown);  // md4c gives up only on memory exhaustion
     while (!out_.empty() && (out_.back() == '\n' || out_.back() == ' ')) out_.pop_back();
     return out_;
   }
 
  private:
-  struct List {
-    bool ordered = false;
-    unsigned next = 1;
-    bool tight = true;
-  };
-
   // Starts a block's output: the separator owed since the last block, unless its container just opened.
   void begin_block() {
     if (pending_ > 0 && !out_.empty() && !fresh_) out_.append(static_cast<std::size_t>(pending_), '\n');
     pending_ = 0;
     fresh_ = false;
   }
-  int block_gap() const { return !lists_.empty() && lists_.back().tight ? 1 : 2; }
-
-  int enter_block(MD_BLOCKTYPE type, void* detail) {
+  int enter_block(MD_BLOCKTYPE type, void* detail) override {
     switch (type) {
       case MD_BLOCK_DOC:
         break;
@@ -67,28 +37,14 @@ class Renderer {
         fresh_ = true;
         break;
       case MD_BLOCK_UL:
-      case MD_BLOCK_OL: {
-        if (!lists_.empty()) pending_ = 1;  // a nested list starts on the next line of its item
-        List l;
-        l.ordered = type == MD_BLOCK_OL;
-        if (type == MD_BLOCK_OL) {
-          const auto* d = static_cast<const MD_BLOCK_OL_DETAIL*>(detail);
-          l.next = d->start;
-          l.tight = d->is_tight != 0;
-        } else {
-          l.tight = static_cast<const MD_BLOCK_UL_DETAIL*>(detail)->is_tight != 0;
-        }
-        lists_.push_back(l);
+      case MD_BLOCK_OL:
+        enter_list(type, detail);
         break;
-      }
-      case MD_BLOCK_LI: {
+      case MD_BLOCK_LI:
         begin_block();
-        out_.append(2 * (lists_.size() - 1), ' ');
-        List& l = lists_.back();
-        out_ += l.ordered ? std::to_string(l.next++) + ". " : std::string("• ");
+        out_ += item_marker("• ");
         fresh_ = true;
         break;
-      }
       case MD_BLOCK_HR:
         begin_block();
         out_ += "———";
@@ -137,7 +93,7 @@ class Renderer {
     return 0;
   }
 
-  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) {
+  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) override {
     switch (type) {
       case MD_BLOCK_DOC:
         break;
@@ -149,8 +105,7 @@ class Renderer {
         break;
       case MD_BLOCK_UL:
       case MD_BLOCK_OL:
-        lists_.pop_back();
-        pending_ = lists_.empty() ? 2 : 1;
+        leave_list();
         break;
       case MD_BLOCK_LI:
         pending_ = block_gap();
@@ -182,7 +137,7 @@ class Renderer {
     return 0;
   }
 
-  int enter_span(MD_SPANTYPE type, void* detail) {
+  int enter_span(MD_SPANTYPE type, void* detail) override {
     fresh_ = false;
     if (image_depth_ > 0) {
       if (type == MD_SPAN_IMG) ++image_depth_;
@@ -220,7 +175,7 @@ class Renderer {
     return 0;
   }
 
-  int leave_span(MD_SPANTYPE type, void* /*detail*/) {
+  int leave_span(MD_SPANTYPE type, void* /*detail*/) override {
     if (image_depth_ > 0) {
       if (type == MD_SPAN_IMG && --image_depth_ == 0 && !image_src_.empty())
         out_ += " (" + escape_telegram_html(image_src_) + ")";
@@ -252,7 +207,7 @@ class Renderer {
     return 0;
   }
 
-  int text(MD_TEXTTYPE type, std::string_view s) {
+  int text(MD_TEXTTYPE type, std::string_view s) override {
     fresh_ = false;  // the container's first content is written: the next block is separated from it
     switch (type) {
       case MD_TEXT_NULLCHAR:
@@ -279,9 +234,6 @@ class Renderer {
   }
 
   std::string out_;
-  int pending_ = 0;
-  bool fresh_ = false;
-  std::vector<List> lists_;
   int quote_depth_ = 0;
   bool in_code_ = false;
   bool code_lang_ = false;

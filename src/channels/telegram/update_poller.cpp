@@ -6,24 +6,12 @@
 #include <condition_variable>
 #include <utility>
 
+#include "channels/json_fields.h"
 #include "sigil/log/log.h"
 #include "sigil/text/ascii.h"
 
 namespace sigil::channels::telegram {
 namespace {
-
-std::int64_t int_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_int64() ? v->as_int64() : 0;
-}
-std::string string_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-const boost::json::object* object_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_object() ? &v->as_object() : nullptr;
-}
 
 bool mentions(std::string_view text, std::string_view username) {
   if (username.empty()) return false;

@@ -24,11 +24,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sigil/net/blocking_fetch.h"
 #include "sigil/net/http_client.h"
 
 namespace sigil::channels::telegram {
@@ -100,7 +100,7 @@ class BotApi {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   BotApiStats stats_;
-  std::set<std::shared_ptr<net::HttpCall>> open_;  // requests under way: stop() cancels them
+  net::BlockingFetches fetches_;  // requests under way: stop() cancels them
 };
 
 // Bot API 10.1's reaction emoji (73), without U+FE0F: what setMessageReaction accepts from a bot.

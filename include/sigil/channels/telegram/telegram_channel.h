@@ -71,7 +71,4 @@ class TelegramChannel final : public deliver::Channel {
   std::vector<std::string> in_doubt_;
 };
 
-// Reads a payload's bytes whole (uploads are multipart bodies in memory; Telegram takes at most 50 MB).
-bool read_payload(const deliver::Payload& payload, std::string& out, std::string& error);
-
 }  // namespace sigil::channels::telegram

@@ -1,0 +1,116 @@
+// Discord's REST API v10 as blocking calls over the shared net::HttpClient (architecture: channels use net/).
+// Every request carries `Authorization: Bot <token>`; bodies are JSON, or multipart/form-data with
+// `payload_json` and `files[n]` for attachments.
+//
+// What it promises:
+// - Every call ends with one Outcome: Ok (2xx; `body` holds the JSON answer, null for 204), Refused (Discord
+//   answered with an error: status, Discord's `code` and `message` as it sent them), NotSent (the request
+//   never reached Discord: no connection) or Unknown (it may have reached Discord but no answer came: a
+//   time-out after sending, a dropped connection, a 5xx without Discord's answer).
+// - Rate limits (rate_limits.h): a request waits while its bucket or the global limit says so (at most
+//   max_wait; a longer wait fails the call NotSent "rate limited"), and a 429 is waited out and the call made
+//   again. A 429 means Discord did nothing, so this is always safe.
+// - A call marked `repeatable` (every call sigil makes: reading, editing, deleting, reactions, typing, and
+//   creating a message with a nonce + enforce_nonce, which Discord deduplicates) is made again after a
+//   NotSent, Unknown or 5xx outcome, after a short growing pause, up to max_attempts in all. A call not
+//   marked so is repeated only after NotSent and 429.
+// - The token never appears in any outcome, log record or stats: errors name only the host.
+// - Thread-safe; stop() cancels requests under way and wakes every waiting call, which then ends NotSent
+//   "stopped".
+#pragma once
+
+#include <atomic>
+#include <boost/json/value.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/channels/discord/rate_limits.h"
+#include "sigil/net/blocking_fetch.h"
+#include "sigil/net/http_client.h"
+
+namespace sigil::channels::discord {
+
+struct RestOutcome {
+  enum class Kind : unsigned char { Ok, Refused, NotSent, Unknown } kind = Kind::NotSent;
+  int status = 0;           // HTTP status (0: none)
+  int code = 0;             // Refused: Discord's JSON error code (50035, 10008, ...)
+  std::string message;      // Refused: Discord's message; NotSent/Unknown: the network error
+  boost::json::value body;  // Ok: the answer's JSON (null for 204); Refused: Discord's error object
+  int retries = 0;          // calls made again before this outcome
+
+  bool ok() const { return kind == Kind::Ok; }
+  // "400 50035 Invalid Form Body", "outcome unknown: …", "not sent: …".
+  std::string summary() const;
+};
+
+// One file of a multipart message: sent as files[index].
+struct RestFile {
+  std::string filename;
+  std::string content_type;
+  std::string data;
+};
+
+struct RestRequest {
+  std::string method = "GET";
+  std::string path;                        // "/channels/123/messages", without the API prefix
+  std::optional<boost::json::value> json;  // the body (payload_json when there are files)
+  std::vector<RestFile> files;
+  bool repeatable = true;  // see above
+};
+
+struct RestOptions {
+  int max_attempts = 4;
+  std::chrono::seconds max_wait{60};  // longest rate-limit wait a call accepts
+  std::chrono::milliseconds retry_pause{500};
+  std::chrono::milliseconds request_timeout{30'000};
+};
+
+struct RestStats {
+  std::uint64_t calls = 0;
+  std::uint64_t retries = 0;
+  std::uint64_t failures = 0;
+  std::string last_error;
+};
+
+class RestApi {
+ public:
+  // `api_url` without a trailing slash ("https://discord.com/api/v10").
+  RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options = {});
+
+  RestOutcome call(const RestRequest& request);
+
+  void stop();
+  bool stopped() const { return stopped_.load(); }
+  RestStats stats() const;
+  const RateLimits& rate_limits() const { return limits_; }
+
+ private:
+  RestOutcome once(const RestRequest& request, const std::string& content_type, const std::string& body);
+  bool pause(std::chrono::milliseconds how_long);  // false: stopped
+
+  net::HttpClient& client_;
+  std::string api_url_;
+  std::string token_;
+  RestOptions options_;
+  RateLimits limits_;
+  std::atomic<bool> stopped_{false};
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  RestStats stats_;
+  net::BlockingFetches fetches_;
+};
+
+// The bot's user id from its token, whose first part is the id in base64 (not a secret: it names the account
+// in the store before the gateway's READY says it); "unknown" when the token has no such part.
+std::string bot_id_from_token(std::string_view token);
+
+// "%F0%9F%91%8D" for 👍: a path segment with every byte but unreserved ones percent-encoded.
+std::string url_encode_segment(std::string_view s);
+
+}  // namespace sigil::channels::discord

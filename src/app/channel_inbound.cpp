@@ -1,0 +1,115 @@
+#include "app/channel_inbound.h"
+
+#include <utility>
+
+#include "sigil/log/log.h"
+#include "sigil/text/utf8.h"
+
+namespace sigil::app {
+
+ChannelInbound::ChannelInbound(store::Store& store, std::string channel, std::string account,
+                               std::string key_name)
+    : store_(store),
+      channel_(std::move(channel)),
+      account_(std::move(account)),
+      key_name_(std::move(key_name)) {}
+
+ChannelInbound::Recorded ChannelInbound::record(const std::string& key, std::string payload_json) {
+  store::InboundRecord rec;
+  rec.channel = channel_;
+  rec.account = account_;
+  rec.key = key;
+  rec.payload_json = std::move(payload_json);
+  rec.received_at = store::Clock::now();
+  auto fresh = store_.record_inbound(rec);
+  if (!fresh.ok()) {
+    if (log::enabled(log::Level::error))
+      log::write(log::Record{log::Level::error, channel_ + "-store", {}}.with("error", fresh.error()));
+    return Recorded::Failed;
+  }
+  if (!*fresh) {
+    if (log::enabled(log::Level::info))
+      log::write(log::Record{log::Level::info, channel_ + "-duplicate", {}}.with(key_name_, key));
+    return Recorded::Duplicate;
+  }
+  return Recorded::Fresh;
+}
+
+void ChannelInbound::resume_pending(const std::function<bool(const std::string& payload_json)>& run) {
+  auto pending = store_.pending_inbound(channel_, account_, 1000);
+  if (!pending.ok()) {
+    if (log::enabled(log::Level::error))
+      log::write(log::Record{log::Level::error, channel_ + "-store", {}}.with("error", pending.error()));
+    return;
+  }
+  for (const store::InboundRecord& r : *pending) {
+    if (log::enabled(log::Level::info))
+      log::write(log::Record{log::Level::info, channel_ + "-resume", {}}.with(key_name_, r.key));
+    if (!run(r.payload_json)) (void)store_.finish_inbound(channel_, r.account, r.key, store::Clock::now());
+  }
+}
+
+void ChannelInbound::begin(const std::string& turn_id) {
+  std::lock_guard lock(mu_);
+  running_.insert(turn_id);
+}
+
+void ChannelInbound::end(const std::string& key, const std::string& turn_id, std::string_view chat,
+                         const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
+                         const std::vector<std::string>& in_doubt) {
+  (void)store_.finish_inbound(channel_, account_, key, store::Clock::now());
+  if (log::enabled(log::Level::info)) {
+    log::Record r{log::Level::info, channel_ + "-turn", {}};
+    r.with("turn", turn_id)
+        .with("chat", std::string(chat))
+        .with("status", std::string(agent::to_string(summary.status)))
+        .with("messages", static_cast<std::int64_t>(report.messages_sent))
+        .with("files", static_cast<std::int64_t>(report.files_sent))
+        .with("reactions", static_cast<std::int64_t>(report.reactions));
+    for (const std::string& line : report.lines()) r.with("note", line);
+    for (const std::string& line : in_doubt) r.with("in_doubt", line);
+    log::write(r);
+  }
+  std::lock_guard lock(mu_);
+  running_.erase(turn_id);
+}
+
+std::set<std::string> ChannelInbound::running() const {
+  std::lock_guard lock(mu_);
+  return running_;
+}
+
+std::string channel_metrics_header() {
+  return "# HELP sigil_channel_calls_total Calls made to a chat platform's API (each attempt).\n"
+         "# TYPE sigil_channel_calls_total counter\n"
+         "# HELP sigil_channel_retries_total Calls made again after a 429 or a failure to connect.\n"
+         "# TYPE sigil_channel_retries_total counter\n"
+         "# HELP sigil_channel_failures_total Calls that failed in the end.\n"
+         "# TYPE sigil_channel_failures_total counter\n";
+}
+
+std::string channel_metrics(std::string_view channel, std::string_view api, const ApiCounters& c) {
+  const auto escape = [](std::string_view v) {
+    std::string out;
+    for (char ch : v) {
+      if (ch == '\\' || ch == '"') out += '\\';
+      if (ch == '\n') {
+        out += "\\n";
+        continue;
+      }
+      out += ch;
+    }
+    return out;
+  };
+  const std::string base = "{channel=\"" + std::string(channel) + "\",api=\"" + std::string(api) + "\"";
+  std::string out;
+  out += "sigil_channel_calls_total" + base + "} " + std::to_string(c.calls) + "\n";
+  out += "sigil_channel_retries_total" + base + "} " + std::to_string(c.retries) + "\n";
+  out += "sigil_channel_failures_total" + base + "} " + std::to_string(c.failures) + "\n";
+  if (!c.last_error.empty())
+    out += "sigil_channel_last_error_info" + base + ",error=\"" +
+           escape(c.last_error.substr(0, text::safe_cut(c.last_error, 200))) + "\"} 1\n";
+  return out;
+}
+
+}  // namespace sigil::app

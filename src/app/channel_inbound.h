@@ -1,0 +1,68 @@
+// The inbound bookkeeping every chat platform channel shares (Telegram, Discord): each inbound message is
+// recorded in the store's channel_inbound table by its platform id before it is confirmed to the platform,
+// so a redelivery (or a replay after a reconnect) never starts a second turn and a restart resumes the
+// turns that never ended.
+//
+// What it promises:
+// - record(): Fresh when the message is new (recorded now, durably: the caller may confirm it and start its
+//   turn), Duplicate when it was recorded before (log "<channel>-duplicate", start nothing), Failed when
+//   the store failed (logged; the caller must not confirm it, so the platform sends it again).
+// - resume_pending(): the records whose turn never ended, oldest first, each given to `run` (with a
+//   "<channel>-resume" log line); a record `run` cannot read is marked finished.
+// - begin()/end(): the turns under way (running()); end() marks the record finished and logs
+//   "<channel>-turn turn=<id> …" with what the outbox did differently and the sends in doubt.
+// - metrics(): one platform API's counters as Prometheus text, the error line cut to 200 bytes and escaped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sigil/agent/agent.h"
+#include "sigil/deliver/report.h"
+#include "sigil/store/store.h"
+
+namespace sigil::app {
+
+class ChannelInbound {
+ public:
+  // `key_name` names the key in log lines: "update" (Telegram's update_id), "message" (Discord's id).
+  ChannelInbound(store::Store& store, std::string channel, std::string account, std::string key_name);
+
+  enum class Recorded : unsigned char { Fresh, Duplicate, Failed };
+  Recorded record(const std::string& key, std::string payload_json);
+  void resume_pending(const std::function<bool(const std::string& payload_json)>& run);
+
+  void begin(const std::string& turn_id);
+  void end(const std::string& key, const std::string& turn_id, std::string_view chat,
+           const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
+           const std::vector<std::string>& in_doubt);
+  std::set<std::string> running() const;
+
+  const std::string& channel() const { return channel_; }
+
+ private:
+  store::Store& store_;
+  std::string channel_;
+  std::string account_;
+  std::string key_name_;
+  mutable std::mutex mu_;
+  std::set<std::string> running_;
+};
+
+struct ApiCounters {
+  std::uint64_t calls = 0, retries = 0, failures = 0;
+  std::string last_error;
+};
+
+// The HELP/TYPE lines of the counters below (once per /metrics answer).
+std::string channel_metrics_header();
+// sigil_channel_calls_total{channel=…,api=…} …, _retries_total, _failures_total and
+// sigil_channel_last_error_info{…,error="…"} 1 when there was an error.
+std::string channel_metrics(std::string_view channel, std::string_view api, const ApiCounters& c);
+
+}  // namespace sigil::app

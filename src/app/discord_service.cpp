@@ -1,0 +1,230 @@
+#include "app/discord_service.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "app/channel_turn.h"
+#include "sigil/channels/discord/discord_channel.h"
+#include "sigil/deliver/split.h"
+#include "sigil/log/log.h"
+
+namespace sigil::app {
+namespace {
+
+namespace dc = channels::discord;
+
+constexpr std::string_view kChannel = "discord";
+
+std::string payload_of(const dc::InboundMessage& m) {
+  boost::json::array mentions;
+  for (const std::string& id : m.mentions) mentions.emplace_back(id);
+  return boost::json::serialize(boost::json::object{{"id", m.id},
+                                                    {"channel_id", m.channel_id},
+                                                    {"guild_id", m.guild_id},
+                                                    {"author_id", m.author_id},
+                                                    {"author_name", m.author_name},
+                                                    {"content", m.content},
+                                                    {"mentions", std::move(mentions)},
+                                                    {"reply_to_author", m.reply_to_author}});
+}
+
+std::optional<dc::InboundMessage> message_of(const std::string& json) {
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(json, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  const auto& o = v.as_object();
+  const auto str = [&](std::string_view k) {
+    const auto* x = o.if_contains(k);
+    return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
+  };
+  dc::InboundMessage m;
+  m.id = str("id");
+  m.channel_id = str("channel_id");
+  m.guild_id = str("guild_id");
+  m.author_id = str("author_id");
+  m.author_name = str("author_name");
+  m.content = str("content");
+  m.reply_to_author = str("reply_to_author");
+  if (const auto* list = o.if_contains("mentions"); list != nullptr && list->is_array())
+    for (const auto& id : list->as_array())
+      if (id.is_string()) m.mentions.emplace_back(id.as_string());
+  if (m.id.empty() || m.channel_id.empty()) return std::nullopt;
+  return m;
+}
+
+std::optional<dc::GatewaySession> load_session(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  boost::system::error_code ec;
+  const boost::json::value v = boost::json::parse(text.str(), ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  const auto& o = v.as_object();
+  dc::GatewaySession s;
+  if (const auto* x = o.if_contains("session_id"); x != nullptr && x->is_string())
+    s.session_id = x->as_string();
+  if (const auto* x = o.if_contains("seq"); x != nullptr && x->is_int64()) s.seq = x->as_int64();
+  if (const auto* x = o.if_contains("resume_url"); x != nullptr && x->is_string())
+    s.resume_url = x->as_string();
+  if (s.session_id.empty() || s.resume_url.empty()) return std::nullopt;
+  return s;
+}
+
+}  // namespace
+
+DiscordService::DiscordService(const DiscordConfig& config, agent::Agent& agent, store::Store& store,
+                               std::filesystem::path session_file)
+    : config_(config),
+      agent_(agent),
+      store_(store),
+      session_file_(std::move(session_file)),
+      account_(dc::bot_id_from_token(config.token)),
+      io_(std::make_shared<net::IoThreads>(1)),
+      inbound_(store, std::string(kChannel), account_, "message") {
+  http_ = std::make_unique<net::HttpClient>(io_);
+  ws_ = std::make_unique<net::WebSocketClient>(io_);
+  dc::RestOptions ro;
+  ro.request_timeout = std::chrono::seconds(config_.request_timeout_seconds);
+  send_api_ = std::make_unique<dc::RestApi>(*http_, config_.api_url, config_.token, ro);
+  gateway_api_ = std::make_unique<dc::RestApi>(*http_, config_.api_url, config_.token, ro);
+  dc::GatewayOptions go;
+  go.token = config_.token;
+  if (auto kept = load_session(session_file_)) go.resume = *kept;
+  gateway_ = std::make_unique<dc::Gateway>(
+      *gateway_api_, *ws_, std::move(go),
+      [this](std::string_view type, const boost::json::object& d) { return on_dispatch(type, d); },
+      [this](const dc::GatewaySession& s) { save_session(s); });
+}
+
+DiscordService::~DiscordService() {
+  stop_gateway();
+  send_api_->stop();
+}
+
+void DiscordService::start() {
+  inbound_.resume_pending([this](const std::string& json) {
+    const std::optional<dc::InboundMessage> m = message_of(json);
+    return m && run_turn(*m);
+  });
+  gateway_->start();
+}
+
+void DiscordService::stop_gateway() {
+  if (gateway_) gateway_->stop();
+  if (gateway_api_) gateway_api_->stop();
+}
+
+void DiscordService::save_session(const dc::GatewaySession& s) {
+  // Written whole, then renamed: a crash leaves the old session or the new one, never half of one.
+  const std::filesystem::path tmp = session_file_.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << boost::json::serialize(
+        boost::json::object{{"session_id", s.session_id}, {"seq", s.seq}, {"resume_url", s.resume_url}});
+    if (!out) return;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, session_file_, ec);
+}
+
+std::string DiscordService::bot_id() const {
+  // The token names the bot; READY says it too (for a token whose first part is not the id).
+  return account_ != "unknown" ? account_ : gateway_->state().bot_id;
+}
+
+bool DiscordService::on_dispatch(std::string_view type, const boost::json::object& d) {
+  if (type != "MESSAGE_CREATE") return true;
+  const std::optional<dc::InboundMessage> m = dc::read_message_create(d);
+  if (!m) return true;
+  dc::AdmitPolicy policy;
+  policy.allowed_users = config_.allowed_users;
+  policy.bot_id = bot_id();
+  const dc::Verdict verdict = dc::admit(*m, policy);
+  if (verdict != dc::Verdict::Admitted) {
+    // The bot's own messages come back on the gateway: not worth a log line each.
+    if (verdict != dc::Verdict::Own && log::enabled(log::Level::info))
+      log::write(log::Record{log::Level::info, "discord-ignored", {}}
+                     .with("message", m->id)
+                     .with("why", std::string(dc::to_string(verdict)))
+                     .with("from", m->author_id)
+                     .with("chat", m->channel_id));
+    return true;
+  }
+  switch (inbound_.record(m->id, payload_of(*m))) {
+    case ChannelInbound::Recorded::Failed:
+      return false;  // not handled: the gateway resumes and Discord replays it
+    case ChannelInbound::Recorded::Duplicate:
+      return true;
+    case ChannelInbound::Recorded::Fresh:
+      break;
+  }
+  (void)run_turn(*m);
+  return true;
+}
+
+bool DiscordService::run_turn(const dc::InboundMessage& m) {
+  const std::string turn_id = "dc-" + m.id;
+  dc::DiscordTarget target;
+  target.channel_id = m.channel_id;
+  target.answering = m.id;
+  target.reply = !m.guild_id.empty();
+  target.nonce_seed = account_ + ":" + turn_id;
+  deliver::ChatOutboxOptions options;
+  options.reply_to = m.id;
+  // Held until final: Discord's message bucket (5 per 5 s per channel) is too small to stream by edits.
+  options.stream = deliver::StreamPolicy::Never;
+  // send-message's handler sent the text itself (it must know whether Discord took it); nothing more.
+  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
+  inbound_.begin(turn_id);
+  auto observer = std::make_shared<ChannelTurn<dc::DiscordChannel>>(
+      *send_api_, target, std::move(options), std::chrono::seconds(8),
+      [this, turn_id, key = m.id, chat = m.channel_id](const agent::TurnSummary& summary,
+                                                       const deliver::DeliveryReport& report,
+                                                       const std::vector<std::string>& in_doubt) {
+        inbound_.end(key, turn_id, chat, summary, report, in_doubt);
+      });
+  observer->start_typing();
+  agent::TurnInput in;
+  in.user = "dc-" + m.author_id;
+  in.conversation = "dc-" + m.channel_id;
+  in.text = dc::without_bot_mention(m.content, bot_id());
+  in.turn_id = turn_id;
+  agent_.start_turn(std::move(in), std::move(observer));
+  return true;
+}
+
+std::string DiscordService::metrics_text() const {
+  const dc::RestStats rest = send_api_->stats();
+  const dc::RestStats gw_rest = gateway_api_->stats();
+  const dc::GatewayState gw = gateway_->state();
+  std::string out =
+      channel_metrics(kChannel, "rest", {rest.calls, rest.retries, rest.failures, rest.last_error});
+  ApiCounters gateway{gw.connects + gw_rest.calls, gw.resumes + (gw.identifies > 0 ? gw.identifies - 1 : 0),
+                      gw.missed_acks + gw.invalid_sessions + gw_rest.failures, gw.last_error};
+  if (gateway.last_error.empty()) gateway.last_error = gw_rest.last_error;
+  out += channel_metrics(kChannel, "gateway", gateway);
+  out +=
+      "# HELP sigil_channel_connected Whether the channel's connection to its platform is up.\n"
+      "# TYPE sigil_channel_connected gauge\n";
+  out += std::string("sigil_channel_connected{channel=\"discord\"} ") + (gw.connected ? "1" : "0") + "\n";
+  return out;
+}
+
+std::string DiscordService::send_message(std::string_view channel, std::string_view text) {
+  if (channel.empty() || channel.size() > 20 ||
+      channel.find_first_not_of("0123456789") != std::string_view::npos)
+    return "discord: the chat must be a Discord channel id (a snowflake, digits)";
+  dc::DiscordChannel ch(*send_api_, dc::DiscordTarget{std::string(channel), {}, false, {}});
+  for (const std::string& part : deliver::split_text(text, 2000, deliver::TextUnit::CodePoints)) {
+    const deliver::ChannelResult r = ch.send_text(part);
+    if (!r.ok()) return "discord: " + r.error();
+  }
+  return {};
+}
+
+}  // namespace sigil::app

@@ -1,0 +1,82 @@
+// The Discord channel wired into the gateway (architecture: channels/ may not use store/ or agent/, so the
+// inbound side's decisions that need them are made here, in app/).
+//
+// What it promises:
+// - start(): first the turns of messages recorded before and never finished run again, with their recorded
+//   turn ids (so their directives keep their exactly-once keys and their sends the same nonces: Discord
+//   answers a repeated nonce with the message it already has); then the gateway connects, RESUMEing the
+//   session kept in `session_file` when there is one, so the messages that came while sigil was away are
+//   replayed rather than lost.
+// - A MESSAGE_CREATE admitted by channels/discord/inbound.h is recorded in the store (by message id) before
+//   its seq counts as handled; a new one starts a turn: user "dc-<author id>", conversation "dc-<channel id>"
+//   (one per channel, thread or DM), turn id "dc-<message id>"; one recorded before starts nothing. Others
+//   are logged with why ("discord-ignored"), without their text.
+// - A turn shows "typing" at once and every 8 s until something is shown; its output goes through a
+//   ChatOutbox (text held until final, so a late sentinel never has to take shown text back) to a
+//   DiscordChannel. At its end the message is marked done and the turn is logged ("discord-turn").
+// - send_message(): a text to a channel id, for send-message (allow-listed by the handler).
+// - stop_gateway(): the gateway closes (its session stays resumable and kept); turns under way keep their
+//   channel until they end.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "app/channel_inbound.h"
+#include "app/config.h"
+#include "sigil/agent/agent.h"
+#include "sigil/channels/discord/gateway.h"
+#include "sigil/channels/discord/inbound.h"
+#include "sigil/channels/discord/rest_api.h"
+#include "sigil/net/http_client.h"
+#include "sigil/net/io_threads.h"
+#include "sigil/net/websocket_client.h"
+#include "sigil/store/store.h"
+
+namespace sigil::app {
+
+class DiscordService {
+ public:
+  DiscordService(const DiscordConfig& config, agent::Agent& agent, store::Store& store,
+                 std::filesystem::path session_file);
+  ~DiscordService();
+  DiscordService(const DiscordService&) = delete;
+  DiscordService& operator=(const DiscordService&) = delete;
+
+  void start();
+  void stop_gateway();
+  std::set<std::string> running_turns() const { return inbound_.running(); }
+
+  // Sends `text` to the channel (a Discord channel id); "" when Discord took every part, else the error.
+  std::string send_message(std::string_view channel, std::string_view text);
+
+  // Prometheus lines (channel_metrics_header() goes before them once): the REST counters (api="rest"), the
+  // gateway's (api="gateway": connects as calls, resumes and identifies after the first as retries) and
+  // sigil_channel_connected{channel="discord"}.
+  std::string metrics_text() const;
+
+ private:
+  bool on_dispatch(std::string_view type, const boost::json::object& data);
+  bool run_turn(const channels::discord::InboundMessage& message);
+  void save_session(const channels::discord::GatewaySession& session);
+  std::string bot_id() const;
+
+  DiscordConfig config_;
+  agent::Agent& agent_;
+  store::Store& store_;
+  std::filesystem::path session_file_;
+  std::string account_;  // the bot's id (from the token's first part)
+  std::shared_ptr<net::IoThreads> io_;
+  std::unique_ptr<net::HttpClient> http_;
+  std::unique_ptr<net::WebSocketClient> ws_;
+  // Two: stopping the gateway cancels its own calls, not the sends of turns still running.
+  std::unique_ptr<channels::discord::RestApi> send_api_;
+  std::unique_ptr<channels::discord::RestApi> gateway_api_;
+  ChannelInbound inbound_;
+  std::unique_ptr<channels::discord::Gateway> gateway_;
+};
+
+}  // namespace sigil::app

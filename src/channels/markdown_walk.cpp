@@ -1,0 +1,52 @@
+#include "channels/markdown_walk.h"
+
+namespace sigil::channels {
+
+bool MarkdownWalk::walk(std::string_view markdown) {
+  MD_PARSER parser{};
+  parser.abi_version = 0;
+  parser.flags = MD_FLAG_NOHTML | MD_FLAG_STRIKETHROUGH | MD_FLAG_TABLES | MD_FLAG_PERMISSIVEAUTOLINKS;
+  parser.enter_block = [](MD_BLOCKTYPE t, void* d, void* self) {
+    return static_cast<MarkdownWalk*>(self)->enter_block(t, d);
+  };
+  parser.leave_block = [](MD_BLOCKTYPE t, void* d, void* self) {
+    return static_cast<MarkdownWalk*>(self)->leave_block(t, d);
+  };
+  parser.enter_span = [](MD_SPANTYPE t, void* d, void* self) {
+    return static_cast<MarkdownWalk*>(self)->enter_span(t, d);
+  };
+  parser.leave_span = [](MD_SPANTYPE t, void* d, void* self) {
+    return static_cast<MarkdownWalk*>(self)->leave_span(t, d);
+  };
+  parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* self) {
+    return static_cast<MarkdownWalk*>(self)->text(t, std::string_view(s, n));
+  };
+  return md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, this) == 0;
+}
+
+void MarkdownWalk::enter_list(MD_BLOCKTYPE type, void* detail) {
+  if (!lists_.empty()) pending_ = 1;  // a nested list starts on the next line of its item
+  List l;
+  l.ordered = type == MD_BLOCK_OL;
+  if (l.ordered) {
+    const auto* d = static_cast<const MD_BLOCK_OL_DETAIL*>(detail);
+    l.next = d->start;
+    l.tight = d->is_tight != 0;
+  } else {
+    l.tight = static_cast<const MD_BLOCK_UL_DETAIL*>(detail)->is_tight != 0;
+  }
+  lists_.push_back(l);
+}
+
+void MarkdownWalk::leave_list() {
+  lists_.pop_back();
+  pending_ = lists_.empty() ? 2 : 1;
+}
+
+std::string MarkdownWalk::item_marker(std::string_view bullet) {
+  List& l = lists_.back();
+  return std::string(2 * (lists_.size() - 1), ' ') +
+         (l.ordered ? std::to_string(l.next++) + ". " : std::string(bullet));
+}
+
+}  // namespace sigil::channels

@@ -1,0 +1,52 @@
+// What the chat platforms' Markdown renderers (telegram_html, discord_markdown) share: md4c's syntax tree
+// walked with one set of options, and the bookkeeping of lists and of the blank lines owed between blocks.
+//
+// What it promises:
+// - walk() parses CommonMark with GitHub's strikethrough, tables and permissive autolinks, raw HTML as text
+//   (a renderer never passes the model's HTML on), calling the five hooks in document order; false only when
+//   md4c gave up (memory exhaustion).
+// - Lists: enter_list()/leave_list() keep the open lists (ordered or not, their next number, tight or
+//   loose); item_marker() is the next item's "N. " or the bullet given; block_gap() is the line breaks
+//   owed after a block: one inside a tight list, else two.
+#pragma once
+
+#include <md4c.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sigil::channels {
+
+class MarkdownWalk {
+ public:
+  virtual ~MarkdownWalk() = default;
+
+ protected:
+  bool walk(std::string_view markdown);
+
+  virtual int enter_block(MD_BLOCKTYPE type, void* detail) = 0;
+  virtual int leave_block(MD_BLOCKTYPE type, void* detail) = 0;
+  virtual int enter_span(MD_SPANTYPE type, void* detail) = 0;
+  virtual int leave_span(MD_SPANTYPE type, void* detail) = 0;
+  virtual int text(MD_TEXTTYPE type, std::string_view s) = 0;
+
+  struct List {
+    bool ordered = false;
+    unsigned next = 1;
+    bool tight = true;
+  };
+  void enter_list(MD_BLOCKTYPE type, void* detail);
+  void leave_list();
+  std::string item_marker(std::string_view bullet);
+  int block_gap() const { return !lists_.empty() && lists_.back().tight ? 1 : 2; }
+
+  std::vector<List> lists_;
+  int pending_ = 0;     // line breaks owed before the next block
+  bool fresh_ = false;  // a container just opened: its first block needs no separator
+};
+
+// A link or image attribute's text.
+inline std::string attribute(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
+
+}  // namespace sigil::channels

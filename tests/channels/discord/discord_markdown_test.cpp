@@ -1,0 +1,58 @@
+// Markdown rendered and escaped for Discord (channels/discord/discord_markdown.h).
+#include "sigil/channels/discord/discord_markdown.h"
+
+#include <gtest/gtest.h>
+
+namespace sigil::channels::discord {
+namespace {
+
+TEST(DiscordMarkdown, SpansInDiscordSyntax) {
+  EXPECT_EQ(render_discord_markdown("Here is **bold**, *it*, ~~gone~~ and `code`."),
+            "Here is **bold**, *it*, ~~gone~~ and `code`.");
+  EXPECT_EQ(render_discord_markdown("__strong__ and _em_"), "**strong** and *em*");
+  EXPECT_EQ(render_discord_markdown("[a link](https://example.com/?a=1&b=2)"),
+            "[a link](https://example.com/?a=1&b=2)");
+  EXPECT_EQ(render_discord_markdown("see https://example.com/a_b_c now"),
+            "see https://example.com/a_b_c now");
+}
+
+TEST(DiscordMarkdown, BlocksInDiscordSyntax) {
+  EXPECT_EQ(render_discord_markdown("# Title\n\ntext"), "# Title\n\ntext");
+  EXPECT_EQ(render_discord_markdown("#### Small"), "**Small**");
+  EXPECT_EQ(render_discord_markdown("* one\n* two"), "- one\n- two");
+  EXPECT_EQ(render_discord_markdown("3. three\n4. four"), "3. three\n4. four");
+  EXPECT_EQ(render_discord_markdown("> quoted\n> more\n\nafter"), "> quoted\n> more\n\nafter");
+  EXPECT_EQ(render_discord_markdown("```cpp\nint x = a*b;\n```"), "```cpp\nint x = a*b;\n```");
+  EXPECT_EQ(render_discord_markdown("| a | b |\n|---|---|\n| 1 | 2 |"), "**a** | **b**\n1 | 2");
+}
+
+TEST(DiscordMarkdown, LiteralTextIsEscaped) {
+  EXPECT_EQ(render_discord_markdown("a \\*literal\\* star and snake\\_case"),
+            "a \\*literal\\* star and snake\\_case");
+  EXPECT_EQ(render_discord_markdown("a < b & c"), "a < b & c");
+  EXPECT_EQ(render_discord_markdown("hi <@123> and ||spoiler||"), "hi \\<@123> and \\|\\|spoiler\\|\\|");
+  EXPECT_EQ(render_discord_markdown("x \\# not a heading"), "x # not a heading");
+  EXPECT_EQ(escape_discord_text("# not a heading", true), "\\# not a heading");
+  EXPECT_EQ(escape_discord_text("1. not a list", true), "1\\. not a list");
+  EXPECT_EQ(escape_discord_text("- not a list", true), "\\- not a list");
+  EXPECT_EQ(escape_discord_text("- fine mid-line", false), "- fine mid-line");
+  EXPECT_EQ(render_discord_markdown("&amp; &#42; &copy;"), "& \\* &copy;");  // unknown names stay
+}
+
+TEST(DiscordMarkdown, CodeIsKeptAndCannotBreakOut) {
+  EXPECT_EQ(render_discord_markdown("`a*b_c`"), "`a*b_c`");
+  EXPECT_EQ(render_discord_markdown("``a`b``"), "``a`b``");
+  const std::string fenced = render_discord_markdown("~~~\nx ``` y\n~~~");
+  EXPECT_EQ(fenced, "```\nx `\u200b`` y\n```");
+  EXPECT_EQ(fenced.find("```", 3), fenced.size() - 3);  // the only closing fence is the last
+}
+
+TEST(DiscordMarkdown, NoRawMarkupOrStrayWhitespace) {
+  const std::string out = render_discord_markdown("\n\nPara one.\n\n\nPara two.\n\n");
+  EXPECT_EQ(out, "Para one.\n\nPara two.");
+  EXPECT_EQ(render_discord_markdown("<b>raw html</b>"), "<b>raw html</b>");
+  EXPECT_EQ(render_discord_markdown("![alt text](https://x.test/p.png)"), "alt text (https://x.test/p.png)");
+}
+
+}  // namespace
+}  // namespace sigil::channels::discord
