@@ -58,18 +58,7 @@ void ChannelInbound::end(const std::string& key, const std::string& turn_id, std
                          const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
                          const std::vector<std::string>& in_doubt) {
   (void)store_.finish_inbound(channel_, account_, key, store::Clock::now());
-  if (log::enabled(log::Level::info)) {
-    log::Record r{log::Level::info, channel_ + "-turn", {}};
-    r.with("turn", turn_id)
-        .with("chat", std::string(chat))
-        .with("status", std::string(agent::to_string(summary.status)))
-        .with("messages", static_cast<std::int64_t>(report.messages_sent))
-        .with("files", static_cast<std::int64_t>(report.files_sent))
-        .with("reactions", static_cast<std::int64_t>(report.reactions));
-    for (const std::string& line : report.lines()) r.with("note", line);
-    for (const std::string& line : in_doubt) r.with("in_doubt", line);
-    log::write(r);
-  }
+  log_channel_turn(channel_ + "-turn", {}, turn_id, chat, summary, report, in_doubt);
   std::lock_guard lock(mu_);
   running_.erase(turn_id);
 }
@@ -77,6 +66,23 @@ void ChannelInbound::end(const std::string& key, const std::string& turn_id, std
 std::set<std::string> ChannelInbound::running() const {
   std::lock_guard lock(mu_);
   return running_;
+}
+
+void log_channel_turn(const std::string& event, std::string_view task, std::string_view turn_id,
+                      std::string_view chat, const agent::TurnSummary& summary,
+                      const deliver::DeliveryReport& report, const std::vector<std::string>& in_doubt) {
+  if (!log::enabled(log::Level::info)) return;
+  log::Record r{log::Level::info, event, {}};
+  if (!task.empty()) r.with("task", std::string(task));
+  r.with("turn", std::string(turn_id))
+      .with("chat", std::string(chat))
+      .with("status", std::string(agent::to_string(summary.status)))
+      .with("messages", static_cast<std::int64_t>(report.messages_sent))
+      .with("files", static_cast<std::int64_t>(report.files_sent))
+      .with("reactions", static_cast<std::int64_t>(report.reactions));
+  for (const std::string& line : report.lines()) r.with("note", line);
+  for (const std::string& line : in_doubt) r.with("in_doubt", line);
+  log::write(r);
 }
 
 std::string channel_metrics_header() {

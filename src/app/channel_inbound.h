@@ -59,6 +59,12 @@ struct ApiCounters {
   std::string last_error;
 };
 
+// The log line of a channel's turn ("<channel>-turn", or "<channel>-task" for a scheduled task's turn, then
+// with its task id): how it ended, what the outbox sent and did differently, and the sends in doubt.
+void log_channel_turn(const std::string& event, std::string_view task, std::string_view turn_id,
+                      std::string_view chat, const agent::TurnSummary& summary,
+                      const deliver::DeliveryReport& report, const std::vector<std::string>& in_doubt);
+
 // The HELP/TYPE lines of the counters below (once per /metrics answer).
 std::string channel_metrics_header();
 // sigil_channel_calls_total{channel=…,api=…} …, _retries_total, _failures_total and

@@ -18,6 +18,9 @@ namespace {
 namespace dc = channels::discord;
 
 constexpr std::string_view kChannel = "discord";
+// Discord ids as sigil names them: user "dc-<author id>", conversation "dc-<channel id>", turn "dc-<message
+// id>".
+constexpr std::string_view kIdPrefix = "dc-";
 
 std::string payload_of(const dc::InboundMessage& m) {
   boost::json::array mentions;
@@ -168,7 +171,7 @@ bool DiscordService::on_dispatch(std::string_view type, const boost::json::objec
 }
 
 bool DiscordService::run_turn(const dc::InboundMessage& m) {
-  const std::string turn_id = "dc-" + m.id;
+  const std::string turn_id = std::string(kIdPrefix) + m.id;
   dc::DiscordTarget target;
   target.channel_id = m.channel_id;
   target.answering = m.id;
@@ -190,12 +193,35 @@ bool DiscordService::run_turn(const dc::InboundMessage& m) {
       });
   observer->start_typing();
   agent::TurnInput in;
-  in.user = "dc-" + m.author_id;
-  in.conversation = "dc-" + m.channel_id;
+  in.user = std::string(kIdPrefix) + m.author_id;
+  in.conversation = std::string(kIdPrefix) + m.channel_id;
   in.text = dc::without_bot_mention(m.content, bot_id());
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
   return true;
+}
+
+std::shared_ptr<agent::TurnObserver> DiscordService::task_observer(const store::ScheduledTask& task,
+                                                                   const std::string& turn_id) {
+  const std::string_view conversation = task.scope.conversation_id;
+  if (!conversation.starts_with(kIdPrefix)) return nullptr;
+  const std::string_view channel = conversation.substr(kIdPrefix.size());
+  if (channel.empty() || channel.find_first_not_of("0123456789") != std::string_view::npos) return nullptr;
+  dc::DiscordTarget target;
+  target.channel_id = std::string(channel);
+  target.nonce_seed = account_ + ":" + turn_id;
+  deliver::ChatOutboxOptions options;
+  options.stream = deliver::StreamPolicy::Never;  // as run_turn: held until final
+  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
+  auto observer = std::make_shared<ChannelTurn<dc::DiscordChannel>>(
+      *send_api_, target, std::move(options), std::chrono::seconds(8),
+      [id = task.id, chat = target.channel_id](const agent::TurnSummary& summary,
+                                               const deliver::DeliveryReport& report,
+                                               const std::vector<std::string>& in_doubt) {
+        log_channel_turn("discord-task", id, summary.turn_id, chat, summary, report, in_doubt);
+      });
+  observer->start_typing();
+  return observer;
 }
 
 std::string DiscordService::metrics_text() const {

@@ -50,6 +50,12 @@ class DiscordService {
   void stop_gateway();
   std::set<std::string> running_turns() const { return inbound_.running(); }
 
+  // A scheduled task's turn arrives where the task was set: for a Discord conversation ("dc-<channel id>") an
+  // observer that delivers to that channel (its sends' nonces come from `turn_id`, so a task fired again
+  // after a crash does not post twice); nullptr for any other conversation.
+  std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task,
+                                                     const std::string& turn_id);
+
   // Sends `text` to the channel (a Discord channel id); "" when Discord took every part, else the error.
   std::string send_message(std::string_view channel, std::string_view text);
 

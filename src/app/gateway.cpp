@@ -277,7 +277,8 @@ Gateway::~Gateway() { stop(); }
 bool Gateway::fire(const store::ScheduledTask& task, const std::string& turn_id) {
   std::shared_ptr<agent::TurnObserver> observer;
   if (options_.task_observer) observer = options_.task_observer(task);
-  if (!observer && telegram_) observer = telegram_->task_observer(task);  // set from a Telegram chat
+  if (!observer && telegram_) observer = telegram_->task_observer(task);         // set from a Telegram chat
+  if (!observer && discord_) observer = discord_->task_observer(task, turn_id);  // from a Discord channel
   if (!observer && server_)
     observer = server_->conversation_observer(task.scope.user_id, task.scope.conversation_id);
   {

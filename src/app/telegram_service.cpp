@@ -167,16 +167,8 @@ std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store:
       *send_api_, target, outbox_options(target), kTypingEvery,
       [chat_id, id = task.id](const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
                               const std::vector<std::string>& in_doubt) {
-        if (!log::enabled(log::Level::info)) return;
-        log::Record r{log::Level::info, "telegram-task", {}};
-        r.with("task", id)
-            .with("turn", summary.turn_id)
-            .with("chat", chat_id)
-            .with("status", std::string(agent::to_string(summary.status)))
-            .with("messages", static_cast<std::int64_t>(report.messages_sent));
-        for (const std::string& line : report.lines()) r.with("note", line);
-        for (const std::string& line : in_doubt) r.with("in_doubt", line);
-        log::write(r);
+        log_channel_turn("telegram-task", id, summary.turn_id, std::to_string(chat_id), summary, report,
+                         in_doubt);
       });
   observer->start_typing();
   return observer;

@@ -46,6 +46,10 @@ REPORT_REPLY = ('I should send the report first. <react emoji="👍"/><say>Here 
 LATE_REPLY = '<say>Let me look into that.</say> On second thought this needs no answer. <no-reply/>'
 RELAY_REPLY = ('<say>Relaying.</say><send-message channel="discord" chat="' + RANDOM + '">Relayed *hello*'
                '</send-message><send-message channel="discord" chat="999">leak</send-message>')
+REMIND_REPLY = ('<scheduleTask>{"message": "TASK-STRETCH time to stretch", "delay": "1m"}</scheduleTask>'
+                "<say>Reminder set.</say>")
+TASK_REPLY = "<say>Time to stretch! TASK-DONE</say>"
+TEAM = "1200000000000000210"  # a guild channel of its own for the reminder, so its calls mix with no count
 SLOW_REPLY = "<say>Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(80)) + " end.</say>"
 
 
@@ -126,6 +130,8 @@ def main():
                                "reply": "<say>Channel 999 is not allowed.</say>"},
                               {"match": "report", "reply": REPORT_REPLY}, {"match": "late", "reply": LATE_REPLY},
                               {"match": "relay", "reply": RELAY_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
+                              {"match": "TASK-STRETCH", "reply": TASK_REPLY},
+                              {"match": "remind", "reply": REMIND_REPLY},
                               {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},
                               {"reply": "<say>Fallback.</say>"}))
         config = os.path.join(tmp, "sigil.toml")
@@ -150,6 +156,14 @@ def main():
         identify = [e for e in fake.journal(kind="gateway") if e.get("direction") == "in" and e.get("op") == 2]
         check(len(identify) == 1 and identify[0]["intents"] == (1 << 9) | (1 << 12) | (1 << 15),
               "IDENTIFY with GUILD_MESSAGES | DIRECT_MESSAGES | MESSAGE_CONTENT")
+
+        # 0 (first: its minute runs while the rest does). A reminder set in a guild channel.
+        fake.admin("/_fake/channels", {"id": TEAM, "type": 0, "name": "team"})
+        seq_task = fake.last_seq()
+        ask = fake.write(f"<@{BOT}> remind me to stretch", channel_id=TEAM, mentions=[BOT])
+        wait_for("the reminder turn", lambda: turn_logged(server, ask["id"]), server)
+        texts = [e["body"]["content"] for e in calls_in(fake.journal(seq_task), TEAM) if kind_of(e) == "text"]
+        check(texts == ["Reminder set."], f"the reminder is confirmed in the channel: {texts}")
 
         # 1. The report: reaction, say block, file, voice message, say block; nothing else.
         seq = fake.last_seq()
@@ -228,6 +242,17 @@ def main():
               "one answer in the guild channel, replying to the message that mentioned the bot")
         check(not [e for e in fake.journal(seq) if m_bob["id"] in e["route"] or m_bot["id"] in e["route"] or
                    m_all["id"] in e["route"]], "no call at all for the ignored messages")
+
+        # 0b. The task fires (a minute after it was set) as a turn of its own; its answer goes to the channel it
+        # was set from, once.
+        def task_answers():
+            return [e for e in calls_in(fake.journal(seq_task), TEAM)
+                    if kind_of(e) == "text" and "TASK-DONE" in e["body"]["content"]]
+        wait_for("the scheduled task's answer in its channel", task_answers, server)
+        wait_for("the task turn's log line", lambda: any("discord-task task=" in line for line in server.err), server)
+        done = task_answers()
+        check(len(done) == 1 and done[0]["body"]["content"] == "Time to stretch! TASK-DONE" and
+              done[0]["body"].get("enforce_nonce") is True, "the reminder arrives once, whole, with a nonce")
 
         # 3. Faults. A 429 with retry_after: one retry after the wait.
         fake.admin("/_fake/faults", {"match": "POST /channels/*/messages", "kind": "rate_limit", "retry_after": 1})
