@@ -8,7 +8,7 @@
 namespace sigil::actions {
 namespace {
 
-// Built-in actions whose provider does not exist yet (web search, page fetches, MCP): a directive gets a
+// Built-in actions whose provider does not exist yet (web search, page fetches): a directive gets a
 // clear error, never "no handler".
 void add_unavailable(exec::HandlerTable& table, const std::string& action, std::string reason) {
   table.add(action,
@@ -53,7 +53,7 @@ Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
 
   add_unavailable(table, "search", "no web search provider is configured");
   add_unavailable(table, "fetch-page", "page fetching is not available yet");
-  add_unavailable(table, "mcp", "no MCP server is connected");
+  add_mcp_handlers(table, config.mcp);
   return table;
 }
 

@@ -115,6 +115,16 @@ struct TelegramConfig {
   int poll_timeout_seconds = 30;  // getUpdates long-poll time
 };
 
+// [mcp.servers.NAME] (docs/actions/mcp.md): one MCP server, run as a child (`command`) or reached over
+// Streamable HTTP (`url`); exactly one of the two.
+struct McpServerConfig {
+  std::string name;
+  std::vector<std::string> command;
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> env, headers;
+  int timeout_seconds = 30;
+};
+
 struct ChannelsConfig {
   TelegramConfig telegram;
 };
@@ -126,6 +136,7 @@ struct Config {
   AgentSettings agent;
   ActionsConfig actions;
   ChannelsConfig channels;
+  std::vector<McpServerConfig> mcp_servers;
   std::string file;  // the file read ("" : none)
 
   // Several lines "key = value" for logs; secrets only as "(set)" / "(not set)".

@@ -11,6 +11,7 @@
 #include "sigil/actions/archive.h"
 #include "sigil/actions/calculate.h"
 #include "sigil/actions/command.h"
+#include "sigil/actions/mcp.h"
 #include "sigil/actions/memory.h"
 #include "sigil/actions/pages.h"
 #include "sigil/actions/react.h"
@@ -41,6 +42,7 @@ struct BuiltinConfig {
   ScheduleConfig schedule;
   CommandConfig commands;
   PagesConfig pages;
+  McpConfig mcp;  // the connected MCP servers
 };
 
 // Fails only when the configuration itself is unusable (a file folder that cannot be opened).
