@@ -1,6 +1,5 @@
 #include "sigil/actions/mcp_stdio.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -51,21 +50,17 @@ class StdioTransport final : public McpTransport {
 
   Result<void> open(Events events) override {
     close();
-    // stdin is a socket so that writing to a server that died gives EPIPE (MSG_NOSIGNAL), not SIGPIPE.
-    int in_pair[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pair) != 0)
-      return make_error(ErrorCode::io, "socketpair failed: " + errno_text(errno));
-    UniqueFd in_parent(in_pair[0]), in_child(in_pair[1]);
-    int out_pipe[2];
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-      return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
-    UniqueFd out_read(out_pipe[0]), out_write(out_pipe[1]);
+    auto in = detail::child_input();
+    if (!in) return std::move(in).error();
+    auto out = detail::child_output();
+    if (!out) return std::move(out).error();
+    UniqueFd in_parent = std::move(in->parent), out_read = std::move(out->parent);
 
     std::vector<std::string> argv{options_.program};
     argv.insert(argv.end(), options_.args.begin(), options_.args.end());
     std::vector<std::string> env = detail::child_environment(environ, {});
     for (const auto& [name, value] : options_.env) env.push_back(name + "=" + value);
-    auto pid = detail::spawn_process(argv, env, in_child.get(), out_write.get(), -1);
+    auto pid = detail::spawn_process(argv, env, in->child.get(), out->child.get(), -1);
     if (!pid) return std::move(pid).error();
 
     std::lock_guard lock(mu_);

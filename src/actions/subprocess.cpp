@@ -129,6 +129,19 @@ std::vector<std::string> child_environment(const char* const* ours, const std::v
   return out;
 }
 
+Result<ChildStream> child_input() {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    return make_error(ErrorCode::io, "socketpair failed: " + errno_text(errno));
+  return ChildStream{UniqueFd(pair[0]), UniqueFd(pair[1])};
+}
+
+Result<ChildStream> child_output() {
+  int pipe[2];
+  if (::pipe2(pipe, O_CLOEXEC) != 0) return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
+  return ChildStream{UniqueFd(pipe[0]), UniqueFd(pipe[1])};
+}
+
 Result<pid_t> spawn_process(const std::vector<std::string>& argv_in, const std::vector<std::string>& env,
                             int stdin_fd, int stdout_fd, int stderr_fd) {
   if (argv_in.empty() || argv_in.front().empty())
@@ -184,20 +197,15 @@ Result<pid_t> spawn_process(const std::vector<std::string>& argv_in, const std::
 Result<RunOutcome> run_captured(const RunRequest& request) {
   if (request.program.empty()) return make_error(ErrorCode::invalid_argument, "no program to run");
 
-  // stdin is a socket so that writing to a child that has quit gives EPIPE (MSG_NOSIGNAL), not SIGPIPE:
-  // a pipe would need the process-wide signal disposition changed.
-  int in_pair[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pair) != 0)
-    return make_error(ErrorCode::io, "socketpair failed: " + errno_text(errno));
-  UniqueFd in_parent(in_pair[0]), in_child(in_pair[1]);
-  int out_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-    return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
-  UniqueFd out_read(out_pipe[0]), out_write(out_pipe[1]);
-  int err_pipe[2];
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
-    return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
-  UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
+  auto in = child_input();
+  if (!in) return std::move(in).error();
+  auto out = child_output();
+  if (!out) return std::move(out).error();
+  auto err = child_output();
+  if (!err) return std::move(err).error();
+  UniqueFd in_parent = std::move(in->parent), in_child = std::move(in->child);
+  UniqueFd out_read = std::move(out->parent), out_write = std::move(out->child);
+  UniqueFd err_read = std::move(err->parent), err_write = std::move(err->child);
 
   std::vector<std::string> args;
   args.push_back(request.program);

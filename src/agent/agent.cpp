@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/json/parse.hpp>
+#include <stop_token>
 #include <utility>
 
 #include "sigil/catalog/prompt_doc.h"
@@ -102,6 +103,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   }
 
   void cancel() {
+    stop_.request_stop();  // handlers running now (an MCP call) stop too, not only the model call
     std::shared_ptr<model::Call> call;
     {
       std::lock_guard lock(mu_);
@@ -254,6 +256,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     exec_turn_id_ = ids.turn;
     exec::ExecOptions exec_options = config.exec;
     exec_options.say_mode = say_mode_;
+    exec_options.cancel = stop_.get_token();
     call_state_->executor = std::make_unique<exec::Executor>(
         agent_.registry_, agent_.handlers_, agent_.store_, call_state_->outbox, ids, std::move(exec_options));
     parse::ParserOptions po;
@@ -501,6 +504,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   std::mutex mu_;
   std::shared_ptr<model::Call> call_;
   bool cancelled_ = false;
+  std::stop_source stop_;  // requested by cancel(); every call's executor hands it to its handlers
 };
 
 Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,

@@ -234,7 +234,7 @@ TEST(PromptDoc, ConnectedMcpToolsAreTaughtOneALine) {
   EXPECT_FALSE(contains(section, "more detail"));  // the first line of a description only
   // The example is the first tool with its required arguments, and it parses as a valid mcp directive.
   EXPECT_TRUE(
-      contains(section, "  Example: <mcp_everything_echo>{\"message\": \"example\"}</mcp_everything_echo>\n"))
+      contains(section, "  Example: <mcp_everything_echo>{\"message\":\"example\"}</mcp_everything_echo>\n"))
       << section;
   for (const PromptExample& example : sigil::catalog::prompt_examples(registry, {})) {
     if (example.action == "mcp") expect_example_runs(registry, example, false);

@@ -10,7 +10,7 @@ scripts/npm-deps) and tests/support/mcp_test_server.py (crashes on demand). What
   model's next request (the replay line matching "Echo: hi" answers with it) and no markup reaches the user;
 - arguments that break the tool's input schema: the model gets the checker's error, no call is made;
 - a long-running tool with progress notifications outlives the per-call time-out (progress restarts it);
-- a call whose turn stops waiting (the action's time-out requests stop) sends notifications/cancelled;
+- a turn cancelled (the client hangs up) during a long call sends notifications/cancelled;
 - a server that crashes mid-call: a clear error for the model, and the next call restarts it.
 """
 import http.client
@@ -18,11 +18,12 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import sys
 import tempfile
 import time
 
-from sigil_serve import SigilServe
+from sigil_serve import SigilServe, sse_turn
 
 SIGIL = None
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,7 +48,6 @@ REPLAY = [
     {"match": "must be string, not an integer", "reply": "SCHEMA-ERROR-SEEN"},
     {"match": "Long running operation completed", "reply": "LONG-DONE {{result}}"},
     {"match": "the server exited during the call", "reply": "CRASH-SEEN"},
-    {"match": "crashy_get-pid", "reply": "PID {{result}}"},
     {"match": "call echo", "reply": "Calling. <mcp_everything_echo>{\"message\":\"hi\"}</mcp_everything_echo>"},
     {"match": "bad arguments", "reply": "<mcp_everything_echo>{\"message\": 5}</mcp_everything_echo>"},
     {"match": "long one", "reply": "<mcp_everything_trigger-long-running-operation>{\"duration\": 4, \"steps\": 8}"
@@ -56,6 +56,8 @@ REPLAY = [
                                       "\"steps\": 60}</mcp_everything_trigger-long-running-operation>"},
     {"match": "crash it", "reply": "<mcp_crashy_crash>{}</mcp_crashy_crash>"},
     {"match": "which pid", "reply": "<mcp_crashy_get-pid>{}</mcp_crashy_get-pid>"},
+    # The pid's result line is "[1] mcp: ok: 12345" (digits do not count in a match): after every other line.
+    {"match": "mcp: ok:", "reply": "PID {{result}}"},
     {"reply": "Fallback."},
 ]
 
@@ -88,44 +90,34 @@ command = ["/nonexistent/mcp-server"]
     return config
 
 
-def turn(port, conversation, text, hang_up_after=None):
-    """POSTs a message and reads the SSE stream: the events [(name, data)]. hang_up_after: an event name after
-    which the connection is closed (the turn is cancelled)."""
+def hang_up_later(port, conversation, text, seconds):
+    """Starts a turn, reads its stream until the first text event, waits `seconds`, then hangs up."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
     conn.request("POST", f"/v1/conversations/{conversation}/messages", json.dumps({"text": text, "user": "web"}),
                  {"Content-Type": "application/json"})
     resp = conn.getresponse()
-    if resp.status != 200:
-        return [("http", {"status": resp.status, "body": resp.read().decode()})]
-    events, name, data = [], None, []
     while True:
         line = resp.fp.readline()
-        if not line:
+        if not line or line.startswith(b"event: text") or line.startswith(b"event:text"):
             break
-        line = line.decode().rstrip("\r\n")
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].strip())
-        elif line == "" and name is not None:
-            events.append((name, json.loads("\n".join(data)) if data else None))
-            if name == "end" or name == hang_up_after:
-                break
-            name, data = None, []
+    time.sleep(seconds)
+    resp.close()
     conn.close()
-    return events
 
 
 def text_of(events):
     return "".join(e[1]["text"] for e in events if e[0] == "text")
 
 
-def history(port, conversation):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-    conn.request("GET", f"/v1/conversations/{conversation}/messages?user=web")
-    body = json.loads(conn.getresponse().read().decode())
-    conn.close()
-    return [(m["role"], m["text"]) for m in body["messages"]]
+def stored(data, conversation):
+    """The conversation's stored messages (role, text), results messages included (the HTTP history shows
+    only what the user saw)."""
+    db = sqlite3.connect(os.path.join(data, "sigil.db"), timeout=30)
+    try:
+        return db.execute("SELECT role, text FROM messages WHERE conversation_id = ? ORDER BY id",
+                          (conversation,)).fetchall()
+    finally:
+        db.close()
 
 
 def wait_for(predicate, seconds):
@@ -157,41 +149,45 @@ def main():
         check("sigil: mcp: broken: " in out and "(not taught)" in out, f"start-up line names the broken server")
 
         # ---- a tool call from a model reply; its answer is in the model's next request
-        ev = turn(server.port, "c1", "please call echo")
+        ev, _ = sse_turn(server.port, "c1", "please call echo")
         text = text_of(ev)
         check("The tool said: Echo: hi" in text, f"the tool's answer reached the model's next request: {text!r}")
         check("<" not in text and "mcp_" not in text, f"no markup reached the user: {text!r}")
-        results = [t for role, t in history(server.port, "c1") if "Echo: hi" in t and "said" not in t]
-        check(len(results) == 1, f"the results message holds the tool's text: {results!r}")
+        check(("user", "[1] mcp: ok: Echo: hi") in stored(data, "c1"),
+              "the model's next request had the results message with the tool's text")
 
         # ---- arguments that break the schema: the checker's error, no call
-        ev = turn(server.port, "c2", "bad arguments please")
+        ev, _ = sse_turn(server.port, "c2", "bad arguments please")
         check(text_of(ev) == "SCHEMA-ERROR-SEEN", f"the model got the schema error: {text_of(ev)!r}")
-        errors = [t for role, t in history(server.port, "c2") if "was not called" in t]
+        check(not any("Echo:" in t for _, t in stored(data, "c2")), "no call was made (no echo came back)")
+        errors = [t for role, t in stored(data, "c2") if "was not called" in t]
         check(len(errors) == 1 and "arguments.message must be string, not an integer" in errors[0],
               f"the error names the argument: {errors!r}")
 
         # ---- a long call kept alive by progress (2 s time-out, 4 s call, progress every 0.5 s)
-        ev = turn(server.port, "c3", "the long one")
+        ev, _ = sse_turn(server.port, "c3", "the long one")
         check("LONG-DONE Long running operation completed" in text_of(ev),
               f"the long-running tool finished past its time-out: {text_of(ev)!r}")
         check(wait_for(lambda: server.stderr_text().count("mcp-progress") >= 4, 5), "progress notifications were logged")
 
-        # ---- a call the turn gives up on is cancelled: the executor requests stop (here at the action's
-        # 30 s time-out, the 60 s job still reporting progress) and the server is sent notifications/cancelled
-        started = time.monotonic()
-        turn(server.port, "c4", "the endless one", hang_up_after="text")
-        check(wait_for(lambda: "mcp-cancelled" in server.stderr_text(), 50),
-              f"the stopped MCP call was cancelled (notifications/cancelled sent) after "
-              f"{time.monotonic() - started:.1f} s")
+        # ---- a cancelled turn cancels its MCP call: the client hangs up while the 60 s job runs (its tag is
+        # parsed within milliseconds of the first text), and notifications/cancelled goes out well before the
+        # action's own 30 s time-out would have stopped it
+        progress_before = server.stderr_text().count("mcp-progress")
+        hang_up_later(server.port, "c4", "the endless one", 2)
+        hung_up = time.monotonic()
+        check(server.stderr_text().count("mcp-progress") > progress_before, "the endless call was running")
+        check(wait_for(lambda: "mcp-cancelled" in server.stderr_text(), 20) and time.monotonic() - hung_up < 20,
+              f"the hang-up cancelled the MCP call (notifications/cancelled) "
+              f"{time.monotonic() - hung_up:.1f} s after it")
 
         # ---- a crash mid-call, then a restart
-        ev = turn(server.port, "c5", "which pid")
+        ev, _ = sse_turn(server.port, "c5", "which pid")
         first_pid = text_of(ev).replace("PID", "").strip()
         check(first_pid.isdigit(), f"crashy answers with its pid: {text_of(ev)!r}")
-        ev = turn(server.port, "c5", "crash it")
+        ev, _ = sse_turn(server.port, "c5", "crash it")
         check(text_of(ev) == "CRASH-SEEN", f"the model was told the server exited: {text_of(ev)!r}")
-        ev = turn(server.port, "c5", "which pid")
+        ev, _ = sse_turn(server.port, "c5", "which pid")
         second_pid = text_of(ev).replace("PID", "").strip()
         check(second_pid.isdigit() and second_pid != first_pid, f"the next call restarted it: {first_pid} -> {second_pid}")
         with open(os.path.join(tmp, "crashy.log")) as f:
