@@ -91,7 +91,7 @@ McpClient::~McpClient() { transport_->close(); }
 
 bool McpClient::connected() const {
   std::lock_guard lock(mu_);
-  return open_;
+  return open_ && ready_;
 }
 
 std::vector<McpTool> McpClient::tools() const {
@@ -109,6 +109,20 @@ std::optional<McpTool> McpClient::find_tool(std::string_view tool) const {
 
 Result<void> McpClient::connect(std::stop_token stop) {
   std::lock_guard connecting(connect_mu_);
+  return connect_locked(std::move(stop));
+}
+
+Result<void> McpClient::reconnect_if_gone(std::stop_token stop) {
+  // Several calls may find the server gone at once: the first restarts it, the others must not restart
+  // the fresh one under it.
+  std::lock_guard connecting(connect_mu_);
+  if (connected()) return {};
+  if (log::enabled(log::Level::info))
+    log::write(log::Record{log::Level::info, "mcp-restart", {{"server", name_}}});
+  return connect_locked(std::move(stop));
+}
+
+Result<void> McpClient::connect_locked(std::stop_token stop) {
   transport_->close();
   {
     std::lock_guard lock(mu_);
@@ -121,6 +135,7 @@ Result<void> McpClient::connect(std::stop_token stop) {
     // Open before the transport starts: a server that dies at once must find us open to fail the handshake.
     std::lock_guard lock(mu_);
     open_ = true;
+    ready_ = false;
   }
   if (auto opened = transport_->open(std::move(events)); !opened) {
     std::lock_guard lock(mu_);
@@ -168,15 +183,14 @@ Result<void> McpClient::handshake(std::stop_token stop) {
   }
   std::lock_guard lock(mu_);
   tools_ = std::move(tools);
+  ready_ = true;  // tool calls may go now (connected() says so only after the handshake)
   return {};
 }
 
 Result<McpToolResult> McpClient::call_tool(const std::string& tool, const json::object& arguments,
                                            std::stop_token stop) {
   if (!connected()) {
-    if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, "mcp-restart", {{"server", name_}}});
-    if (auto again = connect(stop); !again)
+    if (auto again = reconnect_if_gone(stop); !again)
       return make_error(again.error().code, "the server could not be restarted: " + again.error().message);
   }
   auto result = request("tools/call", {{"name", tool}, {"arguments", arguments}}, std::move(stop));

@@ -148,6 +148,23 @@ TEST_F(McpClientTest, ACrashFailsTheCallThenTheNextCallRestartsTheServer) {
   EXPECT_EQ(count_method(received(log_), "initialize"), 2u);
 }
 
+TEST_F(McpClientTest, CallsThatFindTheServerGoneRestartItOnce) {
+  auto c = client();
+  ASSERT_TRUE(c->connect());
+  ASSERT_FALSE(c->call_tool("crash", {}));
+  std::vector<std::thread> threads;
+  std::vector<std::string> pids(4);
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = c->call_tool("get-pid", {});
+      pids[i] = r ? r->text : r.error().message;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const std::string& pid : pids) EXPECT_EQ(pid, pids[0]);  // one new server answered them all
+  EXPECT_EQ(count_method(received(log_), "initialize"), 2u);
+}
+
 TEST_F(McpClientTest, AStopRequestCancelsTheCallAndTellsTheServer) {
   auto c = client();
   ASSERT_TRUE(c->connect());

@@ -76,6 +76,7 @@ class McpClient {
   const std::string& name() const { return name_; }
   // (Re)opens the transport, runs the handshake and lists the tools.
   Result<void> connect(std::stop_token stop = {});
+  // The transport is up and the handshake done.
   bool connected() const;
   std::vector<McpTool> tools() const;
   // The tool of that exact name, if the server listed it.
@@ -94,6 +95,8 @@ class McpClient {
   void on_closed(std::string reason);
   Result<void> notify(std::string_view method, boost::json::object params);
   Result<void> handshake(std::stop_token stop);
+  Result<void> connect_locked(std::stop_token stop);  // connect_mu_ held
+  Result<void> reconnect_if_gone(std::stop_token stop);
 
   std::string name_;
   std::unique_ptr<McpTransport> transport_;
@@ -102,7 +105,8 @@ class McpClient {
   std::mutex connect_mu_;  // one (re)connect at a time
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool open_ = false;
+  bool open_ = false;   // the transport is up (requests may be sent)
+  bool ready_ = false;  // and the handshake is done (tool calls may be sent)
   std::int64_t next_id_ = 1;
   std::map<std::int64_t, std::shared_ptr<Pending>> pending_;
   std::vector<McpTool> tools_;
