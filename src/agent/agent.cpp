@@ -48,6 +48,23 @@ int tool_spelling(const catalog::Registry& registry, const std::string& action) 
   return fallback;
 }
 
+// The mcp tool's arguments {server, tool, arguments} validated as the tag <mcp_SERVER_TOOL>{arguments}
+// would be (5.6), so both ways reach the handler alike.
+parse::Validated validate_mcp_call(const catalog::Registry& registry, const parse::Body& call) {
+  if (call.kind != parse::Body::Kind::Json || !call.json.is_object())
+    return registry.validate_mcp("", "", {}, call);  // the JSON error, as for a tag
+  const boost::json::object& o = call.json.get_object();
+  auto text = [&o](std::string_view key) {
+    const auto* v = o.if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  parse::Body body;
+  body.kind = parse::Body::Kind::Json;
+  const auto* arguments = o.if_contains("arguments");
+  body.json = arguments != nullptr && !arguments->is_null() ? *arguments : boost::json::object();
+  return registry.validate_mcp(text("server"), text("tool"), {}, body);
+}
+
 }  // namespace
 
 std::string_view to_string(TurnStatus status) {
@@ -295,7 +312,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
                                          ": error: no such tool here; use one of the tools listed");
       return;
     }
-    const int spelling = tool_spelling(registry, *action);
+    const bool mcp =
+        registry.mcp_spelling() >= 0 && registry.action_of(registry.mcp_spelling()).name == *action;
+    const int spelling = mcp ? registry.mcp_spelling() : tool_spelling(registry, *action);
     if (spelling < 0) {
       call_state_->tool_errors.push_back("tool " + tool.name + ": error: " + *action +
                                          " cannot be called as a tool; write its markup instead");
@@ -327,7 +346,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       body.kind = parse::Body::Kind::Json;
       body.json = std::move(args);
     }
-    parse::Validated validated = registry.validate_tag(spelling, {}, body);
+    parse::Validated validated =
+        mcp ? validate_mcp_call(registry, body) : registry.validate_tag(spelling, {}, body);
     event.args = std::move(validated.args);
     event.valid = validated.valid;
     event.error = std::move(validated.error);

@@ -8,6 +8,7 @@ scripts/npm-deps) and tests/support/mcp_test_server.py (crashes on demand). What
 - a server that cannot start is named in the start-up lines and not taught (the prompt: tests/catalog);
 - <mcp_everything_echo>{"message":"hi"}</mcp_everything_echo> in a reply calls the tool: its text is in the
   model's next request (the replay line matching "Echo: hi" answers with it) and no markup reaches the user;
+- the same tool called as a native tool call (`mcp` with server, tool, arguments) reaches the server too;
 - arguments that break the tool's input schema: the model gets the checker's error, no call is made;
 - a long-running tool with progress notifications outlives the per-call time-out (progress restarts it);
 - a turn cancelled (the client hangs up) during a long call sends notifications/cancelled;
@@ -54,6 +55,9 @@ REPLAY = [
                                    "</mcp_everything_trigger-long-running-operation>"},
     {"match": "endless one", "reply": "Working. <mcp_everything_trigger-long-running-operation>{\"duration\": 60, "
                                       "\"steps\": 60}</mcp_everything_trigger-long-running-operation>"},
+    {"match": "Echo: as a tool call", "reply": "TOOL-CALL-SEEN {{result}}"},
+    {"match": "native tool", "reply": "", "tool_calls": [{"id": "c1", "name": "mcp", "arguments": {
+        "server": "everything", "tool": "echo", "arguments": {"message": "as a tool call"}}}]},
     {"match": "crash it", "reply": "<mcp_crashy_crash>{}</mcp_crashy_crash>"},
     {"match": "which pid", "reply": "<mcp_crashy_get-pid>{}</mcp_crashy_get-pid>"},
     # The pid's result line is "[1] mcp: ok: 12345" (digits do not count in a match): after every other line.
@@ -155,6 +159,11 @@ def main():
         check("<" not in text and "mcp_" not in text, f"no markup reached the user: {text!r}")
         check(("user", "[1] mcp: ok: Echo: hi") in stored(data, "c1"),
               "the model's next request had the results message with the tool's text")
+
+        # ---- the same tool as a native tool call (the mcp tool: server, tool, arguments)
+        ev, _ = sse_turn(server.port, "c6", "a native tool call please")
+        check("TOOL-CALL-SEEN" in text_of(ev) and "Echo: as a tool call" in text_of(ev),
+              f"a native mcp tool call reaches the server: {text_of(ev)!r}")
 
         # ---- arguments that break the schema: the checker's error, no call
         ev, _ = sse_turn(server.port, "c2", "bad arguments please")
