@@ -285,8 +285,8 @@ class ArchiveHandlers {
   // The archive's hits for `query`: BM25 alone, or BM25 and cosine together (hybrid_score) when the
   // embeddings model answers; second = whether it did. Hits come best first, at most top_k, >= min_score.
   using Ranked = std::pair<std::vector<store::ArchiveHit>, bool>;
-  Result<Ranked> semantic_search(const store::Scope& memory, std::string_view query, int top_k,
-                                 double min_score, ActionContext& ctx) const {
+  sigil::Result<Ranked, std::string> semantic_search(const store::Scope& memory, std::string_view query,
+                                                     int top_k, double min_score, ActionContext& ctx) const {
     const bool semantic = config_.embeddings && config_.embeddings->available();
     const int wide = std::max(top_k, config_.vector_candidates);
     auto keyword =

@@ -6,19 +6,6 @@
 #include "sigil/actions/voice_action.h"
 
 namespace sigil::actions {
-namespace {
-
-// Built-in actions whose provider does not exist yet (MCP): a directive gets a
-// clear error, never "no handler".
-void add_unavailable(exec::HandlerTable& table, const std::string& action, std::string reason) {
-  table.add(action,
-            [message = action + ": " + std::move(reason)](const exec::Directive&, exec::ActionContext&) {
-              return exec::HandlerResult::error(message);
-            });
-}
-
-}  // namespace
-
 Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
   exec::HandlerTable table;
 
@@ -53,7 +40,7 @@ Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
 
   if (auto added = add_search_handlers(table, config.search); !added) return std::move(added).error();
   if (auto added = add_fetch_page_handlers(table, config.fetch); !added) return std::move(added).error();
-  add_unavailable(table, "mcp", "no MCP server is connected");
+  add_mcp_handlers(table, config.mcp);
   return table;
 }
 

@@ -129,32 +129,31 @@ std::vector<std::string> child_environment(const char* const* ours, const std::v
   return out;
 }
 
-Result<RunOutcome> run_captured(const RunRequest& request) {
-  if (request.program.empty()) return make_error(ErrorCode::invalid_argument, "no program to run");
-
-  // stdin is a socket so that writing to a child that has quit gives EPIPE (MSG_NOSIGNAL), not SIGPIPE:
-  // a pipe would need the process-wide signal disposition changed.
-  int in_pair[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in_pair) != 0)
+Result<ChildStream> child_input() {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
     return make_error(ErrorCode::io, "socketpair failed: " + errno_text(errno));
-  UniqueFd in_parent(in_pair[0]), in_child(in_pair[1]);
-  int out_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-    return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
-  UniqueFd out_read(out_pipe[0]), out_write(out_pipe[1]);
-  int err_pipe[2];
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
-    return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
-  UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
+  return ChildStream{UniqueFd(pair[0]), UniqueFd(pair[1])};
+}
 
+Result<ChildStream> child_output() {
+  int pipe[2];
+  if (::pipe2(pipe, O_CLOEXEC) != 0) return make_error(ErrorCode::io, "pipe failed: " + errno_text(errno));
+  return ChildStream{UniqueFd(pipe[0]), UniqueFd(pipe[1])};
+}
+
+Result<pid_t> spawn_process(const std::vector<std::string>& argv_in, const std::vector<std::string>& env,
+                            int stdin_fd, int stdout_fd, int stderr_fd) {
+  if (argv_in.empty() || argv_in.front().empty())
+    return make_error(ErrorCode::invalid_argument, "no program to run");
   SpawnFileActions actions;
   // dup2 clears FD_CLOEXEC on the copies. Then everything from 3 up is closed in the child: not every
   // descriptor of ours is close-on-exec (Asio opens its sockets without SOCK_CLOEXEC, and a library or
   // another thread may open anything at any time), and a child holding a listening or client socket of the
   // gateway could read from it, write to it, or keep it open after the gateway closed it.
-  if (posix_spawn_file_actions_adddup2(&actions.fa, in_child.get(), STDIN_FILENO) != 0 ||
-      posix_spawn_file_actions_adddup2(&actions.fa, out_write.get(), STDOUT_FILENO) != 0 ||
-      posix_spawn_file_actions_adddup2(&actions.fa, err_write.get(), STDERR_FILENO) != 0 ||
+  if (posix_spawn_file_actions_adddup2(&actions.fa, stdin_fd, STDIN_FILENO) != 0 ||
+      posix_spawn_file_actions_adddup2(&actions.fa, stdout_fd, STDOUT_FILENO) != 0 ||
+      (stderr_fd >= 0 && posix_spawn_file_actions_adddup2(&actions.fa, stderr_fd, STDERR_FILENO) != 0) ||
       posix_spawn_file_actions_addclosefrom_np(&actions.fa, STDERR_FILENO + 1) != 0)
     return make_error(ErrorCode::io, "posix_spawn_file_actions failed");
 
@@ -170,32 +169,51 @@ Result<RunOutcome> run_captured(const RunRequest& request) {
       posix_spawnattr_setsigdefault(&attr.attr, &all) != 0)
     return make_error(ErrorCode::io, "posix_spawnattr failed");
 
-  std::vector<std::string> argv_storage;
-  argv_storage.reserve(request.args.size() + 1);
-  argv_storage.push_back(request.program);
-  argv_storage.insert(argv_storage.end(), request.args.begin(), request.args.end());
+  std::vector<std::string> argv_storage = argv_in;
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  std::vector<std::string> env_storage = child_environment(environ, request.pass_env);
+  std::vector<std::string> env_storage = env;
   std::vector<char*> envp;
   for (auto& e : env_storage) envp.push_back(e.data());
   envp.push_back(nullptr);
 
+  const std::string& program = argv_in.front();
   pid_t pid = -1;
-  const bool has_slash = request.program.find('/') != std::string::npos;
-  const int rc =
-      has_slash
-          ? posix_spawn(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data())
-          : posix_spawnp(&pid, request.program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data());
+  const bool has_slash = program.find('/') != std::string::npos;
+  const int rc = has_slash
+                     ? posix_spawn(&pid, program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data())
+                     : posix_spawnp(&pid, program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data());
   if (rc != 0) {
-    if (rc == ENOENT) return make_error(ErrorCode::tool_missing, "'" + request.program + "' not found");
+    if (rc == ENOENT) return make_error(ErrorCode::tool_missing, "'" + program + "' not found");
     if (rc == EACCES)
-      return make_error(ErrorCode::permission_denied,
-                        "'" + request.program + "' cannot be run: " + errno_text(rc));
-    return make_error(ErrorCode::io, "cannot start '" + request.program + "': " + errno_text(rc));
+      return make_error(ErrorCode::permission_denied, "'" + program + "' cannot be run: " + errno_text(rc));
+    return make_error(ErrorCode::io, "cannot start '" + program + "': " + errno_text(rc));
   }
+  return pid;
+}
+
+Result<RunOutcome> run_captured(const RunRequest& request) {
+  if (request.program.empty()) return make_error(ErrorCode::invalid_argument, "no program to run");
+
+  auto in = child_input();
+  if (!in) return std::move(in).error();
+  auto out = child_output();
+  if (!out) return std::move(out).error();
+  auto err = child_output();
+  if (!err) return std::move(err).error();
+  UniqueFd in_parent = std::move(in->parent), in_child = std::move(in->child);
+  UniqueFd out_read = std::move(out->parent), out_write = std::move(out->child);
+  UniqueFd err_read = std::move(err->parent), err_write = std::move(err->child);
+
+  std::vector<std::string> args;
+  args.push_back(request.program);
+  args.insert(args.end(), request.args.begin(), request.args.end());
+  auto spawned = spawn_process(args, child_environment(environ, request.pass_env), in_child.get(),
+                               out_write.get(), err_write.get());
+  if (!spawned) return std::move(spawned).error();
+  const pid_t pid = *spawned;
   ChildGuard child(pid);
   in_child.reset();
   out_write.reset();

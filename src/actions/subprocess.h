@@ -13,6 +13,8 @@
 //   variable, model key or channel token ever reaches a child.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstddef>
 #include <stop_token>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "sigil/actions/result.h"
+#include "sigil/actions/unique_fd.h"
 
 namespace sigil::actions::detail {
 
@@ -52,6 +55,23 @@ struct RunOutcome {
   int exit_code = 0;
   int signal = 0;
 };
+
+// Two ends of a child's standard stream, both close-on-exec (spawn_process() dups the child's end).
+struct ChildStream {
+  UniqueFd parent, child;
+};
+// For a child's stdin: a socket pair, so that writing to a child that has quit gives EPIPE (send with
+// MSG_NOSIGNAL), not SIGPIPE: a pipe would need the process-wide signal disposition changed.
+Result<ChildStream> child_input();
+// For a child's stdout or stderr: a pipe, the parent reading.
+Result<ChildStream> child_output();
+
+// Starts argv[0] (a path, or a name looked up in PATH) with stdin_fd, stdout_fd and stderr_fd as its 0, 1
+// and 2 (stderr_fd < 0: it keeps ours) and no other descriptor, `env` as its whole environment, in a
+// process group of its own with default signal handling. The caller reaps it. Fails as run_captured() does
+// when the program cannot be started.
+Result<pid_t> spawn_process(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                            int stdin_fd, int stdout_fd, int stderr_fd);
 
 // Fails with tool_missing (ENOENT from spawning: not installed), permission_denied (not executable),
 // timeout (killed after `timeout`, or stopped through `stop`), tool_failed (too much output) or io. A program

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/json/parse.hpp>
+#include <stop_token>
 #include <utility>
 
 #include "sigil/catalog/prompt_doc.h"
@@ -45,6 +46,23 @@ int tool_spelling(const catalog::Registry& registry, const std::string& action) 
     if (fallback < 0) fallback = index;
   }
   return fallback;
+}
+
+// The mcp tool's arguments {server, tool, arguments} validated as the tag <mcp_SERVER_TOOL>{arguments}
+// would be (5.6), so both ways reach the handler alike.
+parse::Validated validate_mcp_call(const catalog::Registry& registry, const parse::Body& call) {
+  if (call.kind != parse::Body::Kind::Json || !call.json.is_object())
+    return registry.validate_mcp("", "", {}, call);  // the JSON error, as for a tag
+  const boost::json::object& o = call.json.get_object();
+  auto text = [&o](std::string_view key) {
+    const auto* v = o.if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  parse::Body body;
+  body.kind = parse::Body::Kind::Json;
+  const auto* arguments = o.if_contains("arguments");
+  body.json = arguments != nullptr && !arguments->is_null() ? *arguments : boost::json::object();
+  return registry.validate_mcp(text("server"), text("tool"), {}, body);
 }
 
 }  // namespace
@@ -102,6 +120,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   }
 
   void cancel() {
+    stop_.request_stop();  // handlers running now (an MCP call) stop too, not only the model call
     std::shared_ptr<model::Call> call;
     {
       std::lock_guard lock(mu_);
@@ -256,6 +275,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     exec_turn_id_ = ids.turn;
     exec::ExecOptions exec_options = config.exec;
     exec_options.say_mode = say_mode_;
+    exec_options.cancel = stop_.get_token();
     call_state_->executor = std::make_unique<exec::Executor>(
         agent_.registry_, agent_.handlers_, agent_.store_, call_state_->outbox, ids, std::move(exec_options));
     parse::ParserOptions po;
@@ -294,7 +314,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
                                          ": error: no such tool here; use one of the tools listed");
       return;
     }
-    const int spelling = tool_spelling(registry, *action);
+    const bool mcp =
+        registry.mcp_spelling() >= 0 && registry.action_of(registry.mcp_spelling()).name == *action;
+    const int spelling = mcp ? registry.mcp_spelling() : tool_spelling(registry, *action);
     if (spelling < 0) {
       call_state_->tool_errors.push_back("tool " + tool.name + ": error: " + *action +
                                          " cannot be called as a tool; write its markup instead");
@@ -326,7 +348,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       body.kind = parse::Body::Kind::Json;
       body.json = std::move(args);
     }
-    parse::Validated validated = registry.validate_tag(spelling, {}, body);
+    parse::Validated validated =
+        mcp ? validate_mcp_call(registry, body) : registry.validate_tag(spelling, {}, body);
     event.args = std::move(validated.args);
     event.valid = validated.valid;
     event.error = std::move(validated.error);
@@ -503,6 +526,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   std::mutex mu_;
   std::shared_ptr<model::Call> call_;
   bool cancelled_ = false;
+  std::stop_source stop_;  // requested by cancel(); every call's executor hands it to its handlers
 };
 
 Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,

@@ -3,6 +3,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include "sigil/actions/schedule.h"
 #include "sigil/log/log.h"
 #include "sigil/net/ssrf_guard.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::app {
 namespace {
@@ -51,11 +53,13 @@ class Reader {
         if (table == nullptr)
           fail_at(node.source(), "channels must be a table ([channels.telegram], [channels.discord])");
         channels(*table, config.channels);
+      } else if (section == "mcp") {
+        mcp(node, config.mcp_servers);
       } else {
         fail_at(key.source(),
                 "unknown section " + in_quotes(section) +
                     " (known: server, store, model, agent, actions, search, fetch, channels.telegram, "
-                    "channels.discord)");
+                    "channels.discord, mcp.servers)");
       }
     }
   }
@@ -400,6 +404,42 @@ class Reader {
       section_ = "channels." + name;
       if (name == "telegram") telegram(*table, c.telegram);
       if (name == "discord") discord(*table, c.discord);
+    }
+  }
+
+  // [mcp.servers.NAME]: NAME is the tag's server part, so it must be a name a tag can carry.
+  void mcp(const toml::node& node, std::vector<McpServerConfig>& out) {
+    const toml::table* t = node.as_table();
+    const toml::table* servers = t != nullptr && t->size() == 1 ? (*t)["servers"].as_table() : nullptr;
+    if (servers == nullptr) fail_at(node.source(), "mcp must hold only tables [mcp.servers.NAME]");
+    for (auto&& [key, server] : *servers) {
+      McpServerConfig c;
+      c.name = std::string(key.str());
+      section_ = "mcp.servers." + c.name;
+      const bool valid = !c.name.empty() && std::all_of(c.name.begin(), c.name.end(), [](char ch) {
+        return text::ascii::is_alnum(ch) || ch == '-' || ch == '.' || ch == '_';
+      });
+      if (!valid)
+        fail_at(key.source(), "[" + section_ + "] the name may hold only letters, digits, '-', '.', '_'");
+      if (!server.is_table()) fail_at(server.source(), "[" + section_ + "] must be a table");
+      auto pairs = [&](const toml::node& n, const std::string& k) {
+        const auto* m = n.as_table();
+        if (m == nullptr) fail(n, k, "must be a table of strings ({ NAME = \"value\" })");
+        std::vector<std::pair<std::string, std::string>> kv;
+        for (auto&& [name, value] : *m) kv.emplace_back(std::string(name.str()), string(value, k));
+        return kv;
+      };
+      each(*server.as_table(),
+           {{"command", [&](const toml::node& n, const std::string& k) { c.command = strings(n, k, false); }},
+            {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
+            {"env", [&](const toml::node& n, const std::string& k) { c.env = pairs(n, k); }},
+            {"headers", [&](const toml::node& n, const std::string& k) { c.headers = pairs(n, k); }},
+            {"timeout_seconds", [&](const toml::node& n, const std::string& k) {
+               c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
+             }}});
+      if (c.command.empty() == c.url.empty())
+        fail_at(server.source(), "[" + section_ + "] needs exactly one of command = [...] or url = \"...\"");
+      out.push_back(std::move(c));
     }
   }
 

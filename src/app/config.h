@@ -140,6 +140,16 @@ struct DiscordConfig {
   int request_timeout_seconds = 30;                     // one REST call's answer
 };
 
+// [mcp.servers.NAME] (docs/actions/mcp.md): one MCP server, run as a child (`command`) or reached over
+// Streamable HTTP (`url`); exactly one of the two.
+struct McpServerConfig {
+  std::string name;
+  std::vector<std::string> command;
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> env, headers;
+  int timeout_seconds = 30;
+};
+
 struct ChannelsConfig {
   TelegramConfig telegram;
   DiscordConfig discord;
@@ -154,6 +164,7 @@ struct Config {
   SearchSettings search;
   FetchSettings fetch;
   ChannelsConfig channels;
+  std::vector<McpServerConfig> mcp_servers;
   std::string file;  // the file read ("" : none)
 
   // Several lines "key = value" for logs; secrets only as "(set)" / "(not set)".

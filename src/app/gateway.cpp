@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "action_names.h"
+#include "app/mcp_servers.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/embed/files.h"
 #include "sigil/model/openai.h"
@@ -120,6 +121,16 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   }
   make_folder(data_dir_ / "media");
 
+  // MCP servers first: the registry teaches the tools of those that connected.
+  McpStartup mcp = start_mcp_servers(config_.mcp_servers);
+  mcp_errors_ = mcp.errors;
+  if (!mcp.names.empty()) {
+    catalog::RegistryOptions registry_options;
+    registry_options.mcp_servers = mcp.names;
+    registry_options.mcp_tools = mcp.tools;
+    registry_ = catalog::Registry::builtin(std::move(registry_options));
+  }
+
   std::ostringstream names_error;
   if (!check_action_names(registry_, config_.agent.denied_actions, "[agent] denied_actions", names_error)) {
     std::string message = names_error.str();
@@ -179,6 +190,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     spec.timeout = std::chrono::seconds(c.timeout_seconds);
     builtin.commands.commands.push_back(std::move(spec));
   }
+  builtin.mcp = std::move(mcp.config);
   builtin.schedule.default_utc_offset = config_.actions.schedule_offset;
   builtin.schedule.on_scheduled = [this](store::TimePoint) {
     std::lock_guard lock(mu_);

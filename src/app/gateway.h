@@ -30,6 +30,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "app/config.h"
 #include "app/data_lock.h"
@@ -78,6 +79,9 @@ class Gateway {
   void stop(std::chrono::milliseconds grace = std::chrono::seconds(30));
 
   const std::string& model_description() const { return model_description_; }
+  // The configured MCP servers that did not start ("NAME: why"); their tools are not taught.
+  const std::vector<std::string>& mcp_errors() const { return mcp_errors_; }
+  const std::vector<std::string>& mcp_servers() const { return registry_.options().mcp_servers; }
   bool replay_model() const { return replay_model_; }
   const std::filesystem::path& data_dir() const { return data_dir_; }
   agent::Agent& agent() { return *agent_; }
@@ -97,6 +101,7 @@ class Gateway {
   // agent (which cancels what is left), then the model client, the handlers and the store they all use.
   std::unique_ptr<store::Store> store_;
   catalog::Registry registry_;
+  std::vector<std::string> mcp_errors_;  // MCP servers that did not start: "NAME: why"
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> model_;
   std::shared_ptr<model::Embeddings> embeddings_;  // the archive's semantic half; null: keywords only

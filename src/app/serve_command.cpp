@@ -62,6 +62,8 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
                   ? std::string("anyone may write")
                   : std::to_string(config.channels.discord.allowed_users.size()) + " allowed users")
           << ")\n";
+    for (const std::string& name : gateway.mcp_servers()) out << "sigil: mcp: " << name << " connected\n";
+    for (const std::string& error : gateway.mcp_errors()) out << "sigil: mcp: " << error << " (not taught)\n";
     out << "sigil: listening on http://" << host << ':' << port << std::endl;
 
     int signal = 0;

@@ -186,6 +186,95 @@ std::string mcp_name(std::string_view server, std::string_view tool) {
   return "mcp_" + std::string(server) + "_" + std::string(tool);
 }
 
+// A tool's description for a one-line listing: its first line, capped.
+std::string short_description(std::string_view text) {
+  constexpr std::size_t kMax = 200;
+  text = text.substr(0, text.find('\n'));
+  text = ascii::trim(text);
+  if (text.size() <= kMax) return std::string(text);
+  std::size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside UTF-8
+  return std::string(text.substr(0, cut)) + "…";
+}
+
+// The tool's arguments as the prompt shows them: `{"message": string, "count"?: integer}` (? = optional).
+std::string mcp_arguments_line(const json::object& schema) {
+  const auto* props = schema.if_contains("properties");
+  if (props == nullptr || !props->is_object() || props->get_object().empty()) return "{}";
+  const auto* required = schema.if_contains("required");
+  auto is_required = [&](std::string_view name) {
+    if (required == nullptr || !required->is_array()) return false;
+    for (const json::value& r : required->get_array()) {
+      if (r.is_string() && r.get_string() == name) return true;
+    }
+    return false;
+  };
+  std::string out;
+  for (const auto& kv : props->get_object()) {
+    out += out.empty() ? "{" : ", ";
+    out += "\"" + std::string(kv.key()) + "\"" + (is_required(kv.key()) ? "" : "?") + ": ";
+    const json::object* p = kv.value().if_object();
+    const json::value* type = p != nullptr ? p->if_contains("type") : nullptr;
+    const json::value* values = p != nullptr ? p->if_contains("enum") : nullptr;
+    if (values != nullptr && values->is_array()) {
+      std::string list;
+      for (const json::value& v : values->get_array())
+        list += (list.empty() ? "" : " | ") + json::serialize(v);
+      out += list;
+    } else {
+      out += type != nullptr && type->is_string() ? std::string(type->get_string()) : "any";
+    }
+  }
+  return out + "}";
+}
+
+// Sample arguments for the example line: each required property with a value of its type.
+std::string mcp_sample_arguments(const json::object& schema) {
+  json::object sample;
+  const auto* props = schema.if_contains("properties");
+  const auto* required = schema.if_contains("required");
+  if (props == nullptr || !props->is_object() || required == nullptr || !required->is_array()) return "{}";
+  for (const json::value& r : required->get_array()) {
+    if (!r.is_string()) continue;
+    const json::value* p = props->get_object().if_contains(r.get_string());
+    const json::object* po = p != nullptr ? p->if_object() : nullptr;
+    const json::value* values = po != nullptr ? po->if_contains("enum") : nullptr;
+    const json::value* type = po != nullptr ? po->if_contains("type") : nullptr;
+    const std::string_view t =
+        type != nullptr && type->is_string() ? std::string_view(type->get_string()) : "";
+    json::value v = "example";
+    if (values != nullptr && values->is_array() && !values->get_array().empty())
+      v = values->get_array().front();
+    else if (t == "integer" || t == "number")
+      v = 1;
+    else if (t == "boolean")
+      v = true;
+    else if (t == "array")
+      v = json::array();
+    else if (t == "object")
+      v = json::object();
+    sample[r.get_string()] = std::move(v);
+  }
+  return parse::json_text(sample);
+}
+
+std::string mcp_tool_line(const McpToolDoc& tool) {
+  const std::string name = mcp_name(tool.server, tool.name);
+  std::string line = "  - <" + name + ">" + mcp_arguments_line(tool.input_schema) + "</" + name + ">";
+  if (std::string d = short_description(tool.description); !d.empty()) line += ": " + d;
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string mcp_tool_summary(const McpToolDoc& tool) {
+  std::string line = tool.server + "/" + tool.name + " " + mcp_arguments_line(tool.input_schema);
+  if (std::string d = short_description(tool.description); !d.empty()) line += ": " + d;
+  return line;
+}
+
+namespace {
+
 std::string syntax(const ActionSpec& action, const Spelling& spelling) {
   if (spelling.dialect == Dialect::Mcp) return "<mcp_SERVER_TOOL>{…}</mcp_SERVER_TOOL>";
   if (spelling.dialect == Dialect::Bracket) {
@@ -318,6 +407,11 @@ std::string as_text(const json::value& v) {
 
 std::string generated_example(const Registry& registry, const ActionSpec& action, const Spelling& spelling) {
   if (spelling.dialect == Dialect::Mcp) {
+    const auto& tools = registry.options().mcp_tools;
+    if (!tools.empty()) {
+      const std::string name = mcp_name(tools.front().server, tools.front().name);
+      return "<" + name + ">" + mcp_sample_arguments(tools.front().input_schema) + "</" + name + ">";
+    }
     const std::string name = mcp_name(registry.options().mcp_servers.front(), "search");
     return "<" + name + ">{\"query\": \"example\"}</" + name + ">";
   }
@@ -385,7 +479,8 @@ void render_entry(const Registry& registry, const Entry& entry, std::string& out
     out += action.summary + ". SERVER is one of: ";
     const auto& servers = registry.options().mcp_servers;
     for (std::size_t i = 0; i < servers.size(); ++i) out += (i == 0 ? "" : ", ") + servers[i];
-    out += "; TOOL is one of its tools, the body its arguments.\n";
+    out += "; TOOL is one of its tools, the body its arguments. The result comes back to you.\n";
+    for (const McpToolDoc& tool : registry.options().mcp_tools) out += mcp_tool_line(tool);
   } else {
     out += action.summary + ".";
     for (const PresetParam& preset : first.presets) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/catalog/prompt_doc.h"
 #include "sigil/parse/json_text.h"
 #include "sigil/text/ascii.h"
 
@@ -160,8 +161,13 @@ json::array tool_schemas(const Registry& registry, const PromptOptions& options)
   json::array tools;
   for (const NamedTool& t : named_tools(registry, options)) {
     const ActionSpec& action = *t.action;
+    std::string description = action.summary + "." + rules_text(action);
+    if (action.name == "mcp") {
+      for (const McpToolDoc& tool : registry.options().mcp_tools)
+        description += "\n- " + mcp_tool_summary(tool);
+    }
     json::object function{{"name", t.tool_name},
-                          {"description", action.summary + "." + rules_text(action)},
+                          {"description", std::move(description)},
                           {"parameters", parameters_schema(registry, action)}};
     tools.push_back(json::object{{"type", "function"}, {"function", std::move(function)}});
   }

@@ -479,6 +479,7 @@ class Executor::Impl final : public parse::EventSink {
     s.running = true;
     s.deadline = SteadyClock::now() + s.timeout;
     std::stop_token token = s.stop.get_token();
+    std::stop_source slot_stop = s.stop;  // a handle: the callback below must not touch the slot
     std::shared_ptr<ActionHandler> handler = s.handler;
     Directive directive = s.directive;
     if (s.deadline < timer_wake_) timer_cv_.notify_one();  // the timer learns an earlier deadline
@@ -487,6 +488,7 @@ class Executor::Impl final : public parse::EventSink {
     HandlerResult r;
     {
       ActionContext context(ids_, store_, token, options_.now, options_.services);
+      const std::stop_callback on_cancel(options_.cancel, [&slot_stop]() { slot_stop.request_stop(); });
       try {
         r = handler->run(directive, context);
       } catch (const std::exception& e) {

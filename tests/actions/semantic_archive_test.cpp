@@ -47,7 +47,8 @@ class SemanticArchive : public ::testing::Test {
     ArchiveConfig config;
     ArchiveConfig::Embeddings e;
     e.model = "toy";
-    e.embed = [this](const std::vector<std::string>& texts) -> Result<std::vector<std::vector<float>>> {
+    e.embed = [this](const std::vector<std::string>& texts)
+        -> sigil::Result<std::vector<std::vector<float>>, std::string> {
       ++calls;
       if (failing) return Failure{std::string("embeddings: HTTP 500: overloaded")};
       std::vector<std::vector<float>> out;

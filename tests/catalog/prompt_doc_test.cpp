@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <iostream>
 #include <set>
 #include <string>
@@ -208,6 +209,38 @@ TEST(PromptDoc, McpIsTaughtOnlyWithConfiguredServers) {
                        "server. SERVER is one of: github, brave-search;"));
   EXPECT_TRUE(
       contains(section, "  Example: <mcp_github_search>{\"query\": \"example\"}</mcp_github_search>\n"));
+}
+
+Registry builtin_with_mcp_tools() {
+  RegistryOptions options;
+  options.mcp_servers = {"everything"};
+  options.mcp_tools = {
+      {"everything", "echo", "Echoes back the input string\nmore detail",
+       boost::json::parse(R"({"type": "object", "properties": {"message": {"type": "string"},
+           "kind": {"enum": ["a", "b"]}}, "required": ["message"]})")
+           .as_object()},
+      {"everything", "get-sum", "", boost::json::parse(R"({"type": "object"})").as_object()}};
+  return Registry::builtin(options);
+}
+
+TEST(PromptDoc, ConnectedMcpToolsAreTaughtOneALine) {
+  const Registry registry = builtin_with_mcp_tools();
+  const std::string section = sigil::catalog::prompt_section(registry, {});
+  EXPECT_TRUE(contains(section,
+                       "\n  - <mcp_everything_echo>{\"message\": string, \"kind\"?: \"a\" | \"b\"}"
+                       "</mcp_everything_echo>: Echoes back the input string\n"))
+      << section;
+  EXPECT_TRUE(contains(section, "\n  - <mcp_everything_get-sum>{}</mcp_everything_get-sum>\n")) << section;
+  EXPECT_FALSE(contains(section, "more detail"));  // the first line of a description only
+  // The example is the first tool with its required arguments, and it parses as a valid mcp directive.
+  EXPECT_TRUE(
+      contains(section, "  Example: <mcp_everything_echo>{\"message\":\"example\"}</mcp_everything_echo>\n"))
+      << section;
+  for (const PromptExample& example : sigil::catalog::prompt_examples(registry, {})) {
+    if (example.action == "mcp") expect_example_runs(registry, example, false);
+  }
+  EXPECT_EQ(sigil::catalog::mcp_tool_summary(registry.options().mcp_tools[0]),
+            "everything/echo {\"message\": string, \"kind\"?: \"a\" | \"b\"}: Echoes back the input string");
 }
 
 TEST(PromptDoc, DeniedAndAllowedActionsFilterTheSection) {

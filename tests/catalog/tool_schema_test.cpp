@@ -180,6 +180,23 @@ TEST(ToolSchema, McpIsAToolOnlyWithServers) {
   EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp"), "mcp");
 }
 
+TEST(ToolSchema, TheMcpToolDescriptionListsTheConnectedTools) {
+  RegistryOptions options;
+  options.mcp_servers = {"everything"};
+  options.mcp_tools = {{"everything", "echo", "Echoes back the input string",
+                        json::parse(R"({"type": "object", "properties": {"message": {"type": "string"}},
+                                        "required": ["message"]})")
+                            .as_object()}};
+  const Registry registry = Registry::builtin(options);
+  const json::array tools = sigil::catalog::tool_schemas(registry, {});
+  const json::object* mcp = find_tool(tools, "mcp");
+  ASSERT_NE(mcp, nullptr);
+  EXPECT_EQ(
+      mcp->at("description"),
+      json::value("calls a tool on a configured MCP server.\n- everything/echo {\"message\": string}: Echoes "
+                  "back the input string"));
+}
+
 TEST(ToolSchema, ToolNamesMapBackToTheirActions) {
   const Registry registry = Registry::builtin();
   PromptOptions options;

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from sigil_serve import SigilServe
+from sigil_serve import SigilServe, sse_turn
 
 SIGIL = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -54,38 +54,6 @@ class Server(SigilServe):
 
     def stop(self, sig=signal.SIGTERM):
         return super().stop(sig, TIMEOUT)
-
-
-def sse_turn(port, conversation, text, user="web", stop_at=None):
-    """POSTs a message and reads the SSE stream: returns (events, status). stop_at: an event name after
-    which to return at once (the stream stays open)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT)
-    body = json.dumps({"text": text, "user": user})
-    conn.request("POST", f"/v1/conversations/{conversation}/messages", body,
-                 {"Content-Type": "application/json"})
-    resp = conn.getresponse()
-    if resp.status != 200:
-        return [("http", {"status": resp.status, "body": resp.read().decode()})], resp.status
-    events, name, data = [], None, []
-    while True:
-        line = resp.fp.readline()
-        if not line:
-            break
-        line = line.decode().rstrip("\r\n")
-        if line.startswith("event:"):
-            name = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].strip())
-        elif line == "" and name is not None:
-            events.append((name, json.loads("\n".join(data)) if data else None))
-            if name == "end" or name == stop_at:
-                break
-            name, data = None, []
-    if stop_at is None:
-        conn.close()
-    else:
-        events.append(("conn", conn))  # kept open by the caller
-    return events, 200
 
 
 def text_of(events):

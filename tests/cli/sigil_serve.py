@@ -10,6 +10,8 @@ The tests import it from their own folder (python puts the script's folder first
     ... server.url, server.port ...
     code = server.stop()  # SIGTERM; None when it did not exit in time (it is killed then)
 """
+import http.client
+import json
 import os
 import re
 import signal
@@ -93,6 +95,38 @@ class SigilServe:
 
     def stderr_text(self):
         return "".join(self.err)
+
+
+def sse_turn(port, conversation, text, user="web", stop_at=None, timeout=START_TIMEOUT):
+    """POSTs a message and reads the SSE stream: returns (events, status). stop_at: an event name after
+    which to return at once (the stream stays open)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    body = json.dumps({"text": text, "user": user})
+    conn.request("POST", f"/v1/conversations/{conversation}/messages", body,
+                 {"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    if resp.status != 200:
+        return [("http", {"status": resp.status, "body": resp.read().decode()})], resp.status
+    events, name, data = [], None, []
+    while True:
+        line = resp.fp.readline()
+        if not line:
+            break
+        line = line.decode().rstrip("\r\n")
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+        elif line == "" and name is not None:
+            events.append((name, json.loads("\n".join(data)) if data else None))
+            if name == "end" or name == stop_at:
+                break
+            name, data = None, []
+    if stop_at is None:
+        conn.close()
+    else:
+        events.append(("conn", conn))  # kept open by the caller
+    return events, 200
 
 
 def run_against(server, cmd, cwd, timeout, fail):

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -284,6 +285,30 @@ TEST(ExecTimeout, ExecutorEndsAfterTheStoppedHandlerReturns) {
     EXPECT_EQ(report.results[0].status, ResultStatus::Error);
   }  // joins the worker
   EXPECT_TRUE(stop_seen.load());
+}
+
+TEST(ExecCancel, TheTurnsCancellationStopsARunningHandler) {
+  auto store = open_store();
+  std::atomic<bool> started{false};
+  HandlerTable handlers;
+  handlers.add("react", [&](const Directive&, ActionContext& c) {
+    started = true;
+    wait_for([] { return false; }, c.stop_token());  // until stopped
+    return c.stop_requested() ? HandlerResult::error("cancelled") : HandlerResult::ok("not stopped");
+  });
+  std::stop_source turn;
+  ExecOptions options;
+  options.timeouts["react"] = 60s;  // far away: only the cancellation can stop it in time
+  options.cancel = turn.get_token();
+  RecordingOutbox outbox;
+  const auto start = std::chrono::steady_clock::now();
+  Turn t = run_turn("A <react emoji=\"x\"/> B", handlers, *store, outbox, std::move(options), kIds, [&] {
+    wait_for([&] { return started.load(); }, {});
+    turn.request_stop();
+  });
+  ASSERT_EQ(t.report.results.size(), 1u);
+  EXPECT_EQ(t.report.results[0].message, "cancelled");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
 
 TEST(ExecRefusal, InvalidDirectiveIsRefusedWithTheParsersError) {

@@ -47,7 +47,9 @@ struct ArchiveConfig {
   // is unavailable or failing, archive and search work by keywords alone.
   struct Embeddings {
     std::string model;  // the name vectors are kept under
-    std::function<Result<std::vector<std::vector<float>>>(const std::vector<std::string>&)> embed;
+    std::function<sigil::Result<std::vector<std::vector<float>>, std::string>(
+        const std::vector<std::string>&)>
+        embed;
     std::function<bool()> available;
   };
   std::optional<Embeddings> embeddings;

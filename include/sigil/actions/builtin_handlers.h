@@ -12,6 +12,7 @@
 #include "sigil/actions/calculate.h"
 #include "sigil/actions/command.h"
 #include "sigil/actions/fetch_page.h"
+#include "sigil/actions/mcp.h"
 #include "sigil/actions/memory.h"
 #include "sigil/actions/pages.h"
 #include "sigil/actions/react.h"
@@ -45,6 +46,7 @@ struct BuiltinConfig {
   PagesConfig pages;
   SearchConfig search;  // no provider: search says so, and is not taught
   FetchConfig fetch;    // enabled false: fetch-page says so, and is not taught
+  McpConfig mcp;        // the connected MCP servers
 };
 
 // Fails only when the configuration itself is unusable (a file folder that cannot be opened, a search

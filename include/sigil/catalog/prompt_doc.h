@@ -27,6 +27,9 @@ struct PromptOptions {
 };
 
 // Whether `options` let the action named `action` (canonical) be taught.
+// One MCP tool in one line: `server/tool {"arg": type, "opt"?: type}: description` (first line, capped).
+std::string mcp_tool_summary(const McpToolDoc& tool);
+
 bool prompt_includes(const PromptOptions& options, std::string_view action);
 
 // The prompt section: plain Markdown-ish text, ending with a line break. Empty when no action is taught.

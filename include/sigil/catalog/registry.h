@@ -1,6 +1,7 @@
 // The action registry: the parser's grammar built from ActionSpecs (spec sections 2-9, 13).
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -12,9 +13,17 @@
 
 namespace sigil::catalog {
 
+// One tool of a connected MCP server, as the prompt and the native tool schemas teach it.
+struct McpToolDoc {
+  std::string server, name, description;
+  boost::json::object input_schema;
+};
+
 struct RegistryOptions {
   // Configured MCP server names (5.6), as configured.
   std::vector<std::string> mcp_servers;
+  // The tools of the connected servers (listed at start); the prompt teaches each one.
+  std::vector<McpToolDoc> mcp_tools;
   // Bracket names match case-insensitively (3.1).
   bool brackets_case_insensitive = false;
   // Tag sentinels (7.1) and hidden-region names (8.1); matched case-insensitively.

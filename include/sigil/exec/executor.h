@@ -43,6 +43,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,9 @@ struct ExecOptions {
   // The results message for the model (model_message(); the agent's results message too) is cut to this
   // many bytes, at least kMinResultsBytes (docs/security.md, "Results to the model").
   std::size_t max_results_bytes = kDefaultResultsBytes;
+  // The turn's cancellation: a stop request reaches the stop_token of every handler running then or later
+  // (an MCP call tells its server, a command is killed), not only a time-out.
+  std::stop_token cancel;
 };
 
 class Executor {

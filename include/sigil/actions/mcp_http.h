@@ -1,0 +1,32 @@
+// The MCP Streamable HTTP transport (2025-11-25): every JSON-RPC message is one POST to the endpoint with
+// `Accept: application/json, text/event-stream`; the answer is a JSON body or an SSE stream of messages.
+//
+// What it promises:
+// - The Mcp-Session-Id the server gives (on the initialize answer) is sent back on every later request,
+//   with MCP-Protocol-Version; the configured headers (e.g. Authorization) go on every request.
+// - A 404 while a session is open means the session is gone: the transport reports it closed, so the
+//   client initialises a new one on the next call.
+// - A request the server refuses (an HTTP error, or a broken connection) gets a JSON-RPC error answer
+//   for its id, so the waiting call fails at once with the HTTP status instead of timing out.
+// - close() ends the session (DELETE, best effort) and cancels the open requests; no event follows.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sigil/actions/mcp_client.h"
+#include "sigil/net/http_client.h"
+
+namespace sigil::actions {
+
+struct McpHttpOptions {
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+std::unique_ptr<McpTransport> make_mcp_http_transport(McpHttpOptions options,
+                                                      std::shared_ptr<net::HttpClient> http);
+
+}  // namespace sigil::actions

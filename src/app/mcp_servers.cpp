@@ -1,0 +1,54 @@
+#include "app/mcp_servers.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "sigil/actions/mcp_http.h"
+#include "sigil/actions/mcp_stdio.h"
+#include "sigil/log/log.h"
+#include "sigil/net/http_client.h"
+#include "sigil/net/io_threads.h"
+
+namespace sigil::app {
+
+McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
+  McpStartup out;
+  std::shared_ptr<net::HttpClient> http;  // one for every URL server, made when the first needs it
+  for (const McpServerConfig& s : servers) {
+    std::unique_ptr<actions::McpTransport> transport;
+    if (s.command.empty()) {
+      if (!http) http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
+      transport = actions::make_mcp_http_transport({s.url, s.headers}, http);
+    } else {
+      actions::McpStdioOptions stdio;
+      stdio.program = s.command.front();
+      stdio.args.assign(s.command.begin() + 1, s.command.end());
+      stdio.env = s.env;
+      transport = actions::make_mcp_stdio_transport(std::move(stdio));
+    }
+    actions::McpClientOptions options;
+    options.timeout = std::chrono::seconds(s.timeout_seconds);
+    auto client = std::make_shared<actions::McpClient>(s.name, std::move(transport), options);
+    if (auto connected = client->connect(); !connected) {
+      out.errors.push_back(s.name + ": " + connected.error().message);
+      continue;
+    }
+    for (const actions::McpTool& t : client->tools())
+      out.tools.push_back({s.name, t.name, t.description, t.input_schema});
+    if (log::enabled(log::Level::info)) {
+      log::write(log::Record{log::Level::info, "mcp-connected", {}}
+                     .with("server", s.name)
+                     .with("tools", static_cast<std::int64_t>(client->tools().size())));
+    }
+    out.names.push_back(s.name);
+    out.config.servers.push_back(std::move(client));
+  }
+  for (const std::string& e : out.errors) {
+    if (log::enabled(log::Level::warn))
+      log::write(log::Record{log::Level::warn, "mcp-failed", {}}.with("error", e));
+  }
+  return out;
+}
+
+}  // namespace sigil::app

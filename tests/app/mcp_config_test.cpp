@@ -1,0 +1,69 @@
+// [mcp.servers.NAME] in sigil.toml (docs/configuration.md, docs/actions/mcp.md).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/config.h"
+
+namespace sigil::app {
+namespace {
+
+const EnvLookup kNoEnv = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
+
+std::string error_of(std::string_view toml) {
+  try {
+    load_config_text(toml, "/etc/sigil/sigil.toml", {}, kNoEnv);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(McpConfig, OneTablePerServer) {
+  const Config c = load_config_text(R"(
+[mcp.servers.everything]
+command = ["node", "server.js", "stdio"]
+env = { LOG_LEVEL = "warn" }
+timeout_seconds = 5
+
+[mcp.servers."brave-search"]
+url = "https://mcp.example.com/mcp"
+headers = { Authorization = "Bearer x" }
+)",
+                                    "s.toml", {}, kNoEnv);
+  ASSERT_EQ(c.mcp_servers.size(), 2u);
+  // In name order (TOML tables have no order of their own).
+  const McpServerConfig& a = c.mcp_servers[1];
+  EXPECT_EQ(a.name, "everything");
+  EXPECT_EQ(a.command, (std::vector<std::string>{"node", "server.js", "stdio"}));
+  EXPECT_EQ(a.env, (std::vector<std::pair<std::string, std::string>>{{"LOG_LEVEL", "warn"}}));
+  EXPECT_EQ(a.timeout_seconds, 5);
+  const McpServerConfig& b = c.mcp_servers[0];
+  EXPECT_EQ(b.name, "brave-search");
+  EXPECT_EQ(b.url, "https://mcp.example.com/mcp");
+  EXPECT_EQ(b.headers, (std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer x"}}));
+  EXPECT_EQ(b.timeout_seconds, 30);
+  EXPECT_TRUE(load_config_text("", "s.toml", {}, kNoEnv).mcp_servers.empty());
+}
+
+TEST(McpConfig, MistakesAreNamed) {
+  EXPECT_NE(error_of("[mcp.servers.a]\n").find("[mcp.servers.a] needs exactly one of command"),
+            std::string::npos);
+  EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\nurl = \"http://h\"\n").find("exactly one of"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("[mcp.servers.a]\ncommand = [\"x\"]\nport = 1\n").find("[mcp.servers.a] unknown key \"port\""),
+      std::string::npos);
+  EXPECT_NE(error_of("[mcp.servers.\"a b\"]\ncommand = [\"x\"]\n").find("the name may hold only"),
+            std::string::npos);
+  EXPECT_NE(error_of("[mcp]\nservers = 1\n").find("mcp must hold only tables [mcp.servers.NAME]"),
+            std::string::npos);
+  EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\nenv = { A = 1 }\n").find("must be a string"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace sigil::app
