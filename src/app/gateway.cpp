@@ -209,7 +209,11 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     e.base_url = config_.model.url;
     e.api_key = config_.model.key;
     e.model = config_.model.embeddings_model;
-    embeddings_ = model::make_openai_embeddings(std::move(e));
+    try {
+      embeddings_ = model::make_openai_embeddings(std::move(e));
+    } catch (const std::invalid_argument& error) {
+      throw GatewayConfigError(std::string("model: ") + error.what());  // a bad [model] url, said as such
+    }
     actions::ArchiveConfig::Embeddings hook;
     hook.model = config_.model.embeddings_model;
     hook.embed = [e = embeddings_](const std::vector<std::string>& texts) { return e->embed(texts); };
