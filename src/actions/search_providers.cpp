@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 #include <utility>
 
+#include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/char_refs.h"
 #include "sigil/text/utf8.h"
@@ -83,15 +84,35 @@ std::vector<SearchHit> hits_of(const json::value* results, std::string_view snip
   return out;
 }
 
-class Brave final : public SearchProvider {
+// Tavily's and SearXNG's answers: a top-level `results` list, snippets in "content".
+Result<std::vector<SearchHit>> results_list(std::string_view body, std::string_view provider,
+                                            std::size_t max) {
+  auto v = parse_json(body, provider);
+  if (!v) return std::move(v).error();
+  const json::value* results = v->get_object().if_contains("results");
+  if (results == nullptr || !results->is_array())
+    return make_error(ErrorCode::tool_failed,
+                      "the answer from " + std::string(provider) + " has no results list");
+  return hits_of(results, "content", max);
+}
+
+// What every provider keeps: its configuration and the base URL (configured, or the provider's own).
+class ConfiguredProvider : public SearchProvider {
+ protected:
+  ConfiguredProvider(SearchProviderConfig c, std::string_view default_base)
+      : c_(std::move(c)), base_(base_url(c_, default_base)) {}
+  SearchProviderConfig c_;
+  std::string base_;
+};
+
+class Brave final : public ConfiguredProvider {
  public:
-  explicit Brave(SearchProviderConfig c)
-      : c_(std::move(c)), base_(base_url(c_, "https://api.search.brave.com")) {}
+  explicit Brave(SearchProviderConfig c) : ConfiguredProvider(std::move(c), "https://api.search.brave.com") {}
   std::string_view name() const override { return "Brave Search"; }
   net::HttpRequest request(std::string_view query) const override {
     net::HttpRequest r;
-    r.url =
-        base_ + "/res/v1/web/search?q=" + percent_encode(query) + "&count=" + std::to_string(c_.max_results);
+    r.url = base_ + "/res/v1/web/search?q=" + net::percent_encode(query) +
+            "&count=" + std::to_string(c_.max_results);
     r.headers = {{"Accept", "application/json"}, {"X-Subscription-Token", c_.api_key}};
     return r;
   }
@@ -106,15 +127,11 @@ class Brave final : public SearchProvider {
   std::string refused_hint() const override {
     return "check [search] api_key (or SIGIL_SEARCH_KEY): Brave's subscription token";
   }
-
- private:
-  SearchProviderConfig c_;
-  std::string base_;
 };
 
-class Tavily final : public SearchProvider {
+class Tavily final : public ConfiguredProvider {
  public:
-  explicit Tavily(SearchProviderConfig c) : c_(std::move(c)), base_(base_url(c_, "https://api.tavily.com")) {}
+  explicit Tavily(SearchProviderConfig c) : ConfiguredProvider(std::move(c), "https://api.tavily.com") {}
   std::string_view name() const override { return "Tavily"; }
   net::HttpRequest request(std::string_view query) const override {
     net::HttpRequest r;
@@ -128,48 +145,30 @@ class Tavily final : public SearchProvider {
     return r;
   }
   Result<std::vector<SearchHit>> parse(std::string_view body) const override {
-    auto v = parse_json(body, name());
-    if (!v) return std::move(v).error();
-    const json::value* results = v->get_object().if_contains("results");
-    if (results == nullptr || !results->is_array())
-      return make_error(ErrorCode::tool_failed, "the answer from Tavily has no results list");
-    return hits_of(results, "content", c_.max_results);
+    return results_list(body, name(), c_.max_results);
   }
   std::string refused_hint() const override {
     return "check [search] api_key (or SIGIL_SEARCH_KEY): a Tavily API key (tvly-...)";
   }
-
- private:
-  SearchProviderConfig c_;
-  std::string base_;
 };
 
-class Searxng final : public SearchProvider {
+class Searxng final : public ConfiguredProvider {
  public:
-  explicit Searxng(SearchProviderConfig c) : c_(std::move(c)), base_(base_url(c_, "")) {}
+  explicit Searxng(SearchProviderConfig c) : ConfiguredProvider(std::move(c), "") {}
   std::string_view name() const override { return "SearXNG"; }
   net::HttpRequest request(std::string_view query) const override {
     net::HttpRequest r;
-    r.url = base_ + "/search?q=" + percent_encode(query) + "&format=json";
+    r.url = base_ + "/search?q=" + net::percent_encode(query) + "&format=json";
     r.headers = {{"Accept", "application/json"}};
     return r;
   }
   Result<std::vector<SearchHit>> parse(std::string_view body) const override {
-    auto v = parse_json(body, name());
-    if (!v) return std::move(v).error();
-    const json::value* results = v->get_object().if_contains("results");
-    if (results == nullptr || !results->is_array())
-      return make_error(ErrorCode::tool_failed, "the answer from SearXNG has no results list");
-    return hits_of(results, "content", c_.max_results);
+    return results_list(body, name(), c_.max_results);
   }
   std::string refused_hint() const override {
     // SearXNG ships with JSON answers off: a 403 is nearly always that.
     return "enable JSON answers on the SearXNG instance (settings.yml: search.formats: [html, json])";
   }
-
- private:
-  SearchProviderConfig c_;
-  std::string base_;
 };
 
 bool http_url(std::string_view url) {
@@ -177,22 +176,6 @@ bool http_url(std::string_view url) {
 }
 
 }  // namespace
-
-std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char c : text) {
-    if (ascii::is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += c;
-    } else {
-      const auto byte = static_cast<unsigned char>(c);
-      out += '%';
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0x0f];
-    }
-  }
-  return out;
-}
 
 std::string error_detail(std::string_view body) {
   json::error_code ec;

@@ -1,5 +1,10 @@
 #include "channels/markdown_walk.h"
 
+#include <algorithm>
+#include <utility>
+
+#include "sigil/text/ascii.h"
+
 namespace sigil::channels {
 
 bool MarkdownWalk::walk(std::string_view markdown) {
@@ -47,6 +52,42 @@ std::string MarkdownWalk::item_marker(std::string_view bullet) {
   List& l = lists_.back();
   return std::string(2 * (lists_.size() - 1), ' ') +
          (l.ordered ? std::to_string(l.next++) + ". " : std::string(bullet));
+}
+
+bool MarkdownWalk::table_row() {
+  first_cell_ = true;
+  return !std::exchange(first_row_, false);
+}
+
+bool MarkdownWalk::table_cell() { return !std::exchange(first_cell_, false); }
+
+bool MarkdownWalk::enter_image(MD_SPANTYPE type, void* detail) {
+  if (image_depth_ > 0) {
+    if (type == MD_SPAN_IMG) ++image_depth_;
+    return true;
+  }
+  if (type != MD_SPAN_IMG) return false;
+  image_src_ = attribute(static_cast<const MD_SPAN_IMG_DETAIL*>(detail)->src);
+  image_depth_ = 1;
+  return true;
+}
+
+bool MarkdownWalk::leave_image(MD_SPANTYPE type, std::string& src) {
+  src.clear();
+  if (image_depth_ == 0) return false;
+  if (type == MD_SPAN_IMG && --image_depth_ == 0) src = std::move(image_src_);
+  return true;
+}
+
+bool MarkdownWalk::plain_info_word(std::string_view info) {
+  return std::all_of(info.begin(), info.end(), [](char c) {
+    return text::ascii::is_alnum(c) || c == '-' || c == '_' || c == '+' || c == '#';
+  });
+}
+
+std::string MarkdownWalk::trimmed() {
+  while (!out_.empty() && (out_.back() == '\n' || out_.back() == ' ')) out_.pop_back();
+  return std::move(out_);
 }
 
 }  // namespace sigil::channels

@@ -142,6 +142,11 @@ void ChatOutbox::text(std::string_view piece) {
 void ChatOutbox::split_overflow() {
   // Counted as it grows, so a message within the limit costs nothing per piece.
   if (caps_.text_limit == 0 || msg_units_ <= caps_.text_limit) return;
+  split_while_over();
+  msg_units_ = text_units(msg_, caps_.text_unit);
+}
+
+void ChatOutbox::split_while_over() {
   // Trailing whitespace alone never splits: the next piece may not come.
   while (auto cut = split_once(trim_right(msg_), caps_.text_limit, caps_.text_unit)) {
     // Appended text cannot be taken back: if more is shown than the cut keeps, the message ends there.
@@ -154,7 +159,6 @@ void ChatOutbox::split_overflow() {
     msg_ = rest_after(msg_, *cut);
     ++split_parts_;
   }
-  msg_units_ = text_units(msg_, caps_.text_unit);
 }
 
 void ChatOutbox::stream_update() {
@@ -227,18 +231,7 @@ void ChatOutbox::flush_text() {
   if (!partial_.empty()) {  // an incomplete sequence at the very end: passed on as it is
     msg_.append(std::exchange(partial_, {}));
   }
-  if (caps_.text_limit != 0) {
-    while (auto cut = split_once(trim_right(msg_), caps_.text_limit, caps_.text_unit)) {
-      if (use_append_ && !open_.id.empty() && !std::string_view(cut->head).starts_with(shown())) {
-        cut->head = std::string(shown());
-        cut->consumed = open_.shown_size;
-        cut->reopen.clear();
-      }
-      finish_message(cut->head);
-      msg_ = rest_after(msg_, *cut);
-      ++split_parts_;
-    }
-  }
+  if (caps_.text_limit != 0) split_while_over();
   const std::string_view last = trim_right(msg_);
   if (!last.empty()) {
     finish_message(last);

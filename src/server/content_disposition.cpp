@@ -1,6 +1,6 @@
 #include "server/content_disposition.h"
 
-#include "server/ws_frames.h"
+#include "sigil/net/url.h"
 
 namespace sigil::server {
 
@@ -15,7 +15,7 @@ std::string ascii_file_name(std::string_view name) {
 
 std::string content_disposition(bool inline_disposition, std::string_view name) {
   return std::string(inline_disposition ? "inline" : "attachment") + "; filename=\"" + ascii_file_name(name) +
-         "\"; filename*=UTF-8''" + percent_encode(name);
+         "\"; filename*=UTF-8''" + net::percent_encode(name);
 }
 
 }  // namespace sigil::server

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "server/query_string.h"
+#include "sigil/net/url.h"
 
 namespace sigil::server {
 
@@ -21,7 +22,7 @@ PlainResponse models_response(const std::string& id, const std::string& param, s
     const json::object list{{"object", "list"}, {"data", json::array{model_object(id, created)}}};
     return PlainResponse{200, "application/json", json::serialize(list), {}};
   }
-  const auto wanted = percent_decode(param, false);
+  const auto wanted = net::percent_decode(param, false);
   if (wanted && *wanted == id)
     return PlainResponse{200, "application/json", json::serialize(model_object(id, created)), {}};
   const json::object error{

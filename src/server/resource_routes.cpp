@@ -5,6 +5,7 @@
 #include "server/published_page.h"
 #include "server/query_string.h"
 #include "sigil/embed/files.h"
+#include "sigil/net/url.h"
 
 namespace sigil::server {
 
@@ -52,7 +53,7 @@ MediaResponse media_response(const MediaStore& media, std::string_view param) {
     return {json_error(400, "a media URL is /media/<sha256>/<name>"), std::nullopt};
   std::string url_name;
   if (slash != std::string_view::npos) {
-    auto decoded = percent_decode(param.substr(slash + 1), false);
+    auto decoded = net::percent_decode(param.substr(slash + 1), false);
     if (!decoded || decoded->find('/') != std::string::npos)
       return {json_error(404, "no such media"), std::nullopt};
     url_name = std::move(*decoded);

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
 
 namespace sigil::server {
@@ -71,24 +72,8 @@ json::object error_frame(std::string_view message, const std::optional<std::stri
   return json::object{{"type", "error"}, {"message", message}, {"client_id", client_id_value(client_id)}};
 }
 
-std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (sigil::text::ascii::is_alnum(ch) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string media_url(const MediaInfo& media) {
-  return "/media/" + media.sha256 + "/" + percent_encode(media.name.empty() ? "file" : media.name);
+  return "/media/" + media.sha256 + "/" + net::percent_encode(media.name.empty() ? "file" : media.name);
 }
 
 }  // namespace sigil::server

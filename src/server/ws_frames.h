@@ -39,7 +39,5 @@ boost::json::object error_frame(std::string_view message, const std::optional<st
 
 // /media/<sha256>/<percent-encoded name>
 std::string media_url(const MediaInfo& media);
-// RFC 3986 unreserved characters stay, every other byte becomes %XX.
-std::string percent_encode(std::string_view text);
 
 }  // namespace sigil::server

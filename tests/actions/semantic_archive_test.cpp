@@ -53,6 +53,7 @@ class SemanticArchive : public ::testing::Test {
       if (failing) return Failure{std::string("embeddings: HTTP 500: overloaded")};
       std::vector<std::vector<float>> out;
       for (const std::string& t : texts) out.push_back(meaning(t));
+      if (not_a_number) out.front().front() = NAN;  // the model answered, but the store refuses the vector
       return out;
     };
     e.available = [this] { return available; };
@@ -77,6 +78,7 @@ class SemanticArchive : public ::testing::Test {
   Harness h;
   int calls = 0;
   bool failing = false;
+  bool not_a_number = false;
   bool available = true;
   std::string last_archive_message;
 };
@@ -133,6 +135,18 @@ TEST_F(SemanticArchive, AFailingModelLeavesKeywordSearchWorking) {
   const HandlerResult again = search("tea");
   EXPECT_EQ(again.result.at("mode").as_string(), "hybrid");
   ASSERT_EQ(again.result.at("hits").as_array().size(), 1u) << again.message;
+}
+
+TEST_F(SemanticArchive, AVectorTheStoreRefusesLeavesTheEntryFoundByKeywords) {
+  not_a_number = true;
+  archive("drink", "green tea, no sugar");
+  EXPECT_NE(last_archive_message.find("found by keywords only ("), std::string::npos) << last_archive_message;
+  EXPECT_EQ(last_archive_message.find("embeddings:"), std::string::npos) << last_archive_message;
+  not_a_number = false;
+  const HandlerResult r = search("tea");
+  ASSERT_TRUE(is_ok(r)) << r.message;
+  ASSERT_EQ(r.result.at("hits").as_array().size(), 1u) << r.message;
+  EXPECT_EQ(r.result.at("hits").as_array()[0].at("title").as_string(), "drink");
 }
 
 TEST_F(SemanticArchive, VectorsStayWithTheirUserAndGoWithTheirEntry) {

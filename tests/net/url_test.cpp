@@ -67,5 +67,27 @@ TEST(Url, RefusesWhatCannotBeSentSafely) {
   EXPECT_NE(error_of("http://host/a\r\nX-Injected: 1").find("space or control"), std::string::npos);
 }
 
+TEST(PercentEncoding, Encoding) {
+  EXPECT_EQ(percent_encode("a-b_c.d~e"), "a-b_c.d~e");  // RFC 3986 unreserved characters stay
+  EXPECT_EQ(percent_encode("my report/ä.pdf"), "my%20report%2F%C3%A4.pdf");
+  EXPECT_EQ(percent_encode("👍"), "%F0%9F%91%8D");
+  EXPECT_EQ(percent_encode("sigil:123&q=a+b"), "sigil%3A123%26q%3Da%2Bb");
+  EXPECT_EQ(percent_encode(std::string("\0\xff", 2)), "%00%FF");
+  for (const std::string s : {"", "a b", "100%", "caf\xC3\xA9?x=1&y=2#z"})
+    EXPECT_EQ(percent_decode(percent_encode(s), false), s) << s;
+}
+
+TEST(PercentEncoding, Decoding) {
+  EXPECT_EQ(percent_decode("a%20b%2fc%2F", false), "a b/c/");
+  EXPECT_EQ(percent_decode("a+b", true), "a b");
+  EXPECT_EQ(percent_decode("a+b", false), "a+b");
+  EXPECT_EQ(percent_decode("%2B", true), "+");
+  EXPECT_EQ(percent_decode("%00%ff", false), std::string("\0\xff", 2));
+  EXPECT_EQ(percent_decode("caf\xC3\xA9", false), "caf\xC3\xA9");  // raw bytes stay
+  EXPECT_EQ(percent_decode("", true), "");
+  for (const char* broken : {"%", "%4", "a%", "%zz", "%g0", "%0g", "x%2"})
+    EXPECT_FALSE(percent_decode(broken, true).has_value()) << broken;
+}
+
 }  // namespace
 }  // namespace sigil::net

@@ -1,4 +1,4 @@
-// Query strings, percent-decoding and the checks of ids, tokens and content types.
+// Query strings and the checks of ids, tokens and content types.
 #include "server/request_checks.h"
 
 #include <gtest/gtest.h>
@@ -9,18 +9,6 @@
 
 namespace sigil::server {
 namespace {
-
-TEST(QueryStringTest, PercentDecoding) {
-  EXPECT_EQ(percent_decode("a%20b%2fc%2F", false), "a b/c/");
-  EXPECT_EQ(percent_decode("a+b", true), "a b");
-  EXPECT_EQ(percent_decode("a+b", false), "a+b");
-  EXPECT_EQ(percent_decode("%2B", true), "+");
-  EXPECT_EQ(percent_decode("%00%ff", false), std::string("\0\xff", 2));
-  EXPECT_EQ(percent_decode("caf\xC3\xA9", false), "caf\xC3\xA9");  // raw bytes stay
-  EXPECT_EQ(percent_decode("", true), "");
-  for (const char* broken : {"%", "%4", "a%", "%zz", "%g0", "%0g", "x%2"})
-    EXPECT_FALSE(percent_decode(broken, true).has_value()) << broken;
-}
 
 TEST(QueryStringTest, Params) {
   const auto q = query_params("/v1/ws?conversation=c%201&user=a+b&&flag&=x&user=last");

@@ -55,7 +55,4 @@ Result<std::unique_ptr<SearchProvider>> make_search_provider(const SearchProvide
 
 std::string error_detail(std::string_view body);
 
-// RFC 3986 percent-encoding of a query value (unreserved characters stay, space is %20).
-std::string percent_encode(std::string_view text);
-
 }  // namespace sigil::actions

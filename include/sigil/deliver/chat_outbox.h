@@ -116,6 +116,7 @@ class ChatOutbox final : public deliver::Outbox {
   ChannelResult call(const std::function<ChannelResult()>& fn);
   void append_visible(std::string_view piece);
   void split_overflow();
+  void split_while_over();  // finishes messages off the front of msg_ while it is over the channel's limit
   void stream_update();
   void finish_message(std::string_view head);  // sends or finishes the open message with exactly head
   void flush_text();                           // finishes msg_ (all of it), splitting as needed

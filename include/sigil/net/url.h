@@ -6,6 +6,7 @@
 // path and query are sent exactly as given.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -32,5 +33,15 @@ struct Url {
 
 // The error is one line, e.g. `URL must start with http://, https://, ws:// or wss://: "ftp://x"`.
 std::variant<Url, std::string> parse_url(std::string_view text);
+
+// RFC 3986 percent-encoding, the one every URL we build uses (a query value, a path segment, a Discord
+// emoji, a media file's name): each byte but the unreserved ones (letters, digits, - . _ ~) becomes %XX with
+// upper-case hex digits, so the result is safe in a path segment and in a query value alike.
+std::string percent_encode(std::string_view text);
+
+// The inverse: every %XX (either case of hex digit) becomes its byte, '+' becomes a space when asked (form
+// encoding: query strings), every other byte stays as it is; nullopt for a '%' not followed by two hex
+// digits. The result may hold any byte (NUL, invalid UTF-8): callers validate.
+std::optional<std::string> percent_decode(std::string_view text, bool plus_is_space);
 
 }  // namespace sigil::net

@@ -9,6 +9,7 @@
 #include "sigil/channels/discord/voice_waveform.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
+#include "sigil/net/url.h"
 #include "sigil/text/random_id.h"
 
 namespace sigil::channels::discord {
@@ -210,8 +211,8 @@ deliver::ChannelResult DiscordChannel::react(const std::string& message_id, std:
   }
   RestRequest r;
   r.method = "PUT";
-  r.path = "/channels/" + target_.channel_id + "/messages/" + target + "/reactions/" + url_encode_segment(e) +
-           "/@me";
+  r.path = "/channels/" + target_.channel_id + "/messages/" + target + "/reactions/" +
+           net::percent_encode(e) + "/@me";
   deliver::ChannelResult res = finish("add reaction", api_.call(r), false);
   if (res.ok()) return deliver::ChannelResult(target);
   return res;

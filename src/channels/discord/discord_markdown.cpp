@@ -1,7 +1,6 @@
 #include "sigil/channels/discord/discord_markdown.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <vector>
 
@@ -44,8 +43,7 @@ class Renderer final : public MarkdownWalk {
   std::string run(std::string_view markdown) {
     if (!walk(markdown))
       return escape_discord_text(markdown, true);  // md4c gives up only on memory exhaustion
-    while (!out_.empty() && (out_.back() == '\n' || out_.back() == ' ')) out_.pop_back();
-    return out_;
+    return trimmed();
   }
 
  private:
@@ -114,11 +112,7 @@ class Renderer final : public MarkdownWalk {
         begin_block();
         std::string lang = attribute(static_cast<const MD_BLOCK_CODE_DETAIL*>(detail)->lang);
         // Discord reads the info string up to the line end: only a plain word is kept.
-        if (!std::all_of(lang.begin(), lang.end(), [](char c) {
-              return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' ||
-                     c == '#';
-            }))
-          lang.clear();
+        if (!plain_info_word(lang)) lang.clear();
         out_ += "```" + lang;
         newline();
         in_code_block_ = true;
@@ -131,17 +125,14 @@ class Renderer final : public MarkdownWalk {
         break;
       case MD_BLOCK_TABLE:
         begin_block();
-        first_row_ = true;
+        enter_table();
         break;
       case MD_BLOCK_TR:
-        if (!first_row_) newline();
-        first_row_ = false;
-        first_cell_ = true;
+        if (table_row()) newline();
         break;
       case MD_BLOCK_TH:
       case MD_BLOCK_TD:
-        if (!first_cell_) out_ += " | ";
-        first_cell_ = false;
+        if (table_cell()) out_ += " | ";
         if (type == MD_BLOCK_TH) out_ += "**";
         break;
     }
@@ -164,8 +155,7 @@ class Renderer final : public MarkdownWalk {
         leave_list();
         break;
       case MD_BLOCK_LI:
-        pending_ = block_gap();
-        fresh_ = false;
+        leave_item();
         break;
       case MD_BLOCK_H:
         if (heading_bold_) out_ += "**";
@@ -191,7 +181,7 @@ class Renderer final : public MarkdownWalk {
       case MD_BLOCK_HTML:
       case MD_BLOCK_P:
       case MD_BLOCK_TABLE:
-        pending_ = type == MD_BLOCK_P && !lists_.empty() ? block_gap() : 2;
+        leave_leaf(type);
         break;
       default:
         break;
@@ -201,10 +191,7 @@ class Renderer final : public MarkdownWalk {
 
   int enter_span(MD_SPANTYPE type, void* detail) override {
     fresh_ = false;
-    if (image_depth_ > 0) {
-      if (type == MD_SPAN_IMG) ++image_depth_;
-      return 0;
-    }
+    if (enter_image(type, detail)) return 0;  // an image's alt text is shown plain
     out_ += span_marker(type);
     switch (type) {
       case MD_SPAN_CODE:
@@ -219,10 +206,6 @@ class Renderer final : public MarkdownWalk {
         link_text_start_ = out_.size();
         break;
       }
-      case MD_SPAN_IMG:
-        image_src_ = attribute(static_cast<const MD_SPAN_IMG_DETAIL*>(detail)->src);
-        image_depth_ = 1;
-        break;
       default:
         break;
     }
@@ -230,8 +213,8 @@ class Renderer final : public MarkdownWalk {
   }
 
   int leave_span(MD_SPANTYPE type, void* /*detail*/) override {
-    if (image_depth_ > 0) {
-      if (type == MD_SPAN_IMG && --image_depth_ == 0 && !image_src_.empty()) out_ += " (" + image_src_ + ")";
+    if (std::string src; leave_image(type, src)) {
+      if (!src.empty()) out_ += " (" + src + ")";
       return 0;
     }
     out_ += span_marker(type);
@@ -297,17 +280,12 @@ class Renderer final : public MarkdownWalk {
     return 0;
   }
 
-  std::string out_;
-  int quote_depth_ = 0;
   bool heading_bold_ = false;
   bool in_code_block_ = false, in_code_span_ = false;
   std::string code_;
   bool in_link_ = false;
   std::string link_href_, link_raw_;
   std::size_t link_text_start_ = 0;
-  bool first_row_ = true, first_cell_ = true;
-  int image_depth_ = 0;
-  std::string image_src_;
 };
 
 }  // namespace

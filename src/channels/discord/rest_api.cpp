@@ -83,22 +83,6 @@ std::string bot_id_from_token(std::string_view token) {
   return out;
 }
 
-std::string url_encode_segment(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 RestApi::RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options)
     : client_(client), api_url_(std::move(api_url)), token_(std::move(token)), options_(options) {
   while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();

@@ -1,6 +1,5 @@
 #include "sigil/channels/telegram/telegram_html.h"
 
-#include <cctype>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,8 +15,7 @@ class Renderer final : public MarkdownWalk {
  public:
   std::string run(std::string_view markdown) {
     if (!walk(markdown)) return escape_telegram_html(markdown);  // md4c gives up only on memory exhaustion
-    while (!out_.empty() && (out_.back() == '\n' || out_.back() == ' ')) out_.pop_back();
-    return out_;
+    return trimmed();
   }
 
  private:
@@ -56,11 +54,8 @@ class Renderer final : public MarkdownWalk {
       case MD_BLOCK_CODE: {
         begin_block();
         const auto* d = static_cast<const MD_BLOCK_CODE_DETAIL*>(detail);
-        std::string lang = attribute(d->lang);
-        bool plain_lang = !lang.empty();
-        for (char c : lang)
-          if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '+' || c == '#'))
-            plain_lang = false;
+        const std::string lang = attribute(d->lang);
+        const bool plain_lang = !lang.empty() && plain_info_word(lang);
         out_ += plain_lang ? "<pre><code class=\"language-" + lang + "\">" : std::string("<pre>");
         code_lang_ = plain_lang;
         in_code_ = true;
@@ -73,20 +68,17 @@ class Renderer final : public MarkdownWalk {
         break;
       case MD_BLOCK_TABLE:
         begin_block();
-        first_row_ = true;
+        enter_table();
         break;
       case MD_BLOCK_THEAD:
       case MD_BLOCK_TBODY:
         break;
       case MD_BLOCK_TR:
-        if (!first_row_) out_ += '\n';
-        first_row_ = false;
-        first_cell_ = true;
+        if (table_row()) out_ += '\n';
         break;
       case MD_BLOCK_TH:
       case MD_BLOCK_TD:
-        if (!first_cell_) out_ += " | ";
-        first_cell_ = false;
+        if (table_cell()) out_ += " | ";
         if (type == MD_BLOCK_TH) out_ += "<b>";
         break;
     }
@@ -108,8 +100,7 @@ class Renderer final : public MarkdownWalk {
         leave_list();
         break;
       case MD_BLOCK_LI:
-        pending_ = block_gap();
-        fresh_ = false;
+        leave_item();
         break;
       case MD_BLOCK_H:
         out_ += "</b>";
@@ -128,8 +119,7 @@ class Renderer final : public MarkdownWalk {
       case MD_BLOCK_HTML:
       case MD_BLOCK_P:
       case MD_BLOCK_TABLE:
-        pending_ = block_gap();
-        if (type != MD_BLOCK_P || lists_.empty()) pending_ = 2;
+        leave_leaf(type);
         break;
       default:
         break;
@@ -139,10 +129,7 @@ class Renderer final : public MarkdownWalk {
 
   int enter_span(MD_SPANTYPE type, void* detail) override {
     fresh_ = false;
-    if (image_depth_ > 0) {
-      if (type == MD_SPAN_IMG) ++image_depth_;
-      return 0;  // an image's alt text is shown plain
-    }
+    if (enter_image(type, detail)) return 0;  // an image's alt text is shown plain
     switch (type) {
       case MD_SPAN_EM:
         out_ += "<i>";
@@ -165,10 +152,6 @@ class Renderer final : public MarkdownWalk {
         out_ += "<a href=\"" + escape_telegram_html(attribute(d->href), true) + "\">";
         break;
       }
-      case MD_SPAN_IMG:
-        image_src_ = attribute(static_cast<const MD_SPAN_IMG_DETAIL*>(detail)->src);
-        image_depth_ = 1;
-        break;
       default:
         break;
     }
@@ -176,9 +159,8 @@ class Renderer final : public MarkdownWalk {
   }
 
   int leave_span(MD_SPANTYPE type, void* /*detail*/) override {
-    if (image_depth_ > 0) {
-      if (type == MD_SPAN_IMG && --image_depth_ == 0 && !image_src_.empty())
-        out_ += " (" + escape_telegram_html(image_src_) + ")";
+    if (std::string src; leave_image(type, src)) {
+      if (!src.empty()) out_ += " (" + escape_telegram_html(src) + ")";
       return 0;
     }
     switch (type) {
@@ -233,14 +215,9 @@ class Renderer final : public MarkdownWalk {
     return 0;
   }
 
-  std::string out_;
-  int quote_depth_ = 0;
   bool in_code_ = false;
   bool code_lang_ = false;
   std::size_t code_start_ = 0;
-  bool first_row_ = true, first_cell_ = true;
-  int image_depth_ = 0;
-  std::string image_src_;
 };
 
 }  // namespace

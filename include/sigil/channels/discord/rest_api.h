@@ -110,7 +110,4 @@ class RestApi {
 // in the store before the gateway's READY says it); "unknown" when the token has no such part.
 std::string bot_id_from_token(std::string_view token);
 
-// "%F0%9F%91%8D" for 👍: a path segment with every byte but unreserved ones percent-encoded.
-std::string url_encode_segment(std::string_view s);
-
 }  // namespace sigil::channels::discord
