@@ -7,7 +7,7 @@ Usage: telegram_stream_test.py PATH_TO_SIGIL  (run by ctest as cli.telegram_stre
 slowly. The fake's journal and its view of the chat (what the user sees after edits and deletes) must show:
 1. typing first; then one sendMessage and editMessageText calls at least ~1 s apart, never raw markup in any
    of them; the message the user sees in the end is exactly the final reply rendered to HTML (the bold part
-   a bold entity), sent once;
+   a bold entity), sent once; an edit Telegram answers "message is not modified" is no failure;
 2. a reply longer than 4096 units: two messages, each within the limit, together the whole text;
 3. a reply that turns silent late (<no-reply/> after text was shown): the shown message is deleted
    (deleteMessage) and the user sees nothing of it;
@@ -107,6 +107,24 @@ def main():
               any(en["type"] == "bold" for en in final[0].get("entities", [])),
               f"the user sees the whole reply once, bold included: {[m.get('entities') for m in final]}")
         check(final[0]["edits"] == len(edits), "every edit reached that one message")
+
+        # 1b. Telegram answers an edit with "message is not modified" (400): success, not a failure; the
+        # message still ends with the whole reply.
+        fake.admin("/_fake/faults", {"match": "editMessageText", "kind": "status", "status": 400, "times": 1,
+                                     "body": {"ok": False, "error_code": 400, "description":
+                                              "Bad Request: message is not modified: specified new message "
+                                              "content and reply markup are exactly the same as a current "
+                                              "content and reply markup of the message"}})
+        seq = fake.last_seq()
+        sent = fake.admin("/_fake/messages", {"text": "stream it again"})
+        wait_for("the second streamed turn", lambda: turn_logged(server, sent["update_id"]), server)
+        edits = [e for e in calls(seq) if e["route"] == "editMessageText"]
+        check(edits and edits[0]["status"] == 400 and all(e["status"] == 200 for e in edits[1:]),
+              f"the first edit was refused as not modified: {[e['status'] for e in edits]}")
+        line = next(l for l in server.err if f"telegram-turn turn=tg-{sent['update_id']} " in l)
+        check("note=" not in line, f"the turn reports nothing failed: {line.strip()}")
+        _, mine = bot_messages()
+        check(sum(m.get("text") == STREAM_FINAL_TEXT for m in mine) == 2, "the user sees the whole reply")
 
         # 2. Longer than 4096 units: two messages, within the limit, the whole text between them.
         seq = fake.last_seq()

@@ -13,7 +13,8 @@ every Bot API call and every delivery with its status:
 4. the same update delivered again is answered 200 and starts no second turn;
 5. sigil killed with SIGKILL right after it answered 200 to an update, then restarted: the update's turn runs
    (resumed), once; a redelivery then is a duplicate; killed again once a turn had stored the user's message:
-   the resumed turn answers once and the history holds that message once;
+   the resumed turn answers once, the history holds that message once, and "typing" was renewed every ~4 s
+   while its reply was written;
 6. back to polling: deleteWebhook, then getUpdates, and a message is answered; /healthz says polling.
 Nothing is lost, nothing is sent twice: every user message gets exactly one answer.
 """
@@ -36,7 +37,8 @@ ALICE = 1001
 CHECKS = Checks("telegram_webhook_test")
 fail, check = CHECKS.fail, CHECKS.check
 
-SLOW_REPLY = "Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(40)) + " end."
+# About 9 s at 20 tokens a second: long enough for the typing indicator to be renewed (every 4 s).
+SLOW_REPLY = "Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(180)) + " end."
 
 
 def free_port():
@@ -79,7 +81,7 @@ def main():
         def write_config(mode):
             with open(config, "w", encoding="utf-8") as f:
                 f.write(f'[server]\nlisten = "127.0.0.1:{port}"\n[store]\ndata = "{tmp}/data"\n'
-                        f'[model]\nreplay = "{replay}"\ntokens_per_second = 40\n'
+                        f'[model]\nreplay = "{replay}"\ntokens_per_second = 20\n'
                         f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
                         f'allowed_users = [{ALICE}]\npoll_timeout = 5\nstream = false\nmode = "{mode}"\n'
                         f'webhook_url = "{hook}"\nwebhook_secret = "{SECRET}"\n')
@@ -171,12 +173,20 @@ def main():
         wait_for("the user's message in the history", lambda: user_messages("another slow one"), server)
         server.stop(signal.SIGKILL)
         check(len(answers("MARK-SLOW")) == 1, "killed before the second slow answer was sent")
+        seq_restart = fake.last_seq()
         server = start("serve2b.log")
         wait_for("the second slow turn after the restart", lambda: turn_logged(server, again_id), server)
         check(len(answers("MARK-SLOW")) == 2, "the second slow message is answered exactly once")
         stored = user_messages("another slow one")
         check(len(stored) == 1, f"the resumed turn's user message is stored once ({len(stored)})")
         check(len(user_messages("a slow one please")) == 1, "so is the first one's")
+        # While the model writes (stream = false: nothing is shown until the reply is final), "typing" is
+        # renewed about every 4 s.
+        renewed = [e["t_ms"] for e in fake.entries(seq_restart, "api")
+                   if e["route"] == "sendChatAction" and e["params"].get("action") == "typing"]
+        gaps = [b - a for a, b in zip(renewed, renewed[1:])]
+        check(len(renewed) >= 2 and all(3500 <= g <= 5500 for g in gaps),
+              f"typing is renewed every ~4 s while the reply is written: gaps {gaps}")
         check(answers("MARK-FORGED") == [], "the forged updates were never answered")
 
         # 6. Back to polling: deleteWebhook, then getUpdates; a message is answered; /healthz says polling.
