@@ -474,6 +474,13 @@ class Reader {
                        "\"https://bot.example.com/telegram/webhook\"), not " +
                            in_quotes(c.webhook_url));
                 c.webhook_path = c.webhook_url.substr(path, c.webhook_url.find_first_of("?#", path) - path);
+                // The gateway serves the path beside its own routes: it must not hide one of them.
+                for (const std::string_view own :
+                     {"/healthz", "/metrics", "/index.html", "/v1/", "/media/", "/assets/", "/pages/"})
+                  if (c.webhook_path == own || (own.back() == '/' && c.webhook_path.starts_with(own)))
+                    fail(n, k,
+                         "must not use a path of the gateway's own (" + std::string(own) +
+                             "): pick one such as /telegram/webhook");
               }},
              {"webhook_secret",
               [&](const toml::node& n, const std::string& k) {

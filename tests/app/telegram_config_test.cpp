@@ -92,6 +92,11 @@ TEST(TelegramConfig, ClearErrors) {
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"https://b.example\"\n");
   EXPECT_NE(e.find("webhook_url must be the public URL Telegram posts to, with a path"), std::string::npos)
       << e;
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"https://b.example/v1/ws\"\n");
+  EXPECT_NE(e.find("webhook_url must not use a path of the gateway's own (/v1/)"), std::string::npos) << e;
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"https://b.example/healthz\"\n");
+  EXPECT_NE(e.find("webhook_url must not use a path of the gateway's own (/healthz)"), std::string::npos)
+      << e;
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_secret = \"no spaces!\"\n");
   EXPECT_NE(e.find("webhook_secret must be 1-256 of A-Z"), std::string::npos) << e;
   EXPECT_EQ(e.find("no spaces!"), std::string::npos) << e;  // a secret is never quoted back
