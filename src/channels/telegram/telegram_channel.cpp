@@ -160,8 +160,10 @@ deliver::ChannelResult TelegramChannel::edit_text(const std::string& id, std::st
 deliver::ChannelResult TelegramChannel::delete_message(const std::string& id) {
   const std::optional<std::int64_t> message = message_number(id);
   if (!message) return deliver::channel_error("not a Telegram message id");
-  const ApiOutcome o =
-      api_.call("deleteMessage", boost::json::object{{"chat_id", target_.chat_id}, {"message_id", *message}});
+  const boost::json::object p{{"chat_id", target_.chat_id}, {"message_id", *message}};
+  ApiOutcome o = api_.call("deleteMessage", p);
+  // Deleting again cannot take away anything else: at worst the message is gone already (below).
+  if (o.kind == ApiOutcome::Kind::Unknown) o = api_.call("deleteMessage", p);
   if (o.kind == ApiOutcome::Kind::Refused && o.error_code == 400 &&
       contains_ci(o.description, "message to delete not found"))
     return deliver::ChannelResult(id);  // gone already

@@ -13,7 +13,8 @@
 //   is not modified" is success (the message already shows that text). An edit whose outcome is unknown is
 //   made once more: an edit is idempotent, unlike a send. An edit comes at least edit_gap after the last
 //   send or edit of this chat (it waits, on the caller's thread, for what is missing).
-// - delete_message: deleteMessage; 400 "message to delete not found" is success (it is gone).
+// - delete_message: deleteMessage; 400 "message to delete not found" is success (it is gone), so one whose
+//   outcome is unknown is made once more.
 // - send_text: the Markdown rendered to Telegram HTML (sendMessage, parse_mode HTML); when Telegram
 //   refuses it with 400 "can't parse entities", the same text is sent once more as plain text.
 // - react: setMessageReaction with one emoji (U+FE0F removed); the message id "" is the one being answered.
