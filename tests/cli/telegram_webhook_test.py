@@ -131,7 +131,9 @@ def main():
         wrong = fake.admin("/_fake/webhook/post", {"update": forged, "secret": "wrong"})
         check(missing["status"] == 401 and wrong["status"] == 403,
               f"no secret header: 401, a wrong one: 403 ({missing['status']}, {wrong['status']})")
-        check(sum("telegram-webhook-refused" in line for line in server.err) >= 2, "both refusals are logged")
+        # The log is read from sigil's stderr as it comes: waited for, not assumed to be there already.
+        wait_for("both refusals logged", lambda: sum("telegram-webhook-refused" in line for line in server.err) >= 2,
+                 server)
         check(not any(f"update={missing['update_id']}" in line or f"update={wrong['update_id']}" in line
                       for line in server.err), "the refused updates are neither recorded nor ignored: unseen")
 

@@ -125,14 +125,17 @@ ClassifiedUpdate classify_update(const boost::json::object& update, const AdmitP
   return out;
 }
 
-bool learn_bot_identity(BotApi& api, const std::stop_token& stop, AdmitPolicy& policy) {
+std::optional<AdmitPolicy> learn_bot_identity(BotApi& api, const std::stop_token& stop,
+                                              std::vector<std::int64_t> allowed_users) {
   const ApiOutcome me = call_until_ok(api, "getMe", boost::json::object{}, stop, "telegram-getme-failed");
-  if (!me.ok() || !me.result.is_object()) return false;
+  if (!me.ok() || !me.result.is_object()) return std::nullopt;
+  AdmitPolicy policy;
+  policy.allowed_users = std::move(allowed_users);
   policy.bot_id = int_at(me.result.as_object(), "id");
   policy.bot_username = string_at(me.result.as_object(), "username");
   if (log::enabled(log::Level::info))
     log::write(log::Record{log::Level::info, "telegram-ready", {}}.with("bot", "@" + policy.bot_username));
-  return true;
+  return policy;
 }
 
 UpdatePoller::UpdatePoller(BotApi& api, PollerOptions options, OnUpdate on_update)
@@ -143,16 +146,10 @@ UpdatePoller::UpdatePoller(BotApi& api, PollerOptions options, OnUpdate on_updat
 UpdatePoller::~UpdatePoller() { stop(); }
 
 void UpdatePoller::start() {
-  thread_ = std::jthread([this](const std::stop_token& stop) { run(stop); });
+  thread_.start([this](const std::stop_token& stop) { run(stop); });
 }
 
-void UpdatePoller::stop() {
-  api_.stop();
-  if (thread_.joinable()) {
-    thread_.request_stop();
-    thread_.join();
-  }
-}
+void UpdatePoller::stop() { thread_.stop(); }
 
 std::string UpdatePoller::bot_username() const {
   std::lock_guard lock(mu_);
@@ -165,15 +162,11 @@ void UpdatePoller::run(const std::stop_token& stop) {
     backoff = std::min<std::chrono::milliseconds>(backoff * 2, std::chrono::seconds(30));
   };
   // getMe: the bot's own id and @username (group messages are admitted by mention).
+  std::optional<AdmitPolicy> identity = learn_bot_identity(api_, stop, options_.allowed_users);
+  if (!identity) return;
   {
-    AdmitPolicy policy;
-    {
-      std::lock_guard lock(mu_);
-      policy = policy_;
-    }
-    if (!learn_bot_identity(api_, stop, policy)) return;
     std::lock_guard lock(mu_);
-    policy_ = std::move(policy);
+    policy_ = std::move(*identity);
   }
   // Back from webhook mode: Telegram refuses getUpdates while a webhook is set.
   if (!call_until_ok(api_, "deleteWebhook", boost::json::object{{"drop_pending_updates", false}}, stop,

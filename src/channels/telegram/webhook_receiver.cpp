@@ -23,35 +23,25 @@ WebhookReply refuse(int status, std::string why) {
 }  // namespace
 
 WebhookReceiver::WebhookReceiver(BotApi& api, WebhookOptions options, UpdatePoller::OnUpdate on_update)
-    : api_(api), options_(std::move(options)), on_update_(std::move(on_update)) {
-  policy_.allowed_users = options_.allowed_users;
-}
+    : api_(api), options_(std::move(options)), on_update_(std::move(on_update)) {}
 
 WebhookReceiver::~WebhookReceiver() { stop(); }
 
 void WebhookReceiver::start() {
-  thread_ = std::jthread([this](const std::stop_token& stop) { run(stop); });
+  thread_.start([this](const std::stop_token& stop) { run(stop); });
 }
 
 void WebhookReceiver::stop() {
   stopped_.store(true);
-  api_.stop();
-  if (thread_.joinable()) {
-    thread_.request_stop();
-    thread_.join();
-  }
+  thread_.stop();
 }
 
 void WebhookReceiver::run(const std::stop_token& stop) {
-  AdmitPolicy policy;
+  std::optional<AdmitPolicy> identity = learn_bot_identity(api_, stop, options_.allowed_users);
+  if (!identity) return;
   {
     std::lock_guard lock(mu_);
-    policy = policy_;
-  }
-  if (!learn_bot_identity(api_, stop, policy)) return;
-  {
-    std::lock_guard lock(mu_);
-    policy_ = std::move(policy);
+    policy_ = std::move(*identity);
     ready_ = true;
   }
   const boost::json::object params{{"url", options_.url},

@@ -27,10 +27,10 @@
 #include <optional>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "sigil/channels/telegram/bot_api.h"
+#include "sigil/channels/telegram/receiver_thread.h"
 
 namespace sigil::channels::telegram {
 
@@ -83,9 +83,10 @@ struct ClassifiedUpdate {
 };
 ClassifiedUpdate classify_update(const boost::json::object& update, const AdmitPolicy& policy);
 
-// The bot's id and @username from getMe (asked until it answers; see call_until_ok.h) into `policy`, with a
-// "telegram-ready" log line. false: stopped first.
-bool learn_bot_identity(BotApi& api, const std::stop_token& stop, AdmitPolicy& policy);
+// The policy for these allowed users with the bot's id and @username from getMe (asked until it answers; see
+// call_until_ok.h), with a "telegram-ready" log line; nullopt when stopped first.
+std::optional<AdmitPolicy> learn_bot_identity(BotApi& api, const std::stop_token& stop,
+                                              std::vector<std::int64_t> allowed_users);
 
 struct PollerOptions {
   std::vector<std::int64_t> allowed_users;
@@ -119,7 +120,7 @@ class UpdatePoller {
   mutable std::mutex mu_;
   AdmitPolicy policy_;
   std::atomic<bool> polling_{false};
-  std::jthread thread_;
+  ReceiverThread thread_{api_};  // last: joined before the members its thread uses go
 };
 
 }  // namespace sigil::channels::telegram

@@ -22,10 +22,10 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "sigil/channels/telegram/bot_api.h"
+#include "sigil/channels/telegram/receiver_thread.h"
 #include "sigil/channels/telegram/update_poller.h"
 
 namespace sigil::channels::telegram {
@@ -67,7 +67,7 @@ class WebhookReceiver {
   bool ready_ = false;  // getMe answered
   std::atomic<bool> stopped_{false};
   std::atomic<bool> registered_{false};
-  std::jthread thread_;
+  ReceiverThread thread_{api_};  // last: joined before the members its thread uses go
 };
 
 }  // namespace sigil::channels::telegram
