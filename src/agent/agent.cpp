@@ -96,6 +96,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   }
 
   const std::string& id() const { return input_.turn_id; }
+  // The caller named the turn (a channel's id for a platform message): it may be the same turn again.
+  void set_named(bool named) { named_ = named; }
   std::pair<std::string, std::string> key() const { return {input_.user, input_.conversation}; }
   bool stateless() const { return input_.messages.has_value(); }
 
@@ -114,8 +116,10 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       say_mode_ = *chosen;
     }
     summary_.say_mode = say_mode_;
-    // A stateless turn's user message is already the last of its messages.
-    if (!stateless() && !record("user", input_.text, "the user message", input_.task_id)) return;
+    // A stateless turn's user message is already the last of its messages. A turn run again under its id
+    // (a channel resuming a message whose turn a crash cut off) finds its message stored already.
+    if (!stateless() && !stored_before() && !record("user", input_.text, "the user message", input_.task_id))
+      return;
     start_call();
   }
 
@@ -440,6 +444,19 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     return true;
   }
 
+  // Whether this named turn's user message is in the history already (it ran before and was cut off): the
+  // same turn id and the same text.
+  bool stored_before() {
+    if (!named_) return false;
+    auto recent = agent_.store_.recent_messages(scope(), agent_.config_.history_messages);
+    if (!recent) return false;  // record() then says what the store could not do
+    for (const store::Message& m : *recent)
+      if (m.role == "user" && m.turn_id == input_.turn_id && m.task_id == input_.task_id &&
+          m.text == input_.text)
+        return true;
+    return false;
+  }
+
   // Appends a user-side message to the turn's history (the store, or the request's messages for a
   // stateless turn). On failure the turn ends with StoreError and false is returned.
   // task_id: the turn's origin, for its first message only (TurnInput::task_id).
@@ -521,6 +538,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   bool shown_text_ = false;     // an earlier call of this turn showed text
   bool tools_offered_ = false;  // the current call's request offered native tools
   std::string exec_turn_id_;
+  bool named_ = false;
   std::unique_ptr<Call> call_state_;
 
   std::mutex mu_;
@@ -604,7 +622,8 @@ void Agent::finish_loop(const std::stop_token& stop) {
 }
 
 std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer) {
-  if (input.turn_id.empty()) input.turn_id = text::random_id("turn-");
+  const bool named = !input.turn_id.empty();
+  if (!named) input.turn_id = text::random_id("turn-");
   std::string id = input.turn_id;
   std::shared_ptr<Turn> turn;
   bool run_now = false;
@@ -612,6 +631,7 @@ std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> obs
     std::lock_guard lock(mu_);
     const std::uint64_t serial = next_serial_++;
     turn = std::make_shared<Turn>(*this, serial, std::move(input), std::move(observer));
+    turn->set_named(named);
     turns_.emplace(serial, turn);
     run_now = turn->stateless() || busy_.insert(turn->key()).second;
     if (!run_now) waiting_[turn->key()].push_back(turn);

@@ -1,5 +1,7 @@
 #include "app/channel_inbound.h"
 
+#include <boost/json/object.hpp>
+#include <boost/json/serialize.hpp>
 #include <utility>
 
 #include "sigil/log/log.h"
@@ -66,6 +68,20 @@ void ChannelInbound::end(const std::string& key, const std::string& turn_id, std
 std::set<std::string> ChannelInbound::running() const {
   std::lock_guard lock(mu_);
   return running_;
+}
+
+std::size_t ChannelInbound::pending_count() const {
+  auto pending = store_.pending_inbound(channel_, account_, 100'000);
+  return pending.ok() ? pending->size() : 0;
+}
+
+std::string channel_health_json(std::string_view mode, std::string_view state, std::string_view last_error,
+                                const ChannelInbound& inbound) {
+  boost::json::object o{{"mode", mode}, {"state", state}};
+  o["last_error"] = last_error.empty() ? boost::json::value(nullptr) : boost::json::value(last_error);
+  o["running_turns"] = static_cast<std::int64_t>(inbound.running().size());
+  o["pending_updates"] = static_cast<std::int64_t>(inbound.pending_count());
+  return boost::json::serialize(o);
 }
 
 void log_channel_turn(const std::string& event, std::string_view task, std::string_view turn_id,

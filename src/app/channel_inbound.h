@@ -9,6 +9,7 @@
 //   the store failed (logged; the caller must not confirm it, so the platform sends it again).
 // - resume_pending(): the records whose turn never ended, oldest first, each given to `run` (with a
 //   "<channel>-resume" log line); a record `run` cannot read is marked finished.
+// - pending_count(): the records whose turn has not ended (recorded, running, or to resume).
 // - begin()/end(): the turns under way (running()); end() marks the record finished and logs
 //   "<channel>-turn turn=<id> …" with what the outbox did differently and the sends in doubt.
 // - metrics(): one platform API's counters as Prometheus text, the error line cut to 200 bytes and escaped.
@@ -42,6 +43,8 @@ class ChannelInbound {
            const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
            const std::vector<std::string>& in_doubt);
   std::set<std::string> running() const;
+  // How many records wait for their turn to end (for /healthz); 0 when the store cannot say.
+  std::size_t pending_count() const;
 
   const std::string& channel() const { return channel_; }
 
@@ -64,6 +67,11 @@ struct ApiCounters {
 void log_channel_turn(const std::string& event, std::string_view task, std::string_view turn_id,
                       std::string_view chat, const agent::TurnSummary& summary,
                       const deliver::DeliveryReport& report, const std::vector<std::string>& in_doubt);
+
+// A channel's state for /healthz, a JSON object: {"mode", "state", "last_error" (null when none),
+// "running_turns", "pending_updates" (recorded, turn not ended: running or to resume at the next start)}.
+std::string channel_health_json(std::string_view mode, std::string_view state, std::string_view last_error,
+                                const ChannelInbound& inbound);
 
 // The HELP/TYPE lines of the counters below (once per /metrics answer).
 std::string channel_metrics_header();

@@ -445,42 +445,76 @@ class Reader {
 
   void telegram(const toml::table& t, TelegramConfig& c) {
     c.enabled = true;
-    each(t, {
-                {"token",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.token = string(n, k);
-                   // Never quoted back: it is a secret.
-                   if (!c.token.empty() && !valid_telegram_token(c.token))
-                     fail(n, k, "is not a bot token (digits, ':', then letters, digits, '_' or '-')");
-                 }},
-                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
-                {"mode",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.mode = string(n, k);
-                   if (c.mode == "webhook")
-                     fail(n, k,
-                          "\"webhook\" is not built yet: use \"polling\" (sigil asks Telegram for updates; "
-                          "no public address needed)");
-                   if (c.mode != "polling") fail(n, k, "must be \"polling\", not " + in_quotes(c.mode));
-                 }},
-                {"allowed_users",
-                 [&](const toml::node& n, const std::string& k) {
-                   const auto* a = n.as_array();
-                   if (a == nullptr) fail(n, k, "must be an array of Telegram user ids (integers)");
-                   c.allowed_users.clear();
-                   for (const toml::node& e : *a) {
-                     const auto* i = e.as_integer();
-                     if (i == nullptr || i->get() <= 0)
-                       fail(e, k,
-                            "must be an array of Telegram user ids (positive integers, e.g. [123456789])");
-                     c.allowed_users.push_back(i->get());
-                   }
-                 }},
-                {"poll_timeout",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.poll_timeout_seconds = static_cast<int>(integer(n, k, 0, 50));
-                 }},
-            });
+    each(t,
+         {
+             {"token",
+              [&](const toml::node& n, const std::string& k) {
+                c.token = string(n, k);
+                // Never quoted back: it is a secret.
+                if (!c.token.empty() && !valid_telegram_token(c.token))
+                  fail(n, k, "is not a bot token (digits, ':', then letters, digits, '_' or '-')");
+              }},
+             {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+             {"mode",
+              [&](const toml::node& n, const std::string& k) {
+                c.mode = string(n, k);
+                if (c.mode != "polling" && c.mode != "webhook")
+                  fail(n, k, "must be \"polling\" or \"webhook\", not " + in_quotes(c.mode));
+              }},
+             {"webhook_url",
+              [&](const toml::node& n, const std::string& k) {
+                c.webhook_url = string(n, k);
+                const std::size_t scheme = c.webhook_url.find("://");
+                const std::size_t path =
+                    scheme == std::string::npos ? std::string::npos : c.webhook_url.find('/', scheme + 3);
+                if ((c.webhook_url.rfind("https://", 0) != 0 && c.webhook_url.rfind("http://", 0) != 0) ||
+                    path == std::string::npos || path + 1 >= c.webhook_url.size())
+                  fail(n, k,
+                       "must be the public URL Telegram posts to, with a path (e.g. "
+                       "\"https://bot.example.com/telegram/webhook\"), not " +
+                           in_quotes(c.webhook_url));
+                c.webhook_path = c.webhook_url.substr(path, c.webhook_url.find_first_of("?#", path) - path);
+                // The gateway serves the path beside its own routes: it must not hide one of them.
+                for (const std::string_view own :
+                     {"/healthz", "/metrics", "/index.html", "/v1/", "/media/", "/assets/", "/pages/"})
+                  if (c.webhook_path == own || (own.back() == '/' && c.webhook_path.starts_with(own)))
+                    fail(n, k,
+                         "must not use a path of the gateway's own (" + std::string(own) +
+                             "): pick one such as /telegram/webhook");
+              }},
+             {"webhook_secret",
+              [&](const toml::node& n, const std::string& k) {
+                c.webhook_secret = string(n, k);
+                // Never quoted back: it is a secret.
+                if (!valid_telegram_webhook_secret(c.webhook_secret))
+                  fail(n, k, "must be 1-256 of A-Z, a-z, 0-9, '_' and '-' (Telegram's secret_token)");
+              }},
+             {"stream", [&](const toml::node& n, const std::string& k) { c.stream = boolean(n, k); }},
+             {"edit_interval_ms",
+              [&](const toml::node& n, const std::string& k) {
+                c.edit_interval_ms = static_cast<int>(integer(n, k, 200, 60'000));
+              }},
+             {"max_download_mb",
+              [&](const toml::node& n, const std::string& k) {
+                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 2000)) << 20;
+              }},
+             {"allowed_users",
+              [&](const toml::node& n, const std::string& k) {
+                const auto* a = n.as_array();
+                if (a == nullptr) fail(n, k, "must be an array of Telegram user ids (integers)");
+                c.allowed_users.clear();
+                for (const toml::node& e : *a) {
+                  const auto* i = e.as_integer();
+                  if (i == nullptr || i->get() <= 0)
+                    fail(e, k, "must be an array of Telegram user ids (positive integers, e.g. [123456789])");
+                  c.allowed_users.push_back(i->get());
+                }
+              }},
+             {"poll_timeout",
+              [&](const toml::node& n, const std::string& k) {
+                c.poll_timeout_seconds = static_cast<int>(integer(n, k, 0, 50));
+              }},
+         });
   }
 
   // A chat platform's API address: http(s)://, without a trailing slash.
@@ -535,6 +569,22 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
   if (config.channels.telegram.enabled && config.channels.telegram.token.empty())
     throw ConfigError(
         "[channels.telegram] needs the bot's token: set token (from @BotFather) or SIGIL_TELEGRAM_TOKEN");
+  if (auto v = env("SIGIL_TELEGRAM_WEBHOOK_SECRET"); v && !v->empty()) {
+    if (!valid_telegram_webhook_secret(*v))
+      throw ConfigError(
+          "SIGIL_TELEGRAM_WEBHOOK_SECRET must be 1-256 of A-Z, a-z, 0-9, '_' and '-' (Telegram's "
+          "secret_token)");
+    config.channels.telegram.webhook_secret = *v;
+  }
+  if (const TelegramConfig& tg = config.channels.telegram; tg.enabled && tg.mode == "webhook") {
+    if (tg.webhook_url.empty())
+      throw ConfigError(
+          "[channels.telegram] mode \"webhook\" needs webhook_url: the public URL Telegram posts updates to");
+    if (tg.webhook_secret.empty())
+      throw ConfigError(
+          "[channels.telegram] mode \"webhook\" needs webhook_secret (or SIGIL_TELEGRAM_WEBHOOK_SECRET): "
+          "without it anyone who finds the URL could post updates");
+  }
   if (auto v = env("SIGIL_SEARCH_KEY"); v && !v->empty()) config.search.api_key = *v;
   const SearchSettings& search = config.search;
   if ((search.provider == "brave" || search.provider == "tavily") && search.api_key.empty())
@@ -569,6 +619,13 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
 }
 
 }  // namespace
+
+bool valid_telegram_webhook_secret(std::string_view secret) {
+  if (secret.empty() || secret.size() > 256) return false;
+  for (const char c : secret)
+    if (!text::ascii::is_alnum(c) && c != '_' && c != '-') return false;
+  return true;
+}
 
 bool valid_telegram_token(std::string_view token) {
   const auto colon = token.find(':');
@@ -689,7 +746,12 @@ std::string Config::describe() const {
         << channels.telegram.api_url << ", mode " << channels.telegram.mode << ", allowed_users "
         << (channels.telegram.allowed_users.empty() ? std::string("(anyone)")
                                                     : std::to_string(channels.telegram.allowed_users.size()))
-        << ", poll_timeout " << channels.telegram.poll_timeout_seconds << '\n';
+        << ", poll_timeout " << channels.telegram.poll_timeout_seconds
+        << (channels.telegram.mode == "webhook"
+                ? ", webhook_url " + channels.telegram.webhook_url + ", webhook_secret " +
+                      secret(channels.telegram.webhook_secret)
+                : std::string())
+        << ", stream " << (channels.telegram.stream ? "on" : "off") << '\n';
   if (channels.discord.enabled)
     out << "channels.discord: token " << secret(channels.discord.token) << ", api_url "
         << channels.discord.api_url << ", allowed_users "

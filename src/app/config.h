@@ -112,10 +112,22 @@ struct TelegramConfig {
   bool enabled = false;
   std::string token;  // BotFather's token, never printed; SIGIL_TELEGRAM_TOKEN overrides the file
   std::string api_url = "https://api.telegram.org";
-  std::string mode = "polling";  // the only one built: "webhook" is refused
+  // "polling" (getUpdates; no public address) or "webhook" (Telegram POSTs updates to webhook_url, which
+  // the gateway's HTTP server answers at that URL's path).
+  std::string mode = "polling";
+  std::string webhook_url;   // the public https:// URL Telegram posts to (webhook mode)
+  std::string webhook_path;  // the path the gateway serves it on: webhook_url's path
+  std::string
+      webhook_secret;  // X-Telegram-Bot-Api-Secret-Token, never printed; SIGIL_TELEGRAM_WEBHOOK_SECRET
   // Telegram user ids whose messages start turns; empty: anyone who finds the bot.
   std::vector<std::int64_t> allowed_users;
   int poll_timeout_seconds = 30;  // getUpdates long-poll time
+  // Streaming a reply by editing its message while the model writes it (sendMessage, then
+  // editMessageText); false: each message is sent when it is final.
+  bool stream = true;
+  int edit_interval_ms = 1000;  // least time between two edits of one message (Telegram: ~1 per second)
+  // Files users send (photo, document, voice, audio, video) are downloaded up to this size (Bot API: 20 MB).
+  std::uint64_t max_download_bytes = 20ull << 20;
 };
 
 // [search] and [fetch]: the network actions (docs/actions/search.md, docs/actions/fetch-page.md).
@@ -198,6 +210,8 @@ Config load_config_text(std::string_view toml, const std::string& name, const Co
 
 // A Telegram bot token's shape: digits, ':', then [A-Za-z0-9_-]+ (it goes into the request path).
 bool valid_telegram_token(std::string_view token);
+// A webhook secret_token's shape (Bot API setWebhook): 1-256 of A-Z, a-z, 0-9, '_' and '-'.
+bool valid_telegram_webhook_secret(std::string_view secret);
 
 // "HOST:PORT" (IPv6 as "[::1]:8080") into host and port. Throws ConfigError naming `what`.
 void parse_listen(std::string_view text, std::string& host, unsigned short& port, std::string_view what);

@@ -241,6 +241,13 @@ std::string DiscordService::metrics_text() const {
   return out;
 }
 
+std::string DiscordService::health_json() const {
+  const dc::GatewayState gw = gateway_->state();
+  const std::string state = gw.connected ? "connected" : gw.fatal ? "error" : "connecting";
+  return channel_health_json(
+      "gateway", state, !gw.last_error.empty() ? gw.last_error : send_api_->stats().last_error, inbound_);
+}
+
 std::string DiscordService::send_message(std::string_view channel, std::string_view text) {
   if (channel.empty() || channel.size() > 20 ||
       channel.find_first_not_of("0123456789") != std::string_view::npos)

@@ -63,6 +63,9 @@ class DiscordService {
   // gateway's (api="gateway": connects as calls, resumes and identifies after the first as retries) and
   // sigil_channel_connected{channel="discord"}.
   std::string metrics_text() const;
+  // The channel's state for /healthz (channel_health_json): mode "gateway", state "connected",
+  // "connecting" or "error" (the session ended for good).
+  std::string health_json() const;
 
  private:
   bool on_dispatch(std::string_view type, const boost::json::object& data);

@@ -155,6 +155,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   } else {
     builtin.file_roots.assign(config_.actions.file_roots.begin(), config_.actions.file_roots.end());
   }
+  files_root_ = builtin.file_roots.front();  // files users send on a chat platform are kept here
   builtin.allow_cleanup = config_.actions.allow_cleanup;
   builtin.voice_enabled = config_.actions.voice;
   builtin.voice.voice = config_.actions.voice_language;
@@ -276,10 +277,32 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
       return channel_metrics_header() + (telegram_ ? telegram_->metrics_text() : std::string()) +
              (discord_ ? discord_->metrics_text() : std::string());
     };
+    if (config_.channels.telegram.enabled || config_.channels.discord.enabled) {
+      o.health = [this] {
+        // Read on an io thread while the gateway runs: both services exist before the server starts.
+        std::string out = "{";
+        if (telegram_) out += "\"telegram\":" + telegram_->health_json();
+        if (discord_) out += std::string(telegram_ ? "," : "") + "\"discord\":" + discord_->health_json();
+        return out + "}";
+      };
+    }
+    if (config_.channels.telegram.enabled && config_.channels.telegram.mode == "webhook") {
+      o.webhooks.push_back({config_.channels.telegram.webhook_path, "X-Telegram-Bot-Api-Secret-Token",
+                            [this](std::string_view secret, std::string_view body) -> server::WebhookAnswer {
+                              if (!telegram_) return {503, "not ready"};
+                              const channels::telegram::WebhookReply r =
+                                  telegram_->receive_webhook(secret, body);
+                              return {r.status, r.body};
+                            }});
+    }
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
+  } else if (config_.channels.telegram.enabled && config_.channels.telegram.mode == "webhook") {
+    throw GatewayConfigError(
+        "[channels.telegram] mode \"webhook\" needs the gateway's HTTP server (sigil serve) to receive "
+        "Telegram's updates; use mode \"polling\" here");
   }
   if (config_.channels.telegram.enabled)
-    telegram_ = std::make_unique<TelegramService>(config_.channels.telegram, *agent_, *store_);
+    telegram_ = std::make_unique<TelegramService>(config_.channels.telegram, *agent_, *store_, files_root_);
   if (config_.channels.discord.enabled)
     discord_ = std::make_unique<DiscordService>(config_.channels.discord, *agent_, *store_,
                                                 data_dir_ / "discord-session.json");

@@ -108,6 +108,7 @@ class Gateway {
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<server::HttpServer> server_;
   std::unique_ptr<actions::Scheduler> scheduler_;
+  std::filesystem::path files_root_;           // the first of the actions' file roots
   std::unique_ptr<TelegramService> telegram_;  // [channels.telegram]; null when not configured
   std::unique_ptr<DiscordService> discord_;    // [channels.discord]; null when not configured
 

@@ -51,7 +51,11 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
       out << "sigil: replies are replayed, not written by a model: set SIGIL_MODEL_URL or [model] url\n";
     out << "sigil: data: " << gateway.data_dir().string() << '\n';
     if (config.channels.telegram.enabled)
-      out << "sigil: telegram: polling " << config.channels.telegram.api_url << " ("
+      out << "sigil: telegram: "
+          << (config.channels.telegram.mode == "webhook" ? "webhook " + config.channels.telegram.webhook_url +
+                                                               " via " + config.channels.telegram.api_url
+                                                         : "polling " + config.channels.telegram.api_url)
+          << " ("
           << (config.channels.telegram.allowed_users.empty()
                   ? std::string("anyone may write")
                   : std::to_string(config.channels.telegram.allowed_users.size()) + " allowed users")

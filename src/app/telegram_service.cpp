@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/channel_turn.h"
+#include "app/telegram_inbox.h"
 #include "sigil/channels/telegram/telegram_channel.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
@@ -27,19 +28,28 @@ constexpr std::string_view kIdPrefix = "tg-";
 // "typing" shows for ~5 s on Telegram: renewed every 4 s.
 constexpr std::chrono::seconds kTypingEvery{4};
 
-deliver::ChatOutboxOptions outbox_options(const tg::TelegramTarget& target) {
+deliver::ChatOutboxOptions outbox_options(const tg::TelegramTarget& target, const TelegramConfig& config) {
   deliver::ChatOutboxOptions o;
   o.reply_to = std::to_string(target.answering);
+  // Telegram allows about one edit a second per chat; the rate limit (1/s) applies on top.
+  o.edit_interval = std::chrono::milliseconds(config.edit_interval_ms);
   // send-message's handler sent the text itself (it must know whether Telegram took it); nothing more.
   o.other_chat = [](const deliver::Delivery&) { return std::string(); };
   return o;
 }
 
 boost::json::object payload_of(const tg::InboundMessage& m) {
-  return {{"update_id", m.update_id}, {"chat_id", m.chat_id},
-          {"chat_type", m.chat_type}, {"from_id", m.from_id},
-          {"from_name", m.from_name}, {"message_id", m.message_id},
-          {"text", m.text},           {"reply_to_from", m.reply_to_from}};
+  boost::json::object o{{"update_id", m.update_id}, {"chat_id", m.chat_id},
+                        {"chat_type", m.chat_type}, {"from_id", m.from_id},
+                        {"from_name", m.from_name}, {"message_id", m.message_id},
+                        {"text", m.text},           {"reply_to_from", m.reply_to_from}};
+  if (m.file)
+    o["file"] = boost::json::object{{"kind", m.file->kind},
+                                    {"file_id", m.file->file_id},
+                                    {"name", m.file->name},
+                                    {"mime_type", m.file->mime_type},
+                                    {"size", m.file->size}};
+  return o;
 }
 
 std::optional<tg::InboundMessage> message_of(const std::string& json) {
@@ -47,14 +57,16 @@ std::optional<tg::InboundMessage> message_of(const std::string& json) {
   const boost::json::value v = boost::json::parse(json, ec);
   if (ec || !v.is_object()) return std::nullopt;
   const auto& o = v.as_object();
-  const auto num = [&](std::string_view k) -> std::int64_t {
-    const auto* x = o.if_contains(k);
+  const auto num_in = [](const boost::json::object& in, std::string_view k) -> std::int64_t {
+    const auto* x = in.if_contains(k);
     return x != nullptr && x->is_int64() ? x->as_int64() : 0;
   };
-  const auto str = [&](std::string_view k) -> std::string {
-    const auto* x = o.if_contains(k);
+  const auto str_in = [](const boost::json::object& in, std::string_view k) -> std::string {
+    const auto* x = in.if_contains(k);
     return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
   };
+  const auto num = [&](std::string_view k) { return num_in(o, k); };
+  const auto str = [&](std::string_view k) { return str_in(o, k); };
   tg::InboundMessage m;
   m.update_id = num("update_id");
   m.chat_id = num("chat_id");
@@ -64,25 +76,40 @@ std::optional<tg::InboundMessage> message_of(const std::string& json) {
   m.message_id = num("message_id");
   m.text = str("text");
   m.reply_to_from = num("reply_to_from");
+  if (const auto* f = o.if_contains("file"); f != nullptr && f->is_object()) {
+    const auto& fo = f->as_object();
+    m.file = tg::InboundFile{str_in(fo, "kind"), str_in(fo, "file_id"), str_in(fo, "name"),
+                             str_in(fo, "mime_type"), num_in(fo, "size")};
+  }
   if (m.update_id == 0 || m.chat_id == 0) return std::nullopt;
   return m;
 }
 
 }  // namespace
 
-TelegramService::TelegramService(const TelegramConfig& config, agent::Agent& agent, store::Store& store)
-    : config_(config), agent_(agent), io_(std::make_shared<net::IoThreads>(1)) {
+TelegramService::TelegramService(const TelegramConfig& config, agent::Agent& agent, store::Store& store,
+                                 std::filesystem::path files_root)
+    : config_(config),
+      agent_(agent),
+      files_root_(std::move(files_root)),
+      io_(std::make_shared<net::IoThreads>(1)) {
   http_ = std::make_unique<net::HttpClient>(io_);
   send_api_ = std::make_unique<tg::BotApi>(*http_, config_.api_url, config_.token);
   poll_api_ = std::make_unique<tg::BotApi>(*http_, config_.api_url, config_.token);
   inbound_ = std::make_unique<ChannelInbound>(store, std::string(kChannel), send_api_->bot_id(), "update");
+  auto on = [this](std::int64_t id, const std::optional<tg::InboundMessage>& m, tg::Verdict v) {
+    return on_update(id, m, v);
+  };
+  if (webhook_mode()) {
+    webhook_ = std::make_unique<tg::WebhookReceiver>(
+        *poll_api_, tg::WebhookOptions{config_.webhook_url, config_.webhook_secret, config_.allowed_users},
+        std::move(on));
+    return;
+  }
   tg::PollerOptions o;
   o.allowed_users = config_.allowed_users;
   o.poll_timeout = std::chrono::seconds(config_.poll_timeout_seconds);
-  poller_ =
-      std::make_unique<tg::UpdatePoller>(*poll_api_, std::move(o),
-                                         [this](std::int64_t id, const std::optional<tg::InboundMessage>& m,
-                                                tg::Verdict v) { return on_update(id, m, v); });
+  poller_ = std::make_unique<tg::UpdatePoller>(*poll_api_, std::move(o), std::move(on));
 }
 
 TelegramService::~TelegramService() {
@@ -92,11 +119,54 @@ TelegramService::~TelegramService() {
 
 void TelegramService::start() {
   run_pending();
-  poller_->start();
+  if (webhook_) {
+    dispatcher_ = std::jthread([this](const std::stop_token& stop) { dispatch(stop); });
+    webhook_->start();
+  } else {
+    poller_->start();
+  }
 }
 
 void TelegramService::stop_polling() {
   if (poller_) poller_->stop();
+  if (webhook_) webhook_->stop();
+  // Updates recorded and not started yet stay pending in the store: the next start runs them.
+  if (dispatcher_.joinable()) {
+    dispatcher_.request_stop();
+    dispatcher_.join();
+  }
+}
+
+tg::WebhookReply TelegramService::receive_webhook(std::string_view secret_header, std::string_view body) {
+  if (!webhook_) return {404, "not in webhook mode"};
+  return webhook_->receive(secret_header, body);
+}
+
+void TelegramService::dispatch(const std::stop_token& stop) {
+  for (;;) {
+    tg::InboundMessage m;
+    {
+      std::unique_lock lock(queue_mu_);
+      if (!queue_cv_.wait(lock, stop, [this] { return !queue_.empty(); })) return;
+      m = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    run_turn(m);
+  }
+}
+
+std::string TelegramService::health_json() const {
+  const tg::BotApiStats receive = poll_api_->stats();
+  const tg::BotApiStats send = send_api_->stats();
+  std::string state = "connecting";
+  if (webhook_ && webhook_->registered()) state = "webhook";
+  if (poller_ && poller_->polling()) state = "polling";
+  if (state == "connecting" && receive.failures > 0) state = "error";
+  // The receiving side's error matters most (no messages come in); else the last send's.
+  const bool receiving = state == "polling" || state == "webhook";
+  return channel_health_json(config_.mode, state,
+                             !receiving && !receive.last_error.empty() ? receive.last_error : send.last_error,
+                             *inbound_);
 }
 
 std::set<std::string> TelegramService::running_turns() const { return inbound_->running(); }
@@ -128,6 +198,15 @@ bool TelegramService::on_update(std::int64_t update_id, const std::optional<tg::
     case ChannelInbound::Recorded::Fresh:
       break;
   }
+  if (webhook_) {
+    // On the server's io thread: the update is stored; its turn starts on the dispatch thread.
+    {
+      std::lock_guard lock(queue_mu_);
+      queue_.push_back(*message);
+    }
+    queue_cv_.notify_one();
+    return true;
+  }
   run_turn(*message);
   return true;
 }
@@ -137,10 +216,12 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
   target.chat_id = m.chat_id;
   target.answering = m.message_id;
   target.reply = m.chat_type != "private";
+  target.stream = config_.stream;
+  target.edit_gap = std::chrono::milliseconds(config_.edit_interval_ms);
   const std::string turn_id = std::string(kIdPrefix) + std::to_string(m.update_id);
   inbound_->begin(turn_id);
   auto observer = std::make_shared<ChannelTurn<tg::TelegramChannel>>(
-      *send_api_, target, outbox_options(target), kTypingEvery,
+      *send_api_, target, outbox_options(target, config_), kTypingEvery,
       [this, turn_id, key = std::to_string(m.update_id), chat = std::to_string(m.chat_id)](
           const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
           const std::vector<std::string>& in_doubt) {
@@ -151,6 +232,13 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
   in.user = std::string(kIdPrefix) + std::to_string(m.from_id);
   in.conversation = std::string(kIdPrefix) + std::to_string(m.chat_id);
   in.text = m.text;
+  if (m.file) {
+    // Downloaded here, after the update was recorded: a crash meanwhile resumes the turn, which downloads
+    // it again to the same name.
+    const std::string line = keep_inbound_file(*send_api_, files_root_, m.chat_id, m.message_id, *m.file,
+                                               config_.max_download_bytes);
+    in.text = in.text.empty() ? line : in.text + "\n\n" + line;
+  }
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
 }
@@ -162,9 +250,10 @@ std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store:
   std::int64_t chat_id = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), chat_id);
   if (ec != std::errc() || end != digits.data() + digits.size() || chat_id == 0) return nullptr;
-  const tg::TelegramTarget target{chat_id, 0, false};
+  const tg::TelegramTarget target{chat_id, 0, false, config_.stream,
+                                  std::chrono::milliseconds(config_.edit_interval_ms)};
   auto observer = std::make_shared<ChannelTurn<tg::TelegramChannel>>(
-      *send_api_, target, outbox_options(target), kTypingEvery,
+      *send_api_, target, outbox_options(target, config_), kTypingEvery,
       [chat_id, id = task.id](const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
                               const std::vector<std::string>& in_doubt) {
         log_channel_turn("telegram-task", id, summary.turn_id, std::to_string(chat_id), summary, report,

@@ -66,6 +66,11 @@ std::string_view header_value(const Request& req, http::field field) {
   return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
 }
 
+std::string_view header_value(const Request& req, std::string_view name) {
+  auto it = req.find(beast::string_view(name.data(), name.size()));
+  return it == req.end() ? std::string_view() : std::string_view(it->value().data(), it->value().size());
+}
+
 std::string_view view(beast::string_view s) { return {s.data(), s.size()}; }
 
 Response to_beast(PlainResponse plain, unsigned version) {
@@ -150,9 +155,37 @@ class HttpSession final : public Closable,
     return false;
   }
 
+  // A webhook of another part of the gateway (HttpServerOptions::webhooks): the hook's own secret header is
+  // its authentication, so no token, Host or Origin check; a platform posts from anywhere, to any name.
+  const Webhook* webhook_for(std::string_view target) const {
+    const std::string_view path = target.substr(0, target.find('?'));
+    for (const Webhook& hook : state_.options.webhooks)
+      if (!hook.path.empty() && path == hook.path) return &hook;
+    return nullptr;
+  }
+
+  void serve_webhook(const Webhook& hook, const Request& req) {
+    const unsigned version = req.version();
+    const bool keep = req.keep_alive();
+    if (req.method() != http::verb::post)
+      return send(json_error(405, "method not allowed; use POST").with("Allow", "POST"), version, keep);
+    WebhookAnswer answer;
+    try {
+      answer = hook.handle(header_value(req, hook.header), req.body());
+    } catch (...) {
+      answer = {500, "the webhook failed"};
+    }
+    send(text_response(answer.status, std::move(answer.body)), version, keep);
+  }
+
   void handle(Request req) {
     // HEAD is GET without the body (route.h): the same handler answers, send() leaves the body out.
     head_ = req.method() == http::verb::head;
+    if (const Webhook* hook = webhook_for(view(req.target()))) {
+      state_.metrics.count_request("webhook");
+      begin_log(req, Route{Route::Kind::Unknown, "webhook", {}});
+      return serve_webhook(*hook, req);
+    }
     const Route route = route_of(view(req.target()));
     state_.metrics.count_request(route.label);
     begin_log(req, route);
@@ -168,6 +201,10 @@ class HttpSession final : public Closable,
     const bool get = req.method() == http::verb::get || head_;
     switch (route.kind) {
       case Route::Kind::Health:
+        if (state_.options.health)
+          return send(text_response(200, "{\"status\":\"ok\",\"channels\":" + state_.options.health() + "}",
+                                    "application/json"),
+                      version, keep);
         return send(text_response(200, "ok"), version, keep);
       case Route::Kind::Metrics:
         return send(text_response(200, state_.metrics_text(), "text/plain; version=0.0.4; charset=utf-8"),

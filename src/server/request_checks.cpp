@@ -13,13 +13,6 @@ bool valid_conversation_id(std::string_view id) {
                      [](char c) { return text::ascii::is_alnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
-bool same_secret(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 bool bearer_authorized(std::string_view authorization, std::string_view token) {
   if (token.empty()) return true;
   constexpr std::string_view bearer = "Bearer ";

@@ -4,15 +4,16 @@
 
 #include <string_view>
 
+#include "sigil/text/same_secret.h"
+
 namespace sigil::server {
 
 // A conversation or user id: 1 to 128 of [A-Za-z0-9._-]. Ids end up in store keys and frames, so nothing
 // else (no '/', no space, no non-ASCII) ever gets that far.
 bool valid_conversation_id(std::string_view id);
 
-// Equal strings, in time that depends on the length only, never on where they differ: a remote client
-// cannot find a token byte by byte.
-bool same_secret(std::string_view a, std::string_view b);
+// Equal strings, in time that depends on the length only (sigil/text/same_secret.h).
+using text::same_secret;
 
 // Whether an Authorization header value ("" when the header is absent) carries `token` as
 // "Bearer <token>" (scheme case-sensitive, one space). Always true when `token` is empty: no auth.

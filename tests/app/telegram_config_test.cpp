@@ -43,6 +43,36 @@ poll_timeout = 5
   EXPECT_EQ(c.channels.telegram.poll_timeout_seconds, 5);
 }
 
+TEST(TelegramConfig, WebhookModeStreamingAndDownloads) {
+  const Config d = load_config_text("[channels.telegram]\ntoken = \"" + std::string(kToken) + "\"\n",
+                                    "s.toml", {}, env_of({}));
+  EXPECT_TRUE(d.channels.telegram.stream);
+  EXPECT_EQ(d.channels.telegram.edit_interval_ms, 1000);
+  EXPECT_EQ(d.channels.telegram.max_download_bytes, 20u << 20);
+
+  const Config c = load_config_text(R"([channels.telegram]
+mode = "webhook"
+webhook_url = "https://bot.example.com/telegram/webhook?x=1"
+webhook_secret = "from-the-file"
+stream = false
+edit_interval_ms = 1500
+max_download_mb = 5
+)",
+                                    "s.toml", {},
+                                    env_of({{"SIGIL_TELEGRAM_TOKEN", std::string(kToken)},
+                                            {"SIGIL_TELEGRAM_WEBHOOK_SECRET", "from_the_env-1"}}));
+  EXPECT_EQ(c.channels.telegram.mode, "webhook");
+  EXPECT_EQ(c.channels.telegram.webhook_url, "https://bot.example.com/telegram/webhook?x=1");
+  EXPECT_EQ(c.channels.telegram.webhook_path, "/telegram/webhook");
+  EXPECT_EQ(c.channels.telegram.webhook_secret, "from_the_env-1");  // the environment wins
+  EXPECT_FALSE(c.channels.telegram.stream);
+  EXPECT_EQ(c.channels.telegram.edit_interval_ms, 1500);
+  EXPECT_EQ(c.channels.telegram.max_download_bytes, 5u << 20);
+  const std::string described = c.describe();
+  EXPECT_NE(described.find("webhook_secret (set)"), std::string::npos) << described;
+  EXPECT_EQ(described.find("from_the_env"), std::string::npos) << described;
+}
+
 TEST(TelegramConfig, TheEnvironmentTokenWins) {
   const Config c = load_config_text("[channels.telegram]\ntoken = \"1:a\"\n", "s.toml", {},
                                     env_of({{"SIGIL_TELEGRAM_TOKEN", std::string(kToken)}}));
@@ -55,11 +85,28 @@ TEST(TelegramConfig, ClearErrors) {
   EXPECT_NE(e.find("SIGIL_TELEGRAM_TOKEN"), std::string::npos) << e;
 
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\nmode = \"webhook\"\n");
-  EXPECT_NE(e.find("sigil.toml:3:"), std::string::npos) << e;
-  EXPECT_NE(e.find("[channels.telegram] mode \"webhook\" is not built yet"), std::string::npos) << e;
+  EXPECT_NE(e.find("[channels.telegram] mode \"webhook\" needs webhook_url"), std::string::npos) << e;
+  e = error_of(
+      "[channels.telegram]\ntoken = \"1:a\"\nmode = \"webhook\"\nwebhook_url = \"https://b.example/tg\"\n");
+  EXPECT_NE(e.find("needs webhook_secret (or SIGIL_TELEGRAM_WEBHOOK_SECRET)"), std::string::npos) << e;
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"https://b.example\"\n");
+  EXPECT_NE(e.find("webhook_url must be the public URL Telegram posts to, with a path"), std::string::npos)
+      << e;
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"https://b.example/v1/ws\"\n");
+  EXPECT_NE(e.find("webhook_url must not use a path of the gateway's own (/v1/)"), std::string::npos) << e;
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"https://b.example/healthz\"\n");
+  EXPECT_NE(e.find("webhook_url must not use a path of the gateway's own (/healthz)"), std::string::npos)
+      << e;
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_secret = \"no spaces!\"\n");
+  EXPECT_NE(e.find("webhook_secret must be 1-256 of A-Z"), std::string::npos) << e;
+  EXPECT_EQ(e.find("no spaces!"), std::string::npos) << e;  // a secret is never quoted back
 
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\nmode = \"push\"\n");
-  EXPECT_NE(e.find("must be \"polling\", not \"push\""), std::string::npos) << e;
+  EXPECT_NE(e.find("sigil.toml:3:"), std::string::npos) << e;
+  EXPECT_NE(e.find("must be \"polling\" or \"webhook\", not \"push\""), std::string::npos) << e;
+
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nedit_interval_ms = 10\n");
+  EXPECT_NE(e.find("edit_interval_ms must be between 200 and 60000"), std::string::npos) << e;
 
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\nallowed_users = [\"alice\"]\n");
   EXPECT_NE(e.find("[channels.telegram] allowed_users must be an array of Telegram user ids"),
@@ -72,8 +119,8 @@ TEST(TelegramConfig, ClearErrors) {
   e = error_of("[channels.telegram]\ntoken = \"1:a\"\npoll_timeout = 90\n");
   EXPECT_NE(e.find("poll_timeout must be between 0 and 50"), std::string::npos) << e;
 
-  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook_url = \"x\"\n");
-  EXPECT_NE(e.find("[channels.telegram] unknown key \"webhook_url\""), std::string::npos) << e;
+  e = error_of("[channels.telegram]\ntoken = \"1:a\"\nwebhook = \"x\"\n");
+  EXPECT_NE(e.find("[channels.telegram] unknown key \"webhook\""), std::string::npos) << e;
 
   e = error_of("[channels.slack]\ntoken = \"x\"\n");
   EXPECT_NE(e.find("unknown channel [channels.slack] (known: telegram, discord)"), std::string::npos) << e;

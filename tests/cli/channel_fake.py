@@ -4,11 +4,14 @@ an event (never a fixed sleep)."""
 import json
 import os
 import re
+import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
 import urllib.request
+import zlib
 
 from sigil_serve import SigilServe
 
@@ -88,3 +91,27 @@ def start_serve(checks, sigil, config, tmp, log_name):
         s.stop(signal.SIGKILL)
         checks.fail("no listening line:\n" + s.stderr_text())
     return s
+
+
+def stop_cleanly(checks, server, what="sigil serve stops cleanly on SIGTERM"):
+    """SIGTERM, and a check that sigil serve exited 0; returns None (the caller's server is gone)."""
+    code = server.stop()
+    checks.check(code == 0, f"{what} (exit {code})")
+
+
+def clean_up(server, fake, tmp):
+    """The end of a channel test, passed or not: sigil killed if it still runs, the fake stopped, TMP removed."""
+    if server is not None:
+        server.stop(signal.SIGKILL)
+    fake.stop()
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def png_bytes(side=2, rgb=b"\xff\x00\x00"):
+    """A valid side x side PNG of one colour (the Telegram fake reads its header; an invalid one is
+    IMAGE_PROCESS_FAILED)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    raw = b"".join(b"\x00" + rgb * side for _ in range(side))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))

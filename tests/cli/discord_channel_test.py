@@ -29,7 +29,7 @@ import sys
 import tempfile
 import urllib.request
 
-from channel_fake import Checks, FakeServer, start_serve, write_replay
+from channel_fake import Checks, FakeServer, clean_up, start_serve, stop_cleanly, write_replay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "..", "fakes", "discord.mjs")
@@ -297,7 +297,12 @@ def main():
         check(len(resume) >= 1 and resume[0].get("resume_seq", 0) > 0, "RESUME carried the last seq")
 
         with urllib.request.urlopen(server.url + "/healthz", timeout=30) as r:
-            check(r.status == 200, "/healthz stays ok with the channel running")
+            health = json.loads(r.read())
+            check(r.status == 200 and health["status"] == "ok", "/healthz stays ok with the channel running")
+        discord = health["channels"]["discord"]
+        check(discord["mode"] == "gateway" and discord["state"] == "connected" and
+              isinstance(discord["running_turns"], int) and isinstance(discord["pending_updates"], int),
+              f"/healthz shows the Discord channel's state: {discord}")
         with urllib.request.urlopen(server.url + "/metrics", timeout=30) as r:
             metrics = r.read().decode()
         retries = re.search(r'^sigil_channel_retries_total\{channel="discord",api="rest"\} (\d+)$', metrics, re.M)
@@ -346,15 +351,11 @@ def main():
         shown_ids = [e["response"]["id"] for e in creates if e.get("response")]
         check(len(shown_ids) - len(set(shown_ids)) == dupes, "every repeated nonce came back as the same message")
 
-        code = server.stop()
+        stop_cleanly(CHECKS, server, "sigil serve stops cleanly on SIGTERM")
         server = None
-        check(code == 0, f"sigil serve stops cleanly on SIGTERM (exit {code})")
         print("discord_channel_test: all checks passed")
     finally:
-        if server is not None:
-            server.stop(signal.SIGKILL)
-        fake.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        clean_up(server, fake, tmp)
 
 
 if __name__ == "__main__":

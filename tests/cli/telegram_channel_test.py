@@ -18,17 +18,16 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
 Every wait is for an event (a journal entry, a log line), never a fixed sleep.
 """
 import hashlib
+import json
 import os
 import re
 import shutil
 import signal
-import struct
 import sys
 import tempfile
 import urllib.request
-import zlib
 
-from channel_fake import Checks, FakeServer, start_serve, write_replay
+from channel_fake import Checks, FakeServer, clean_up, png_bytes, start_serve, stop_cleanly, write_replay
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
@@ -49,15 +48,6 @@ QUICK_REPLY = "Quick answer MARK-QUICK after the restart."
 REMIND_REPLY = ('<scheduleTask>{"message": "MARK-TASK time to stretch", "delay": "1m"}</scheduleTask>'
                 "Reminder set.")
 TASK_REPLY = "Time to stretch! MARK-TASK-DONE"
-
-
-def png_bytes():
-    """A valid 2x2 RGB PNG (the fake reads its header; an invalid one is IMAGE_PROCESS_FAILED)."""
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    raw = b"".join(b"\x00" + b"\xff\x00\x00" * 2 for _ in range(2))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)) +
-            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 class Fake(FakeServer):
@@ -117,7 +107,10 @@ def main():
                     f'[model]\nreplay = "{replay}"\ntokens_per_second = 40\n'
                     f'[actions]\nfile_roots = ["{files}"]\n'
                     f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
-                    f'allowed_users = [{ALICE}]\npoll_timeout = 5\n')
+                    f'allowed_users = [{ALICE}]\npoll_timeout = 5\n'
+                    # Each message sent once, final: the exact call sequences below (streaming by edits has
+                    # its own test, telegram_stream_test.py).
+                    'stream = false\n')
 
         def start(name):
             return start_serve(CHECKS, sigil, config, tmp, name)
@@ -215,7 +208,13 @@ def main():
         check(len(mine) == 1, "the user sees the answer once")
 
         with urllib.request.urlopen(server.url + "/healthz", timeout=30) as r:
-            check(r.status == 200, "/healthz stays ok with the channel running")
+            health = json.loads(r.read())
+            check(r.status == 200 and health["status"] == "ok", "/healthz stays ok with the channel running")
+        telegram = health["channels"]["telegram"]
+        # The last call that failed for good was the refused voice note (1c); the 429 was waited out.
+        check(telegram["mode"] == "polling" and telegram["state"] == "polling" and
+              "VOICE_MESSAGES_FORBIDDEN" in (telegram["last_error"] or "") and telegram["pending_updates"] == 0,
+              f"/healthz shows the Telegram channel's state and its last error: {telegram}")
         with urllib.request.urlopen(server.url + "/metrics", timeout=30) as r:
             metrics = r.read().decode()
         retries = re.search(r'^sigil_channel_retries_total\{channel="telegram",api="send"\} (\d+)$', metrics, re.M)
@@ -301,9 +300,8 @@ def main():
         check(sum(f"turn=tg-{slow_id} " in line for line in turns) == 1 and
               sum(f"turn=tg-{quick_id} " in line for line in turns) == 1, "one finished turn each")
 
-        code = server.stop()
+        stop_cleanly(CHECKS, server, "sigil serve stops cleanly on SIGTERM")
         server = None
-        check(code == 0, f"sigil serve stops cleanly on SIGTERM (exit {code})")
 
         # 6. Telegram sends an update again that sigil had recorded (its confirmation was lost): no second turn.
         # A second fake whose update ids start at the first message's id plays Telegram redelivering it.
@@ -319,17 +317,13 @@ def main():
             wait_for("the duplicate", lambda: any(f"telegram-duplicate update={update_id}" in line
                                                   for line in server.err), server)
             check(calls_for(fake2.journal(), ALICE) == [], "a redelivered update starts no turn and sends nothing")
-            code = server.stop()
+            stop_cleanly(CHECKS, server, "sigil serve stops cleanly again")
             server = None
-            check(code == 0, "sigil serve stops cleanly again")
         finally:
             fake2.stop()
         print("telegram_channel_test: all checks passed")
     finally:
-        if server is not None:
-            server.stop(signal.SIGKILL)
-        fake.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
+        clean_up(server, fake, tmp)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import {
   sniffMime,
 } from "./common.mjs";
 import { HtmlParseError, parseHtml } from "./telegram-html.mjs";
+import { DEFAULT_EXT, KIND_FOLDER, KIND_PREFIX, TYPE_NAME, imageSize, oggOpusSeconds, photoSizes } from "./telegram-media.mjs";
+import { deliverWebhook, postToWebhook } from "./telegram-webhook.mjs";
 
 export const DEFAULT_TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000";
 
@@ -90,47 +92,6 @@ function jsonParam(p, name) {
   }
 }
 
-// ------------------------------------------------------------------ media inspection
-
-function imageSize(b) {
-  if (b.length > 24 && b.readUInt32BE(0) === 0x89504e47) return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
-  if (b.length > 10 && b.toString("latin1", 0, 3) === "GIF") return { width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
-  if (b.length > 30 && b.toString("latin1", 0, 4) === "RIFF" && b.toString("latin1", 8, 12) === "WEBP") {
-    const kind = b.toString("latin1", 12, 16);
-    if (kind === "VP8X") return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) };
-    if (kind === "VP8L") {
-      const bits = b.readUInt32LE(21);
-      return { width: (bits & 0x3fff) + 1, height: ((bits >> 14) & 0x3fff) + 1 };
-    }
-    if (kind === "VP8 ") return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
-  }
-  if (b.length > 4 && b[0] === 0xff && b[1] === 0xd8) {
-    let i = 2;
-    while (i + 9 < b.length) {
-      if (b[i] !== 0xff) return null;
-      const marker = b[i + 1];
-      const len = b.readUInt16BE(i + 2);
-      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
-        return { width: b.readUInt16BE(i + 7), height: b.readUInt16BE(i + 5) };
-      }
-      i += 2 + len;
-    }
-  }
-  return null;
-}
-
-// Seconds of an Ogg Opus stream: the last page's granule position less the pre-skip, at 48 kHz.
-function oggOpusSeconds(b) {
-  if (b.length < 28 || b.toString("latin1", 0, 4) !== "OggS") return null;
-  const head = b.indexOf("OpusHead");
-  const preSkip = head >= 0 && head + 12 <= b.length ? b.readUInt16LE(head + 10) : 0;
-  const last = b.lastIndexOf("OggS");
-  if (last < 0 || last + 14 > b.length) return null;
-  const granule = Number(b.readBigInt64LE(last + 6));
-  if (granule <= 0) return 0;
-  return Math.max(0, Math.round((granule - preSkip) / 48000));
-}
-
 // ------------------------------------------------------------------ the fake
 
 export class TelegramFake {
@@ -149,6 +110,7 @@ export class TelegramFake {
     this.webhook = { url: "", secret: null, allowed: [], lastErrorDate: 0, lastErrorMessage: null, busy: false };
     this.files = new Map();
     this.fileCount = 0;
+    this.delivered = new Map(); // update_id → update, each delivered to the webhook (for redelivery tests)
     this.methods = new Map(
       [
         "getMe", "getUpdates", "setWebhook", "deleteWebhook", "getWebhookInfo", "sendMessage", "editMessageText",
@@ -319,9 +281,21 @@ export class TelegramFake {
       if (from.username) chat.username = from.username;
     }
     const text = spec.text ?? "";
-    const fields = { from, text };
+    let fields = { from, text };
     const entities = spec.entities ?? autoEntities(text);
     if (entities.length) fields.entities = entities;
+    if (spec.file) {
+      // A file the user sends: the text is its caption, as Telegram has it.
+      const kind = spec.file.kind ?? "document";
+      if (!KIND_PREFIX[kind]) throw new Error(`file.kind must be one of ${Object.keys(KIND_PREFIX).join(", ")}`);
+      const data = Buffer.from(spec.file.data_base64 ?? "", "base64");
+      const name = spec.file.name ?? (kind === "document" ? "file.bin" : undefined);
+      const mime = spec.file.mime ?? (kind === "voice" ? sniffMime(data, "audio/ogg") : mimeFor(name ?? "", data, undefined));
+      const stored = this.storeFile(kind, data, name, mime);
+      fields = { from, ...this.mediaFields(kind, stored) };
+      if (text) fields.caption = text;
+      if (entities.length) fields.caption_entities = entities;
+    }
     let replyTo;
     if (spec.reply_to_message_id !== undefined) {
       replyTo = Number(spec.reply_to_message_id);
@@ -332,53 +306,14 @@ export class TelegramFake {
     return { update_id: update?.update_id ?? null, message: this.messageView(chat, stored) };
   }
 
-  // ---------------------------------------------------------------- webhook delivery
+  // ---------------------------------------------------------------- webhook delivery (telegram-webhook.mjs)
 
-  async deliverWebhook() {
-    if (this.webhook.busy) return;
-    this.webhook.busy = true;
-    try {
-      while (this.webhook.url && this.updates.length) {
-        const update = this.updates[0];
-        const url = this.webhook.url;
-        const headers = { "Content-Type": "application/json" };
-        if (this.webhook.secret) headers["X-Telegram-Bot-Api-Secret-Token"] = this.webhook.secret;
-        let status = null;
-        let error = null;
-        let reply = null;
-        try {
-          const res = await fetch(url, { method: "POST", headers, body: JSON.stringify(update) });
-          status = res.status;
-          const body = await res.text();
-          if (res.ok && body && (res.headers.get("content-type") ?? "").includes("json")) reply = JSON.parse(body);
-          if (!res.ok) error = `Wrong response from the webhook: ${res.status} ${res.statusText}`;
-        } catch (e) {
-          error = e.cause?.code === "ECONNREFUSED" ? "Connection refused" : String(e.cause?.message ?? e.message);
-        }
-        this.journal.record({ kind: "webhook", url, update_id: update.update_id, status, error });
-        if (error) {
-          this.webhook.lastErrorDate = now();
-          this.webhook.lastErrorMessage = error;
-          await new Promise((r) => setTimeout(r, this.webhookRetryMs));
-          continue;
-        }
-        if (this.updates[0] === update) this.updates.shift();
-        // A webhook reply: the answer body may be one Bot API call, run without an answer to the caller.
-        if (reply && typeof reply.method === "string") {
-          const method = this.methods.get(reply.method.toLowerCase());
-          let outcome;
-          try {
-            outcome = { ok: true, result: await this.call(method, reply, [], null) };
-          } catch (e) {
-            outcome = { ok: false, error_code: e.code ?? 500, description: e.message };
-          }
-          this.journal.record({ kind: "api", route: method ?? reply.method, via: "webhook_reply", params: reply,
-            status: outcome.ok ? 200 : outcome.error_code, response: outcome });
-        }
-      }
-    } finally {
-      this.webhook.busy = false;
-    }
+  deliverWebhook() {
+    return deliverWebhook(this);
+  }
+
+  postToWebhook(spec) {
+    return postToWebhook(this, spec);
   }
 
   // ---------------------------------------------------------------- files
@@ -413,6 +348,32 @@ export class TelegramFake {
     return file;
   }
 
+  // The message fields of a file message (photo, voice, audio, video, document), as the Bot API shows them.
+  mediaFields(kind, file, p = {}) {
+    const data = file.data;
+    const filename = file.name;
+    const base = { file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: data.length };
+    const duration = intParam(p, "duration") ?? oggOpusSeconds(data) ?? 0;
+    if (kind === "photo") {
+      const size = imageSize(data);
+      if (!size) throw badRequest("IMAGE_PROCESS_FAILED");
+      return { photo: photoSizes(this, file, size) };
+    }
+    if (kind === "voice") return { voice: { duration, mime_type: file.mime, ...base } };
+    if (kind === "audio") {
+      const audio = { duration, ...base };
+      if (filename) audio.file_name = filename;
+      audio.mime_type = file.mime;
+      for (const k of ["title", "performer"]) if (p[k]) audio[k] = p[k];
+      return { audio };
+    }
+    if (kind === "video") {
+      return { video: { duration, width: intParam(p, "width") ?? 0, height: intParam(p, "height") ?? 0,
+        ...(filename ? { file_name: filename } : {}), mime_type: file.mime, ...base } };
+    }
+    return { document: { ...(filename ? { file_name: filename } : {}), mime_type: file.mime, ...base } };
+  }
+
   async sendMedia(kind, p, uploads) {
     const chat = this.chatFor(p);
     if (kind === "voice" && chat.voice_forbidden) throw badRequest("VOICE_MESSAGES_FORBIDDEN");
@@ -436,27 +397,7 @@ export class TelegramFake {
       const mime = kind === "voice" ? sniffMime(data, "audio/ogg") : mimeFor(filename, data, input.upload.contentType);
       file = this.storeFile(kind, data, filename, mime);
     }
-    const base = { file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: data.length };
-    const duration = intParam(p, "duration") ?? oggOpusSeconds(data) ?? 0;
-    let media;
-    if (kind === "photo") {
-      const size = imageSize(data);
-      if (!size) throw badRequest("IMAGE_PROCESS_FAILED");
-      media = { photo: photoSizes(this, file, size) };
-    } else if (kind === "voice") {
-      media = { voice: { duration, mime_type: file.mime, ...base } };
-    } else if (kind === "audio") {
-      const audio = { duration, ...base };
-      if (filename) audio.file_name = filename;
-      audio.mime_type = file.mime;
-      for (const k of ["title", "performer"]) if (p[k]) audio[k] = p[k];
-      media = { audio };
-    } else if (kind === "video") {
-      media = { video: { duration, width: intParam(p, "width") ?? 0, height: intParam(p, "height") ?? 0,
-        ...(filename ? { file_name: filename } : {}), mime_type: file.mime, ...base } };
-    } else {
-      media = { document: { ...(filename ? { file_name: filename } : {}), mime_type: file.mime, ...base } };
-    }
+    const media = this.mediaFields(kind, file, p);
     const stored = this.addMessage(chat, { ...media, ...fields }, { fromBot: true, replyTo, threadId });
     return this.messageView(chat, stored);
   }
@@ -809,6 +750,8 @@ export class TelegramFake {
       } else if (req.method === "POST" && p === "/_fake/updates") {
         const update = this.enqueue(body);
         sendJson(res, 200, { update });
+      } else if (req.method === "POST" && p === "/_fake/webhook/post") {
+        sendJson(res, 200, await this.postToWebhook(body));
       } else if (req.method === "GET" && p === "/_fake/state") {
         sendJson(res, 200, {
           bot: this.bot,
@@ -846,28 +789,8 @@ export class TelegramFake {
   }
 }
 
-const KIND_PREFIX = { voice: "AwACAgIAAxkBAAI", audio: "CQACAgIAAxkBAAI", document: "BQACAgIAAxkBAAI",
-  photo: "AgACAgIAAxkBAAI", video: "BAACAgIAAxkBAAI" };
-const KIND_FOLDER = { voice: "voice", audio: "music", document: "documents", photo: "photos", video: "videos" };
-const DEFAULT_EXT = { voice: "oga", audio: "mp3", document: "bin", photo: "jpg", video: "mp4" };
-const TYPE_NAME = { voice: "VoiceNote", audio: "Audio", document: "Document", photo: "Photo", video: "Video" };
 const STATUS_TEXT = { 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
   504: "Gateway Timeout" };
-
-// Telegram's PhotoSize list: smaller copies first (the fake keeps one set of bytes for all), the original last.
-function photoSizes(fake, file, { width, height }) {
-  const sizes = [];
-  const longest = Math.max(width, height);
-  for (const side of [90, 320, 800]) {
-    if (longest <= side) break;
-    const scale = side / longest;
-    const copy = fake.storeFile("photo", file.data, file.name, file.mime);
-    sizes.push({ file_id: copy.file_id, file_unique_id: copy.file_unique_id, file_size: file.data.length,
-      width: Math.round(width * scale), height: Math.round(height * scale) });
-  }
-  sizes.push({ file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: file.data.length, width, height });
-  return sizes;
-}
 
 // Entities Telegram derives from a user's plain text: @mentions and /commands (enough for the tests; URLs,
 // hashtags and the rest are not detected).

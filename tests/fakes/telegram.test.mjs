@@ -364,6 +364,34 @@ test("faults: 429 with retry_after, a 502, a dropped connection, and a send that
         [200, "timeout"]]);
   }));
 
+test("a user sends a photo and a document: the update has Telegram's photo sizes and document; getFile and the download give the bytes", () =>
+  withFake(async (fake) => {
+    const b = bot(fake);
+    const got = [];
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP4z8DwHwyBDAYGBgYGBgYA0N8H+X4CN2IAAAAASUVORK5CYII=",
+      "base64");
+    const doc = Buffer.from("a,b\n1,2\n");
+    await userSays(fake, "look at this", { file: { kind: "photo", name: "cat.png", data_base64: png.toString("base64") } });
+    await userSays(fake, "", { file: { kind: "document", name: "table.csv", data_base64: doc.toString("base64") } });
+    const updates = await b.api.getUpdates({ timeout: 0 });
+    for (const u of updates) got.push(u.message);
+    assert.equal(got.length, 2);
+    const [photoMsg, docMsg] = got;
+    assert.equal(photoMsg.caption, "look at this");
+    assert.equal(photoMsg.text, undefined);
+    const largest = photoMsg.photo[photoMsg.photo.length - 1];
+    assert.deepEqual([largest.width, largest.height, largest.file_size], [2, 2, png.length]);
+    assert.equal(docMsg.document.file_name, "table.csv");
+    assert.equal(docMsg.document.mime_type, "text/csv");
+    for (const [fileId, bytes] of [[largest.file_id, png], [docMsg.document.file_id, doc]]) {
+      const file = await b.api.getFile(fileId);
+      assert.equal(file.file_size, bytes.length);
+      const res = await fetch(`${fake.base}/file/bot${DEFAULT_TOKEN}/${file.file_path}`);
+      assert.equal(sha256(Buffer.from(await res.arrayBuffer())), sha256(bytes));
+    }
+  }));
+
 test("webhook: setWebhook with secret_token; the fake POSTs updates with the header to grammY's webhookCallback; getUpdates is 409", () =>
   withFake(async (fake) => {
     const b = bot(fake);
@@ -404,6 +432,17 @@ test("webhook: setWebhook with secret_token; the fake POSTs updates with the hea
       await b.api.setWebhook(hook, { secret_token: secret });
       await eventually(() => texts.length === 2, 5000, "kept update delivered");
       assert.deepEqual(texts, ["via webhook", "refused"]);
+      // The admin POST (tests of a receiver's checks): a missing or wrong secret is refused by grammY (401),
+      // a redelivery of an update delivered before reaches the handler again, with the same update_id.
+      const first = (await fake.journal()).find((e) => e.kind === "webhook" && e.status === 200).update_id;
+      for (const secret of ["missing", "wrong"]) {
+        const r = await fake.admin("POST", "/_fake/webhook/post", { update_id: first, secret });
+        assert.equal(r.status, 401, `secret ${secret}`);
+      }
+      assert.deepEqual(texts, ["via webhook", "refused"]);
+      const again = await fake.admin("POST", "/_fake/webhook/post", { update_id: first });
+      assert.deepEqual([again.status, again.update_id], [200, first]);
+      assert.deepEqual(texts, ["via webhook", "refused", "via webhook"]);
       assert.equal(await b.api.deleteWebhook(), true);
       assert.deepEqual(await b.api.getUpdates({ timeout: 0 }), []);
     } finally {

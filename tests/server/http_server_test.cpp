@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -558,6 +559,44 @@ TEST_F(HttpServerTest, InvalidUtf8NeverLeavesTheServer) {
   EXPECT_EQ(r.status, 200);
   EXPECT_TRUE(text::is_valid_utf8(r.body)) << r.body;
   EXPECT_NE(r.body.find("bad \xEF\xBF\xBD"), std::string::npos) << r.body;
+}
+
+// A webhook (a chat platform's, HttpServerOptions::webhooks): its handler gets the secret header and the body
+// and its answer is sent; no bearer token, Host or Origin check applies (the platform's secret is its
+// authentication); other methods are 405. /healthz with `health` set is JSON with the channels in it.
+TEST_F(HttpServerTest, WebhooksAndTheChannelsInHealthz) {
+  HttpServerOptions options;
+  options.api_token = "s3cret";
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> seen;
+  options.webhooks.push_back({"/hooks/tg", "X-Telegram-Bot-Api-Secret-Token",
+                              [&](std::string_view secret, std::string_view body) -> WebhookAnswer {
+                                std::lock_guard lock(mu);
+                                seen.emplace_back(secret, body);
+                                if (secret.empty()) return {401, "no secret"};
+                                return {};
+                              }});
+  options.health = [] { return std::string(R"({"telegram":{"state":"webhook"}})"); };
+  const unsigned short port = start(options);
+  HttpReply r = http_exchange(
+      port, post("/hooks/tg?x=1", R"({"update_id":1})", "X-Telegram-Bot-Api-Secret-Token: abc\r\n"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok");
+  r = http_exchange(port, post("/hooks/tg", "{}"));
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(http_exchange(port, get("/hooks/tg")).status, 405);
+  {
+    std::lock_guard lock(mu);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0], (std::pair<std::string, std::string>{"abc", R"({"update_id":1})"}));
+    EXPECT_EQ(seen[1].first, "");
+  }
+  r = http_exchange(port, get("/healthz"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, R"({"status":"ok","channels":{"telegram":{"state":"webhook"}}})");
+  EXPECT_EQ(r.headers["content-type"], "application/json");
+  // Other paths still need the token.
+  EXPECT_EQ(http_exchange(port, post("/hooks/other", "{}")).status, 401);
 }
 
 }  // namespace

@@ -101,7 +101,10 @@ struct TurnInput {
   std::string user;
   std::string conversation;
   std::string text;
-  std::string turn_id;  // empty: generated
+  // Empty: generated. A caller's id may name a turn that ran before and was cut off (a channel resuming a
+  // platform message after a crash): when the history already holds this user message (the same text) of
+  // that turn, it is not stored a second time.
+  std::string turn_id;
   // The scheduled task this turn answers (fire_task); empty for a user's message. Stored with the message
   // (store::Message::task_id); the model reads it as "[scheduled task <id>] <text>".
   std::string task_id;

@@ -18,7 +18,11 @@
 //   gets 403 on the WebSocket and every API route; POST .../messages, PUT .../settings and
 //   POST /v1/chat/completions take Content-Type application/json only (415).
 // - Endpoints:
-//   GET  /healthz                          200 `ok`
+//   GET  /healthz                          200 `ok`; with `health` set (the gateway's chat channels), a
+//                                          JSON object {"status":"ok","channels":{...}} instead
+//   POST <webhook path>                     each of `webhooks`: no bearer token, Host or Origin check (the
+//                                          platform's secret header authenticates it, checked by the
+//                                          hook); answers what the hook returns; other methods get 405
 //   GET  /metrics                          Prometheus text: sigil_http_requests_total{path} (path is the
 //                                          route template, never the raw URL), sigil_turns_total,
 //                                          sigil_turns_active (the agent's running and waiting turns),
@@ -71,12 +75,29 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sigil/agent/agent.h"
 #include "sigil/store/store.h"
 
 namespace sigil::server {
+
+// What a webhook's handler answers: the status (200: taken; 401/403: refused; 5xx: the platform should
+// deliver it again) and a short text body.
+struct WebhookAnswer {
+  int status = 200;
+  std::string body = "ok";
+};
+
+// A POST endpoint the server carries for another part of the gateway: a chat platform's webhook (Telegram's).
+struct Webhook {
+  std::string path;    // the exact path, e.g. "/telegram/webhook" (the query is ignored)
+  std::string header;  // the request header whose value `handle` gets ("" when absent)
+  // Called on an io thread with that header's value and the body; it must be quick (store, then hand the
+  // work to another thread) and thread-safe.
+  std::function<WebhookAnswer(std::string_view header_value, std::string_view body)> handle;
+};
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
@@ -107,6 +128,11 @@ struct HttpServerOptions {
   // More Prometheus text for GET /metrics, after the server's own (the gateway's channels: sends, retries);
   // unset: none. Called on an io thread for each scrape; it must be quick and thread-safe.
   std::function<std::string()> extra_metrics;
+  // The "channels" member of GET /healthz's JSON (an object's text, e.g. {"telegram":{...}}); unset: /healthz
+  // answers plain `ok`. Called on an io thread; quick and thread-safe.
+  std::function<std::string()> health;
+  // Webhook endpoints (see Webhook); their paths must not be the server's own routes.
+  std::vector<Webhook> webhooks;
 };
 
 // start() failed: bad host, refused non-loopback bind, or the port could not be bound.

@@ -169,6 +169,29 @@ ApiOutcome BotApi::upload(std::string_view method, const boost::json::object& pa
   return with_retries(method, body.content_type, body.body, timeout);
 }
 
+Result<std::string> BotApi::download(std::string_view file_path, std::size_t max_bytes) {
+  net::HttpRequest req;
+  req.method = "GET";
+  req.url = api_url_ + "/file/bot" + token_ + "/" + std::string(file_path);
+  req.timeouts.first_byte = options_.request_timeout;
+  req.timeouts.idle = options_.request_timeout;
+  const net::HttpResult r = fetches_.fetch(client_, std::move(req), max_bytes);
+  std::string error;
+  if (r.truncated) {
+    error = "the file is larger than " + std::to_string(max_bytes) + " bytes";
+  } else if (r.error) {
+    error = r.error->message;  // names the host and port, never the path that holds the token
+  } else if (r.head.status != 200) {
+    error = "HTTP " + std::to_string(r.head.status);
+  }
+  std::lock_guard lock(mu_);
+  ++stats_.calls;
+  if (error.empty()) return r.body;
+  ++stats_.failures;
+  stats_.last_error = "download: " + error;
+  return Failure{error};
+}
+
 void BotApi::stop() {
   {
     std::lock_guard lock(mu_);

@@ -3,6 +3,8 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <climits>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include "sigil/channels/telegram/telegram_html.h"
@@ -31,6 +33,17 @@ std::string message_id_of(const ApiOutcome& o) {
   return id != nullptr && id->is_int64() ? std::to_string(id->as_int64()) : std::string();
 }
 
+// A message id as the outbox hands it back ("42"), or nullopt when it is not one.
+std::optional<std::int64_t> message_number(std::string_view id) {
+  if (id.empty()) return std::nullopt;
+  std::int64_t n = 0;
+  for (char c : id) {
+    if (c < '0' || c > '9' || n > (INT64_MAX - 9) / 10) return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
 // Reaction emoji are compared without variation selectors; Telegram's list has none.
 std::string without_variation_selectors(std::string_view emoji) {
   std::string out(emoji);
@@ -53,10 +66,15 @@ deliver::ChannelCapabilities TelegramChannel::telegram_capabilities() {
   c.text_unit = deliver::TextUnit::Utf16;
   c.markdown = deliver::MarkdownFlavour::CommonMark;  // rendered here, to Telegram HTML
   c.rate = {1.0, 3};
+  c.deletes = true;
   return c;
 }
 
-deliver::ChannelCapabilities TelegramChannel::capabilities() const { return telegram_capabilities(); }
+deliver::ChannelCapabilities TelegramChannel::capabilities() const {
+  deliver::ChannelCapabilities c = telegram_capabilities();
+  c.edits = target_.stream;
+  return c;
+}
 
 std::vector<std::string> TelegramChannel::in_doubt() const {
   std::lock_guard lock(mu_);
@@ -86,19 +104,13 @@ deliver::ChannelResult TelegramChannel::finish(std::string_view method, const Ap
                                                                     : o.summary());
 }
 
-deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
-  boost::json::object p;
-  p["chat_id"] = target_.chat_id;
+ApiOutcome TelegramChannel::call_with_text(std::string_view method, boost::json::object p,
+                                           std::string_view text) {
   const std::string html = render_telegram_html(text);
   const bool html_fits = telegram_visible_units(html) <= kTextLimit && !html.empty();
   p["text"] = html_fits ? html : std::string(text);
   if (html_fits) p["parse_mode"] = "HTML";
-  if (target_.reply && !replied_ && target_.answering != 0) {
-    p["reply_parameters"] =
-        boost::json::object{{"message_id", target_.answering}, {"allow_sending_without_reply", true}};
-    replied_ = true;
-  }
-  ApiOutcome o = api_.call("sendMessage", p);
+  ApiOutcome o = api_.call(method, p);
   if (html_fits && o.kind == ApiOutcome::Kind::Refused && o.error_code == 400 &&
       contains_ci(o.description, "can't parse entities")) {
     // Our HTML and Telegram's parser disagree: the words matter more than the formatting.
@@ -108,9 +120,56 @@ deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
                      .with("error", o.description));
     p["text"] = std::string(text);
     p.erase("parse_mode");
-    o = api_.call("sendMessage", p);
+    o = api_.call(method, p);
   }
-  return finish("sendMessage", o, true);
+  return o;
+}
+
+deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
+  boost::json::object p;
+  p["chat_id"] = target_.chat_id;
+  if (target_.reply && !replied_ && target_.answering != 0) {
+    p["reply_parameters"] =
+        boost::json::object{{"message_id", target_.answering}, {"allow_sending_without_reply", true}};
+    replied_ = true;
+  }
+  deliver::ChannelResult r = finish("sendMessage", call_with_text("sendMessage", std::move(p), text), true);
+  if (r.ok()) last_shown_ = std::chrono::steady_clock::now();
+  return r;
+}
+
+deliver::ChannelResult TelegramChannel::edit_text(const std::string& id, std::string_view text) {
+  const std::optional<std::int64_t> message = message_number(id);
+  if (!message) return deliver::channel_error("not a Telegram message id");
+  const auto ready = last_shown_ + target_.edit_gap;
+  if (const auto now = std::chrono::steady_clock::now(); ready > now)
+    std::this_thread::sleep_for(ready - now);
+  const boost::json::object p{{"chat_id", target_.chat_id}, {"message_id", *message}};
+  ApiOutcome o = call_with_text("editMessageText", p, text);
+  // Repeating an edit cannot show anything twice: at worst Telegram says the message is not modified.
+  if (o.kind == ApiOutcome::Kind::Unknown) o = call_with_text("editMessageText", p, text);
+  if (o.kind == ApiOutcome::Kind::Refused && o.error_code == 400 &&
+      contains_ci(o.description, "message is not modified"))
+    return deliver::ChannelResult(id);  // it shows this text already (no edit happened: no wait next time)
+  deliver::ChannelResult r = finish("editMessageText", o, true);
+  last_shown_ = std::chrono::steady_clock::now();
+  if (r.ok()) return deliver::ChannelResult(id);
+  return r;
+}
+
+deliver::ChannelResult TelegramChannel::delete_message(const std::string& id) {
+  const std::optional<std::int64_t> message = message_number(id);
+  if (!message) return deliver::channel_error("not a Telegram message id");
+  const boost::json::object p{{"chat_id", target_.chat_id}, {"message_id", *message}};
+  ApiOutcome o = api_.call("deleteMessage", p);
+  // Deleting again cannot take away anything else: at worst the message is gone already (below).
+  if (o.kind == ApiOutcome::Kind::Unknown) o = api_.call("deleteMessage", p);
+  if (o.kind == ApiOutcome::Kind::Refused && o.error_code == 400 &&
+      contains_ci(o.description, "message to delete not found"))
+    return deliver::ChannelResult(id);  // gone already
+  deliver::ChannelResult r = finish("deleteMessage", o, true);
+  if (r.ok()) return deliver::ChannelResult(id);
+  return r;
 }
 
 deliver::ChannelResult TelegramChannel::upload(std::string_view method, std::string_view field,
@@ -161,12 +220,9 @@ deliver::ChannelResult TelegramChannel::send_voice(const deliver::OutgoingFile& 
 deliver::ChannelResult TelegramChannel::react(const std::string& message_id, std::string_view emoji) {
   std::int64_t target = target_.answering;
   if (!message_id.empty()) {
-    target = 0;
-    for (char c : message_id) {
-      if (c < '0' || c > '9' || target > (INT64_MAX - 9) / 10)
-        return deliver::channel_error("not a Telegram message id");
-      target = target * 10 + (c - '0');
-    }
+    const std::optional<std::int64_t> given = message_number(message_id);
+    if (!given) return deliver::channel_error("not a Telegram message id");
+    target = *given;
   }
   if (target == 0) return deliver::channel_error("no message to react to");
   boost::json::object p;

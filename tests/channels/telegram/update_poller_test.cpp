@@ -67,5 +67,38 @@ TEST(TelegramUpdates, GroupsOnlyWhenAddressed) {
   EXPECT_EQ(admit(m, policy({7})), Verdict::NotAllowed);
 }
 
+// A file the user sends: the largest photo size, or the document/voice/audio/video with its name and type;
+// a file message is admitted without text (its caption, if any, is the text).
+TEST(TelegramUpdates, FilesUsersSend) {
+  InboundMessage m = read(R"({"update_id":2,"message":{"message_id":6,"chat":{"id":1001,"type":"private"},
+    "from":{"id":1001,"first_name":"Alice"},"caption":"look",
+    "photo":[{"file_id":"small","file_unique_id":"a","width":90,"height":60,"file_size":900},
+             {"file_id":"large","file_unique_id":"b","width":800,"height":600,"file_size":50000}]}})");
+  ASSERT_TRUE(m.file.has_value());
+  EXPECT_EQ(m.file->kind, "photo");
+  EXPECT_EQ(m.file->file_id, "large");
+  EXPECT_EQ(m.file->size, 50000);
+  EXPECT_EQ(m.text, "look");
+  m = read(R"({"update_id":3,"message":{"message_id":7,"chat":{"id":1001,"type":"private"},
+    "from":{"id":1001,"first_name":"Alice"},
+    "document":{"file_id":"doc","file_unique_id":"c","file_name":"a.csv","mime_type":"text/csv","file_size":12}}})");
+  ASSERT_TRUE(m.file.has_value());
+  EXPECT_EQ(m.file->kind, "document");
+  EXPECT_EQ(m.file->name, "a.csv");
+  EXPECT_EQ(m.file->mime_type, "text/csv");
+  EXPECT_TRUE(m.text.empty());
+  EXPECT_EQ(admit(m, policy()), Verdict::Admitted);
+  m = read(R"({"update_id":4,"message":{"message_id":8,"chat":{"id":1001,"type":"private"},
+    "from":{"id":1001,"first_name":"Alice"},"voice":{"file_id":"v","file_unique_id":"d","duration":2,
+    "mime_type":"audio/ogg"}}})");
+  ASSERT_TRUE(m.file.has_value());
+  EXPECT_EQ(m.file->kind, "voice");
+  EXPECT_EQ(admit(m, policy()), Verdict::Admitted);
+  m = read(R"({"update_id":5,"message":{"message_id":9,"chat":{"id":1001,"type":"private"},
+    "from":{"id":1001,"first_name":"Alice"},"sticker":{"file_id":"s"}}})");
+  EXPECT_FALSE(m.file.has_value());
+  EXPECT_EQ(admit(m, policy()), Verdict::NoText);
+}
+
 }  // namespace
 }  // namespace sigil::channels::telegram

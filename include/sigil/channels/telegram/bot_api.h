@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/base/result.h"
 #include "sigil/net/blocking_fetch.h"
 #include "sigil/net/http_client.h"
 
@@ -77,6 +78,11 @@ class BotApi {
                   std::optional<std::chrono::milliseconds> timeout = std::nullopt);
   // A multipart call: `params` become form fields (strings as they are, other values as JSON).
   ApiOutcome upload(std::string_view method, const boost::json::object& params, const UploadFile& file);
+
+  // The bytes of a file Telegram keeps for the bot (getFile's file_path), GET <api_url>/file/bot<token>/
+  // <file_path>: at most max_bytes (a longer file is an error, never cut), or why not (the error names only
+  // the host: the URL holds the token). Counted in stats() as one call.
+  Result<std::string> download(std::string_view file_path, std::size_t max_bytes);
 
   void stop();
   bool stopped() const { return stopped_.load(); }

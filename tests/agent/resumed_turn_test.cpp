@@ -1,0 +1,61 @@
+// A turn started again under its id (a chat channel resuming a platform message whose turn a crash cut
+// off, agent.h TurnInput::turn_id): the history keeps the user's message once.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <string>
+#include <vector>
+
+#include "sigil/agent/agent.h"
+#include "sigil/catalog/registry.h"
+#include "sigil/model/replay.h"
+#include "store/store_test_support.h"
+
+namespace sigil::agent {
+namespace {
+
+class EndObserver final : public TurnObserver {
+ public:
+  void on_text(std::string_view) override {}
+  void on_delivery(const exec::Delivery&) override {}
+  void on_turn_end(const TurnSummary& summary) override { done_.set_value(summary); }
+  TurnSummary wait() { return done_.get_future().get(); }
+
+ private:
+  std::promise<TurnSummary> done_;
+};
+
+TEST(ResumedTurn, DoesNotStoreItsUserMessageTwice) {
+  store::testing::TempDir dir;
+  auto store = store::testing::open_or_fail(dir.file("sigil.db"));
+  const catalog::Registry registry = catalog::Registry::builtin();
+  exec::HandlerTable handlers;
+  model::ReplayConfig replay;
+  replay.path = "replay";
+  replay.text = R"({"reply":"Answer."})";
+  replay.tokens_per_second = 0;
+  auto model = model::make_replay_client(replay);
+  Agent agent(registry, handlers, *store, *model, AgentConfig{});
+  // The first run, the same message resumed after a crash, then another text under the same id (a new
+  // message after all: stored as usual).
+  for (const auto& [text, turn] : {std::pair{"hi", "tg-7"}, {"hi", "tg-7"}, {"other", "tg-7"}}) {
+    TurnInput in;
+    in.user = "u1";
+    in.conversation = "c1";
+    in.text = text;
+    in.turn_id = turn;
+    auto observer = std::make_shared<EndObserver>();
+    agent.start_turn(std::move(in), observer);
+    EXPECT_EQ(observer->wait().status, TurnStatus::Ok);
+    agent.wait_idle();
+  }
+  auto history = store->recent_messages({"u1", "c1", store::MemoryScope::per_user}, 50);
+  ASSERT_TRUE(history.ok());
+  std::vector<std::string> users;
+  for (const store::Message& m : *history)
+    if (m.role == "user") users.push_back(m.text);
+  EXPECT_EQ(users, (std::vector<std::string>{"hi", "other"}));
+}
+
+}  // namespace
+}  // namespace sigil::agent
