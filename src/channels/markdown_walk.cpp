@@ -1,5 +1,7 @@
 #include "channels/markdown_walk.h"
 
+#include "sigil/text/char_refs.h"
+
 namespace sigil::channels {
 
 bool MarkdownWalk::walk(std::string_view markdown) {
@@ -47,6 +49,20 @@ std::string MarkdownWalk::item_marker(std::string_view bullet) {
   List& l = lists_.back();
   return std::string(2 * (lists_.size() - 1), ' ') +
          (l.ordered ? std::to_string(l.next++) + ". " : std::string(bullet));
+}
+
+std::string attribute(const MD_ATTRIBUTE& a) {
+  std::string out;
+  if (a.size == 0) return out;  // md4c leaves an empty attribute's pieces unset
+  out.reserve(a.size);
+  for (int i = 0; a.substr_offsets[i] < a.size; ++i) {
+    const std::string_view piece(a.text + a.substr_offsets[i], a.substr_offsets[i + 1] - a.substr_offsets[i]);
+    if (a.substr_types[i] == MD_TEXT_NULLCHAR)
+      out += "\xEF\xBF\xBD";
+    else if (a.substr_types[i] != MD_TEXT_ENTITY || !text::decode_char_ref(piece, out))
+      out += piece;  // an unknown reference stays as written, as in the text
+  }
+  return out;
 }
 
 }  // namespace sigil::channels
