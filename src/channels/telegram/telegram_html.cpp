@@ -176,7 +176,10 @@ class Renderer final : public MarkdownWalk {
           open_span(type, "<code>", "</code>");
         break;
       case MD_SPAN_A: {
-        std::string href = attribute(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href);
+        // md4c finds permissive autolinks inside a link's text too; a link in a link is its text.
+        std::string href = open_link() != nullptr
+                               ? std::string()
+                               : attribute(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href);
         if (const std::string url = telegram_link(href); !url.empty())
           open_span(type, "<a href=\"" + escape_telegram_html(url, true) + "\">", "</a>");
         else

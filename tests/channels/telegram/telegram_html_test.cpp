@@ -79,6 +79,14 @@ TEST(TelegramHtml, CharacterReferencesInALinkAreDecoded) {
             "<pre><code class=\"language-c++\">x</code></pre>");
 }
 
+TEST(TelegramHtml, AnAutolinkInALinkIsTheLinksText) {
+  // Telegram keeps one of two nested text_links.
+  EXPECT_EQ(render_telegram_html("[see http://x.org/a here](https://example.com/)"),
+            "<a href=\"https://example.com/\">see http://x.org/a here</a>");
+  EXPECT_EQ(render_telegram_html("[mail a@example.com](https://example.com/)"),
+            "<a href=\"https://example.com/\">mail a@example.com</a>");
+}
+
 TEST(TelegramHtml, CodeInALinkIsTheLinksText) {
   // Telegram keeps a text_link or a code entity over the same text, never both: the link wins.
   EXPECT_EQ(render_telegram_html("[`make test`](https://example.com/t) and `x`"),
