@@ -4,20 +4,23 @@
 Usage: telegram_entities_test.py PATH_TO_SIGIL  (run by ctest as cli.telegram_entities_test)
 
 `sigil serve` with [channels.telegram] pointed at the wire-faithful fake (tests/fakes/telegram.mjs) and a
-replay model whose replies are Markdown: a hand-written set covering every construct and a fuzzed corpus from
-a fixed seed (tests/cli/telegram_markdown_corpus.py). Each reply goes to a chat of its own (so no rate limit
-slows it and the fake's journal shows which messages belong to which reply). Then every sendMessage and
-editMessageText sigil made is parsed by libtdjson (npm @prebuilt-tdlib/linux-x64-glibc; tests/cli/tdlib_entities.py):
+replay model whose replies are Markdown (tests/cli/telegram_markdown_corpus.py): a hand-written set covering
+every construct, 300 replies generated from the same pieces and 300 of random Markdown and HTML characters, from
+a fixed seed. Each reply goes to a chat of its own (so no rate limit slows it and the fake's journal shows which
+messages belong to which reply). Then every sendMessage and editMessageText sigil made is parsed by libtdjson
+(npm @prebuilt-tdlib/linux-x64-glibc, via tests/cli/tdlib_entities.py):
 1. every one was sent with parse_mode HTML, taken by Telegram (the fake) once, and TDLib parses it without
    "Can't parse entities": sigil never needed its plain-text retry (and never logged telegram-html-refused);
 2. the entities obey Telegram's nesting rules (nothing Telegram would drop), the text is not empty and at most
-   4096 UTF-16 units, and the fake reported the same text and entities as TDLib;
-3. each reply's intended entities are there: **x** is bold over "x", a link is a text_link with its URL, a
-   fence a pre with its language, raw HTML and e-mail addresses are shown as they are, and so on.
+   4096 UTF-16 units (the long replies are split), and the fake reported the same text and entities as TDLib
+   (except links to hosts TDLib refuses, which the fake keeps: printed as a note);
+3. each reply's intended entities are there (the random ones have none): **x** is bold over "x", a link a
+   text_link with its URL, a fence a pre with its language, raw HTML and e-mail addresses shown as they are.
 A missing libtdjson fails the test (run scripts/npm-deps); it never skips.
 """
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -82,6 +85,19 @@ def expectation_met(parts, expectation):
     return False
 
 
+def fake_disagrees(shown, part):
+    """None when the fake showed what TDLib parsed; "links" when the fake only kept text_links TDLib drops (its
+    URL checks are laxer than TDLib's on hosts like "www.a.bc*>", which md4c's permissive autolinks make of
+    odd text); else "entities"."""
+    tdlib = [x.bot_api() for x in part.entities]
+    fake = shown.get("entities", [])
+    if shown.get("text") == part.text and fake == tdlib:
+        return None
+    if shown.get("text") == part.text and [x for x in fake if x["type"] != "text_link" or x in tdlib] == tdlib:
+        return "links"
+    return "entities"
+
+
 def describe(part):
     return f"text={part.text!r} entities={[e.bot_api() for e in part.entities]}"
 
@@ -144,6 +160,8 @@ def main():
             if not sends:
                 problems.append(f"{where}: nothing was sent")
                 continue
+            if name.startswith("long") and len(sends) < 2:
+                problems.append(f"{where}: one message for {len(md)} characters: never split")
             parts = []
             for e in sends:
                 params = e["params"]
@@ -162,19 +180,22 @@ def main():
                     problems.append(f"{where}: Telegram would drop an entity: {p}\nhtml: {params['text']!r}")
                 if not part.text.strip() or utf16_units(part.text) > 4096:
                     problems.append(f"{where}: a message of {utf16_units(part.text)} UTF-16 units")
+                # The fake's own parser (tests/fakes/telegram-html.mjs) is checked against TDLib on every message.
                 shown = e["response"]["result"]
-                if shown.get("text") != part.text or shown.get("entities", []) != [x.bot_api() for x in part.entities]:
-                    # The fake's parser is checked against TDLib here too; on the chaos corpus's garbage URLs
-                    # (md4c's permissive autolinks: "www.a.bc](()") it keeps links TDLib drops: noted, not failed.
-                    (fake_notes if name.startswith("chaos") else problems).append(f"{where}: the fake and TDLib disagree:\nfake:  {shown.get('text')!r} "
-                                    f"{shown.get('entities', [])}\ntdlib: {describe(part)}\nhtml: {params['text']!r}")
+                disagreement = fake_disagrees(shown, part)
+                if disagreement == "links":
+                    fake_notes += [x["url"] for x in shown["entities"] if x not in [y.bot_api() for y in part.entities]]
+                elif disagreement:
+                    problems.append(f"{where}: the fake and TDLib disagree:\nfake:  {shown}\ntdlib: {describe(part)}"
+                                    f"\nhtml: {params['text']!r}")
             for x in expected:
                 expectations += 1
                 if parts and not expectation_met(parts, x):
                     problems.append(f"{where}: not shown as intended: {x}\nmarkdown: {md!r}\n" +
                                     "\n".join(describe(p) for p in parts))
-        for p in fake_notes:
-            print("NOTE", p.splitlines()[0], "(a link the fake keeps and TDLib drops)")
+        if fake_notes:
+            print(f"note: the fake kept {len(fake_notes)} links TDLib drops (its URL checks are laxer): "
+                  f"{fake_notes[:8]}")
         for p in problems:
             print("PROBLEM", p.splitlines()[0])
         for p in problems[:40]:
@@ -183,12 +204,11 @@ def main():
         check(not problems, f"every message parses in TDLib with the intended entities ({expectations} "
                             f"expectations; {len(problems)} problems)")
         code = server.stop()
-        server = None
         check(code == 0, f"sigil serve stops cleanly on SIGTERM (exit {code})")
         print("telegram_entities_test: all checks passed")
     finally:
-        if server is not None:
-            server.stop(9)
+        if server is not None and server.proc.poll() is None:  # a check failed while it ran
+            server.stop(signal.SIGKILL)
         fake.stop()
         shutil.rmtree(tmp, ignore_errors=True)
 
