@@ -10,9 +10,12 @@ A sample is (name, markdown, expectations). An expectation is a tuple:
                                    character references, e-mail addresses shown as they are)
 Not a test itself: its name does not end in _test.py.
 """
+import json
+import os
 import random
 
 EXAMPLE = "https://example.com"
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
 def hand_written():
@@ -268,6 +271,17 @@ class Generator:
             md = "\n\n".join(blocks)
             if len(md) <= max_chars:
                 return md, expect
+
+
+def demo_replies():
+    """The replies of the replay demo (examples/demo-replay.jsonl, what sigil plays without a model and the web
+    tests show), directives and all: no expectations, but every message must parse."""
+    out = []
+    with open(os.path.join(ROOT, "examples", "demo-replay.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                out.append((f"demo {len(out)}", json.loads(line)["reply"], []))
+    return out
 
 
 def is_list(md):
