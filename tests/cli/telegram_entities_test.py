@@ -6,8 +6,9 @@ Usage: telegram_entities_test.py PATH_TO_SIGIL  (run by ctest as cli.telegram_en
 `sigil serve` with [channels.telegram] pointed at the wire-faithful fake (tests/fakes/telegram.mjs) and a
 replay model whose replies are Markdown (tests/cli/telegram_markdown_corpus.py): a hand-written set covering
 every construct, the replay demo's replies (examples/demo-replay.jsonl, directives and all), 300 replies
-generated from the same pieces and 300 of random Markdown and HTML characters, from a fixed seed. Each reply goes to a chat of its own (so no rate limit slows it and the fake's journal shows which
-messages belong to which reply). Then every sendMessage and editMessageText sigil made is parsed by libtdjson
+generated from the same pieces and 300 of random Markdown and HTML characters, from a fixed seed. Each reply
+goes to a chat of its own (so no rate limit slows it and the fake's journal shows which messages belong to
+which reply). Then every sendMessage and editMessageText sigil made is parsed by libtdjson
 (npm @prebuilt-tdlib/linux-x64-glibc, via tests/cli/tdlib_entities.py):
 1. every one was sent with parse_mode HTML, taken by Telegram (the fake) once, and TDLib parses it without
    "Can't parse entities": sigil never needed its plain-text retry (and never logged telegram-html-refused);
