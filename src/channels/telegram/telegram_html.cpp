@@ -224,9 +224,9 @@ class Renderer final : public MarkdownWalk {
     return 0;
   }
 
-  // The inline spans open now, innermost last, so that what md4c reports is always well nested: it can close
-  // an emphasis inside a permissive autolink (`**a www.b.c** d`), leaving the emphasis open, or report a span
-  // that never closes; Telegram refuses both ("can't parse entities").
+  // The inline spans open now, innermost last, so that what md4c reports is always well nested: it can take
+  // an emphasis' closer into a permissive autolink (`*see www.example.com*>`), leaving the emphasis open, or
+  // report a closer without its opener; Telegram refuses both ("can't parse entities").
   struct Span {
     MD_SPANTYPE type;
     std::string open, close;
