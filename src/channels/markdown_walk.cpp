@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "sigil/text/ascii.h"
+#include "sigil/text/char_refs.h"
 
 namespace sigil::channels {
 
@@ -88,6 +89,20 @@ bool MarkdownWalk::plain_info_word(std::string_view info) {
 std::string MarkdownWalk::trimmed() {
   while (!out_.empty() && (out_.back() == '\n' || out_.back() == ' ')) out_.pop_back();
   return std::move(out_);
+}
+
+std::string attribute(const MD_ATTRIBUTE& a) {
+  std::string out;
+  if (a.size == 0) return out;  // md4c leaves an empty attribute's pieces unset
+  out.reserve(a.size);
+  for (int i = 0; a.substr_offsets[i] < a.size; ++i) {
+    const std::string_view piece(a.text + a.substr_offsets[i], a.substr_offsets[i + 1] - a.substr_offsets[i]);
+    if (a.substr_types[i] == MD_TEXT_NULLCHAR)
+      out += "\xEF\xBF\xBD";
+    else if (a.substr_types[i] != MD_TEXT_ENTITY || !text::decode_char_ref(piece, out))
+      out += piece;  // an unknown reference stays as written, as in the text
+  }
+  return out;
 }
 
 }  // namespace sigil::channels

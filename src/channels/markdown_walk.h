@@ -75,7 +75,9 @@ class MarkdownWalk {
   std::string image_src_;
 };
 
-// A link or image attribute's text.
-inline std::string attribute(const MD_ATTRIBUTE& a) { return std::string(a.text, a.size); }
+// A link's href, an image's src or a code fence's language, with its character references decoded as
+// CommonMark says (`[x](/?a=1&amp;b=2)` links to `/?a=1&b=2`); md4c has already resolved the backslash
+// escapes.
+std::string attribute(const MD_ATTRIBUTE& a);
 
 }  // namespace sigil::channels

@@ -1,15 +1,27 @@
 #include "sigil/channels/telegram/telegram_html.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "channels/markdown_walk.h"
+#include "sigil/text/ascii.h"
 #include "sigil/text/char_refs.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::channels::telegram {
 namespace {
+
+// The href Telegram links to as written, or "" when it would not: Telegram keeps http(s) and tg links, takes
+// "www.…" as http, drops a relative or ftp/javascript link and mangles mailto: into "http://mailto:…/".
+std::string telegram_link(std::string_view href) {
+  if (text::ascii::istarts_with(href, "http://") || text::ascii::istarts_with(href, "https://") ||
+      text::ascii::istarts_with(href, "tg://"))
+    return std::string(href);
+  if (text::ascii::istarts_with(href, "www.")) return "http://" + std::string(href);
+  return {};
+}
 
 class Renderer final : public MarkdownWalk {
  public:
@@ -21,6 +33,7 @@ class Renderer final : public MarkdownWalk {
  private:
   // Starts a block's output: the separator owed since the last block, unless its container just opened.
   void begin_block() {
+    close_all_spans();
     if (pending_ > 0 && !out_.empty() && !fresh_) out_.append(static_cast<std::size_t>(pending_), '\n');
     pending_ = 0;
     fresh_ = false;
@@ -58,7 +71,6 @@ class Renderer final : public MarkdownWalk {
         const bool plain_lang = !lang.empty() && plain_info_word(lang);
         out_ += plain_lang ? "<pre><code class=\"language-" + lang + "\">" : std::string("<pre>");
         code_lang_ = plain_lang;
-        in_code_ = true;
         code_start_ = out_.size();
         break;
       }
@@ -86,6 +98,7 @@ class Renderer final : public MarkdownWalk {
   }
 
   int leave_block(MD_BLOCKTYPE type, void* /*detail*/) override {
+    close_all_spans();
     switch (type) {
       case MD_BLOCK_DOC:
         break;
@@ -109,7 +122,6 @@ class Renderer final : public MarkdownWalk {
       case MD_BLOCK_CODE:
         if (out_.size() > code_start_ && out_.back() == '\n') out_.pop_back();
         out_ += code_lang_ ? "</code></pre>" : "</pre>";
-        in_code_ = false;
         pending_ = 2;
         break;
       case MD_BLOCK_TH:
@@ -132,24 +144,35 @@ class Renderer final : public MarkdownWalk {
     if (enter_image(type, detail)) return 0;  // an image's alt text is shown plain
     switch (type) {
       case MD_SPAN_EM:
-        out_ += "<i>";
+        open_span(type, "<i>", "</i>");
         break;
       case MD_SPAN_STRONG:
-        out_ += "<b>";
+        open_span(type, "<b>", "</b>");
         break;
       case MD_SPAN_DEL:
-        out_ += "<s>";
+        open_span(type, "<s>", "</s>");
         break;
       case MD_SPAN_U:
-        out_ += "<u>";
+        open_span(type, "<u>", "</u>");
         break;
       case MD_SPAN_CODE:
-        out_ += "<code>";
-        in_code_ = true;
+        // Telegram keeps a link or a code span, never both: in a link, code is shown as the link's text.
+        if (open_link() != nullptr)
+          open_span(type, "", "");
+        else
+          open_span(type, "<code>", "</code>");
         break;
       case MD_SPAN_A: {
-        const auto* d = static_cast<const MD_SPAN_A_DETAIL*>(detail);
-        out_ += "<a href=\"" + escape_telegram_html(attribute(d->href), true) + "\">";
+        // md4c finds permissive autolinks inside a link's text too; a link in a link is its text.
+        std::string href = open_link() != nullptr
+                               ? std::string()
+                               : attribute(static_cast<const MD_SPAN_A_DETAIL*>(detail)->href);
+        if (const std::string url = telegram_link(href); !url.empty())
+          open_span(type, "<a href=\"" + escape_telegram_html(url, true) + "\">", "</a>");
+        else
+          open_span(type, "", "");
+        spans_.back().href = std::move(href);
+        spans_.back().start = out_.size();
         break;
       }
       default:
@@ -163,30 +186,58 @@ class Renderer final : public MarkdownWalk {
       if (!src.empty()) out_ += " (" + escape_telegram_html(src) + ")";
       return 0;
     }
-    switch (type) {
-      case MD_SPAN_EM:
-        out_ += "</i>";
-        break;
-      case MD_SPAN_STRONG:
-        out_ += "</b>";
-        break;
-      case MD_SPAN_DEL:
-        out_ += "</s>";
-        break;
-      case MD_SPAN_U:
-        out_ += "</u>";
-        break;
-      case MD_SPAN_CODE:
-        out_ += "</code>";
-        in_code_ = false;
-        break;
-      case MD_SPAN_A:
-        out_ += "</a>";
-        break;
-      default:
-        break;
+    if (type != MD_SPAN_A) {
+      close_span(type);
+      return 0;
     }
+    const Span* link = open_link();
+    if (link == nullptr) return 0;
+    const bool plain = link->open.empty();
+    const std::string href = link->href;
+    const std::size_t start = link->start;
+    close_span(type);
+    // Not a link Telegram keeps: its text, then where it pointed unless the text says it already (an e-mail
+    // address, which Telegram links by itself).
+    const std::string_view target = text::ascii::istarts_with(href, "mailto:")
+                                        ? std::string_view(href).substr(7)
+                                        : std::string_view(href);
+    if (plain && !target.empty() && out_.compare(start, std::string::npos, escape_telegram_html(target)) != 0)
+      out_ += " (" + escape_telegram_html(target) + ")";
     return 0;
+  }
+
+  // The inline spans open now, innermost last, so that what md4c reports is always well nested: it can take
+  // an emphasis' closer into a permissive autolink (`*see www.example.com*>`), leaving the emphasis open, or
+  // report a closer without its opener; Telegram refuses both ("can't parse entities").
+  struct Span {
+    MD_SPANTYPE type;
+    std::string open, close;
+    std::string href{};     // a link's target
+    std::size_t start = 0;  // where a link's text begins in out_
+  };
+  void open_span(MD_SPANTYPE type, std::string open, std::string close) {
+    out_ += open;
+    spans_.push_back(Span{type, std::move(open), std::move(close)});
+  }
+  // Closes the innermost open span of this type; the spans opened inside it are closed before it and opened
+  // again after it. A type that is not open is ignored.
+  void close_span(MD_SPANTYPE type) {
+    std::size_t at = spans_.size();
+    while (at > 0 && spans_[at - 1].type != type) --at;
+    if (at == 0) return;
+    --at;
+    for (std::size_t i = spans_.size(); i-- > at;) out_ += spans_[i].close;
+    for (std::size_t i = at + 1; i < spans_.size(); ++i) out_ += spans_[i].open;
+    spans_.erase(spans_.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  // No span outlives its block.
+  void close_all_spans() {
+    for (; !spans_.empty(); spans_.pop_back()) out_ += spans_.back().close;
+  }
+  const Span* open_link() const {
+    for (auto it = spans_.rbegin(); it != spans_.rend(); ++it)
+      if (it->type == MD_SPAN_A) return &*it;
+    return nullptr;
   }
 
   int text(MD_TEXTTYPE type, std::string_view s) override {
@@ -215,7 +266,7 @@ class Renderer final : public MarkdownWalk {
     return 0;
   }
 
-  bool in_code_ = false;
+  std::vector<Span> spans_;
   bool code_lang_ = false;
   std::size_t code_start_ = 0;
 };

@@ -51,6 +51,59 @@ TEST(TelegramHtml, Links) {
   EXPECT_EQ(render_telegram_html("![a cat](http://x.org/cat.png)"), "a cat (http://x.org/cat.png)");
 }
 
+// Found by TDLib (cli.telegram_entities_test): Telegram's parser takes each of these, but shows them wrong.
+TEST(TelegramHtml, EmailAddressesAreTextNotMailtoLinks) {
+  // <a href="mailto:…"> became a link to "http://mailto:a@b.c/"; Telegram links an address by itself.
+  EXPECT_EQ(render_telegram_html("Write to <a@example.com> or b@example.org."),
+            "Write to a@example.com or b@example.org.");
+  EXPECT_EQ(render_telegram_html("[write me](mailto:a@example.com)"), "write me (a@example.com)");
+}
+
+TEST(TelegramHtml, LinksTelegramWouldDropShowWhereTheyPoint) {
+  // A relative, ftp: or javascript: href: Telegram drops the link silently; the reader keeps the target.
+  EXPECT_EQ(render_telegram_html("[the docs](/docs/a.html) [f](ftp://x.org/f) [x](javascript:alert(1))"),
+            "the docs (/docs/a.html) f (ftp://x.org/f) x (javascript:alert(1))");
+  EXPECT_EQ(render_telegram_html("Visit www.example.com/www now"),
+            "Visit <a href=\"http://www.example.com/www\">www.example.com/www</a> now");
+  EXPECT_EQ(render_telegram_html("[t](tg://user?id=1) [H](HTTPS://X.ORG)"),
+            "<a href=\"tg://user?id=1\">t</a> <a href=\"HTTPS://X.ORG\">H</a>");
+}
+
+TEST(TelegramHtml, CharacterReferencesInALinkAreDecoded) {
+  // The href went out as "?a=1&amp;amp;b=2": Telegram linked to "?a=1&amp;b=2".
+  EXPECT_EQ(render_telegram_html("[x](https://example.com/?a=1&amp;b=2&#38;c=&quot;3&quot;)"),
+            "<a href=\"https://example.com/?a=1&amp;b=2&amp;c=&quot;3&quot;\">x</a>");
+  EXPECT_EQ(render_telegram_html("![cat](https://example.com/c.png?a&amp;b)"),
+            "cat (https://example.com/c.png?a&amp;b)");
+  EXPECT_EQ(render_telegram_html("```c&#43;&#43;\nx\n```"),
+            "<pre><code class=\"language-c++\">x</code></pre>");
+}
+
+TEST(TelegramHtml, AnAutolinkInALinkIsTheLinksText) {
+  // Telegram keeps one of two nested text_links.
+  EXPECT_EQ(render_telegram_html("[see http://x.org/a here](https://example.com/)"),
+            "<a href=\"https://example.com/\">see http://x.org/a here</a>");
+  EXPECT_EQ(render_telegram_html("[mail a@example.com](https://example.com/)"),
+            "<a href=\"https://example.com/\">mail a@example.com</a>");
+}
+
+TEST(TelegramHtml, CodeInALinkIsTheLinksText) {
+  // Telegram keeps a text_link or a code entity over the same text, never both: the link wins.
+  EXPECT_EQ(render_telegram_html("[`make test`](https://example.com/t) and `x`"),
+            "<a href=\"https://example.com/t\">make test</a> and <code>x</code>");
+}
+
+TEST(TelegramHtml, SpansMd4cLeavesOpenOrClosesTwiceAreBalanced) {
+  // md4c can take an emphasis' closer into a permissive autolink: the emphasis never closed ("Can't find end
+  // tag corresponding to start tag"), or a closer came without its opener ("Unexpected end tag").
+  EXPECT_EQ(render_telegram_html("*see www.example.com*>"),
+            "<i>see <a href=\"http://www.example.com*&gt;\">www.example.com*&gt;</a></i>");
+  EXPECT_EQ(render_telegram_html("_mail http://example.com@_] x"),
+            "<i>mail <a href=\"http://example.com@_]\">http://example.com@_]</a> x</i>");
+  EXPECT_EQ(render_telegram_html("see http://example.com~~/~~ now"),
+            "see <a href=\"http://example.com~~/\">http://example.com~~/</a> now");
+}
+
 TEST(TelegramHtml, BlocksBecomeLines) {
   EXPECT_EQ(render_telegram_html("# Title\n\nFirst para.\nSame para.\n\nSecond."),
             "<b>Title</b>\n\nFirst para.\nSame para.\n\nSecond.");

@@ -3,9 +3,10 @@
 makes of each input in telegram-html-inputs.json, in Bot API terms (text, entities with UTF-16 offsets, or
 the "can't parse entities" reason). tests/fakes/telegram.test.mjs checks the fake's parser against it.
 
-Needs libtdjson.so, which the npm package prebuilt-tdlib ships (nothing else is fetched):
-  mkdir /tmp/td && cd /tmp/td && npm init -y && npm i prebuilt-tdlib@0.1008065.0
-  python3 gen-telegram-html.py /tmp/td/node_modules/@prebuilt-tdlib/linux-x64-glibc/libtdjson.so
+Needs libtdjson.so, which the npm package prebuilt-tdlib ships; scripts/npm-deps installs its linux build
+(@prebuilt-tdlib/linux-x64-glibc, pinned in tests/e2e/package-lock.json), which cli.telegram_entities_test uses
+too (tests/cli/tdlib_entities.py):
+  python3 gen-telegram-html.py tests/e2e/node_modules/@prebuilt-tdlib/linux-x64-glibc/libtdjson.so
 """
 import ctypes
 import json
