@@ -165,7 +165,7 @@ void ChatOutbox::stream_update() {
   const std::string_view visible = trim_right(msg_);
   if (visible.empty()) return;
   if (open_.id.empty()) {
-    if (!take_token(false)) return;
+    if (!channel_.shows_text(visible) || !take_token(false)) return;
     const ChannelResult r = call([&] { return channel_.send_text(visible); });
     // A failed first send is tried again by the next update, and reported if the final one fails.
     if (!r.ok()) return;
@@ -178,7 +178,7 @@ void ChatOutbox::stream_update() {
   }
   if (shows(visible)) return;
   if (clock_.now() - open_.last_update < edit_interval_) return;
-  if (!take_token(false)) return;
+  if (!channel_.shows_text(visible) || !take_token(false)) return;
   const ChannelResult r =
       use_append_ ? call([&] { return channel_.append_text(open_.id, visible.substr(open_.shown_size)); })
                   : call([&] { return channel_.edit_text(open_.id, visible); });

@@ -39,6 +39,9 @@ class Channel {
 
   // A new text message; returns its id.
   virtual ChannelResult send_text(std::string_view text) = 0;
+  // Whether `text` (Markdown) shows anything once rendered for this channel: a streamed reply that has only
+  // opened a code block shows nothing yet, and a platform refuses an empty message.
+  virtual bool shows_text(std::string_view /*text*/) const { return true; }
   // Replaces the text of a message (only when capabilities().edits).
   virtual ChannelResult edit_text(const std::string& id, std::string_view text);
   // Adds text at the end of a message (only when capabilities().append).

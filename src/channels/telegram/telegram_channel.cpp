@@ -125,6 +125,11 @@ ApiOutcome TelegramChannel::call_with_text(std::string_view method, boost::json:
   return o;
 }
 
+bool TelegramChannel::shows_text(std::string_view text) const {
+  // "```sh\n" alone renders to an empty <pre>: Telegram would refuse it ("message text is empty").
+  return telegram_visible_units(render_telegram_html(text)) > 0;
+}
+
 deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
   boost::json::object p;
   p["chat_id"] = target_.chat_id;

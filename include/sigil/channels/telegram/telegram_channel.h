@@ -59,6 +59,7 @@ class TelegramChannel final : public deliver::Channel {
 
   deliver::ChannelCapabilities capabilities() const override;
   deliver::ChannelResult send_text(std::string_view text) override;
+  bool shows_text(std::string_view text) const override;
   deliver::ChannelResult edit_text(const std::string& id, std::string_view text) override;
   deliver::ChannelResult delete_message(const std::string& id) override;
   deliver::ChannelResult send_file(const deliver::OutgoingFile& file) override;
