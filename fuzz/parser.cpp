@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/parse/summary.h"
 #include "sigil/text/utf8.h"
@@ -36,14 +37,6 @@
 namespace {
 
 namespace parse = sigil::parse;
-
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      __builtin_trap();                                                             \
-    }                                                                               \
-  } while (0)
 
 // Prints both sides (the first 2,000 bytes of each) before trapping.
 #define FUZZ_CHECK_EQ(a, b)                                                                           \

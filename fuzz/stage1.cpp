@@ -10,19 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "sigil/text/utf8.h"
 
 namespace {
 
 namespace stage1 = sigil::text::stage1;
-
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      __builtin_trap();                                                             \
-    }                                                                               \
-  } while (0)
 
 void check(std::string_view s) {
   std::vector<stage1::BlockMasks> ref(stage1::blocks_for(s.size())), got(ref.size());

@@ -49,14 +49,6 @@ BlockMasks masks_scalar(const unsigned char* block, std::size_t len) noexcept {
   return m;
 }
 
-namespace {
-// Whether the buffer ends inside a possible sequence (three NUL bytes stand before its start).
-bool buffer_tail_open(const unsigned char* p, std::size_t n) noexcept {
-  auto at = [&](std::size_t back) -> std::uint8_t { return n >= back ? p[n - back] : 0; };
-  return tail_open(at(3), at(2), at(1));
-}
-}  // namespace
-
 Utf8Check scan_scalar(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept {
   const std::size_t blocks = blocks_for(n);
   Utf8Check r{blocks, false};

@@ -83,6 +83,12 @@ constexpr bool tail_open(std::uint8_t b3, std::uint8_t b2, std::uint8_t b1) noex
   return b1 >= 0xC0 || b2 >= 0xE0 || b3 >= 0xF0;
 }
 
+// Whether a buffer ends inside a possible sequence (three NUL bytes stand before its start).
+inline bool buffer_tail_open(const unsigned char* p, std::size_t n) noexcept {
+  auto at = [&](std::size_t back) -> std::uint8_t { return n >= back ? p[n - back] : 0; };
+  return tail_open(at(3), at(2), at(1));
+}
+
 // What a kernel is asked for.
 enum Want : unsigned { kWantMasks = 1, kWantUtf8 = 2 };
 

@@ -30,11 +30,6 @@ constexpr std::uint64_t low_bits(std::size_t len) noexcept {
   return len >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
 }
 
-bool buffer_tail_open(const unsigned char* p, std::size_t n) noexcept {
-  auto at = [&](std::size_t back) -> std::uint8_t { return n >= back ? p[n - back] : 0; };
-  return tail_open(at(3), at(2), at(1));
-}
-
 // ----------------------------------------------------------------------------------------------- SSE2
 // No byte shuffle in SSE2: the masks are vector compares, and the UTF-8 check runs the scalar algorithm on
 // the blocks that are not all ASCII (an all-ASCII block is in error exactly when the one before left a
@@ -135,7 +130,6 @@ SIGIL_TARGET_AVX2 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, Blo
   Utf8Check r{blocks, false};
   const Avx2Tables t;
   __m256i before = _mm256_setzero_si256();
-  bool open = false;  // the previous block ended inside a possible sequence
   Padded pad;
   for (std::size_t k = 0; k < blocks; ++k) {
     if (want == kWantUtf8 && r.first_error_block != blocks) break;  // the check alone stops at its verdict
@@ -149,14 +143,12 @@ SIGIL_TARGET_AVX2 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, Blo
       out[k] = {eq64(lo, hi, '<'), eq64(lo, hi, '['), eq64(lo, hi, '\n'),
                 eq64(lo, hi, '`'), eq64(lo, hi, '"'), high};
     if ((want & kWantUtf8) && r.first_error_block == blocks) {
-      bool err = open;
-      if (high != 0) {
-        const __m256i e_lo = judge32(t, lo, before), e_hi = judge32(t, hi, lo);
-        err = len == kBlock ? !_mm256_testz_si256(_mm256_or_si256(e_lo, e_hi), _mm256_or_si256(e_lo, e_hi))
-                            : (nonzero64(e_lo, e_hi) & low_bits(len)) != 0;
-      }
+      // Judged whether or not the block is ASCII (see the AVX-512 kernel).
+      const __m256i e_lo = judge32(t, lo, before), e_hi = judge32(t, hi, lo);
+      const bool err = len == kBlock
+                           ? !_mm256_testz_si256(_mm256_or_si256(e_lo, e_hi), _mm256_or_si256(e_lo, e_hi))
+                           : (nonzero64(e_lo, e_hi) & low_bits(len)) != 0;
       if (err) r.first_error_block = k;
-      open = tail_open(b[61], b[62], b[63]);
     }
     before = hi;
   }
@@ -217,30 +209,23 @@ SIGIL_TARGET_AVX512 Utf8Check scan_avx512(const unsigned char* p, std::size_t n,
   Utf8Check r{blocks, false};
   const Avx512Tables t;
   __m512i before = _mm512_setzero_si512();
-  bool open = false;
   for (std::size_t k = 0; k < blocks; ++k) {
     if (want == kWantUtf8 && r.first_error_block != blocks) break;  // the check alone stops at its verdict
     const std::size_t len = std::min(kBlock, n - k * kBlock);
     const __mmask64 live = low_bits(len);
-    // A masked load reads nothing past the buffer and leaves NUL bytes in the rest of the block.
-    const __m512i x = _mm512_maskz_loadu_epi8(live, p + k * kBlock);
-    const std::uint64_t high = _mm512_movepi8_mask(x);
+    // A masked load for the last block reads nothing past the buffer and leaves NUL bytes in the rest.
+    const __m512i x =
+        len == kBlock ? _mm512_loadu_si512(p + k * kBlock) : _mm512_maskz_loadu_epi8(live, p + k * kBlock);
     if (want & kWantMasks)
       out[k] = {
           _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('<')),  _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('[')),
           _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n')), _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('`')),
-          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('"')),  high};
+          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('"')),  _mm512_movepi8_mask(x)};
     if ((want & kWantUtf8) && r.first_error_block == blocks) {
-      bool err = open;
-      if (high != 0) {
-        const __m512i e = judge64(t, x, before);
-        err = (_mm512_test_epi8_mask(e, e) & live) != 0;
-      }
-      if (err) r.first_error_block = k;
-      if (len == kBlock) {
-        const unsigned char* b = p + k * kBlock;
-        open = tail_open(b[61], b[62], b[63]);
-      }
+      // Judged whether or not the block is ASCII: in prose, plain and accented blocks come in no order the
+      // branch predictor could learn, and a mispredicted branch costs more than the judgement.
+      const __m512i e = judge64(t, x, before);
+      if ((_mm512_test_epi8_mask(e, e) & live) != 0) r.first_error_block = k;
     }
     before = x;
   }
