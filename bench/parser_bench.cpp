@@ -1,6 +1,7 @@
 // Google Benchmark cases for the streaming parser (README "Benchmarks"); `sigil bench` runs the same cases
-// without this library. Each case has a BM_Memchr twin over the same bytes (a byte absent from them), and
-// the console output ends with each case's ratio to it.
+// without this library. Each case has three twins over the same bytes: BM_Memchr (a byte absent from them),
+// BM_Index (the stage-1 limit: the AVX2 structural index) and BM_Utf8 (a SIMD UTF-8 validation); the console
+// output ends with each case's ratios to them.
 //
 //   (a) BM_Parse/prose            1 MiB of markup-free prose
 //   (b) BM_Parse/reacts           1 MiB holding 10,000 react directives in actions blocks
@@ -80,7 +81,24 @@ void BM_Memchr(benchmark::State& state, const Case* c) {
                           static_cast<std::int64_t>(c->input.size()));
 }
 
-// The console reporter, plus a last table: each case's parser throughput as a ratio to memchr's.
+void BM_Index(benchmark::State& state, const Case* c) {
+  std::vector<sigil::text::stage1::BlockMasks> scratch;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(bench::index_pass(c->input, scratch));
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(c->input.size()));
+}
+
+void BM_Utf8(benchmark::State& state, const Case* c) {
+  for (auto _ : state) benchmark::DoNotOptimize(bench::utf8_pass(c->input));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(c->input.size()));
+}
+
+// The console reporter, plus a last table: each case's parser throughput as a ratio to memchr's and to the
+// stage-1 limit's.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
@@ -93,13 +111,18 @@ class RatioReporter : public benchmark::ConsoleReporter {
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
-    std::printf("\n%-14s %14s %14s %10s\n", "case", "parse MB/s", "memchr MB/s", "x memchr");
+    std::printf("\n%-14s %12s %12s %10s %12s %9s %12s   (limit kernel: %s)\n", "case", "parse MB/s",
+                "memchr MB/s", "x memchr", "index MB/s", "x index", "utf8 MB/s",
+                sigil::text::stage1::kernel_name(bench::limit_kernel()).data());
     for (const Case& c : cases()) {
       auto p = rates_.find("BM_Parse/" + c.name);
       auto m = rates_.find("BM_Memchr/" + c.name);
-      if (p == rates_.end() || m == rates_.end()) continue;
-      std::printf("%-14s %14.1f %14.1f %10.4f\n", c.name.c_str(), p->second / 1e6, m->second / 1e6,
-                  p->second / m->second);
+      auto x = rates_.find("BM_Index/" + c.name);
+      auto u = rates_.find("BM_Utf8/" + c.name);
+      if (p == rates_.end() || m == rates_.end() || x == rates_.end() || u == rates_.end()) continue;
+      std::printf("%-14s %12.1f %12.1f %10.4f %12.1f %9.4f %12.1f\n", c.name.c_str(), p->second / 1e6,
+                  m->second / 1e6, p->second / m->second, x->second / 1e6, p->second / x->second,
+                  u->second / 1e6);
     }
   }
 
@@ -116,6 +139,8 @@ int main(int argc, char** argv) {
   for (const Case& c : cases()) {
     benchmark::RegisterBenchmark(("BM_Parse/" + c.name).c_str(), BM_Parse, &c);
     benchmark::RegisterBenchmark(("BM_Memchr/" + c.name).c_str(), BM_Memchr, &c);
+    benchmark::RegisterBenchmark(("BM_Index/" + c.name).c_str(), BM_Index, &c);
+    benchmark::RegisterBenchmark(("BM_Utf8/" + c.name).c_str(), BM_Utf8, &c);
   }
   // The ratio table only with the default console output; other formats are printed as they are.
   bool console = true;

@@ -3,7 +3,9 @@
 // Input: two option bytes, then the reply.
 //   byte 0, flags: bit 0 say mode, bit 1 think_open, bit 2 finish reason length (cut off), bit 3 deny
 //           `react` and `search`, bit 4 small caps (tag, bracket, whitespace and hidden-opener limits of a
-//           few dozen bytes, so that short inputs reach them), bit 5 at most 2 directives per reply;
+//           few dozen bytes, so that short inputs reach them), bit 5 at most 2 directives per reply, bits 6-7
+//           the stage-1 kernel of the chunked run (scalar, sse2, avx2, avx512; the best one when this CPU
+//           lacks it);
 //   byte 1, chunking: 0 feeds the reply one byte at a time, anything else seeds an xorshift that draws chunk
 //           sizes 1..67.
 // The reply is parsed whole, then in those chunks, each time with a recording sink. Checks, on any input:
@@ -27,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz_check.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/parse/summary.h"
 #include "sigil/text/utf8.h"
@@ -34,14 +37,6 @@
 namespace {
 
 namespace parse = sigil::parse;
-
-#define FUZZ_CHECK(cond)                                                            \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      __builtin_trap();                                                             \
-    }                                                                               \
-  } while (0)
 
 // Prints both sides (the first 2,000 bytes of each) before trapping.
 #define FUZZ_CHECK_EQ(a, b)                                                                           \
@@ -205,7 +200,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if ((flags & 0x20) != 0) options.max_directives = 2;
 
   const Run whole = run(reply, options, reason, chunk_seed, true);
-  const Run chunked = run(reply, options, reason, chunk_seed, false);
+  // The chunked run scans with another stage-1 kernel (bits 6-7 of the flags), when this CPU runs it: every
+  // kernel must give the same events.
+  const sigil::text::stage1::Kernel kernel = sigil::text::stage1::kAllKernels[flags >> 6];
+  parse::ParserOptions chunked_options = options;
+  if (sigil::text::stage1::kernel_supported(kernel)) chunked_options.stage1_kernel = kernel;
+  const Run chunked = run(reply, chunked_options, reason, chunk_seed, false);
   check_stats(whole.stats, reply.size());
   check_stats(chunked.stats, reply.size());
 

@@ -210,4 +210,19 @@ const void* memchr_pass(std::string_view data, char absent) {
   return std::memchr(data.data(), static_cast<unsigned char>(absent), data.size());
 }
 
+text::stage1::Kernel limit_kernel() {
+  using text::stage1::Kernel;
+  return text::stage1::kernel_supported(Kernel::Avx2) ? Kernel::Avx2 : text::stage1::best_kernel();
+}
+
+std::uint64_t index_pass(std::string_view data, std::vector<text::stage1::BlockMasks>& scratch) {
+  scratch.resize(text::stage1::blocks_for(data.size()));
+  text::stage1::index(limit_kernel(), data, scratch.data());
+  return scratch.empty() ? 0 : scratch.back().lt;
+}
+
+bool utf8_pass(std::string_view data) {
+  return text::stage1::all_valid(text::stage1::validate(limit_kernel(), data), data.size());
+}
+
 }  // namespace sigil::app::bench

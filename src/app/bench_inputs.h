@@ -14,9 +14,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sigil/parse/events.h"
 #include "sigil/parse/parser.h"
+#include "sigil/text/stage1.h"
 
 namespace sigil::app::bench {
 
@@ -85,5 +87,12 @@ void parse_reply(const parse::CompiledGrammar& grammar, const parse::ParserOptio
 // The baseline: memchr over `data` for `absent`, a byte that does not occur in it (so it reads every byte).
 char absent_byte(std::string_view data);
 const void* memchr_pass(std::string_view data, char absent);
+
+// The stage-1 limit, what no parser of these bytes can beat: the AVX2 structural index of `data` (its
+// bitmaps written to `scratch`, resized as needed) and a SIMD UTF-8 validation of it, each alone. AVX2 when
+// this CPU has it (the peer benchmark's limit), else stage 1's best kernel (limit_kernel()).
+text::stage1::Kernel limit_kernel();
+std::uint64_t index_pass(std::string_view data, std::vector<text::stage1::BlockMasks>& scratch);
+bool utf8_pass(std::string_view data);
 
 }  // namespace sigil::app::bench

@@ -1,7 +1,7 @@
 // The streaming recognizer: one pass over the reply, one byte state machine, a few bounded buffers.
 //
-// Layout of the work:
-// - UTF-8 sanitizer -> consume(): ordinary text is skipped in bulk up to the next `<` or `[`;
+// Layout of the work (the input side is parser_input.cpp, the state parser_impl.h):
+// - stage 1 (text/stage1.h) -> consume(): ordinary text is skipped in bulk up to the next `<` or `[`;
 // - on_byte(): every other byte steps the code tracker (the "shadow" ordinary-text machine of 2.8) once,
 //   then the state of the pending construct, if any;
 // - released text -> Tidier (section 10) -> SentinelLines (7.3) -> sink.
@@ -18,18 +18,10 @@
 #include <cstring>
 #include <optional>
 
-#include "close_tag_matcher.h"
-#include "open_tag_scan.h"
-#include "opener_scan.h"
+#include "parser_impl.h"
 #include "sigil/parse/json_lenient.h"
-#include "sigil/parse/json_scanner.h"
-#include "sigil/parse/sentinel_lines.h"
-#include "sigil/parse/tidier.h"
 #include "sigil/text/ascii.h"
-#include "sigil/text/byte_scan.h"
 #include "sigil/text/char_refs.h"
-#include "sigil/text/code_tracker.h"
-#include "sigil/text/utf8.h"
 
 namespace sigil::parse {
 
@@ -43,326 +35,12 @@ bool has_non_ws(std::string_view s) {
   return false;
 }
 
-// Counts clean text on its way to the sink, and never lets a text event end inside a UTF-8 sequence: the
-// stages before it may cut anywhere, so an incomplete sequence at the end of a piece waits for the next.
-class Emitter final : public TextSink {
- public:
-  Emitter(EventSink& sink, bool hidden, ParserStats& stats) : sink_(sink), stats_(stats), hidden_(hidden) {}
-  void clean_text(std::string_view s) override {
-    if (s.empty()) return;
-    count_ += s.size();
-    stats_.text_bytes += s.size();
-    if (!pending_.empty()) {
-      pending_.append(s);
-      std::string out = std::move(pending_);
-      pending_.clear();
-      send(out);
-      return;
-    }
-    send(s);
-  }
-  std::uint64_t count() const { return count_; }
-
- private:
-  // Where an incomplete UTF-8 sequence at the end of `s` begins (s.size() when there is none).
-  static std::size_t complete_prefix(std::string_view s) {
-    const std::size_t n = s.size();
-    for (std::size_t back = 1; back <= 3 && back <= n; ++back) {
-      const auto b = static_cast<unsigned char>(s[n - back]);
-      if ((b & 0xC0) == 0x80) continue;  // a continuation byte: keep looking for its lead
-      const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-      return need > back ? n - back : n;
-    }
-    return n;
-  }
-  void send(std::string_view s) {
-    const std::size_t cut = complete_prefix(s);
-    if (cut < s.size()) pending_.assign(s.substr(cut));
-    if (cut > 0) sink_.on_text(s.substr(0, cut), hidden_);
-  }
-
-  EventSink& sink_;
-  ParserStats& stats_;
-  std::string pending_;
-  std::uint64_t count_ = 0;
-  bool hidden_;
-};
-
-// Say mode: keeps the current block's tidied text for its directive, and joins blocks with a blank line
-// on their way to the say stream's sentinel judge (cli-parse: blocks joined by "\n\n").
-class SayJoiner final : public TextSink {
- public:
-  explicit SayJoiner(TextSink& out) : out_(out) {}
-  void begin_block() {
-    block_.clear();
-    started_ = false;
-  }
-  void clean_text(std::string_view s) override {
-    if (s.empty()) return;
-    if (!started_) {
-      if (any_) out_.clean_text("\n\n");
-      started_ = any_ = true;
-    }
-    block_.append(s);
-    out_.clean_text(s);
-  }
-  const std::string& block_text() const { return block_; }
-
- private:
-  TextSink& out_;
-  std::string block_;
-  bool started_ = false;
-  bool any_ = false;
-};
-
 class NullSink final : public TextSink {
  public:
   void clean_text(std::string_view) override {}
 };
 
 }  // namespace
-
-class Parser::Impl {
- public:
-  Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options);
-
-  void feed(std::string_view chunk);
-  void finish(FinishReason reason);
-  const ParserStats& stats() const { return stats_; }
-  bool admit_directive() { return ++counted_directives_ <= opt_.max_directives; }
-
- private:
-  enum class Mode : unsigned char { Text, Hidden };
-  enum class Kind : unsigned char {
-    None,
-    OpenTag,
-    TextBody,  // text, path, and json bodies read as text (5.2)
-    MarkupBody,
-    JsonStart,  // after a json tag's `>`: whitespace so far
-    JsonFence,  // a backtick or tilde run that may open a fence line before the JSON (5.1)
-    JsonFenceLine,
-    JsonAfterFence,
-    JsonBody,
-    JsonDrop,  // past the body limit: dropping up to the close tag (5.5)
-    Bracket,
-    BracketEnd,  // `]` seen: final one byte later unless `(` follows (3.4)
-    Comment,
-    Cdata,
-    HiddenWait,  // a line-start hidden opener waiting for its line break or close tag (8.1)
-  };
-
-  // How a directive's markup ended, when not normally (11.6, 5.5): the reason it is refused.
-  enum class Ending : unsigned char { Complete, CutOff, Unclosed, TooLong };
-
-  // What the shadow machine knew just before a byte.
-  struct Ctx {
-    bool in_code = false;
-    bool line_ws_only = false;
-  };
-
-  // The pending speculative construct.
-  struct Construct {
-    Kind kind = Kind::None;
-    std::uint64_t begin = 0;         // reply offset (sanitized) of its first byte
-    std::uint64_t clean_offset = 0;  // 11.5
-    std::string held;                // its bytes so far
-    text::CodeTracker::State code_at_begin{};
-    bool line_start = false;  // only spaces and tabs before it on its line
-    // Tags
-    int tag = -1;  // index into names_.tags; -1 for MCP
-    int mcp_server = -1;
-    std::string mcp_tool;
-    std::string name;  // lower case, for the close tag
-    std::vector<Attribute> attrs;
-    bool self_closing = false;
-    // Bodies
-    std::size_t body_begin = 0;      // index in held
-    std::size_t first_nonws = npos;  // index in held of the body's first non-whitespace byte
-    std::size_t first_newline = npos;
-    bool single_line = false;
-    bool line_has_content = false;
-    int nonblank_lines = 0;
-    std::size_t line_begin = 0;  // index in held where the current line starts
-    bool json_line_ws = true;    // only whitespace so far on the body's current line
-    bool after_value = false;
-    std::size_t value_end = 0;  // index in held just past the last complete value
-    std::size_t lt_index = 0;   // after a value: the `<` that may start the close tag
-    std::uint64_t lt_pos = 0;
-    text::CodeTracker::State lt_code{};
-    bool lt_line_ws = false;
-    int tail_fence = 0;           // after a value: 0 none, 1 run, 2 fence line, 3 after it
-    int tail_run = 0;             // length of that run
-    bool lt_pending = false;      // an empty json body: a `<` that may start its close tag
-    bool second_line_lt = false;  // a path body: a second line starting with `<` (its close tag?)
-    std::size_t fence_line_begin = 0;
-    // Brackets
-    int bracket = -1;
-    std::size_t args_begin = 0;
-    std::size_t args_end = 0;
-    bool has_args = true;
-    int depth = 0;
-    bool br_newline_seen = false;
-    bool br_line_ws = true;
-    // Hidden wait
-    std::size_t tag_end = 0;
-    bool hw_content = false;
-  };
-
-  // Input.
-  static constexpr std::size_t kUtf8NotesShown = 16;
-  void consume_piece(std::string_view piece);
-  void consume(std::string_view s);
-  void on_byte(unsigned char c);
-  void dispatch(unsigned char c, const Ctx& ctx, bool fence);
-  void replay(std::string_view bytes, std::uint64_t start_pos);
-
-  // Ordinary text.
-  void text_byte(unsigned char c, const Ctx& ctx);
-  void opener_byte(unsigned char c, const Ctx& ctx);
-  void start_opener(unsigned char c, const Ctx& ctx);
-  void close_tag_in_text(int tag_index, bool is_mcp, std::uint64_t begin);
-  void emit_text(std::string_view s);
-  void emit_byte(unsigned char c) {
-    char ch = static_cast<char>(c);
-    emit_text(std::string_view(&ch, 1));
-  }
-  void gap(GapKind kind);
-  void removed_markup(const text::CodeTracker::State& before, GapKind kind = GapKind::Other);
-  Tidier& tidier();
-
-  // Constructs.
-  void begin_construct(Kind kind, std::uint64_t begin, std::string_view held, std::uint64_t clean_offset,
-                       const text::CodeTracker::State& code, bool line_start);
-  // Forgets the construct but keeps its buffers' capacity: no allocation per construct in the steady state.
-  void reset_construct();
-  void begin_from_opener(Kind kind);
-  void release_all();
-  void release_prefix(std::size_t cut);
-  // The construct is abandoned at an opener found inside it (2.8); returns true when handled.
-  bool trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx);
-  void start_trigger(unsigned char c, const Ctx& ctx);
-  OpenerScan::Kind run_trigger(unsigned char c, const Ctx& ctx);
-
-  void open_tag_byte(unsigned char c, const Ctx& ctx, bool fence);
-  void complete_open_tag();
-  void enter_body(BodyKind body);
-  void text_body_byte(unsigned char c, const Ctx& ctx, bool fence);
-  void complete_text_body(std::size_t body_end, std::size_t span_end, Ending ending = Ending::Complete);
-  void markup_body_byte(unsigned char c);
-  void json_start_byte(unsigned char c, const Ctx& ctx, bool fence);
-  void json_becomes_text(unsigned char c, const Ctx& ctx, bool fence);
-  void begin_json_value(unsigned char c);
-  void json_body_byte(unsigned char c, const Ctx& ctx, bool fence);
-  void json_after_value_byte(unsigned char c, const Ctx& ctx);
-  void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed,
-                     Ending ending = Ending::Complete);
-  void end_json_at_value(unsigned char c, const Ctx& ctx);
-  Ctx restep_text_after_body(std::string_view tail, unsigned char c, const Ctx& ctx);
-  void json_drop_byte(unsigned char c);
-  void complete_oversized(std::uint64_t end);
-  void bracket_byte(unsigned char c, const Ctx& ctx, bool fence);
-  void bracket_end_byte(unsigned char c, const Ctx& ctx);
-  void complete_bracket(Ending ending = Ending::Complete);
-  void complete_bracket_here();
-  void comment_byte(unsigned char c, const Ctx& ctx);
-  bool hidden_wait_byte(unsigned char c);
-  void hidden_byte(unsigned char c);
-  void enter_hidden(std::uint64_t begin, const text::CodeTracker::State& code);
-
-  // Results.
-  void directive(int spelling, std::string action, Validated v, std::uint64_t begin, std::uint64_t end,
-                 std::uint64_t clean_offset, bool is_say = false, Ending ending = Ending::Complete);
-  Validated validate_construct(const Body& body);
-  void silence_by_tag(std::uint64_t offset);
-  // `end`: the interrupting directive's end (sanitized offset), where an open say block ends (6.2).
-  void start_interrupt(std::uint64_t end);
-  void start_say_block();
-  void end_say_block(std::uint64_t end);
-  void finish_text();
-  void end_constructs(FinishReason reason);
-  void diag(std::string code, std::uint64_t offset, std::string message);
-  std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
-  std::uint64_t visible_count() const { return visible_.count(); }
-  void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
-
-  const Grammar& grammar_;
-  EventSink& sink_;
-  ParserOptions opt_;
-  const NameIndex& names_;
-  std::vector<bool> denied_;  // per spelling
-  bool deny_mcp_ = false;
-  ParserStats stats_;
-
-  text::Utf8Sanitizer utf8_;
-  text::CodeTracker code_;
-  text::CodeTracker::State pre_step_{};  // the shadow state before the current byte
-  text::ByteSet text_stops_{"<["};
-
-  // Clean text pipelines: reply (say mode off); hidden and say streams (say mode on).
-  Emitter visible_;
-  Emitter hidden_out_;
-  SentinelLines main_judge_;
-  Tidier main_tidy_;
-  // Say mode only (built on demand: most replies never need them).
-  struct SayStreams {
-    SayStreams(Emitter& hidden_out, Emitter& visible, std::size_t whitespace_limit)
-        : hidden_judge(hidden_out),
-          hidden_tidy(hidden_judge, whitespace_limit),
-          say_judge(visible),
-          joiner(say_judge) {}
-    SentinelLines hidden_judge;
-    Tidier hidden_tidy;
-    SentinelLines say_judge;
-    SayJoiner joiner;
-  };
-  std::optional<SayStreams> say_;
-  std::optional<Tidier> block_tidy_;
-
-  // State.
-  std::uint64_t pos_ = 0;
-  Mode mode_ = Mode::Text;
-  bool line_ws_only_ = true;
-  bool only_removed_ = true;  // 8.1: every earlier byte is whitespace or removed markup
-  bool window_open_ = false;  // 2.6
-  bool interrupted_ = false;
-  bool chain_open_ = false;
-  bool silent_by_tag_ = false;
-  bool silence_reported_ = false;
-  bool text_finished_ = false;
-  bool finished_ = false;
-  std::size_t counted_directives_ = 0;
-  bool any_valid_directive_ = false;
-  bool any_say_block_ = false;
-
-  OpenerScan opener_;
-  std::string opener_bytes_;  // ordinary text: the opener's bytes so far
-  std::uint64_t opener_clean_offset_ = 0;
-  text::CodeTracker::State opener_code_{};
-  bool opener_line_start_ = false;
-  // Inside a construct: where the trigger opener started.
-  text::CodeTracker::State trigger_code_{};
-  bool trigger_line_start_ = false;
-
-  OpenTagScan tag_;
-  CloseTagMatcher close_;
-  JsonScanner json_;
-  Construct c_;
-
-  OpenerScan hidden_scan_;
-  std::uint64_t hidden_begin_ = 0;
-
-  // 2.4: the name of a `none` tag just completed; its close tag after only whitespace belongs to it.
-  std::string none_close_name_;
-  bool interrupt_text_noted_ = false;
-  std::uint64_t interrupt_pos_ = 0;
-  std::size_t utf8_noted_ = 0;  // invalid UTF-8 replacements reported so far
-
-  bool in_say_block_ = false;
-  std::string say_name_ = "say";
-  int say_spelling_ = -1;
-  std::uint64_t say_begin_ = 0;
-  std::uint64_t say_clean_offset_ = 0;
-};
 
 // ---------------------------------------------------------------------------------------------------------
 // Setup
@@ -372,6 +50,7 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
       sink_(sink),
       opt_(std::move(options)),
       names_(grammar.names()),
+      kernel_(opt_.stage1_kernel.value_or(text::stage1::best_kernel())),
       visible_(sink, false, stats_),
       hidden_out_(sink, true, stats_),
       main_judge_(visible_),
@@ -399,138 +78,6 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Input
-
-void Parser::Impl::feed(std::string_view chunk) {
-  stats_.bytes_in += chunk.size();
-  utf8_.feed(chunk, [this](std::string_view piece) { consume_piece(piece); });
-  // A bracket is final one byte after its `]` (3.4, 11.5). When that byte starts a multi-byte character the
-  // sanitizer holds it for the rest, but its lead byte already says it is no `(`: the bracket is final now.
-  if (c_.kind == Kind::BracketEnd && utf8_.held() > 0) complete_bracket_here();
-}
-
-// A replacement for invalid UTF-8 comes as its own piece; it is reported where it stands in the stream
-// (so diagnostics do not depend on chunking), the first few one by one and the rest as a count at the end.
-void Parser::Impl::consume_piece(std::string_view piece) {
-  if (piece.data() == text::Utf8Sanitizer::kReplacementChar.data()) {
-    // A bracket waiting for the byte after its `]` is final here (U+FFFD is no `(`): complete it before the
-    // diagnostic, as feed() does when the same bad byte arrives in the next chunk, so the order of the
-    // directive and the diagnostic does not depend on chunking (a fuzzer find).
-    if (c_.kind == Kind::BracketEnd) complete_bracket_here();
-    if (++utf8_noted_ <= kUtf8NotesShown)
-      diag("invalid-utf8", input_offset(pos_), "an ill-formed UTF-8 sequence became U+FFFD");
-  }
-  consume(piece);
-}
-
-void Parser::Impl::consume(std::string_view s) {
-  std::size_t i = 0;
-  const std::size_t n = s.size();
-  while (i < n) {
-    if (mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active()) {
-      // Ordinary text: nothing but `<` and `[` can start markup, so skip to the next one in bulk.
-      std::size_t j = text_stops_.find_first(s, i);
-      if (j == text::ByteSet::npos) j = n;
-      if (j > i) {
-        std::string_view run = s.substr(i, j - i);
-        code_.feed(run);
-        std::size_t nl = run.rfind('\n');
-        std::string_view tail = nl == std::string_view::npos ? run : run.substr(nl + 1);
-        if (nl != std::string_view::npos) line_ws_only_ = true;
-        if (line_ws_only_)
-          for (char ch : tail)
-            if (ch != ' ' && ch != '\t' && ch != '\r') {
-              line_ws_only_ = false;
-              break;
-            }
-        emit_text(run);
-        pos_ += run.size();
-        i = j;
-        continue;
-      }
-    } else if (mode_ == Mode::Hidden && !hidden_scan_.active()) {
-      // Inside a hidden region only a close tag counts: skip to the next `<`, dropping what is before it.
-      const void* lt = std::memchr(s.data() + i, '<', n - i);
-      std::size_t j = lt == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lt) - s.data());
-      pos_ += j - i;
-      i = j;
-      if (i == n) break;
-    }
-    on_byte(static_cast<unsigned char>(s[i]));
-    ++i;
-  }
-}
-
-void Parser::Impl::on_byte(unsigned char c) {
-  ++stats_.bytes_examined;
-  if (c_.kind == Kind::HiddenWait && hidden_wait_byte(c)) {
-    note_held();
-    ++pos_;
-    return;
-  }
-  if (mode_ == Mode::Hidden) {
-    hidden_byte(c);
-    ++pos_;
-    return;
-  }
-  Ctx ctx{code_.in_code(), line_ws_only_};
-  // Only a byte that can start markup needs the shadow state before it (to undo the markup later).
-  if (c == '<' || c == '[') pre_step_ = code_.snapshot();
-  code_.step(c);
-  const bool fence = code_.fence_line_started();
-  if (c == '\n')
-    line_ws_only_ = true;
-  else if (c != ' ' && c != '\t' && c != '\r')
-    line_ws_only_ = false;
-  dispatch(c, ctx, fence);
-  note_held();
-  ++pos_;
-}
-
-void Parser::Impl::dispatch(unsigned char c, const Ctx& ctx, bool fence) {
-  switch (c_.kind) {
-    case Kind::None:
-      if (opener_.active())
-        opener_byte(c, ctx);
-      else
-        text_byte(c, ctx);
-      return;
-    case Kind::OpenTag:
-      return open_tag_byte(c, ctx, fence);
-    case Kind::TextBody:
-      return text_body_byte(c, ctx, fence);
-    case Kind::MarkupBody:
-      return markup_body_byte(c);
-    case Kind::JsonStart:
-    case Kind::JsonFence:
-    case Kind::JsonFenceLine:
-    case Kind::JsonAfterFence:
-      return json_start_byte(c, ctx, fence);
-    case Kind::JsonBody:
-      if (c_.after_value) return json_after_value_byte(c, ctx);
-      return json_body_byte(c, ctx, fence);
-    case Kind::JsonDrop:
-      return json_drop_byte(c);
-    case Kind::Bracket:
-      return bracket_byte(c, ctx, fence);
-    case Kind::BracketEnd:
-      return bracket_end_byte(c, ctx);
-    case Kind::Comment:
-    case Kind::Cdata:
-      return comment_byte(c, ctx);
-    case Kind::HiddenWait:
-      return;  // handled in on_byte
-  }
-}
-
-// Feeds bytes again from `start_pos`, from the shadow state the caller restored. Bounded by the callers.
-void Parser::Impl::replay(std::string_view bytes, std::uint64_t start_pos) {
-  stats_.bytes_replayed += bytes.size();
-  pos_ = start_pos;
-  for (char ch : bytes) on_byte(static_cast<unsigned char>(ch));
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Ordinary text
 
 Tidier& Parser::Impl::tidier() {
@@ -538,7 +85,7 @@ Tidier& Parser::Impl::tidier() {
   return in_say_block_ ? *block_tidy_ : say_->hidden_tidy;
 }
 
-void Parser::Impl::emit_text(std::string_view s) {
+void Parser::Impl::emit_text(std::string_view s, const text::stage1::MaskView& masks) {
   if (s.empty()) return;
   if ((only_removed_ || window_open_ || chain_open_ || !none_close_name_.empty() ||
        (interrupted_ && !interrupt_text_noted_)) &&
@@ -555,7 +102,7 @@ void Parser::Impl::emit_text(std::string_view s) {
     }
   }
   if (interrupted_ || silent_by_tag_) return;
-  tidier().text(s);
+  tidier().text(s, masks);
 }
 
 void Parser::Impl::gap(GapKind kind) {

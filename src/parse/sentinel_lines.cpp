@@ -34,8 +34,9 @@ bool usable_start(std::string_view s) {
 
 namespace {
 
-std::vector<SentinelLines::Form> build_forms(const SentinelWords& words, std::size_t max_forms) {
-  std::vector<SentinelLines::Form> forms;
+SentinelLines::FormSet build_forms(const SentinelWords& words, std::size_t max_forms) {
+  SentinelLines::FormSet set;
+  std::vector<SentinelLines::Form>& forms = set.forms;
   auto add = [&](std::string text, bool fold) {
     if (forms.size() < max_forms) forms.push_back(SentinelLines::Form{std::move(text), fold});
   };
@@ -49,7 +50,14 @@ std::vector<SentinelLines::Form> build_forms(const SentinelWords& words, std::si
     add("<" + name + ">", true);
     add("<" + name + "></" + name + ">", true);
   }
-  return forms;
+  for (unsigned b = 0; b < 128; ++b) {
+    const auto c = static_cast<char>(b);
+    bool kills = !is_space(b) && b != '\n' && !is_decoration(b);
+    for (const SentinelLines::Form& f : forms)
+      kills = kills && f.text[0] != (f.fold ? text::ascii::lower(c) : c);
+    if (kills) set.kills_line[b >> 6] |= std::uint64_t{1} << (b & 63);
+  }
+  return set;
 }
 
 bool same_words(const SentinelWords& a, const SentinelWords& b) {
@@ -60,42 +68,71 @@ bool same_words(const SentinelWords& a, const SentinelWords& b) {
 
 SentinelLines::SentinelLines(TextSink& out, SentinelWords words) : out_(out) {
   // A judge is made per reply; the default words' forms are built once and shared (immutable).
-  static const std::shared_ptr<const std::vector<Form>> kDefault =
-      std::make_shared<const std::vector<Form>>(build_forms(SentinelWords{}, kMaxForms));
-  forms_ = same_words(words, SentinelWords{})
-               ? kDefault
-               : std::make_shared<const std::vector<Form>>(build_forms(words, kMaxForms));
-  all_forms_ = forms_->size() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << forms_->size()) - 1;
+  static const std::shared_ptr<const FormSet> kDefault =
+      std::make_shared<const FormSet>(build_forms(SentinelWords{}, kMaxForms));
+  set_ = same_words(words, SentinelWords{}) ? kDefault
+                                            : std::make_shared<const FormSet>(build_forms(words, kMaxForms));
+  const std::size_t forms = set_->forms.size();
+  all_forms_ = forms == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << forms) - 1;
   new_line();
 }
 
-void SentinelLines::clean_text(std::string_view s) {
+void SentinelLines::clean_text(std::string_view s) { clean_run(s, {}); }
+
+void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& masks) {
   if (silent_ || suppressed_ || finished_) return;
   std::size_t i = 0;
   while (i < s.size()) {
     if (dead_) {
-      // No rule can use the rest of this line: pass it on in one piece, up to and with its break.
-      const std::size_t nl = s.find('\n', i);
-      const std::size_t end = nl == std::string_view::npos ? s.size() : nl;
-      const std::string_view seg = s.substr(i, end - i);
-      if (!nonempty_ && seg.find_first_not_of(" \t\r") != std::string_view::npos) {
-        nonempty_ = true;
-        last_exact_ = false;
-        first_decided_ = true;  // if this is the first non-empty line, it is no sentinel line
-      }
-      code_.feed(seg);
-      emit(seg);
-      i = end;
-      if (nl == std::string_view::npos) break;
-      code_.step('\n');
-      emit("\n");
-      ++i;
-      new_line();
+      i = pass_dead_lines(s, i, masks);
       continue;
     }
     step(static_cast<unsigned char>(s[i++]));
     if (silent_) return;
   }
+}
+
+// No rule can use the rest of a dead line: it is passed on, up to and with its break, and so are the lines
+// after it that need no judging once the first line is decided and nothing is held: blank lines (passed on
+// as they come) and lines whose first byte kills them (FormSet::kills; stepping it would only set dead_,
+// nonempty_ and clear last_exact_). All of it goes out in one piece, and the code tracker sees it in one
+// feed. Returns where a line that needs judging starts (new_line() done), or s.size().
+std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
+                                           const text::stage1::MaskView& masks) {
+  const std::size_t from = i;
+  bool fresh = false;
+  for (;;) {
+    std::size_t nl;
+    if (masks) {
+      nl = masks.find([](const text::stage1::BlockMasks& m) { return m.newline; }, i);
+      if (nl == s.size()) nl = std::string_view::npos;
+    } else {
+      nl = s.find('\n', i);
+    }
+    const std::size_t end = nl == std::string_view::npos ? s.size() : nl;
+    if (!nonempty_ && s.substr(i, end - i).find_first_not_of(" \t\r") != std::string_view::npos) {
+      nonempty_ = true;
+      last_exact_ = false;
+      first_decided_ = true;  // if this is the first non-empty line, it is no sentinel line
+    }
+    if (nl == std::string_view::npos) {
+      i = s.size();
+      break;
+    }
+    i = nl + 1;
+    fresh = true;
+    if (!first_decided_ || !held_.empty()) break;
+    while (i < s.size() && s[i] == '\n') ++i;
+    if (i == s.size() || !set_->kills(static_cast<unsigned char>(s[i]))) break;
+    fresh = false;  // the line dies at its first byte
+    nonempty_ = true;
+    last_exact_ = false;
+  }
+  const std::string_view piece = s.substr(from, i - from);
+  code_.feed(piece, masks.sub(from, i - from));
+  emit(piece);
+  if (fresh) new_line();
+  return i;
 }
 
 void SentinelLines::finish() {
@@ -194,7 +231,7 @@ void SentinelLines::advance_form(std::string_view bytes) {
     std::uint64_t next = 0;
     for (std::uint64_t m = form_mask_; m != 0; m &= m - 1) {
       const int i = std::countr_zero(m);
-      const Form& f = (*forms_)[static_cast<std::size_t>(i)];
+      const Form& f = set_->forms[static_cast<std::size_t>(i)];
       if (form_pos_ < f.text.size() && f.text[form_pos_] == (f.fold ? text::ascii::lower(c) : c))
         next |= std::uint64_t{1} << i;
     }
@@ -205,7 +242,7 @@ void SentinelLines::advance_form(std::string_view bytes) {
   std::uint64_t longer = 0;
   for (std::uint64_t m = form_mask_; m != 0; m &= m - 1) {
     const int i = std::countr_zero(m);
-    if ((*forms_)[static_cast<std::size_t>(i)].text.size() == form_pos_)
+    if (set_->forms[static_cast<std::size_t>(i)].text.size() == form_pos_)
       ended = true;
     else
       longer |= std::uint64_t{1} << i;

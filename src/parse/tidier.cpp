@@ -108,7 +108,9 @@ bool Tidier::plain() const noexcept {
 
 // ------------------------------------------------------------------------------------------------ input
 
-void Tidier::text(std::string_view bytes) {
+void Tidier::text(std::string_view bytes) { text(bytes, {}); }
+
+void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
   if (finished_) return;
   std::size_t i = 0;
   // One bulk skip per call: plain_prefix finds the last point where the machine is plain, so stepping the
@@ -120,7 +122,7 @@ void Tidier::text(std::string_view bytes) {
       const Prefix p = plain_prefix(bytes.substr(i));
       if (p.length != 0) {
         const std::string_view bulk = bytes.substr(i, p.length);
-        emit(bulk);
+        emit(bulk, masks.sub(i, p.length));
         resync(bulk);
         track_len_ = 0;
         if (p.has_newline) line_gap_ = false;
@@ -541,17 +543,19 @@ void Tidier::emit_pre() {
 
 // ------------------------------------------------------------------------------------------------ output
 
-void Tidier::emit(std::string_view s) {
+void Tidier::emit(std::string_view s, const text::stage1::MaskView& masks) {
   if (s.empty()) return;
+  std::size_t skipped = 0;
   if (!started_) {  // the clean text is trimmed at its start
     const std::size_t k = s.find_first_not_of(" \t\r\n");
     if (k == std::string_view::npos) return;
     s.remove_prefix(k);
+    skipped = k;
     started_ = true;
   }
   if (s.size() >= kDirectEmit) {
     flush();
-    out_.clean_text(s);
+    out_.clean_run(s, masks.sub(skipped, s.size()));
     emitted_ += s.size();
     return;
   }

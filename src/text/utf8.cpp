@@ -4,6 +4,8 @@
 #include <array>
 #include <cstring>
 
+#include "sigil/text/stage1.h"
+
 #if defined(__AVX2__) || defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -95,8 +97,26 @@ inline std::size_t skip_ascii(const unsigned char* p, std::size_t n, std::size_t
 
 namespace detail {
 
+namespace {
+Utf8Scan utf8_scan_from(const unsigned char* p, std::size_t n, std::size_t i) noexcept;
+}  // namespace
+
+// Long spans go through stage 1's SIMD check first: valid text (the common case) then costs no scalar work
+// at all, and otherwise the precise scan below starts a block or so before the first error. Stage 1 stops at
+// its first error block, and the restart lies at most 71 bytes before the error, and only after a clean
+// block: the work stays linear however many errors follow.
 Utf8Scan utf8_scan(const unsigned char* p, std::size_t n) noexcept {
-  std::size_t i = 0;
+  if (n < stage1::kBlock) return utf8_scan_from(p, n, 0);
+  const std::string_view s(reinterpret_cast<const char*>(p), n);
+  const stage1::Utf8Check check = stage1::validate(s);
+  if (stage1::all_valid(check, n)) return {n, 0, false};
+  return utf8_scan_from(p, n, stage1::restart_point(s, check));
+}
+
+namespace {
+
+// The precise scan from i, a unit boundary with only well-formed bytes before it.
+Utf8Scan utf8_scan_from(const unsigned char* p, std::size_t n, std::size_t i) noexcept {
   for (;;) {
     i = skip_ascii(p, n, i);
     if (i == n) return {n, 0, false};
@@ -123,6 +143,8 @@ Utf8Scan utf8_scan(const unsigned char* p, std::size_t n) noexcept {
     if (i == n) return {n, 0, false};
   }
 }
+
+}  // namespace
 
 }  // namespace detail
 

@@ -1,6 +1,7 @@
 // Runs every vector of ../shared/conformance/*.jsonl, whole and in chunks of 1, 2, 3, 7 and 64 bytes,
 // exactly as the suite's README says: text, silent and directives must match the expectation, and the six
-// outputs of one vector must be identical in full (diagnostics and errors included, spec 11.2).
+// outputs of one vector must be identical in full (diagnostics and errors included, spec 11.2), and so
+// must the outputs under every stage-1 kernel this CPU runs (whole and in chunks of 7 and 64).
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -79,6 +80,19 @@ void run_file(const std::string& stem) {
                       << "\n  chunk: " << printed;
         ++failures;
         break;
+      }
+    }
+    // Every stage-1 kernel this CPU runs gives the same output, whole and across block and chunk boundaries.
+    for (sigil::text::stage1::Kernel k : sigil::text::stage1::kAllKernels) {
+      if (!sigil::text::stage1::kernel_supported(k) || first.empty()) continue;
+      o.stage1_kernel = k;
+      for (std::size_t chunk : {0, 7, 64}) {
+        const std::string printed = json::serialize(sigil::testing::run_parse(reply, o, chunk).summary);
+        if (printed != first) {
+          ADD_FAILURE() << id << ": stage-1 kernel " << sigil::text::stage1::kernel_name(k) << ", chunk "
+                        << chunk << " differs\n  best kernel: " << first << "\n  this kernel: " << printed;
+          ++failures;
+        }
       }
     }
   }

@@ -148,6 +148,44 @@ TEST(PropertyChunkInvariance, LongReplies) {
             << " bytes), " << t.runs << " parser runs, " << secs << " s\n";
 }
 
+// Every stage-1 kernel this CPU runs, through the whole parser: long replies (some with invalid UTF-8 spliced
+// in, so that the sanitizer's pieces and the masks meet) give, whole and in random chunkings, the events of
+// the best kernel fed whole.
+TEST(PropertyChunkInvariance, EveryStage1Kernel) {
+  const std::uint64_t base = property_seed(0x57A6E100);
+  const int cases = std::max(1, property_cases(3000) / 60);
+  Tally t;
+  for (int i = 0; i < cases && t.failures < 5; ++i) {
+    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
+    ReplyGenerator g(seed);
+    std::string reply;
+    for (int k = 0; k < 8; ++k) {
+      reply += g.reply(40) + "\n";
+      if (g.chance(0.5))
+        reply += g.pick(std::vector<std::string>{"\xC3", "\xE2\x82", "\xF0\x9F\x98", "\xED\xA0\x80", "\xFF"});
+    }
+    const RunOptions o = random_options(g);
+    const EventLog whole = run_events(reply, o, {});
+    for (sigil::text::stage1::Kernel k : sigil::text::stage1::kAllKernels) {
+      if (!sigil::text::stage1::kernel_supported(k)) continue;
+      RunOptions ko = o;
+      ko.stage1_kernel = k;
+      for (const auto& sizes : {std::vector<std::size_t>{}, random_chunking(g.rng(), reply.size(), 80)}) {
+        ++t.runs;
+        const EventLog log = run_events(reply, ko, sizes);
+        if (std::string d = first_difference(whole, log); !d.empty()) {
+          ++t.failures;
+          ADD_FAILURE() << "seed " << seed << " kernel " << sigil::text::stage1::kernel_name(k)
+                        << " chunking " << describe_chunks(sizes) << ": " << d
+                        << "\n  reply: " << c_literal(reply);
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(t.failures, 0);
+}
+
 // ------------------------------------------------------------------------------------------------ vectors
 
 struct Vector {

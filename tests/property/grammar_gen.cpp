@@ -1281,6 +1281,7 @@ EventLog run_events(std::string_view reply, const RunOptions& options,
   po.say_mode = options.say;
   po.think_open = options.think_open;
   po.denied_actions = options.deny;
+  po.stage1_kernel = options.stage1_kernel;
   parse::Parser parser(grammar_for(options.mcp_servers), sink, po);
   if (sizes.empty()) {
     sink.fed = reply.size();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@ struct RunOptions {
   bool cut_off = false;
   std::vector<std::string> deny;
   std::vector<std::string> mcp_servers{"brave-search", "github", "my_server", "context7"};
+  std::optional<text::stage1::Kernel> stage1_kernel;  // unset: the best one here
 };
 
 // The built-in registry with the conformance suite's MCP servers (cached per server list).

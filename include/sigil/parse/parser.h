@@ -16,6 +16,7 @@
 
 #include "sigil/parse/events.h"
 #include "sigil/parse/grammar.h"
+#include "sigil/text/stage1.h"
 
 namespace sigil::parse {
 
@@ -32,6 +33,9 @@ struct ParserOptions {
   // stands where the directive stood, keeping the spaces and emphasis around it (10.2). Without a
   // resolver, or when it returns nothing (a failure), the directive's place is tidied like any other.
   std::function<std::optional<std::string>(const DirectiveEvent&)> inline_resolver;
+  // The stage-1 kernel to scan with (text/stage1.h): unset, the best this CPU runs. Every kernel gives the
+  // same events; tests set it to run each one through the parser.
+  std::optional<text::stage1::Kernel> stage1_kernel;
 };
 
 // Work counters, for tests that assert linear work and bounded memory.

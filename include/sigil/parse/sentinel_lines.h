@@ -58,6 +58,8 @@ class SentinelLines : public TextSink {
 
   // Tidied clean text, split anywhere.
   void clean_text(std::string_view bytes) override;
+  // With stage 1's masks: line breaks and the code tracker's stops are read from them.
+  void clean_run(std::string_view bytes, const text::stage1::MaskView& masks) override;
   // End of the text: applies the last-line rule, passes on what was held unless silent.
   void finish();
   // A line rule made the text silent.
@@ -75,6 +77,13 @@ class SentinelLines : public TextSink {
   struct Form {
     std::string text;  // lower case when fold
     bool fold;         // ASCII case-insensitive (tag forms)
+  };
+  // The forms of a set of words, and the ASCII bytes that end a line's chances as its first character: no
+  // space, decoration or first character of a form (shared, immutable).
+  struct FormSet {
+    std::vector<Form> forms;
+    std::uint64_t kills_line[2] = {0, 0};
+    bool kills(unsigned char b) const noexcept { return b < 128 && ((kills_line[b >> 6] >> (b & 63)) & 1); }
   };
 
  private:
@@ -96,7 +105,9 @@ class SentinelLines : public TextSink {
   void emit(std::string_view s);
 
   TextSink& out_;
-  std::shared_ptr<const std::vector<Form>> forms_;  // shared between judges with the same words
+  std::size_t pass_dead_lines(std::string_view s, std::size_t i, const text::stage1::MaskView& masks);
+
+  std::shared_ptr<const FormSet> set_;  // shared between judges with the same words
   std::uint64_t all_forms_ = 0;
   text::CodeTracker code_;
 

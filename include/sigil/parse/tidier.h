@@ -36,6 +36,8 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/text/stage1.h"
+
 namespace sigil::parse {
 
 // What a gap stands for. Only a removed directive takes emphasis runs with it (10.1).
@@ -50,6 +52,12 @@ class TextSink {
  public:
   virtual ~TextSink() = default;
   virtual void clean_text(std::string_view bytes) = 0;
+  // The same, with stage 1's masks of the bytes (text/stage1.h) for a sink that looks for line breaks or
+  // backticks in them; a sink that does not simply takes the text.
+  virtual void clean_run(std::string_view bytes, const text::stage1::MaskView& masks) {
+    (void)masks;
+    clean_text(bytes);
+  }
 };
 
 class Tidier {
@@ -60,6 +68,8 @@ class Tidier {
 
   // Surviving reply text: valid UTF-8 as a whole, split anywhere (even inside a code point).
   void text(std::string_view bytes);
+  // The same, with stage 1's masks of the bytes: a run passed on unchanged carries them to the sink.
+  void text(std::string_view bytes, const text::stage1::MaskView& masks);
   // Markup was removed here.
   void gap(GapKind kind);
   // End of the reply: resolves what is held and trims the end. Later calls are ignored.
@@ -107,7 +117,7 @@ class Tidier {
   void check_limit();
   void release_all();
   void emit_pre();
-  void emit(std::string_view s);
+  void emit(std::string_view s, const text::stage1::MaskView& masks = {});
   void flush();
   void note(unsigned char b) noexcept;
   void resync(std::string_view bulk) noexcept;

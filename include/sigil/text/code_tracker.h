@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sigil/text/stage1.h"
+
 namespace sigil::text {
 
 class CodeTracker {
@@ -43,6 +45,9 @@ class CodeTracker {
   std::size_t skip_plain(std::string_view s) noexcept;
   // step() over every byte of s, using skip_plain() for the long stretches.
   void feed(std::string_view s) noexcept;
+  // The same, finding the stretches' ends (backticks, line breaks) in stage 1's masks of s instead of
+  // scanning the bytes again. Same states as feed(s).
+  void feed(std::string_view s, const stage1::MaskView& masks) noexcept;
 
   // Whether a next byte that is not '`', '~', '\n', space or tab (a `<` or `[`, say) would be code.
   // Exact also while a run is in progress, since such a byte ends the run: after a mid-line backtick

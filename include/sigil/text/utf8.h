@@ -61,6 +61,12 @@ class Utf8Sanitizer {
   template <class Out>
   void finish(Out&& out);
   void reset() noexcept;
+  // The caller found (with stage 1) that the next chunk of `n` bytes is well-formed as a whole: accounts for
+  // it exactly as feed() would, which would emit it as one piece. Requires held() == 0.
+  void accept_valid(std::size_t n) noexcept {
+    in_bytes_ += n;
+    out_bytes_ += n;
+  }
 
   // Byte offset in the original input of a byte offset in the sanitized stream. Offsets inside a U+FFFD map
   // to the start of the bytes it replaced; the end of the output maps to the end of the consumed input.

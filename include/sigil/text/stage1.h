@@ -1,0 +1,134 @@
+// Stage 1 of the staged parser: one pass over a buffer in 64-byte blocks that both validates UTF-8 and
+// produces bitmaps of the bytes every later stage looks for (simdjson's design, our own code).
+//
+// Promises:
+// - Every kernel gives bit-for-bit the same output for the same bytes: the masks, the block of the first
+//   UTF-8 error and the open tail (tests/text/stage1_test.cpp and fuzz/stage1.cpp compare them). Only speed
+//   differs. best_kernel() picks the widest one this CPU runs; SIGIL_STAGE1=scalar|sse2|avx2|avx512 in the
+//   environment picks another (read once; an unsupported choice falls back to the best), so that tests can
+//   run every kernel through the whole parser on one machine.
+// - Masks: bit j of block k stands for byte 64k + j; bits past the end of the buffer are 0.
+// - UTF-8 (Unicode Table 3-7, no overlongs, no surrogates, nothing above U+10FFFF) is checked with the
+//   branch-free lookup algorithm of Keiser & Lemire: each byte is judged from the three bytes before it, so a
+//   block's verdict may need the end of the block before it, never the block after. first_error_block is the
+//   first block holding a byte at which an error shows; no ill-formed unit starts before
+//   64 * first_error_block - 3, so a precise (scalar) scan may restart there (restart_point()).
+// - tail_open: the buffer ends inside what may be a sequence (its last byte >= C0, or the one before it
+//   >= E0, or the one before that >= F0), which the next bytes may complete or not. A buffer is valid UTF-8
+//   exactly when first_error_block == blocks_for(size) and !tail_open.
+// - Nothing allocates; the callers own the mask storage.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace sigil::text::stage1 {
+
+inline constexpr std::size_t kBlock = 64;
+
+constexpr std::size_t blocks_for(std::size_t bytes) noexcept { return (bytes + kBlock - 1) / kBlock; }
+
+// The structural bytes of one 64-byte block, one bit per byte.
+struct BlockMasks {
+  std::uint64_t lt = 0;         // `<`: tags, comments, close tags
+  std::uint64_t bracket = 0;    // `[`: bracket directives
+  std::uint64_t newline = 0;    // `\n`: line starts for the code tracker, the sentinel judge, the tidier
+  std::uint64_t backtick = 0;   // `` ` ``: inline code and fences
+  std::uint64_t quote = 0;      // `"`: quoted values inside markup
+  std::uint64_t non_ascii = 0;  // bytes >= 0x80: where a code point may take more than one byte
+  friend bool operator==(const BlockMasks&, const BlockMasks&) = default;
+};
+
+struct Utf8Check {
+  std::size_t first_error_block = 0;  // blocks_for(size) when no error shows
+  bool tail_open = false;
+  friend bool operator==(const Utf8Check&, const Utf8Check&) = default;
+};
+
+enum class Kernel : std::uint8_t { Scalar, Sse2, Avx2, Avx512 };
+inline constexpr Kernel kAllKernels[] = {Kernel::Scalar, Kernel::Sse2, Kernel::Avx2, Kernel::Avx512};
+
+std::string_view kernel_name(Kernel k) noexcept;
+// This CPU (and this build) can run the kernel. Scalar always.
+bool kernel_supported(Kernel k) noexcept;
+// The kernel stage 1 uses unless told otherwise (see above); decided once per process.
+Kernel best_kernel() noexcept;
+
+// The fused pass: masks for every block of s (out has room for blocks_for(s.size())) and the UTF-8 check.
+Utf8Check scan(Kernel k, std::string_view s, BlockMasks* out) noexcept;
+// The structural index alone, and the UTF-8 check alone: the two halves of the fused pass, for benchmarks
+// (the stage-1 limit) and for callers that need only one of them.
+void index(Kernel k, std::string_view s, BlockMasks* out) noexcept;
+Utf8Check validate(Kernel k, std::string_view s) noexcept;
+
+inline Utf8Check scan(std::string_view s, BlockMasks* out) noexcept { return scan(best_kernel(), s, out); }
+inline Utf8Check validate(std::string_view s) noexcept { return validate(best_kernel(), s); }
+
+// True when the check says s is valid UTF-8 as a whole.
+inline bool all_valid(const Utf8Check& c, std::size_t size) noexcept {
+  return c.first_error_block == blocks_for(size) && !c.tail_open;
+}
+
+// A piece of a scanned buffer with its masks: positions are relative to the piece, which starts `offset`
+// bytes into the buffer the masks describe. Default-constructed: no masks (callers then scan the bytes).
+class MaskView {
+ public:
+  static constexpr std::size_t npos = std::string_view::npos;
+
+  MaskView() noexcept = default;
+  MaskView(const BlockMasks* masks, std::size_t offset, std::size_t size) noexcept
+      : masks_(masks), offset_(offset), size_(size) {}
+  explicit operator bool() const noexcept { return masks_ != nullptr; }
+  std::size_t size() const noexcept { return size_; }
+  // The view of [from, from + len) of this piece.
+  MaskView sub(std::size_t from, std::size_t len) const noexcept {
+    return masks_ ? MaskView(masks_, offset_ + from, len) : MaskView();
+  }
+
+  // The first position >= from whose bit is set in select(block masks), or size() when none is.
+  template <class Select>
+  std::size_t find(Select select, std::size_t from) const noexcept {
+    if (from >= size_) return size_;
+    const std::size_t start = offset_ + from, end = offset_ + size_;
+    std::size_t k = start / kBlock;
+    std::uint64_t bits = select(masks_[k]) & (~std::uint64_t{0} << (start % kBlock));
+    for (;;) {
+      if (bits != 0) {
+        const std::size_t at = k * kBlock + static_cast<std::size_t>(__builtin_ctzll(bits));
+        return at < end ? at - offset_ : size_;
+      }
+      if (++k * kBlock >= end) return size_;
+      bits = select(masks_[k]);
+    }
+  }
+  // The last position < to whose bit is set, or npos when none is.
+  template <class Select>
+  std::size_t rfind(Select select, std::size_t to) const noexcept {
+    if (to > size_) to = size_;
+    if (to == 0) return npos;
+    const std::size_t start = offset_, end = offset_ + to;  // search [start, end)
+    std::size_t k = (end - 1) / kBlock;
+    const std::size_t top = (end - 1) % kBlock;
+    std::uint64_t bits = select(masks_[k]) & (top == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << top) - 1);
+    for (;;) {
+      if (bits != 0) {
+        const std::size_t at = k * kBlock + 63 - static_cast<std::size_t>(__builtin_clzll(bits));
+        return at >= start ? at - offset_ : npos;
+      }
+      if (k * kBlock <= start) return npos;
+      bits = select(masks_[--k]);
+    }
+  }
+
+ private:
+  const BlockMasks* masks_ = nullptr;
+  std::size_t offset_ = 0;
+  std::size_t size_ = 0;
+};
+
+// Where a precise scan of s may start to find the first ill-formed unit the check reported: a unit boundary
+// with only well-formed bytes before it. Requires !all_valid(c, s.size()).
+std::size_t restart_point(std::string_view s, const Utf8Check& c) noexcept;
+
+}  // namespace sigil::text::stage1

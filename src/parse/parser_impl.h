@@ -1,0 +1,277 @@
+// The streaming recognizer's state (private to parse/): parser.cpp holds its text, constructs and results,
+// parser_input.cpp how a fed chunk reaches the byte machine (stage 1, bulk skips).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "close_tag_matcher.h"
+#include "emitter.h"
+#include "open_tag_scan.h"
+#include "opener_scan.h"
+#include "say_joiner.h"
+#include "sigil/parse/json_scanner.h"
+#include "sigil/parse/parser.h"
+#include "sigil/parse/sentinel_lines.h"
+#include "sigil/parse/tidier.h"
+#include "sigil/text/byte_scan.h"
+#include "sigil/text/code_tracker.h"
+#include "sigil/text/stage1.h"
+#include "sigil/text/utf8.h"
+
+namespace sigil::parse {
+
+class Parser::Impl {
+ public:
+  static constexpr std::size_t npos = std::string::npos;
+
+  Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options);
+
+  void feed(std::string_view chunk);
+  void finish(FinishReason reason);
+  const ParserStats& stats() const { return stats_; }
+  bool admit_directive() { return ++counted_directives_ <= opt_.max_directives; }
+
+ private:
+  enum class Mode : unsigned char { Text, Hidden };
+  enum class Kind : unsigned char {
+    None,
+    OpenTag,
+    TextBody,  // text, path, and json bodies read as text (5.2)
+    MarkupBody,
+    JsonStart,  // after a json tag's `>`: whitespace so far
+    JsonFence,  // a backtick or tilde run that may open a fence line before the JSON (5.1)
+    JsonFenceLine,
+    JsonAfterFence,
+    JsonBody,
+    JsonDrop,  // past the body limit: dropping up to the close tag (5.5)
+    Bracket,
+    BracketEnd,  // `]` seen: final one byte later unless `(` follows (3.4)
+    Comment,
+    Cdata,
+    HiddenWait,  // a line-start hidden opener waiting for its line break or close tag (8.1)
+  };
+
+  // How a directive's markup ended, when not normally (11.6, 5.5): the reason it is refused.
+  enum class Ending : unsigned char { Complete, CutOff, Unclosed, TooLong };
+
+  // What the shadow machine knew just before a byte.
+  struct Ctx {
+    bool in_code = false;
+    bool line_ws_only = false;
+  };
+
+  // The pending speculative construct.
+  struct Construct {
+    Kind kind = Kind::None;
+    std::uint64_t begin = 0;         // reply offset (sanitized) of its first byte
+    std::uint64_t clean_offset = 0;  // 11.5
+    std::string held;                // its bytes so far
+    text::CodeTracker::State code_at_begin{};
+    bool line_start = false;  // only spaces and tabs before it on its line
+    // Tags
+    int tag = -1;  // index into names_.tags; -1 for MCP
+    int mcp_server = -1;
+    std::string mcp_tool;
+    std::string name;  // lower case, for the close tag
+    std::vector<Attribute> attrs;
+    bool self_closing = false;
+    // Bodies
+    std::size_t body_begin = 0;      // index in held
+    std::size_t first_nonws = npos;  // index in held of the body's first non-whitespace byte
+    std::size_t first_newline = npos;
+    bool single_line = false;
+    bool line_has_content = false;
+    int nonblank_lines = 0;
+    std::size_t line_begin = 0;  // index in held where the current line starts
+    bool json_line_ws = true;    // only whitespace so far on the body's current line
+    bool after_value = false;
+    std::size_t value_end = 0;  // index in held just past the last complete value
+    std::size_t lt_index = 0;   // after a value: the `<` that may start the close tag
+    std::uint64_t lt_pos = 0;
+    text::CodeTracker::State lt_code{};
+    bool lt_line_ws = false;
+    int tail_fence = 0;           // after a value: 0 none, 1 run, 2 fence line, 3 after it
+    int tail_run = 0;             // length of that run
+    bool lt_pending = false;      // an empty json body: a `<` that may start its close tag
+    bool second_line_lt = false;  // a path body: a second line starting with `<` (its close tag?)
+    std::size_t fence_line_begin = 0;
+    // Brackets
+    int bracket = -1;
+    std::size_t args_begin = 0;
+    std::size_t args_end = 0;
+    bool has_args = true;
+    int depth = 0;
+    bool br_newline_seen = false;
+    bool br_line_ws = true;
+    // Hidden wait
+    std::size_t tag_end = 0;
+    bool hw_content = false;
+  };
+
+  // Input.
+  static constexpr std::size_t kUtf8NotesShown = 16;
+  void feed_window(std::string_view window);
+  void consume_piece(std::string_view piece);
+  void consume(std::string_view s, const text::stage1::MaskView& masks);
+  void ordinary_run(std::string_view run, const text::stage1::MaskView& masks);
+  void on_byte(unsigned char c);
+  void dispatch(unsigned char c, const Ctx& ctx, bool fence);
+  void replay(std::string_view bytes, std::uint64_t start_pos);
+
+  // Ordinary text.
+  void text_byte(unsigned char c, const Ctx& ctx);
+  void opener_byte(unsigned char c, const Ctx& ctx);
+  void start_opener(unsigned char c, const Ctx& ctx);
+  void close_tag_in_text(int tag_index, bool is_mcp, std::uint64_t begin);
+  void emit_text(std::string_view s, const text::stage1::MaskView& masks = {});
+  void emit_byte(unsigned char c) {
+    char ch = static_cast<char>(c);
+    emit_text(std::string_view(&ch, 1));
+  }
+  void gap(GapKind kind);
+  void removed_markup(const text::CodeTracker::State& before, GapKind kind = GapKind::Other);
+  Tidier& tidier();
+
+  // Constructs.
+  void begin_construct(Kind kind, std::uint64_t begin, std::string_view held, std::uint64_t clean_offset,
+                       const text::CodeTracker::State& code, bool line_start);
+  // Forgets the construct but keeps its buffers' capacity: no allocation per construct in the steady state.
+  void reset_construct();
+  void begin_from_opener(Kind kind);
+  void release_all();
+  void release_prefix(std::size_t cut);
+  // The construct is abandoned at an opener found inside it (2.8); returns true when handled.
+  bool trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx);
+  void start_trigger(unsigned char c, const Ctx& ctx);
+  OpenerScan::Kind run_trigger(unsigned char c, const Ctx& ctx);
+
+  void open_tag_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void complete_open_tag();
+  void enter_body(BodyKind body);
+  void text_body_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void complete_text_body(std::size_t body_end, std::size_t span_end, Ending ending = Ending::Complete);
+  void markup_body_byte(unsigned char c);
+  void json_start_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void json_becomes_text(unsigned char c, const Ctx& ctx, bool fence);
+  void begin_json_value(unsigned char c);
+  void json_body_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void json_after_value_byte(unsigned char c, const Ctx& ctx);
+  void complete_json(std::size_t json_end, std::size_t span_end, bool unclosed,
+                     Ending ending = Ending::Complete);
+  void end_json_at_value(unsigned char c, const Ctx& ctx);
+  Ctx restep_text_after_body(std::string_view tail, unsigned char c, const Ctx& ctx);
+  void json_drop_byte(unsigned char c);
+  void complete_oversized(std::uint64_t end);
+  void bracket_byte(unsigned char c, const Ctx& ctx, bool fence);
+  void bracket_end_byte(unsigned char c, const Ctx& ctx);
+  void complete_bracket(Ending ending = Ending::Complete);
+  void complete_bracket_here();
+  void comment_byte(unsigned char c, const Ctx& ctx);
+  bool hidden_wait_byte(unsigned char c);
+  void hidden_byte(unsigned char c);
+  void enter_hidden(std::uint64_t begin, const text::CodeTracker::State& code);
+
+  // Results.
+  void directive(int spelling, std::string action, Validated v, std::uint64_t begin, std::uint64_t end,
+                 std::uint64_t clean_offset, bool is_say = false, Ending ending = Ending::Complete);
+  Validated validate_construct(const Body& body);
+  void silence_by_tag(std::uint64_t offset);
+  // `end`: the interrupting directive's end (sanitized offset), where an open say block ends (6.2).
+  void start_interrupt(std::uint64_t end);
+  void start_say_block();
+  void end_say_block(std::uint64_t end);
+  void finish_text();
+  void end_constructs(FinishReason reason);
+  void diag(std::string code, std::uint64_t offset, std::string message);
+  std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
+  std::uint64_t visible_count() const { return visible_.count(); }
+  void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
+
+  const Grammar& grammar_;
+  EventSink& sink_;
+  ParserOptions opt_;
+  const NameIndex& names_;
+  std::vector<bool> denied_;  // per spelling
+  bool deny_mcp_ = false;
+  ParserStats stats_;
+
+  text::Utf8Sanitizer utf8_;
+  text::CodeTracker code_;
+  text::CodeTracker::State pre_step_{};  // the shadow state before the current byte
+  text::ByteSet text_stops_{"<["};       // for pieces without masks
+  text::stage1::Kernel kernel_;
+  std::vector<text::stage1::BlockMasks> masks_;  // stage 1's masks of the current window
+  std::string_view window_;                      // the window the sanitizer is cutting into pieces
+
+  // Clean text pipelines: reply (say mode off); hidden and say streams (say mode on).
+  Emitter visible_;
+  Emitter hidden_out_;
+  SentinelLines main_judge_;
+  Tidier main_tidy_;
+  // Say mode only (built on demand: most replies never need them).
+  struct SayStreams {
+    SayStreams(Emitter& hidden_out, Emitter& visible, std::size_t whitespace_limit)
+        : hidden_judge(hidden_out),
+          hidden_tidy(hidden_judge, whitespace_limit),
+          say_judge(visible),
+          joiner(say_judge) {}
+    SentinelLines hidden_judge;
+    Tidier hidden_tidy;
+    SentinelLines say_judge;
+    SayJoiner joiner;
+  };
+  std::optional<SayStreams> say_;
+  std::optional<Tidier> block_tidy_;
+
+  // State.
+  std::uint64_t pos_ = 0;
+  Mode mode_ = Mode::Text;
+  bool line_ws_only_ = true;
+  bool only_removed_ = true;  // 8.1: every earlier byte is whitespace or removed markup
+  bool window_open_ = false;  // 2.6
+  bool interrupted_ = false;
+  bool chain_open_ = false;
+  bool silent_by_tag_ = false;
+  bool silence_reported_ = false;
+  bool text_finished_ = false;
+  bool finished_ = false;
+  std::size_t counted_directives_ = 0;
+  bool any_valid_directive_ = false;
+  bool any_say_block_ = false;
+
+  OpenerScan opener_;
+  std::string opener_bytes_;  // ordinary text: the opener's bytes so far
+  std::uint64_t opener_clean_offset_ = 0;
+  text::CodeTracker::State opener_code_{};
+  bool opener_line_start_ = false;
+  // Inside a construct: where the trigger opener started.
+  text::CodeTracker::State trigger_code_{};
+  bool trigger_line_start_ = false;
+
+  OpenTagScan tag_;
+  CloseTagMatcher close_;
+  JsonScanner json_;
+  Construct c_;
+
+  OpenerScan hidden_scan_;
+  std::uint64_t hidden_begin_ = 0;
+
+  // 2.4: the name of a `none` tag just completed; its close tag after only whitespace belongs to it.
+  std::string none_close_name_;
+  bool interrupt_text_noted_ = false;
+  std::uint64_t interrupt_pos_ = 0;
+  std::size_t utf8_noted_ = 0;  // invalid UTF-8 replacements reported so far
+
+  bool in_say_block_ = false;
+  std::string say_name_ = "say";
+  int say_spelling_ = -1;
+  std::uint64_t say_begin_ = 0;
+  std::uint64_t say_clean_offset_ = 0;
+};
+
+}  // namespace sigil::parse

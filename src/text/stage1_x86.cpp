@@ -1,0 +1,238 @@
+// Stage 1's x86 kernels: SSE2 (every x86-64), AVX2 and AVX-512 (F + BW), each compiled for its instruction
+// set alone with a function-level target attribute and chosen at run time (stage1.cpp), so the build's
+// -march stays the baseline. All three compute exactly what the scalar kernel computes (stage1_kernels.h).
+#include <algorithm>
+#include <cstring>
+
+#include "stage1_kernels.h"
+
+#if defined(SIGIL_STAGE1_X86)
+#include <immintrin.h>
+
+#define SIGIL_TARGET_AVX2 __attribute__((target("avx2")))
+#define SIGIL_TARGET_AVX512 __attribute__((target("avx2,avx512f,avx512bw")))
+
+namespace sigil::text::stage1::detail {
+namespace {
+
+// The last block is usually short: it is copied here, padded with NUL bytes (which are in no mask and
+// are plain ASCII to the UTF-8 check), and only its first `len` bytes' verdicts count.
+struct Padded {
+  alignas(64) unsigned char bytes[kBlock];
+  const unsigned char* fill(const unsigned char* p, std::size_t len) noexcept {
+    std::memset(bytes, 0, kBlock);
+    std::memcpy(bytes, p, len);
+    return bytes;
+  }
+};
+
+constexpr std::uint64_t low_bits(std::size_t len) noexcept {
+  return len >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+}
+
+// ----------------------------------------------------------------------------------------------- SSE2
+// No byte shuffle in SSE2: the masks are vector compares, and the UTF-8 check runs the scalar algorithm on
+// the blocks that are not all ASCII (an all-ASCII block is in error exactly when the one before left a
+// sequence open: the first bytes of the block are then no continuation bytes).
+
+struct Sse2Block {
+  __m128i v[4];
+  explicit Sse2Block(const unsigned char* b) noexcept {
+    for (int i = 0; i < 4; ++i) v[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 16 * i));
+  }
+  std::uint64_t eq(char c) const noexcept {
+    const __m128i needle = _mm_set1_epi8(c);
+    std::uint64_t m = 0;
+    for (int i = 0; i < 4; ++i)
+      m |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], needle)))}
+           << (16 * i);
+    return m;
+  }
+  std::uint64_t high() const noexcept {
+    std::uint64_t m = 0;
+    for (int i = 0; i < 4; ++i)
+      m |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(v[i]))} << (16 * i);
+    return m;
+  }
+};
+
+}  // namespace
+
+Utf8Check scan_sse2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept {
+  const std::size_t blocks = blocks_for(n);
+  Utf8Check r{blocks, false};
+  unsigned char prev[3] = {0, 0, 0};
+  Padded pad;
+  for (std::size_t k = 0; k < blocks; ++k) {
+    if (want == kWantUtf8 && r.first_error_block != blocks) break;  // the check alone stops at its verdict
+    const std::size_t len = std::min(kBlock, n - k * kBlock);
+    const unsigned char* b = len == kBlock ? p + k * kBlock : pad.fill(p + k * kBlock, len);
+    const Sse2Block x(b);
+    const std::uint64_t high = x.high();
+    if (want & kWantMasks) out[k] = {x.eq('<'), x.eq('['), x.eq('\n'), x.eq('`'), x.eq('"'), high};
+    if ((want & kWantUtf8) && r.first_error_block == blocks) {
+      const bool err = high == 0 ? tail_open(prev[0], prev[1], prev[2]) : utf8_block_scalar(b, len, prev);
+      if (err) r.first_error_block = k;
+    }
+    std::memcpy(prev, b + kBlock - 3, 3);  // only a full block has a next one
+  }
+  if (want & kWantUtf8) r.tail_open = buffer_tail_open(p, n);
+  return r;
+}
+
+// ----------------------------------------------------------------------------------------------- AVX2
+
+namespace {
+
+struct Avx2Tables {
+  __m256i high1, low1, high2;
+  SIGIL_TARGET_AVX2 static __m256i load(const std::array<std::uint8_t, 16>& t) noexcept {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
+  }
+  SIGIL_TARGET_AVX2 Avx2Tables() noexcept : high1(load(kHigh1)), low1(load(kLow1)), high2(load(kHigh2)) {}
+};
+
+// cur's bytes moved up by N, with the last N bytes of `before` in front.
+template <int N>
+SIGIL_TARGET_AVX2 inline __m256i shifted_in(__m256i cur, __m256i before) noexcept {
+  return _mm256_alignr_epi8(cur, _mm256_permute2x128_si256(before, cur, 0x21), 16 - N);
+}
+
+// The verdict on each of cur's 32 bytes (nonzero: an error shows there).
+SIGIL_TARGET_AVX2 inline __m256i judge32(const Avx2Tables& t, __m256i cur, __m256i before) noexcept {
+  const __m256i nib = _mm256_set1_epi8(0x0F);
+  const __m256i p1 = shifted_in<1>(cur, before);
+  const __m256i h1 = _mm256_shuffle_epi8(t.high1, _mm256_and_si256(_mm256_srli_epi16(p1, 4), nib));
+  const __m256i l1 = _mm256_shuffle_epi8(t.low1, _mm256_and_si256(p1, nib));
+  const __m256i h2 = _mm256_shuffle_epi8(t.high2, _mm256_and_si256(_mm256_srli_epi16(cur, 4), nib));
+  const __m256i special = _mm256_and_si256(_mm256_and_si256(h1, l1), h2);
+  // p2 >= E0 or p3 >= F0: the saturating subtraction leaves the top bit set exactly then.
+  const __m256i third = _mm256_subs_epu8(shifted_in<2>(cur, before), _mm256_set1_epi8(0xE0 - 0x80));
+  const __m256i fourth = _mm256_subs_epu8(shifted_in<3>(cur, before), _mm256_set1_epi8(0xF0 - 0x80));
+  const __m256i must =
+      _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
+  return _mm256_xor_si256(special, must);
+}
+
+SIGIL_TARGET_AVX2 inline std::uint64_t eq64(__m256i lo, __m256i hi, char c) noexcept {
+  const __m256i needle = _mm256_set1_epi8(c);
+  return std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)))} |
+         std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)))} << 32;
+}
+
+SIGIL_TARGET_AVX2 inline std::uint64_t nonzero64(__m256i lo, __m256i hi) noexcept { return ~eq64(lo, hi, 0); }
+
+}  // namespace
+
+SIGIL_TARGET_AVX2 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, BlockMasks* out,
+                                      unsigned want) noexcept {
+  const std::size_t blocks = blocks_for(n);
+  Utf8Check r{blocks, false};
+  const Avx2Tables t;
+  __m256i before = _mm256_setzero_si256();
+  Padded pad;
+  for (std::size_t k = 0; k < blocks; ++k) {
+    if (want == kWantUtf8 && r.first_error_block != blocks) break;  // the check alone stops at its verdict
+    const std::size_t len = std::min(kBlock, n - k * kBlock);
+    const unsigned char* b = len == kBlock ? p + k * kBlock : pad.fill(p + k * kBlock, len);
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+    const std::uint64_t high = std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))} |
+                               std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))} << 32;
+    if (want & kWantMasks)
+      out[k] = {eq64(lo, hi, '<'), eq64(lo, hi, '['), eq64(lo, hi, '\n'),
+                eq64(lo, hi, '`'), eq64(lo, hi, '"'), high};
+    if ((want & kWantUtf8) && r.first_error_block == blocks) {
+      // Judged whether or not the block is ASCII (see the AVX-512 kernel).
+      const __m256i e_lo = judge32(t, lo, before), e_hi = judge32(t, hi, lo);
+      const bool err = len == kBlock
+                           ? !_mm256_testz_si256(_mm256_or_si256(e_lo, e_hi), _mm256_or_si256(e_lo, e_hi))
+                           : (nonzero64(e_lo, e_hi) & low_bits(len)) != 0;
+      if (err) r.first_error_block = k;
+    }
+    before = hi;
+  }
+  if (want & kWantUtf8) r.tail_open = buffer_tail_open(p, n);
+  return r;
+}
+
+// --------------------------------------------------------------------------------------------- AVX-512
+
+namespace {
+
+// A table in each 128-bit lane (loaded whole: GCC 12 warns about _mm512_broadcast_i32x4's undefined operand).
+constexpr std::array<std::uint8_t, 64> four_lanes(const std::array<std::uint8_t, 16>& t) noexcept {
+  std::array<std::uint8_t, 64> r{};
+  for (std::size_t i = 0; i < 64; ++i) r[i] = t[i % 16];
+  return r;
+}
+alignas(64) constexpr std::array<std::uint8_t, 64> kHigh1x4 = four_lanes(kHigh1);
+alignas(64) constexpr std::array<std::uint8_t, 64> kLow1x4 = four_lanes(kLow1);
+alignas(64) constexpr std::array<std::uint8_t, 64> kHigh2x4 = four_lanes(kHigh2);
+
+struct Avx512Tables {
+  __m512i high1, low1, high2;
+  SIGIL_TARGET_AVX512 Avx512Tables() noexcept
+      : high1(_mm512_load_si512(kHigh1x4.data())),
+        low1(_mm512_load_si512(kLow1x4.data())),
+        high2(_mm512_load_si512(kHigh2x4.data())) {}
+};
+
+// The 64 bytes that start 16 bytes before cur: per 128-bit lane, the lane before it.
+SIGIL_TARGET_AVX512 inline __m512i lanes_before(__m512i cur, __m512i before) noexcept {
+  return _mm512_permutex2var_epi64(before, _mm512_set_epi64(13, 12, 11, 10, 9, 8, 7, 6), cur);
+}
+
+SIGIL_TARGET_AVX512 inline __m512i judge64(const Avx512Tables& t, __m512i cur, __m512i before) noexcept {
+  const __m512i nib = _mm512_set1_epi8(0x0F);
+  const __m512i back = lanes_before(cur, before);
+  const __m512i p1 = _mm512_alignr_epi8(cur, back, 15);
+  const __m512i p2 = _mm512_alignr_epi8(cur, back, 14);
+  const __m512i p3 = _mm512_alignr_epi8(cur, back, 13);
+  const __m512i h1 = _mm512_shuffle_epi8(t.high1, _mm512_and_si512(_mm512_srli_epi16(p1, 4), nib));
+  const __m512i l1 = _mm512_shuffle_epi8(t.low1, _mm512_and_si512(p1, nib));
+  const __m512i h2 = _mm512_shuffle_epi8(t.high2, _mm512_and_si512(_mm512_srli_epi16(cur, 4), nib));
+  // One ternary-logic op for h1 & l1 & h2 (truth table 0x80: all three set).
+  const __m512i special = _mm512_ternarylogic_epi32(h1, l1, h2, 0x80);
+  const __m512i third = _mm512_subs_epu8(p2, _mm512_set1_epi8(0xE0 - 0x80));
+  const __m512i fourth = _mm512_subs_epu8(p3, _mm512_set1_epi8(0xF0 - 0x80));
+  const __m512i must =
+      _mm512_and_si512(_mm512_or_si512(third, fourth), _mm512_set1_epi8(static_cast<char>(0x80)));
+  return _mm512_xor_si512(special, must);
+}
+
+}  // namespace
+
+SIGIL_TARGET_AVX512 Utf8Check scan_avx512(const unsigned char* p, std::size_t n, BlockMasks* out,
+                                          unsigned want) noexcept {
+  const std::size_t blocks = blocks_for(n);
+  Utf8Check r{blocks, false};
+  const Avx512Tables t;
+  __m512i before = _mm512_setzero_si512();
+  for (std::size_t k = 0; k < blocks; ++k) {
+    if (want == kWantUtf8 && r.first_error_block != blocks) break;  // the check alone stops at its verdict
+    const std::size_t len = std::min(kBlock, n - k * kBlock);
+    const __mmask64 live = low_bits(len);
+    // A masked load for the last block reads nothing past the buffer and leaves NUL bytes in the rest.
+    const __m512i x =
+        len == kBlock ? _mm512_loadu_si512(p + k * kBlock) : _mm512_maskz_loadu_epi8(live, p + k * kBlock);
+    if (want & kWantMasks)
+      out[k] = {
+          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('<')),  _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('[')),
+          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n')), _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('`')),
+          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('"')),  _mm512_movepi8_mask(x)};
+    if ((want & kWantUtf8) && r.first_error_block == blocks) {
+      // Judged whether or not the block is ASCII: in prose, plain and accented blocks come in no order the
+      // branch predictor could learn, and a mispredicted branch costs more than the judgement.
+      const __m512i e = judge64(t, x, before);
+      if ((_mm512_test_epi8_mask(e, e) & live) != 0) r.first_error_block = k;
+    }
+    before = x;
+  }
+  if (want & kWantUtf8) r.tail_open = buffer_tail_open(p, n);
+  return r;
+}
+
+}  // namespace sigil::text::stage1::detail
+
+#endif  // SIGIL_STAGE1_X86
