@@ -182,7 +182,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   class Sink final : public model::StreamSink {
    public:
     explicit Sink(std::shared_ptr<Turn> turn) : turn_(std::move(turn)) {}
-    void on_text(std::string_view delta) override { turn_->queue_text(delta); }
+    void on_text(std::string_view delta) override { turn_->on_text(delta); }
     void on_tool_call(const model::ToolCall& call) override {
       std::lock_guard feeding(turn_->feed_mu_);
       turn_->feed_queued();
@@ -300,8 +300,20 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     if (cancel_now) cancel_now->cancel();
   }
 
-  // The model client's thread: queues the text; a stream thread feeds it (with whatever else queued by
-  // then) to the parser. One feed job at a time is queued per turn.
+  // The model client's thread. When no feed of this turn is under way, the text is fed here at once (no
+  // hand-off: the common case costs no thread switch); otherwise it is queued and a stream thread feeds
+  // it, with whatever else queued by then, as one burst, so the model's thread never waits for a feed.
+  void on_text(std::string_view delta) {
+    std::unique_lock feeding(feed_mu_, std::try_to_lock);
+    if (!feeding.owns_lock()) return queue_text(delta);
+    {
+      std::lock_guard lock(queue_mu_);
+      queued_.append(delta);  // behind any text still queued
+    }
+    feed_queued();
+  }
+
+  // Queues the text for a stream thread; one feed job at a time is queued per turn.
   void queue_text(std::string_view delta) {
     {
       std::lock_guard lock(queue_mu_);

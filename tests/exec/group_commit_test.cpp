@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -83,14 +84,26 @@ std::string key_of(const Directive& d) {
                          canonical_json(boost::json::value(d.args)));
 }
 
-TEST(ExecGroupCommit, ABurstOfAHundredQuickDirectivesCostsAHandfulOfFsyncs) {
-  test::TempDir dir;
-  const std::string path = dir.file("sigil.db");
-  test::CountingVfs vfs;
-  auto opened = store::sqlite::open(path);
-  ASSERT_TRUE(opened.ok()) << opened.error();
-  store::Store& store = **opened;
-  LogReader log(path);
+// A store in a WAL file opened through the counting VFS, and a second connection to read its log.
+class ExecGroupCommit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = store::sqlite::open(path_);
+    ASSERT_TRUE(opened.ok()) << opened.error();
+    store_ = std::move(opened).value();
+    log_ = std::make_unique<LogReader>(path_);
+  }
+  test::TempDir dir_;
+  const std::string path_ = dir_.file("sigil.db");
+  test::CountingVfs vfs_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<LogReader> log_;
+};
+
+TEST_F(ExecGroupCommit, ABurstOfAHundredQuickDirectivesCostsAHandfulOfFsyncs) {
+  store::Store& store = *store_;
+  LogReader& log = *log_;
+  test::CountingVfs& vfs = vfs_;
   std::atomic<int> ran{0}, begun_first{0};
   HandlerTable handlers;
   handlers.add("remember", [&](const Directive& d, ActionContext&) {
@@ -118,13 +131,9 @@ TEST(ExecGroupCommit, ABurstOfAHundredQuickDirectivesCostsAHandfulOfFsyncs) {
   for (const ResultEntry& r : again.results) EXPECT_EQ(r.status, ResultStatus::Duplicate);
 }
 
-TEST(ExecGroupCommit, KeysOfABurstBeginTogetherForHandlersOnThePoolToo) {
-  test::TempDir dir;
-  const std::string path = dir.file("sigil.db");
-  test::CountingVfs vfs;
-  auto opened = store::sqlite::open(path);
-  ASSERT_TRUE(opened.ok()) << opened.error();
-  LogReader log(path);
+TEST_F(ExecGroupCommit, KeysOfABurstBeginTogetherForHandlersOnThePoolToo) {
+  LogReader& log = *log_;
+  test::CountingVfs& vfs = vfs_;
   std::atomic<int> ran{0}, begun_first{0};
   HandlerTable handlers;  // not quick: each runs on a pool job and completes on its own
   handlers.add("remember", [&](const Directive& d, ActionContext&) {
@@ -133,7 +142,7 @@ TEST(ExecGroupCommit, KeysOfABurstBeginTogetherForHandlersOnThePoolToo) {
     return HandlerResult::ok("ok");
   });
   const int before = vfs.syncs();
-  run_burst(**opened, handlers);
+  run_burst(*store_, handlers);
   const int syncs = vfs.syncs() - before;
   EXPECT_EQ(ran.load(), kBurst);
   EXPECT_EQ(begun_first.load(), kBurst);

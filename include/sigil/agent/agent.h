@@ -3,10 +3,11 @@
 //
 // What it promises:
 // - One Agent per process serves many conversations at once; every public method is thread-safe.
-//   No thread per turn: the model client's callbacks drive a turn. The client's thread only queues each
-//   piece of text; one of `stream_threads` agent threads feeds everything queued for a call to its parser
-//   and executor in one go (a burst: the tokens that arrived while the last burst was parsed), so a busy
-//   model thread never waits for parsing and a backlog costs one pass, not one per token. Handlers run on
+//   No thread per turn: the model client's callbacks drive a turn. The client's thread feeds a piece of
+//   text to the call's parser and executor itself when no feed of that call is under way; otherwise it only
+//   queues it, and one of `stream_threads` agent threads feeds everything queued for the call in one go (a
+//   burst: the tokens that arrived while the last one was parsed). So the model's thread never waits for
+//   a feed, and a backlog costs one pass, not one per token. Handlers run on
 //   one HandlerPool for the whole agent (ExecOptions::pool), never on the streaming threads when they wait
 //   for the disk; the end of each model call (executor.finish(), which waits for
 //   handlers, the history writes and the next call's start) runs on one of `finish_threads` agent
