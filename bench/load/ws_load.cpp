@@ -63,6 +63,7 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
+#include "sigil/agent/quick_actions.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/client.h"
 #include "sigil/model/replay.h"
@@ -88,6 +89,7 @@ struct Options {
   double stagger_s = -1;    // spread of the first messages (<0: one reply's duration)
   int client_threads = 1;
   unsigned server_threads = 1;
+  int model_threads = 2;  // replay clients (one timer thread each) the calls are spread over
   double jitter = 0;
   double drain_s = 60;  // how long in-flight turns may take to end after the load phase
   int max_connecting = 64;
@@ -146,17 +148,24 @@ class LinePipe {
 };
 
 // ================================================================================================ server
-// Wraps the replay client: every '@' the model emits becomes "t<monotonic ns>z", stamped when the token
-// leaves the model. Also measures how long each call took against its nominal duration.
+// Wraps the replay clients: every '@' the model emits becomes "t<monotonic ns>z", stamped when the token
+// leaves the model. Calls go to the clients in turn, so their timer threads (one each) share the streams,
+// as an OpenAI client's io threads would. Also measures how long each call took against its nominal
+// duration.
 class StampingClient final : public sigil::model::ModelClient {
  public:
-  StampingClient(sigil::model::ModelClient& inner, double nominal_s) : inner_(inner), nominal_s_(nominal_s) {}
+  StampingClient(std::vector<std::unique_ptr<sigil::model::ModelClient>> inner, double nominal_s)
+      : inner_(std::move(inner)), nominal_s_(nominal_s) {}
 
   std::shared_ptr<sigil::model::Call> start(sigil::model::ChatRequest request,
                                             std::shared_ptr<sigil::model::StreamSink> sink) override {
-    return inner_.start(std::move(request), std::make_shared<Sink>(std::move(sink), *this));
+    sigil::model::ModelClient& inner = *inner_[next_.fetch_add(1) % inner_.size()];
+    return inner.start(std::move(request), std::make_shared<Sink>(std::move(sink), *this));
   }
-  std::string describe() const override { return inner_.describe() + " (timestamped by sigil_load)"; }
+  std::string describe() const override {
+    return inner_.front()->describe() + " (" + std::to_string(inner_.size()) +
+           " timer threads, timestamped by sigil_load)";
+  }
 
   std::uint64_t calls() const { return calls_.load(); }
   // Mean call duration over the nominal one: 1.0 means the model's timer kept pace.
@@ -201,7 +210,8 @@ class StampingClient final : public sigil::model::ModelClient {
     std::int64_t started_;
   };
 
-  sigil::model::ModelClient& inner_;
+  std::vector<std::unique_ptr<sigil::model::ModelClient>> inner_;
+  std::atomic<std::size_t> next_{0};
   double nominal_s_;
   std::atomic<std::uint64_t> calls_{0};
   std::atomic<std::uint64_t> total_ns_{0};
@@ -294,15 +304,18 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
     fail_server(pipe, handlers.error().message);
     return report;
   }
+  sigil::agent::mark_quick_builtins(*handlers);
   sigil::model::ReplayConfig replay;
   replay.path = replay_path.string();
   replay.tokens_per_second = o.tokens_per_second;
   replay.jitter = o.jitter;
   replay.split = sigil::model::TokenSplit::words;
-  std::unique_ptr<sigil::model::ModelClient> replay_client = sigil::model::make_replay_client(replay);
+  std::vector<std::unique_ptr<sigil::model::ModelClient>> replay_clients;
+  for (int i = 0; i < std::max(1, o.model_threads); ++i)
+    replay_clients.push_back(sigil::model::make_replay_client(replay));
   // One gap before each token of a reply.
   const double nominal_s = o.tokens_per_second > 0 ? o.reply_tokens / o.tokens_per_second : 0;
-  StampingClient client(*replay_client, nominal_s);
+  StampingClient client(std::move(replay_clients), nominal_s);
 
   std::optional<sigil::agent::Agent> agent;
   agent.emplace(registry, *handlers, *store, client, sigil::agent::AgentConfig{});
@@ -887,6 +900,8 @@ int main(int argc, char** argv) {
                  "Seconds over which first messages are spread (default: one reply)");
   app.add_option("--client-threads", o.client_threads, "io threads of the client process")
       ->check(CLI::PositiveNumber);
+  app.add_option("--model-threads", o.model_threads, "Replay clients (timer threads) for the calls")
+      ->check(CLI::PositiveNumber);
   app.add_option("--server-threads", o.server_threads, "HttpServerOptions::threads")
       ->check(CLI::PositiveNumber);
   app.add_option("--jitter", o.jitter, "Replay jitter (0..1)");
@@ -962,6 +977,7 @@ int main(int argc, char** argv) {
   report["directive_every"] = o.directive_every;
   report["client_threads"] = o.client_threads;
   report["server_threads"] = o.server_threads;
+  report["model_threads"] = o.model_threads;
   report["clients"] = clients;
 
   const json::object& c = clients.as_object();

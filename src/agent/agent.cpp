@@ -187,7 +187,11 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
    public:
     explicit Sink(std::shared_ptr<Turn> turn) : turn_(std::move(turn)) {}
     void on_text(std::string_view delta) override { turn_->on_text(delta); }
-    void on_tool_call(const model::ToolCall& call) override { turn_->on_tool_call(call); }
+    void on_tool_call(const model::ToolCall& call) override {
+      std::lock_guard feeding(turn_->feed_mu_);
+      turn_->feed_queued();
+      turn_->on_tool_call(call);
+    }
     // The rest of the call ends on a finish thread: executor.finish() may wait for slow handlers.
     void on_done(const model::Outcome& outcome) override {
       turn_->agent_.post_finish([turn = turn_, outcome] { turn->on_done(outcome); });
@@ -300,8 +304,44 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     if (cancel_now) cancel_now->cancel();
   }
 
+  // The model client's thread. When no feed of this turn is under way, the text is fed here at once (no
+  // hand-off: the common case costs no thread switch); otherwise it is queued and a stream thread feeds
+  // it, with whatever else queued by then, as one burst, so the model's thread never waits for a feed.
   void on_text(std::string_view delta) {
-    if (call_state_) call_state_->parser->feed(delta);
+    std::unique_lock feeding(feed_mu_, std::try_to_lock);
+    if (!feeding.owns_lock()) return queue_text(delta);
+    {
+      std::lock_guard lock(queue_mu_);
+      queued_.append(delta);  // behind any text still queued
+    }
+    feed_queued();
+  }
+
+  // Queues the text for a stream thread; one feed job at a time is queued per turn.
+  void queue_text(std::string_view delta) {
+    {
+      std::lock_guard lock(queue_mu_);
+      queued_.append(delta);
+      if (feed_posted_) return;
+      feed_posted_ = true;
+    }
+    agent_.stream_pool_.post([self = shared_from_this()] {
+      std::lock_guard feeding(self->feed_mu_);
+      self->feed_queued();
+    });
+  }
+
+  // feed_mu_ held. Feeds the text queued so far to the parser as one burst.
+  void feed_queued() {
+    std::string burst;
+    {
+      std::lock_guard lock(queue_mu_);
+      burst.swap(queued_);
+      feed_posted_ = false;
+    }
+    if (burst.empty() || !call_state_) return;
+    call_state_->parser->feed(burst);
+    call_state_->executor->end_burst();
   }
 
   // A native tool call: validated like a JSON body of the action's tag and handed to the same executor,
@@ -361,6 +401,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   }
 
   void on_done(const model::Outcome& outcome) {
+    // The call's last text first; feed_mu_ stays held so that no feed job touches the call meanwhile.
+    std::lock_guard feeding(feed_mu_);
+    feed_queued();
     {
       std::lock_guard lock(mu_);
       call_.reset();
@@ -541,6 +584,13 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   bool named_ = false;
   std::unique_ptr<Call> call_state_;
 
+  // Streaming: queue_mu_ guards the text the model sent that waits for a feed; feed_mu_ is held while a
+  // call's parser and executor are used from a stream thread, a tool call or the call's end.
+  std::mutex queue_mu_;
+  std::string queued_;
+  bool feed_posted_ = false;
+  std::mutex feed_mu_;
+
   std::mutex mu_;
   std::shared_ptr<model::Call> call_;
   bool cancelled_ = false;
@@ -549,7 +599,12 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 
 Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handlers, store::Store& store,
              model::ModelClient& client, AgentConfig config)
-    : registry_(registry), handlers_(handlers), store_(store), client_(client), config_(std::move(config)) {
+    : registry_(registry),
+      handlers_(handlers),
+      store_(store),
+      client_(client),
+      config_(std::move(config)),
+      stream_pool_(std::max(1u, config_.stream_threads)) {
   // Both say modes up front: a conversation may switch at any turn.
   for (const bool say : {false, true}) {
     catalog::PromptOptions options;
@@ -565,6 +620,10 @@ Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handle
     if (config_.tools != ToolsMode::off)
       (say ? say_tools_ : tools_) = catalog::tool_schemas(registry_, options);
   }
+  // One pool for every turn's handlers, and directives begun per burst of text (the stream threads call
+  // end_burst()).
+  if (!config_.exec.pool) config_.exec.pool = std::make_shared<exec::HandlerPool>();
+  config_.exec.bursts = true;
   const unsigned threads = std::max(1u, config_.finish_threads);
   for (unsigned i = 0; i < threads; ++i)
     finish_threads_.emplace_back([this](const std::stop_token& stop) { finish_loop(stop); });

@@ -6,8 +6,9 @@
 namespace sigil::app {
 
 struct BenchCommandOptions {
-  bool json = false;   // one JSON object instead of the table
-  bool quick = false;  // fewer, shorter runs (for tests); the figures are rougher
+  bool json = false;           // one JSON object instead of the table
+  bool quick = false;          // fewer, shorter runs (for tests); the figures are rougher
+  bool executor_only = false;  // only case (f): for profiling the executor (callgrind, perf)
 };
 
 // Runs the five cases, each against memchr over the same bytes in the same run, and prints the results to

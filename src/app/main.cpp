@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("bench", "Measure the parser on the benchmark cases (README \"Benchmarks\")");
   bench_cmd->add_flag("--json", bench.json, "Print one JSON object instead of the table");
   bench_cmd->add_flag("--quick", bench.quick, "Fewer, shorter runs (rougher figures; for tests)");
+  bench_cmd->add_flag("--executor", bench.executor_only, "Only the executor case (f)");
 
   sigil::app::PromptCommandOptions prompt;
   std::string prompt_deny, prompt_mcp_servers;

@@ -9,10 +9,10 @@
 #include <mutex>
 #include <set>
 #include <stop_token>
-#include <thread>
 #include <utility>
 
 #include "sigil/exec/canonical_json.h"
+#include "sigil/exec/handler_pool.h"
 #include "sigil/exec/results_message.h"
 
 namespace sigil::exec {
@@ -41,7 +41,7 @@ bool is_failure(ResultStatus s) { return s == ResultStatus::Error || s == Result
 
 }  // namespace
 
-class Executor::Impl final : public parse::EventSink {
+class Executor::Impl final : public parse::EventSink, public std::enable_shared_from_this<Executor::Impl> {
   // One directive of the reply (say blocks excluded).
   struct Slot {
     Directive directive;
@@ -49,7 +49,10 @@ class Executor::Impl final : public parse::EventSink {
     std::shared_ptr<ActionHandler> handler;
     bool holds = false;  // holds later text until final (see executor.h)
     bool serial = false;
+    bool quick = false;   // HandlerTable::quick: may run where its key was begun, with no time-out
+    bool urgent = false;  // an inline action the parser waits for: first in the ready queue
     std::chrono::milliseconds timeout{0};
+    HandlerPool::TimerId timer = 0;
     std::string key;  // exactly-once key, when it ran
 
     bool final = false;     // entry is settled: deliveries (if any) may go out
@@ -67,26 +70,43 @@ class Executor::Impl final : public parse::EventSink {
 
  public:
   Impl(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store, Outbox& outbox,
-       TurnIds ids, ExecOptions options)
+       TurnIds ids, ExecOptions options, HandlerPool& pool)
       : registry_(registry),
         handlers_(handlers),
         store_(store),
         outbox_(outbox),
         ids_(std::move(ids)),
-        options_(std::move(options)) {}
+        options_(std::move(options)),
+        pool_(pool),
+        begin_here_(!store.once_writes_wait_for_disk()) {}
 
-  ~Impl() override {
-    {
-      std::lock_guard lock(mu_);
-      shutting_down_ = true;
-      for (Slot& s : slots_)
-        if (s.running) s.stop.request_stop();
+  // Called by ~Executor: after it, no job or timer of this turn touches the registry, the handlers, the
+  // store or the outbox (jobs still queued in the pool find shutting_down_ and leave). Handlers running
+  // get their stop_token requested and are waited for. Keys begun for directives that never ran are
+  // completed as not run, so that they are not reported in doubt after a restart.
+  void shutdown() {
+    std::unique_lock lock(mu_);
+    shutting_down_ = true;
+    for (Slot& s : slots_) {
+      if (s.running) s.stop.request_stop();
+      if (s.timer) pool_.cancel(s.timer);
     }
-    work_cv_.notify_all();
     done_cv_.notify_all();
-    timer_cv_.notify_all();
-    for (std::jthread& w : workers_) w.join();
-    if (timer_.joinable()) timer_.join();
+    idle_cv_.wait(lock, [this] { return active_ == 0; });
+    std::vector<std::string> keys;
+    auto not_run = [&](const std::deque<int>& queue) {
+      for (int o : queue) keys.push_back(slots_[static_cast<std::size_t>(o)].key);
+    };
+    not_run(ready_);
+    not_run(serial_);
+    ready_.clear();
+    serial_.clear();
+    lock.unlock();
+    if (keys.empty()) return;
+    const std::string json = stored_result_json(HandlerResult::error("not run: the turn ended first"));
+    std::vector<store::OnceCompletion> done;
+    for (const std::string& k : keys) done.push_back({k, json});
+    (void)store_.once_complete_many(scope(), done, options_.now());
   }
 
   // ---------------------------------------------------------------------------------- parse::EventSink
@@ -147,13 +167,23 @@ class Executor::Impl final : public parse::EventSink {
       flush();
       return;
     }
+    s.quick = handlers_.quick(e.action);
     if (s.spec && s.spec->result_to == catalog::ResultTo::Inline) {
       // The parser calls the inline resolver right after this event; if it does not, the next event runs it.
       pending_inline_ = s.directive.ordinal;
       pending_inline_span_ = e.span_begin;
       return;
     }
-    enqueue(s, false);
+    to_begin_.push_back(s.directive.ordinal);
+    if (!options_.bursts) start_pending(lock);
+  }
+
+  // The caller fed the parser a burst of text: the directives found in it start now, their keys begun
+  // together.
+  void end_burst() {
+    dispatch_pending_inline();
+    std::unique_lock lock(mu_);
+    start_pending(lock);
   }
 
   void on_diagnostic(const parse::Diagnostic&) override {}
@@ -169,9 +199,9 @@ class Executor::Impl final : public parse::EventSink {
   }
   void on_end(bool silent) override {
     dispatch_pending_inline();
-    if (!silent) return;
-    std::lock_guard lock(mu_);
-    go_silent();
+    std::unique_lock lock(mu_);
+    start_pending(lock);
+    if (silent) go_silent();
   }
 
   // mu_ held. The reply is silent (spec 7.4): no more of its text goes out, text still held back behind a
@@ -192,7 +222,9 @@ class Executor::Impl final : public parse::EventSink {
     if (!pending_inline_ || pending_inline_span_ != e.span_begin) return std::nullopt;
     Slot& s = slots_[static_cast<std::size_t>(*pending_inline_)];
     pending_inline_.reset();
-    enqueue(s, true);
+    s.urgent = true;
+    to_begin_.push_back(s.directive.ordinal);
+    start_pending(lock);
     done_cv_.wait(lock, [&] { return s.final; });
     if (s.entry.status == ResultStatus::Ok || (s.entry.status == ResultStatus::Duplicate && s.stored_ok))
       return s.entry.message;
@@ -203,6 +235,7 @@ class Executor::Impl final : public parse::EventSink {
   TurnReport finish() {
     dispatch_pending_inline();
     std::unique_lock lock(mu_);
+    start_pending(lock);
     done_cv_.wait(lock, [&] {
       return std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.final; });
     });
@@ -272,33 +305,167 @@ class Executor::Impl final : public parse::EventSink {
   }
 
   void dispatch_pending_inline() {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
     if (!pending_inline_) return;
-    Slot& s = slots_[static_cast<std::size_t>(*pending_inline_)];
+    to_begin_.push_back(*pending_inline_);
     pending_inline_.reset();
-    enqueue(s, false);
+    if (!options_.bursts) start_pending(lock);
   }
 
-  // mu_ held.
-  void enqueue(Slot& s, bool front) {
-    int o = s.directive.ordinal;
+  store::Scope scope() const { return {ids_.user, ids_.conversation, store::MemoryScope::per_user}; }
+
+  // ---------------------------------------------------------------------------------- starting
+  // mu_ held (it may be released meanwhile). Starts the directives waiting to be begun: their keys are
+  // begun together, here when that is cheap (a store in memory), else by a job on the pool, so the
+  // thread that streams text never waits for an fsync.
+  void start_pending(std::unique_lock<std::mutex>& lock) {
+    if (to_begin_.empty() || shutting_down_) return;
+    if (begin_here_) return begin_batch(lock);
+    if (begin_job_) return;  // the job takes these too before it ends
+    begin_job_ = true;
+    pool_.post([self = shared_from_this()] { self->begin_job(); });
+  }
+
+  void begin_job() {
+    std::unique_lock lock(mu_);
+    if (shutting_down_) {
+      begin_job_ = false;
+      return;
+    }
+    ++active_;
+    while (!to_begin_.empty() && !shutting_down_) begin_batch(lock);
+    begin_job_ = false;
+    --active_;
+    idle_cv_.notify_all();
+  }
+
+  // mu_ held (released around the store and quick handlers). Begins the keys of every directive waiting,
+  // in one store call (group commit: one transaction, one fsync), and only then starts each fresh one
+  // (12.4): quick handlers right here, in reply order, the rest on the pool.
+  void begin_batch(std::unique_lock<std::mutex>& lock) {
+    std::vector<int> batch;
+    batch.swap(to_begin_);
+    std::vector<std::string> keys;
+    keys.reserve(batch.size());
+    for (int o : batch) {
+      Slot& s = slots_[static_cast<std::size_t>(o)];
+      s.key = store::once_key(ids_.conversation, ids_.turn, static_cast<std::uint32_t>(o), s.directive.action,
+                              canonical_json(s.directive.args));
+      keys.push_back(s.key);
+    }
+    lock.unlock();
+    std::vector<store::Result<store::Begun>> begun = store_.once_begin_many(scope(), keys, options_.now());
+    lock.lock();
+    std::vector<int> quick;
+    bool serial_here = false;  // a quick serial handler runs here: the pool's serial queue waits for it
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      Slot& s = slots_[static_cast<std::size_t>(batch[i])];
+      if (!settle_begun(s, begun[i])) continue;
+      // A quick serial handler runs here only while no other serial one runs or waits before it.
+      const bool serial_free = serial_.empty() && (serial_here || !serial_busy_);
+      if (s.quick && (!s.serial || serial_free)) {
+        if (s.serial && !serial_here) serial_busy_ = serial_here = true;
+        quick.push_back(batch[i]);
+      } else {
+        route(s);
+      }
+    }
+    flush();
+    start_jobs();  // the others need not wait for the quick ones
+    if (quick.empty()) return;
+    run_quick(quick, lock);
+    if (serial_here) {
+      serial_busy_ = false;
+      start_jobs();
+    }
+  }
+
+  // mu_ held. The outcome of beginning a slot's key; true when it is fresh (to be run).
+  bool settle_begun(Slot& s, const store::Result<store::Begun>& begun) {
+    if (!begun) {
+      settle(s, ResultStatus::Error, "exactly-once log: " + one_line(begun.error()));
+      return false;
+    }
+    switch (begun->state) {
+      case store::OnceState::completed: {
+        boost::system::error_code ec;
+        const boost::json::value stored = boost::json::parse(begun->result_json, ec);
+        std::string message;
+        boost::json::value result;
+        s.stored_ok = true;
+        if (!ec && stored.is_object()) {
+          const auto& o = stored.get_object();
+          if (auto* m = o.if_contains("message"); m && m->is_string()) message = std::string(m->get_string());
+          if (auto* r = o.if_contains("result")) result = *r;
+          if (auto* ok = o.if_contains("ok"); ok && ok->is_bool()) s.stored_ok = ok->get_bool();
+        }
+        settle(s, ResultStatus::Duplicate, std::move(message), std::move(result));
+        return false;
+      }
+      case store::OnceState::running:
+        settle(s, ResultStatus::Refused, std::string(kRunning));
+        return false;
+      case store::OnceState::in_doubt:
+        settle(s, ResultStatus::Refused, std::string(kInDoubt));
+        return false;
+      case store::OnceState::fresh:
+        return true;
+    }
+    return false;
+  }
+
+  // mu_ held. A fresh slot waits for a pool job.
+  void route(Slot& s) {
+    const int o = s.directive.ordinal;
     if (s.serial)
       serial_.push_back(o);
-    else if (front)
+    else if (s.urgent)
       ready_.push_front(o);
     else
       ready_.push_back(o);
-    start_threads_as_needed();
-    work_cv_.notify_one();
   }
 
-  // mu_ held. Threads start with the first directive that needs one, and a worker is added only while
-  // none is idle: a reply without directives (most of them) costs no thread, and a gateway with a
-  // thousand streaming conversations does not create five threads per model call.
-  void start_threads_as_needed() {
-    if (!timer_.joinable()) timer_ = std::jthread([this] { watch(); });
-    if (idle_workers_ == 0 && workers_.size() < std::max(1u, options_.workers))
-      workers_.emplace_back([this] { work(); });
+  // mu_ held (released around the handlers and the store). Runs quick handlers one after another on this
+  // thread, then completes their keys together.
+  void run_quick(const std::vector<int>& ordinals, std::unique_lock<std::mutex>& lock) {
+    std::vector<HandlerResult> results;
+    results.reserve(ordinals.size());
+    for (int o : ordinals) {
+      Slot& s = slots_[static_cast<std::size_t>(o)];
+      s.running = true;
+      std::stop_token token = s.stop.get_token();
+      std::stop_source slot_stop = s.stop;
+      std::shared_ptr<ActionHandler> handler = s.handler;
+      lock.unlock();
+      results.push_back(call_handler(*handler, s.directive, token, slot_stop));
+      lock.lock();
+      s.running = false;
+      s.returned = true;
+    }
+    std::vector<std::string> json;
+    json.reserve(results.size());
+    for (const HandlerResult& r : results) json.push_back(stored_result_json(r));
+    std::vector<store::OnceCompletion> done;
+    done.reserve(ordinals.size());
+    for (std::size_t i = 0; i < ordinals.size(); ++i)
+      done.push_back({slots_[static_cast<std::size_t>(ordinals[i])].key, json[i]});
+    lock.unlock();
+    (void)store_.once_complete_many(scope(), done, options_.now());
+    lock.lock();
+    for (std::size_t i = 0; i < ordinals.size(); ++i)
+      complete(slots_[static_cast<std::size_t>(ordinals[i])], std::move(results[i]), true);
+  }
+
+  // mu_ held. Posts as many pool jobs as there is work that no job of this turn will take soon, within
+  // ExecOptions::workers running at once.
+  void start_jobs() {
+    if (shutting_down_) return;
+    const std::size_t work = ready_.size() + (!serial_busy_ && !serial_.empty() ? 1 : 0);
+    const std::size_t cap = std::max(1u, options_.workers);
+    while (jobs_ < cap && jobs_ - in_handler_ < work) {
+      ++jobs_;
+      pool_.post([self = shared_from_this()] { self->drain(); });
+    }
   }
 
   // mu_ held. Settles a slot that produced no deliveries.
@@ -404,143 +571,92 @@ class Executor::Impl final : public parse::EventSink {
     flush();
   }
 
-  // ---------------------------------------------------------------------------------- workers
-  void work() {
+  // ---------------------------------------------------------------------------------- pool jobs
+  // A pool job: runs this turn's ready directives until none is left for it.
+  void drain() {
     std::unique_lock lock(mu_);
-    for (;;) {
-      ++idle_workers_;
-      work_cv_.wait(lock,
-                    [&] { return shutting_down_ || !ready_.empty() || (!serial_busy_ && !serial_.empty()); });
-      --idle_workers_;
-      if (shutting_down_) return;
+    ++active_;
+    while (!shutting_down_) {
       int ordinal;
       bool serial = false;
       if (!ready_.empty()) {
         ordinal = ready_.front();
         ready_.pop_front();
-      } else {
+      } else if (!serial_busy_ && !serial_.empty()) {
         ordinal = serial_.front();
         serial_.pop_front();
         serial_busy_ = true;
         serial = true;
+      } else {
+        break;
       }
+      ++in_handler_;
       run(slots_[static_cast<std::size_t>(ordinal)], lock);
-      if (serial) {
-        serial_busy_ = false;
-        work_cv_.notify_one();
-      }
+      --in_handler_;
+      if (serial) serial_busy_ = false;
+    }
+    --jobs_;
+    --active_;
+    idle_cv_.notify_all();
+    start_jobs();  // a serial directive may have become free for another job
+  }
+
+  HandlerResult call_handler(ActionHandler& handler, const Directive& directive, const std::stop_token& token,
+                             std::stop_source slot_stop) {
+    ActionContext context(ids_, store_, token, options_.now, options_.services);
+    const std::stop_callback on_cancel(options_.cancel, [&slot_stop]() { slot_stop.request_stop(); });
+    try {
+      return handler.run(directive, context);
+    } catch (const std::exception& e) {
+      return HandlerResult::error(std::string("handler failed: ") + e.what());
+    } catch (...) {
+      return HandlerResult::error("handler failed");
     }
   }
 
-  // Called with the lock held; releases it around store calls and the handler.
+  // Called with the lock held; releases it around the handler and the store. The key is begun.
   void run(Slot& s, std::unique_lock<std::mutex>& lock) {
-    const store::Scope scope{ids_.user, ids_.conversation, store::MemoryScope::per_user};
-    std::string args = canonical_json(s.directive.args);
-    s.key = store::once_key(ids_.conversation, ids_.turn, static_cast<std::uint32_t>(s.directive.ordinal),
-                            s.directive.action, args);
-    const std::string key = s.key;
-    lock.unlock();
-    store::Result<store::Begun> begun = store_.once_begin(scope, key, options_.now());
-    lock.lock();
-    if (!begun) {
-      settle(s, ResultStatus::Error, "exactly-once log: " + one_line(begun.error()));
-      flush();
-      return;
-    }
-    switch (begun->state) {
-      case store::OnceState::completed: {
-        boost::json::value stored;
-        boost::system::error_code ec;
-        stored = boost::json::parse(begun->result_json, ec);
-        std::string message;
-        boost::json::value result;
-        s.stored_ok = true;
-        if (!ec && stored.is_object()) {
-          const auto& o = stored.get_object();
-          if (auto* m = o.if_contains("message"); m && m->is_string()) message = std::string(m->get_string());
-          if (auto* r = o.if_contains("result")) result = *r;
-          if (auto* ok = o.if_contains("ok"); ok && ok->is_bool()) s.stored_ok = ok->get_bool();
-        }
-        settle(s, ResultStatus::Duplicate, std::move(message), std::move(result));
-        flush();
-        return;
-      }
-      case store::OnceState::running:
-        settle(s, ResultStatus::Refused, std::string(kRunning));
-        flush();
-        return;
-      case store::OnceState::in_doubt:
-        settle(s, ResultStatus::Refused, std::string(kInDoubt));
-        flush();
-        return;
-      case store::OnceState::fresh:
-        break;
-    }
     s.running = true;
     s.deadline = SteadyClock::now() + s.timeout;
+    s.timer = pool_.call_at(s.deadline, [weak = weak_from_this(), o = s.directive.ordinal] {
+      if (auto self = weak.lock()) self->on_deadline(o);
+    });
     std::stop_token token = s.stop.get_token();
-    std::stop_source slot_stop = s.stop;  // a handle: the callback below must not touch the slot
+    std::stop_source slot_stop = s.stop;  // a handle: the callback must not touch the slot
     std::shared_ptr<ActionHandler> handler = s.handler;
-    Directive directive = s.directive;
-    if (s.deadline < timer_wake_) timer_cv_.notify_one();  // the timer learns an earlier deadline
+    const Directive directive = s.directive;
     lock.unlock();
-
-    HandlerResult r;
-    {
-      ActionContext context(ids_, store_, token, options_.now, options_.services);
-      const std::stop_callback on_cancel(options_.cancel, [&slot_stop]() { slot_stop.request_stop(); });
-      try {
-        r = handler->run(directive, context);
-      } catch (const std::exception& e) {
-        r = HandlerResult::error(std::string("handler failed: ") + e.what());
-      } catch (...) {
-        r = HandlerResult::error("handler failed");
-      }
-    }
-
+    HandlerResult r = call_handler(*handler, directive, token, std::move(slot_stop));
     lock.lock();
     s.running = false;
     s.returned = true;
-    if (s.timed_out) return;  // late: discarded; the timer completed the key
+    pool_.cancel(s.timer);
+    if (s.timed_out) return;  // late: discarded; the time-out completed the key
+    const std::string key = s.key;
     lock.unlock();
-    (void)store_.once_complete(scope, key, stored_result_json(r), options_.now());
+    (void)store_.once_complete(scope(), key, stored_result_json(r), options_.now());
     lock.lock();
     complete(s, std::move(r), true);
   }
 
-  // The time-out watcher.
-  void watch() {
+  // On the pool's timer thread: a handler's time is up.
+  void on_deadline(int ordinal) {
     std::unique_lock lock(mu_);
-    while (!shutting_down_) {
-      auto now = SteadyClock::now();
-      std::optional<SteadyClock::time_point> next;
-      std::vector<std::pair<std::string, std::string>> to_complete;
-      for (Slot& s : slots_) {
-        if (!s.running || s.returned || s.timed_out) continue;
-        if (s.deadline <= now) {
-          s.timed_out = true;
-          s.stop.request_stop();
-          HandlerResult r =
-              HandlerResult::error("timed out after " + std::to_string(s.timeout.count()) + " ms");
-          to_complete.emplace_back(s.key, stored_result_json(r));
-          complete(s, std::move(r), false);
-        } else if (!next || s.deadline < *next) {
-          next = s.deadline;
-        }
-      }
-      if (!to_complete.empty()) {
-        lock.unlock();
-        const store::Scope scope{ids_.user, ids_.conversation, store::MemoryScope::per_user};
-        for (auto& [key, json] : to_complete) (void)store_.once_complete(scope, key, json, options_.now());
-        lock.lock();
-        continue;
-      }
-      timer_wake_ = next.value_or(SteadyClock::time_point::max());
-      if (next)
-        timer_cv_.wait_until(lock, *next);
-      else
-        timer_cv_.wait(lock);
-    }
+    if (shutting_down_) return;
+    Slot& s = slots_[static_cast<std::size_t>(ordinal)];
+    if (!s.running || s.returned || s.timed_out) return;
+    ++active_;
+    s.timed_out = true;
+    s.stop.request_stop();
+    HandlerResult r = HandlerResult::error("timed out after " + std::to_string(s.timeout.count()) + " ms");
+    const std::string key = s.key;
+    const std::string json = stored_result_json(r);
+    complete(s, std::move(r), false);
+    lock.unlock();
+    (void)store_.once_complete(scope(), key, json, options_.now());
+    lock.lock();
+    --active_;
+    idle_cv_.notify_all();
   }
 
   const catalog::Registry& registry_;
@@ -549,17 +665,22 @@ class Executor::Impl final : public parse::EventSink {
   Outbox& outbox_;
   const TurnIds ids_;
   const ExecOptions options_;
+  HandlerPool& pool_;
+  const bool begin_here_;  // begins (and quick handlers) on the dispatching thread: the store is in memory
 
   mutable std::mutex mu_;
-  // Separate wake-ups, so that one directive does not wake every thread: workers wait for work, finish()
-  // and the inline resolver for results, the timer for an earlier deadline.
-  std::condition_variable work_cv_, done_cv_, timer_cv_;
-  SteadyClock::time_point timer_wake_ = SteadyClock::time_point::max();  // when the timer wakes next
+  // Separate wake-ups: finish() and the inline resolver wait for results, ~Executor for this turn's jobs.
+  std::condition_variable done_cv_, idle_cv_;
   std::deque<Slot> slots_;  // by ordinal; a deque keeps references stable
   std::deque<Item> queue_;
-  std::deque<int> ready_;
+  std::vector<int> to_begin_;  // found, key not begun yet
+  std::deque<int> ready_;      // begun, waiting for a pool job
   std::deque<int> serial_;
   bool serial_busy_ = false;
+  bool begin_job_ = false;      // a pool job begins keys (queued or running)
+  std::size_t jobs_ = 0;        // drain jobs queued or running
+  std::size_t in_handler_ = 0;  // drain jobs inside a handler
+  std::size_t active_ = 0;      // jobs and time-outs running code that uses the store, handlers or outbox
   bool shutting_down_ = false;
   bool finished_ = false;
   std::optional<int> pending_inline_;
@@ -577,18 +698,16 @@ class Executor::Impl final : public parse::EventSink {
   std::vector<Delivery> sent_;
   bool last_was_text_ = false;
   std::set<std::string> attachments_;
-
-  // Last: joined in ~Impl before anything above goes.
-  std::vector<std::jthread> workers_;  // grows on demand up to options_.workers
-  std::size_t idle_workers_ = 0;       // workers waiting for work
-  std::jthread timer_;
 };
 
 Executor::Executor(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store,
                    Outbox& outbox, TurnIds ids, ExecOptions options)
-    : impl_(std::make_unique<Impl>(registry, handlers, store, outbox, std::move(ids), std::move(options))) {}
+    : pool_(options.pool ? std::move(options.pool)
+                         : std::make_shared<HandlerPool>(std::max(1u, options.workers))),
+      impl_(std::make_shared<Impl>(registry, handlers, store, outbox, std::move(ids), std::move(options),
+                                   *pool_)) {}
 
-Executor::~Executor() = default;
+Executor::~Executor() { impl_->shutdown(); }
 
 parse::EventSink& Executor::sink() { return *impl_; }
 
@@ -596,6 +715,7 @@ std::function<std::optional<std::string>(const parse::DirectiveEvent&)> Executor
   return [impl = impl_.get()](const parse::DirectiveEvent& e) { return impl->resolve_inline(e); };
 }
 
+void Executor::end_burst() { impl_->end_burst(); }
 TurnReport Executor::finish() { return impl_->finish(); }
 std::vector<std::string> Executor::model_lines() const { return impl_->model_lines(); }
 std::string Executor::model_message() const {

@@ -16,4 +16,8 @@ std::shared_ptr<ActionHandler> HandlerTable::find(std::string_view action) const
   return it == handlers_.end() ? nullptr : it->second;
 }
 
+void HandlerTable::set_quick(std::string_view action) { quick_.insert(std::string(action)); }
+
+bool HandlerTable::quick(std::string_view action) const { return quick_.contains(std::string(action)); }
+
 }  // namespace sigil::exec

@@ -3,8 +3,13 @@
 //
 // What it promises:
 // - One Agent per process serves many conversations at once; every public method is thread-safe.
-//   No thread per turn: the model client's callbacks drive a turn. The parser runs on the client's
-//   callback thread (it never blocks); the end of each model call (executor.finish(), which waits for
+//   No thread per turn: the model client's callbacks drive a turn. The client's thread feeds a piece of
+//   text to the call's parser and executor itself when no feed of that call is under way; otherwise it only
+//   queues it, and one of `stream_threads` agent threads feeds everything queued for the call in one go (a
+//   burst: the tokens that arrived while the last one was parsed). So the model's thread never waits for
+//   a feed, and a backlog costs one pass, not one per token. Handlers run on
+//   one HandlerPool for the whole agent (ExecOptions::pool), never on the streaming threads when they wait
+//   for the disk; the end of each model call (executor.finish(), which waits for
 //   handlers, the history writes and the next call's start) runs on one of `finish_threads` agent
 //   threads, so a slow handler (a voice note) never stalls other conversations' streams.
 // - A turn: the user's message is appended to the history; each model call sends the system message
@@ -60,6 +65,7 @@
 #include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/handler.h"
+#include "sigil/exec/handler_pool.h"
 #include "sigil/exec/turn_report.h"
 #include "sigil/model/client.h"
 #include "sigil/store/store.h"
@@ -95,6 +101,8 @@ struct AgentConfig {
   // Threads that end model calls (wait for the executor's handlers, store the reply, start the next call),
   // so a slow handler never stalls the model client's thread and the other streams on it.
   unsigned finish_threads = 2;
+  // Threads that feed the model's text to the parsers and executors, in bursts (see above).
+  unsigned stream_threads = 2;
 };
 
 struct TurnInput {
@@ -235,7 +243,8 @@ class Agent {
   std::mutex finish_mu_;
   std::condition_variable_any finish_cv_;
   std::deque<std::function<void()>> finish_jobs_;
-  std::vector<std::jthread> finish_threads_;  // last: joined first, while everything above still exists
+  std::vector<std::jthread> finish_threads_;  // joined after the streams, while everything above exists
+  exec::HandlerPool stream_pool_;             // last: its queued feeds are dropped first
 };
 
 }  // namespace sigil::agent

@@ -16,11 +16,19 @@
 //   keys are never run again, not even for store-idempotent actions (an operator may delete the key's row
 //   from the once_log table). A directive with no handler is an error and begins no key (a later handler may
 //   run it).
-// - Handlers run on up to `workers` std::jthreads, started with the first directive that needs one (a reply
-//   without directives starts no thread; a worker is added only while none is idle). Parallel actions run
-//   concurrently; SerialPerConversation actions run one at a time in reply order (within this turn;
-//   DECIDED: a timed-out serial handler still blocks the next serial one until it really returns, so they
-//   never overlap).
+// - Starting (12.4, group commit): the keys of the directives found since the last start are begun in one
+//   store call (Store::once_begin_many: one transaction, one fsync), and each action starts only after
+//   that call returned its key fresh. Directives start as they are found, or, with ExecOptions::bursts,
+//   when the caller says a burst of text ended (end_burst()); always at the reply's end and before an
+//   inline action is resolved. With a store whose exactly-once writes wait for the disk the begin runs on a
+//   pool job, never on the thread that feeds the parser.
+// - Handlers run as jobs on a HandlerPool (ExecOptions::pool, shared by the process; else one of this
+//   executor's own), at most `workers` of this turn at once. A quick handler (HandlerTable::set_quick) runs
+//   where its key was begun, without a hand-off or a time-out: on the dispatching thread for a store in
+//   memory, else on the job that began it; the keys of the quick handlers run there are completed together.
+//   Parallel actions run concurrently; SerialPerConversation actions run one at a time in reply order
+//   (within this turn; DECIDED: a timed-out serial handler still blocks the next serial one until it really
+//   returns, so they never overlap). A reply without directives costs no job.
 // - Time-out (ActionSpec::timeout, overridden by ExecOptions::timeouts; counted from when the handler
 //   starts): the result becomes `error` "timed out after N ms", the handler's stop_token is requested, the
 //   key is completed with that error, and whatever the handler returns later is discarded.
@@ -49,6 +57,7 @@
 
 #include "sigil/catalog/registry.h"
 #include "sigil/exec/handler.h"
+#include "sigil/exec/handler_pool.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/exec/results_message.h"
 #include "sigil/exec/turn_report.h"
@@ -58,7 +67,13 @@
 namespace sigil::exec {
 
 struct ExecOptions {
-  unsigned workers = 4;
+  unsigned workers = 4;  // handlers of this turn running at once
+  // The threads handlers run on, shared by every executor of the process (a gateway makes one). None:
+  // the executor makes its own pool of `workers` threads (started when a directive needs one).
+  std::shared_ptr<HandlerPool> pool;
+  // The caller calls end_burst() after each piece it feeds the parser: the directives of a burst begin
+  // their keys together then. Off: each starts as soon as the parser finds it.
+  bool bursts = false;
   std::function<store::TimePoint()> now = [] { return store::Clock::now(); };
   // For actions the registry does not know (no ActionSpec).
   std::chrono::milliseconds default_timeout{30'000};
@@ -81,7 +96,7 @@ class Executor {
  public:
   Executor(const catalog::Registry& registry, const HandlerTable& handlers, store::Store& store,
            Outbox& outbox, TurnIds ids, ExecOptions options = {});
-  // Stops waiting handlers (their stop_tokens are requested) and joins every worker.
+  // Requests the stop_tokens of running handlers and waits for them and for every job of this turn.
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
@@ -91,6 +106,10 @@ class Executor {
   // For ParserOptions::inline_resolver: runs an inline action's handler at once (with its time-out) and
   // returns its message when ok; nothing on failure (the parser then tidies the gap).
   std::function<std::optional<std::string>(const parse::DirectiveEvent&)> inline_resolver();
+
+  // With ExecOptions::bursts: the text fed to the parser since the last call was one burst; the
+  // directives found in it start now. From the parser's thread.
+  void end_burst();
 
   // Waits for every handler's result (or time-out), sends what is left to the outbox, calls outbox.end()
   // and returns the report. Call once, after the parser's finish().
@@ -108,7 +127,8 @@ class Executor {
 
  private:
   class Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<HandlerPool> pool_;  // before impl_: it outlives the turn's jobs
+  std::shared_ptr<Impl> impl_;         // shared with the turn's jobs queued in the pool
 };
 
 }  // namespace sigil::exec

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sigil/deliver/delivery.h"
@@ -108,8 +109,16 @@ class HandlerTable {
   std::shared_ptr<ActionHandler> find(std::string_view action) const;
   bool empty() const { return handlers_.empty(); }
 
+  // Marks an action's handler quick: it only computes or touches the store, returns in microseconds and
+  // never waits (no network, process, sleep or lock held by another handler). The executor may run a quick
+  // handler on the thread that found its directive, or right after its key was begun, without a thread
+  // hand-off and without a time-out. Marking an action that has no handler (yet) is allowed.
+  void set_quick(std::string_view action);
+  bool quick(std::string_view action) const;
+
  private:
   std::unordered_map<std::string, std::shared_ptr<ActionHandler>> handlers_;
+  std::unordered_set<std::string> quick_;
 };
 
 }  // namespace sigil::exec

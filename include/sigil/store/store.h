@@ -167,6 +167,12 @@ struct Begun {
   TimePoint begun_at;       // when it was first begun (now, for fresh)
 };
 
+// One key's result, for once_complete_many().
+struct OnceCompletion {
+  std::string_view key;
+  std::string_view result_json;
+};
+
 // An inbound chat message as a channel received it (Telegram's update, later Discord's message id):
 // recorded before the channel confirms it to the platform, so a redelivery is recognised and a crash
 // loses nothing. `payload_json` is what the channel needs to start its turn again (the store does not read
@@ -310,6 +316,17 @@ class Store {
   // key never begun records it as completed.
   virtual Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                                TimePoint now) = 0;
+  // once_begin() for each key, in order, one answer per key; an implementation may write them together
+  // (one transaction, one flush: group commit). Each answer is as durable when this returns as
+  // once_begin()'s, so an action may start as soon as its own key is fresh here (12.4).
+  virtual std::vector<Result<Begun>> once_begin_many(const Scope& scope, std::span<const std::string> keys,
+                                                     TimePoint now);
+  // once_complete() for each, in order, one status each; may be written together as once_begin_many().
+  virtual std::vector<Status> once_complete_many(const Scope& scope, std::span<const OnceCompletion> done,
+                                                 TimePoint now);
+  // True when an exactly-once write waits for the disk (an fsync): the executor keeps such writes off the
+  // thread that streams a reply's text. False for a store in memory, whose writes are cheap.
+  virtual bool once_writes_wait_for_disk() const { return true; }
 
   // ---- published pages (publishWebPage). Partition: (user, conversation), except get_page.
   // Publishes a page. The slug is stable and unguessable: a digest of a random per-database salt, the

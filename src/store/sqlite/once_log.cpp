@@ -1,6 +1,7 @@
 // SqliteStore: the exactly-once log (spec 12.4), with group commit. Partition: (user, conversation).
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -16,6 +17,10 @@ ON CONFLICT (user_id, conversation_id, key) DO NOTHING)sql";
 constexpr std::string_view kOnceGet = R"sql(
 SELECT session, result_json, begun_at, completed_at FROM once_log
 WHERE user_id = ?1 AND conversation_id = ?2 AND key = ?3)sql";
+// The usual case, a key this process began: one seek by primary key, cheaper than the upsert below.
+constexpr std::string_view kOnceCompleteBegun = R"sql(
+UPDATE once_log SET result_json = ?4, completed_at = ?5
+WHERE user_id = ?1 AND conversation_id = ?2 AND key = ?3 AND completed_at IS NULL)sql";
 constexpr std::string_view kOnceComplete = R"sql(
 INSERT INTO once_log(user_id, conversation_id, key, session, result_json, begun_at, completed_at)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
@@ -46,44 +51,88 @@ struct SqliteStore::OnceOp {
 };
 
 Result<Begun> SqliteStore::once_begin(const Scope& scope, std::string_view key, TimePoint now) {
-  STORE_TRY(check_scope(scope));
-  STORE_TRY(check_key("exactly-once key", key));
-  if (!options_.sync_once_log) {
-    std::lock_guard lock(mutex_);
-    return once_begin_locked(scope, key, now);
-  }
-  OnceOp op;
-  op.scope = &scope;
-  op.key = key;
-  op.now = now;
-  run_once(op);
-  return std::move(*op.begun);
+  const std::string keys[] = {std::string(key)};
+  return std::move(once_begin_many(scope, keys, now).front());
 }
 
 Status SqliteStore::once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                                   TimePoint now) {
-  STORE_TRY(check_scope(scope));
-  STORE_TRY(check_key("exactly-once key", key));
+  const OnceCompletion done[] = {{key, result_json}};
+  return std::move(once_complete_many(scope, done, now).front());
+}
+
+std::vector<Result<Begun>> SqliteStore::once_begin_many(const Scope& scope, std::span<const std::string> keys,
+                                                        TimePoint now) {
+  std::vector<OnceOp> ops(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ops[i].scope = &scope;
+    ops[i].key = keys[i];
+    ops[i].now = now;
+  }
+  run_once(ops, scope);
+  std::vector<Result<Begun>> out;
+  out.reserve(ops.size());
+  for (OnceOp& op : ops) out.push_back(std::move(*op.begun));
+  return out;
+}
+
+std::vector<Status> SqliteStore::once_complete_many(const Scope& scope, std::span<const OnceCompletion> done,
+                                                    TimePoint now) {
+  std::vector<OnceOp> ops(done.size());
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    ops[i].complete = true;
+    ops[i].scope = &scope;
+    ops[i].key = done[i].key;
+    ops[i].result_json = done[i].result_json;
+    ops[i].now = now;
+  }
+  run_once(ops, scope);
+  std::vector<Status> out;
+  out.reserve(ops.size());
+  for (OnceOp& op : ops) out.push_back(std::move(*op.status));
+  return out;
+}
+
+bool SqliteStore::once_writes_wait_for_disk() const { return options_.sync_once_log; }
+
+// Checks every op, then writes the valid ones: in memory (or without sync_once_log) in one transaction of
+// their own, else in the next group commit.
+void SqliteStore::run_once(std::span<OnceOp> ops, const Scope& scope) {
+  std::vector<OnceOp*> valid;
+  valid.reserve(ops.size());
+  const Status scope_ok = check_scope(scope);
+  for (OnceOp& op : ops) {
+    if (!scope_ok) {
+      op.fail(Error{scope_ok.error()});
+    } else if (auto key_ok = check_key("exactly-once key", op.key); !key_ok) {
+      op.fail(Error{key_ok.error()});
+    } else {
+      valid.push_back(&op);
+    }
+  }
+  if (valid.empty()) return;
   if (!options_.sync_once_log) {
     std::lock_guard lock(mutex_);
-    return once_complete_locked(scope, key, result_json, now);
+    if (valid.size() > 1) return run_once_batch(valid);
+    OnceOp& o = *valid.front();  // one statement commits on its own
+    if (o.complete)
+      o.status.emplace(once_complete_locked(scope, o.key, o.result_json, o.now));
+    else
+      o.begun.emplace(once_begin_locked(scope, o.key, o.now));
+    return;
   }
-  OnceOp op;
-  op.complete = true;
-  op.scope = &scope;
-  op.key = key;
-  op.result_json = result_json;
-  op.now = now;
-  run_once(op);
-  return std::move(*op.status);
+  group_commit(valid);
 }
 
 // Leader/follower group commit: the first waiting thread runs every write queued by then in one
 // transaction; writes queued meanwhile wait for the next leader (one of their own threads).
-void SqliteStore::run_once(OnceOp& op) {
+void SqliteStore::group_commit(const std::vector<OnceOp*>& ops) {
   std::unique_lock lock(once_mutex_);
-  once_pending_.push_back(&op);
-  while (!op.done) {
+  once_pending_.insert(once_pending_.end(), ops.begin(), ops.end());
+  const auto all_done = [&ops] {
+    return std::all_of(ops.begin(), ops.end(), [](OnceOp* o) { return o->done; });
+  };
+  while (!all_done()) {
     if (once_leader_) {
       once_cv_.wait(lock);
       continue;
@@ -166,8 +215,19 @@ Result<Begun> SqliteStore::once_begin_locked(const Scope& scope, std::string_vie
 
 Status SqliteStore::once_complete_locked(const Scope& scope, std::string_view key,
                                          std::string_view result_json, TimePoint now) {
+  const Partition part = conversation_partition(scope);
+  {
+    STORE_STMT(q, kOnceCompleteBegun);
+    auto updated = q.bind_partition(part).bind_text(3, key).bind_text(4, result_json).bind_time(5, now).run();
+    if (!updated) {
+      if (q.rc() == SQLITE_CONSTRAINT_CHECK) return Error{"sqlite store: the result is not valid JSON"};
+      return Error{updated.error()};
+    }
+    if (*updated == 1) return {};
+  }
+  // Never begun (recorded as completed now) or completed already (the first result stays).
   STORE_STMT(q, kOnceComplete);
-  q.bind_partition(conversation_partition(scope)).bind_text(3, key).bind_text(4, session_);
+  q.bind_partition(part).bind_text(3, key).bind_text(4, session_);
   auto done = q.bind_text(5, result_json).bind_time(6, now).run();
   if (!done) {
     if (q.rc() == SQLITE_CONSTRAINT_CHECK) return Error{"sqlite store: the result is not valid JSON"};

@@ -25,9 +25,11 @@
 // wait for a write or its fsync (a read started after a write returned sees it). In memory there is one
 // connection for both. Prepared statements are cached per connection.
 //
-// Group commit: with sync_once_log, exactly-once log writes (once_begin, once_complete) that wait at the
-// same time are written in one transaction with one fsync; each call still returns only once its own write
-// is committed with synchronous=FULL, so the durability promise is the same as one commit per call.
+// Group commit: with sync_once_log, exactly-once log writes (once_begin, once_complete and their _many
+// forms) that wait at the same time are written in one transaction with one fsync; a _many call's keys
+// always share one. Each call still returns only once its own writes are committed with
+// synchronous=FULL, so the durability promise is the same as one commit per key. In memory (no
+// sync_once_log) a _many call is one transaction too.
 #pragma once
 
 #include <chrono>
@@ -108,6 +110,11 @@ class SqliteStore final : public Store {
   Result<Begun> once_begin(const Scope& scope, std::string_view key, TimePoint now) override;
   Status once_complete(const Scope& scope, std::string_view key, std::string_view result_json,
                        TimePoint now) override;
+  std::vector<Result<Begun>> once_begin_many(const Scope& scope, std::span<const std::string> keys,
+                                             TimePoint now) override;
+  std::vector<Status> once_complete_many(const Scope& scope, std::span<const OnceCompletion> done,
+                                         TimePoint now) override;
+  bool once_writes_wait_for_disk() const override;
 
   Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
                         bool csp_allows_scripts, TimePoint now) override;
@@ -153,8 +160,10 @@ class SqliteStore final : public Store {
   Result<Begun> once_begin_locked(const Scope& scope, std::string_view key, TimePoint now);
   Status once_complete_locked(const Scope& scope, std::string_view key, std::string_view result_json,
                               TimePoint now);
-  // Runs `op` in the next group commit (sync_once_log) and returns when it is done.
-  void run_once(OnceOp& op);
+  // Writes `ops` in one transaction: with sync_once_log in the next group commit, with whatever other
+  // threads wait to write then; returns when every op is done (filled in, failures included).
+  void run_once(std::span<OnceOp> ops, const Scope& scope);
+  void group_commit(const std::vector<OnceOp*>& ops);
   void run_once_batch(const std::vector<OnceOp*>& batch);  // mutex_ held
   Status exec(const char* sql);
   // Bumps a named counter in the meta table (inside the caller's transaction) and returns its new value.
