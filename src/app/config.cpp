@@ -251,7 +251,18 @@ class Reader {
             {"embeddings_model",
              [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
             {"image_model", [&](const toml::node& n, const std::string& k) { c.image_model = string(n, k); }},
-            {"image_size", [&](const toml::node& n, const std::string& k) { c.image_size = string(n, k); }},
+            {"image_size",
+             [&](const toml::node& n, const std::string& k) {
+               c.image_size = string(n, k);
+               const std::size_t x = c.image_size.find('x');
+               const bool dims = x != std::string::npos && x > 0 && x + 1 < c.image_size.size() &&
+                                 c.image_size.find_first_not_of("0123456789x") == std::string::npos &&
+                                 c.image_size.find('x', x + 1) == std::string::npos;
+               if (c.image_size != "auto" && !dims)
+                 fail(
+                     n, k,
+                     "must be WIDTHxHEIGHT (e.g. \"1024x1024\") or \"auto\", not " + in_quotes(c.image_size));
+             }},
             {"vision", [&](const toml::node& n, const std::string& k) { c.vision = boolean(n, k); }},
         });
   }
