@@ -18,6 +18,10 @@ Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
     if (!sandbox) return make_error(sandbox.error().code, "file folders: " + sandbox.error().message);
     files.sandbox = std::make_shared<const FileSandbox>(std::move(*sandbox));
   }
+  ViewImageConfig view = config.view_image;
+  view.files = files.sandbox;
+  view.fetch = config.fetch;
+  add_view_image_handlers(table, view);
   files.allow_cleanup = config.allow_cleanup;
   files.allowed_targets = config.messages.allowed;
   add_send_file_handlers(table, std::move(files));
@@ -40,6 +44,7 @@ Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config) {
 
   if (auto added = add_search_handlers(table, config.search); !added) return std::move(added).error();
   if (auto added = add_fetch_page_handlers(table, config.fetch); !added) return std::move(added).error();
+  if (auto added = add_create_image_handlers(table, config.images); !added) return std::move(added).error();
   add_mcp_handlers(table, config.mcp);
   return table;
 }
@@ -48,6 +53,8 @@ std::vector<std::string> untaught_actions(const BuiltinConfig& config) {
   std::vector<std::string> out;
   if (!search_configured(config.search)) out.push_back("search");
   if (!config.fetch.enabled) out.push_back("fetch-page");
+  if (!image_generation_configured(config.images)) out.push_back("createAIImage");
+  if (!config.view_image.enabled) out.push_back("viewImage");
   return out;
 }
 

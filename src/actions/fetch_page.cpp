@@ -6,6 +6,7 @@
 #include <variant>
 
 #include "actions/web_client.h"
+#include "sigil/actions/guarded_fetch.h"
 #include "sigil/actions/html_text.h"
 #include "sigil/net/ssrf_guard.h"
 #include "sigil/net/url.h"
@@ -27,7 +28,7 @@ struct MediaType {
 MediaType media_type(std::string_view header) {
   MediaType out;
   const std::size_t semi = header.find(';');
-  out.type = ascii::to_lower(ascii::trim(header.substr(0, semi)));
+  out.type = bare_media_type(header);
   if (semi == std::string_view::npos) return out;
   const std::string_view params = header.substr(semi + 1);
   const std::size_t at = ascii::ifind(params, "charset=");
@@ -62,6 +63,10 @@ std::string cut_text(std::string text, std::size_t max_bytes, bool& truncated) {
 
 }  // namespace
 
+std::string bare_media_type(std::string_view content_type) {
+  return ascii::to_lower(ascii::trim(content_type.substr(0, content_type.find(';'))));
+}
+
 std::string resolve_reference(std::string_view base, std::string_view location) {
   location = ascii::trim(location);
   if (ascii::istarts_with(location, "http://") || ascii::istarts_with(location, "https://"))
@@ -77,8 +82,9 @@ std::string resolve_reference(std::string_view base, std::string_view location) 
   return origin + url.path.substr(0, slash + 1) + std::string(location);
 }
 
-Result<FetchedPage> fetch_page(const FetchConfig& config, net::HttpClient& http, std::string_view url,
-                               const std::stop_token& stop) {
+Result<GuardedAnswer> guarded_get(const FetchConfig& config, net::HttpClient& http, std::string_view url,
+                                  std::string accept, std::size_t max_bytes, std::string_view what,
+                                  const std::stop_token& stop) {
   net::SsrfGuardOptions guard_options;
   guard_options.allow_private = config.allow_private;
   guard_options.resolve_timeout = std::min(config.timeout, std::chrono::milliseconds(5'000));
@@ -90,6 +96,10 @@ Result<FetchedPage> fetch_page(const FetchConfig& config, net::HttpClient& http,
   }
 
   const Clock::time_point deadline = Clock::now() + config.timeout;
+  const auto too_late = [&] {
+    return make_error(ErrorCode::timeout,
+                      std::string(what) + " did not arrive within " + text::format_duration(config.timeout));
+  };
   std::string current(ascii::trim(url));
   if (current.empty()) return make_error(ErrorCode::invalid_argument, "the URL is empty");
   for (std::size_t hops = 0;; ++hops) {
@@ -99,26 +109,20 @@ Result<FetchedPage> fetch_page(const FetchConfig& config, net::HttpClient& http,
       return refused((hops == 0 ? "refused " : "refused the redirect to ") + text::one_line(current) + ": " +
                      target.error());
     }
-    if (Clock::now() >= deadline || stop.stop_requested())
-      return make_error(ErrorCode::timeout,
-                        "the page did not arrive within " + text::format_duration(config.timeout));
+    if (Clock::now() >= deadline || stop.stop_requested()) return too_late();
 
     net::HttpRequest request;
     request.url = current;
     request.connect_address = target->address.to_string();
-    request.headers = {{"Accept",
-                        "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,"
-                        "application/json;q=0.8"}};
+    request.headers = {{"Accept", accept}};
     request.timeouts.connect = std::chrono::milliseconds(10'000);
     request.timeouts.first_byte = config.timeout;
     request.timeouts.idle = std::chrono::milliseconds(10'000);
     request.timeouts.deadline = deadline;
-    const net::HttpResult answer = fetch_and_wait(http, std::move(request), config.max_bytes, stop);
+    net::HttpResult answer = fetch_and_wait(http, std::move(request), max_bytes, stop);
     if (answer.error) {
       using K = net::NetErrorKind;
-      if (answer.error->kind == K::deadline || answer.error->kind == K::cancelled)
-        return make_error(ErrorCode::timeout,
-                          "the page did not arrive within " + text::format_duration(config.timeout));
+      if (answer.error->kind == K::deadline || answer.error->kind == K::cancelled) return too_late();
       return failed("cannot fetch " + text::one_line(current) + ": " + answer.error->message);
     }
     const int status = answer.head.status;
@@ -138,29 +142,40 @@ Result<FetchedPage> fetch_page(const FetchConfig& config, net::HttpClient& http,
       if (!answer.head.reason.empty()) message += " " + text::one_line(answer.head.reason);
       return failed(text::one_line(current) + " answered " + message);
     }
-
-    const std::string* header = answer.head.find("Content-Type");
-    const MediaType type = media_type(header != nullptr ? *header : std::string());
-    FetchedPage page;
-    page.url = current;
-    page.content_type = type.type;
-    page.truncated = answer.truncated;
-    if (is_html(type.type)) {
-      PageText text = html_to_text(answer.body, type.charset, config.max_text_bytes);
-      page.title = std::move(text.title);
-      page.text = std::move(text.text);
-      page.truncated = page.truncated || text.cut;
-    } else if (is_plain(type.type)) {
-      page.text = cut_text(to_utf8(answer.body, type.charset), config.max_text_bytes, page.truncated);
-    } else {
-      return refused(
-          text::one_line(current) + " is " +
-          (type.type.empty() ? std::string("of no stated type (no Content-Type)") : "of type " + type.type) +
-          ": only text/html, application/xhtml+xml, text/plain, text/markdown and application/json "
-          "pages are read");
-    }
-    return page;
+    return GuardedAnswer{std::move(current), std::move(answer.head), std::move(answer.body),
+                         answer.truncated};
   }
+}
+
+Result<FetchedPage> fetch_page(const FetchConfig& config, net::HttpClient& http, std::string_view url,
+                               const std::stop_token& stop) {
+  auto answer = guarded_get(config, http, url,
+                            "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,"
+                            "application/json;q=0.8",
+                            config.max_bytes, "the page", stop);
+  if (!answer) return std::move(answer).error();
+  const std::string& current = answer->url;
+  const std::string* header = answer->head.find("Content-Type");
+  const MediaType type = media_type(header != nullptr ? *header : std::string());
+  FetchedPage page;
+  page.url = current;
+  page.content_type = type.type;
+  page.truncated = answer->truncated;
+  if (is_html(type.type)) {
+    PageText text = html_to_text(answer->body, type.charset, config.max_text_bytes);
+    page.title = std::move(text.title);
+    page.text = std::move(text.text);
+    page.truncated = page.truncated || text.cut;
+  } else if (is_plain(type.type)) {
+    page.text = cut_text(to_utf8(answer->body, type.charset), config.max_text_bytes, page.truncated);
+  } else {
+    return refused(
+        text::one_line(current) + " is " +
+        (type.type.empty() ? std::string("of no stated type (no Content-Type)") : "of type " + type.type) +
+        ": only text/html, application/xhtml+xml, text/plain, text/markdown and application/json "
+        "pages are read");
+  }
+  return page;
 }
 
 namespace {

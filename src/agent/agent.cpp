@@ -5,6 +5,7 @@
 #include <stop_token>
 #include <utility>
 
+#include "sigil/actions/view_image.h"
 #include "sigil/catalog/prompt_doc.h"
 #include "sigil/catalog/tool_schema.h"
 #include "sigil/exec/results_message.h"
@@ -22,6 +23,23 @@ std::string model_text(const std::string& task_id, const std::string& text) {
 }
 std::string model_text(const store::Message& m) {
   return m.task_id.empty() ? m.text : model_text(m.task_id, m.text);
+}
+
+// Pictures actions showed the model (viewImage's result key), moved out of the report: they go into the
+// next request as content parts, and no turn report, page or log carries megabytes of base64. A replayed
+// directive's stored result (Duplicate) shows the same picture again.
+std::vector<std::string> take_model_images(exec::TurnReport& report) {
+  std::vector<std::string> images;
+  for (exec::ResultEntry& r : report.results) {
+    if (r.status != exec::ResultStatus::Ok && r.status != exec::ResultStatus::Duplicate) continue;
+    if (!r.result.is_object()) continue;
+    boost::json::object& o = r.result.as_object();
+    const auto it = o.find(actions::kModelImageKey);
+    if (it == o.end() || !it->value().is_string()) continue;
+    images.emplace_back(it->value().get_string());
+    o.erase(it);
+  }
+  return images;
 }
 
 // 11.6: only a reply that ended on its own may run a directive left open at its end.
@@ -260,7 +278,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     request.temperature = input_.temperature ? input_.temperature : config.temperature;
     if (!agent_.tools_refused_.load()) request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
     tools_offered_ = !request.tools.empty();
-    request.messages.push_back({"system", system_message(), {}, {}});
+    request.messages.push_back({"system", system_message(), {}, {}, {}});
     if (stateless()) {
       for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
     } else {
@@ -273,7 +291,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       for (const store::Message& m : *history) {
         // Only user and assistant turns are stored by the loop; anything else is shown as the user's, so a
         // stray role never makes the provider refuse the request.
-        request.messages.push_back({m.role == "assistant" ? "assistant" : "user", model_text(m), {}, {}});
+        model::ChatMessage message{m.role == "assistant" ? "assistant" : "user", model_text(m), {}, {}, {}};
+        if (const auto it = images_.find(m.id); it != images_.end()) message.image_urls = it->second;
+        request.messages.push_back(std::move(message));
       }
     }
 
@@ -392,6 +412,12 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       body.kind = parse::Body::Kind::Json;
       body.json = std::move(args);
     }
+    // A server tool's own tool (mcp_SERVER_TOOL): its arguments are the tool's, as in the tag's body.
+    if (mcp && !ec) {
+      if (auto ref = catalog::mcp_tool_for_tool_name(registry, prompt_options(), tool.name))
+        body.json =
+            boost::json::object{{"server", ref->server}, {"tool", ref->tool}, {"arguments", body.json}};
+    }
     parse::Validated validated =
         mcp ? validate_mcp_call(registry, body) : registry.validate_tag(spelling, {}, body);
     event.args = std::move(validated.args);
@@ -417,6 +443,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     report.finish = outcome.finish;
     report.error = outcome.error;
     report.report = call_state_->executor->finish();
+    std::vector<std::string> images = take_model_images(report.report);
     report.tool_calls = std::move(call_state_->tool_names);
     // One message, bounded (docs/security.md, "Results to the model"), no trailing line break: it is
     // stored and matched as written.
@@ -433,7 +460,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     if (!clean.empty()) {
       // A reply that cannot be stored does not end the turn: the user has seen it already.
       if (stateless()) {
-        input_.messages->push_back({"assistant", clean, {}, {}});
+        input_.messages->push_back({"assistant", clean, {}, {}, {}});
       } else {
         const store::TimePoint now = agent_.config_.exec.now();
         auto appended = agent_.store_.append_message(scope(), "assistant", clean, input_.turn_id, now);
@@ -464,7 +491,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       end(TurnStatus::LoopLimit);
       return;
     }
-    if (!record("user", results, "the results")) return;
+    if (!record("user", results, "the results", {}, std::move(images))) return;
     start_call();
   }
 
@@ -503,16 +530,22 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   // Appends a user-side message to the turn's history (the store, or the request's messages for a
   // stateless turn). On failure the turn ends with StoreError and false is returned.
   // task_id: the turn's origin, for its first message only (TurnInput::task_id).
+  // images: pictures the message shows the model (take_model_images); the store keeps text only, so the
+  // turn keeps them by message id and attaches them in each later call of the turn.
   bool record(const std::string& role, const std::string& text, const char* what,
-              const std::string& task_id = {}) {
+              const std::string& task_id = {}, std::vector<std::string> images = {}) {
     if (stateless()) {
-      input_.messages->push_back({role, task_id.empty() ? text : model_text(task_id, text), {}, {}});
+      input_.messages->push_back(
+          {role, task_id.empty() ? text : model_text(task_id, text), {}, {}, std::move(images)});
       return true;
     }
     const store::TimePoint now = agent_.config_.exec.now();
     auto appended =
         agent_.store_.append_message(scope(), store::Message{0, role, text, input_.turn_id, now, task_id});
-    if (appended) return true;
+    if (appended) {
+      if (!images.empty()) images_[*appended] = std::move(images);
+      return true;
+    }
     summary_.diagnostics.push_back(std::string("store: cannot append ") + what + ": " + appended.error());
     end(TurnStatus::StoreError);
     return false;
@@ -578,7 +611,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   TurnSummary summary_;
   int calls_ = 0;
   bool say_mode_ = false;
-  bool shown_text_ = false;     // an earlier call of this turn showed text
+  bool shown_text_ = false;                                  // an earlier call of this turn showed text
+  std::map<std::int64_t, std::vector<std::string>> images_;  // stored message id -> pictures (record)
   bool tools_offered_ = false;  // the current call's request offered native tools
   std::string exec_turn_id_;
   bool named_ = false;

@@ -223,33 +223,48 @@ class Reader {
   }
 
   void model(const toml::table& t, ModelConfig& c) {
-    each(t,
-         {
-             {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
-             {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
-             {"name", [&](const toml::node& n, const std::string& k) { c.name = string(n, k); }},
-             {"replay", [&](const toml::node& n, const std::string& k) { c.replay = path(n, k); }},
-             {"tokens_per_second",
-              [&](const toml::node& n, const std::string& k) { c.tokens_per_second = number(n, k, 0, 1e6); }},
-             {"timeout_seconds",
-              [&](const toml::node& n, const std::string& k) {
-                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
-              }},
-             {"max_tokens",
-              [&](const toml::node& n, const std::string& k) {
-                c.max_tokens = static_cast<int>(integer(n, k, 1, 10'000'000));
-              }},
-             {"temperature",
-              [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
-             {"tools",
-              [&](const toml::node& n, const std::string& k) {
-                c.tools = string(n, k);
-                if (c.tools != "auto" && c.tools != "on" && c.tools != "off")
-                  fail(n, k, "must be \"auto\", \"on\" or \"off\", not " + in_quotes(c.tools));
-              }},
-             {"embeddings_model",
-              [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
-         });
+    each(
+        t,
+        {
+            {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
+            {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
+            {"name", [&](const toml::node& n, const std::string& k) { c.name = string(n, k); }},
+            {"replay", [&](const toml::node& n, const std::string& k) { c.replay = path(n, k); }},
+            {"tokens_per_second",
+             [&](const toml::node& n, const std::string& k) { c.tokens_per_second = number(n, k, 0, 1e6); }},
+            {"timeout_seconds",
+             [&](const toml::node& n, const std::string& k) {
+               c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
+             }},
+            {"max_tokens",
+             [&](const toml::node& n, const std::string& k) {
+               c.max_tokens = static_cast<int>(integer(n, k, 1, 10'000'000));
+             }},
+            {"temperature",
+             [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
+            {"tools",
+             [&](const toml::node& n, const std::string& k) {
+               c.tools = string(n, k);
+               if (c.tools != "auto" && c.tools != "on" && c.tools != "off")
+                 fail(n, k, "must be \"auto\", \"on\" or \"off\", not " + in_quotes(c.tools));
+             }},
+            {"embeddings_model",
+             [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
+            {"image_model", [&](const toml::node& n, const std::string& k) { c.image_model = string(n, k); }},
+            {"image_size",
+             [&](const toml::node& n, const std::string& k) {
+               c.image_size = string(n, k);
+               const std::size_t x = c.image_size.find('x');
+               const bool dims = x != std::string::npos && x > 0 && x + 1 < c.image_size.size() &&
+                                 c.image_size.find_first_not_of("0123456789x") == std::string::npos &&
+                                 c.image_size.find('x', x + 1) == std::string::npos;
+               if (c.image_size != "auto" && !dims)
+                 fail(
+                     n, k,
+                     "must be WIDTHxHEIGHT (e.g. \"1024x1024\") or \"auto\", not " + in_quotes(c.image_size));
+             }},
+            {"vision", [&](const toml::node& n, const std::string& k) { c.vision = boolean(n, k); }},
+        });
   }
 
   void agent(const toml::table& t, AgentSettings& c) {
@@ -727,7 +742,9 @@ std::string Config::describe() const {
       << store.max_messages_per_conversation << '\n';
   out << "model: url " << (model.url.empty() ? "(none)" : model.url) << ", key " << secret(model.key)
       << ", name " << (model.name.empty() ? "(default)" : model.name) << ", replay "
-      << (model.replay.empty() ? "(embedded demo)" : model.replay) << '\n';
+      << (model.replay.empty() ? "(embedded demo)" : model.replay) << ", image_model "
+      << (model.image_model.empty() ? "(none)" : model.image_model) << ", vision "
+      << (model.vision ? "on" : "off") << '\n';
   out << "agent: say_mode " << (agent.say_mode ? "true" : "false") << ", max_model_calls "
       << agent.max_model_calls << ", history_messages " << agent.history_messages << ", denied_actions "
       << agent.denied_actions.size() << ", results_message_bytes " << agent.results_message_bytes << '\n';

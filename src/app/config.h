@@ -67,6 +67,13 @@ struct ModelConfig {
   std::string tools = "auto";  // "auto" | "on" | "off": offer the actions as native tools (agent.h)
   // The archive's embeddings model on the same server ({url}/embeddings); "" = keyword search only.
   std::string embeddings_model = "text-embedding-3-small";
+  // createAIImage's model on the same server ({url}/images/generations); "" = no image generation (not
+  // taught). image_size: the size asked for when the directive names none.
+  std::string image_model;
+  std::string image_size = "1024x1024";
+  // The chat model sees pictures (OpenAI vision content parts): viewImage is taught and runs. Off by
+  // default: a model without vision refuses a request that carries a picture.
+  bool vision = false;
 };
 
 struct AgentSettings {

@@ -8,6 +8,7 @@
 
 #include "action_names.h"
 #include "app/mcp_servers.h"
+#include "app/provider_actions.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/quick_actions.h"
 #include "sigil/embed/files.h"
@@ -222,10 +223,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     hook.available = [e = embeddings_] { return e->available(); };
     builtin.archive.embeddings = std::move(hook);
   }
-  builtin.search.provider = {config_.search.provider, config_.search.api_key, config_.search.url};
-  builtin.fetch.enabled = config_.fetch.enabled;
-  builtin.fetch.allow_private = config_.fetch.allow_private;
-  builtin.fetch.max_bytes = config_.fetch.max_bytes;
+  apply_provider_settings(config_, builtin);
   try {
     auto handlers = actions::builtin_handlers(builtin);
     if (!handlers) throw GatewayConfigError("actions: " + handlers.error().message);

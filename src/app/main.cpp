@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/mcp_probe_command.h"
 #include "bench_command.h"
 #include "chat_command.h"
 #include "exec_command.h"
@@ -61,6 +62,9 @@ int main(int argc, char** argv) {
   prompt_cmd->add_flag("--say", prompt.say, "Say mode on: also teach <say> and <file> (spec 6)");
   prompt_cmd->add_option("--deny", prompt_deny, "Actions policy forbids in this chat, comma-separated");
   prompt_cmd->add_option("--mcp-servers", prompt_mcp_servers, "Configured MCP server names, comma-separated");
+  prompt_cmd->add_option(
+      "--config", prompt.flags.config_file,
+      "Configuration file: teach only what it configures (default: ./sigil.toml if present)");
 
   sigil::app::ExecCommandOptions exec;
   std::string exec_deny, exec_files;
@@ -78,6 +82,11 @@ int main(int argc, char** argv) {
   exec_cmd->add_option("--deny", exec_deny, "Actions policy forbids in this chat, comma-separated");
   exec_cmd->add_option("--files", exec_files,
                        "Folders files may be sent from, comma-separated (default: DATA/outbound)");
+
+  std::string probe_url;
+  CLI::App* probe_cmd = app.add_subcommand(
+      "mcp-probe", "Run the MCP client against a Streamable HTTP server: handshake, tools, one call each");
+  probe_cmd->add_option("url", probe_url, "The server's URL")->required();
 
   sigil::app::ConfigFlags serve;
   CLI::App* serve_cmd = app.add_subcommand(
@@ -119,6 +128,7 @@ int main(int argc, char** argv) {
       exec.files_dirs = split_list(exec_files);
       return sigil::app::run_exec(exec, 0, std::cout, std::cerr);
     }
+    if (probe_cmd->parsed()) return sigil::app::run_mcp_probe(probe_url, std::cout, std::cerr);
     if (serve_cmd->parsed()) return sigil::app::run_serve(serve, std::cout, std::cerr);
     if (prompt_cmd->parsed()) {
       prompt.deny = split_list(prompt_deny);

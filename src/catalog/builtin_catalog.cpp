@@ -223,6 +223,29 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
+    // Generation takes a while (tens of seconds for GPT image models); the picture appears where the
+    // directive stood, so the text after it waits (delivers).
+    ActionSpec a = action("createAIImage", "generates a picture from a description and shows it in the chat");
+    a.params = {
+        required_string("prompt", "what the picture shows", {"description"}),
+        optional_string("size", "1024x1024 (default), 1536x1024 or 1024x1536; or 1:1, 16:9, 9:16, 4:3")};
+    a.body_param = "prompt";
+    a.spellings = {tag("createAIImage", BodyKind::Json, 8 * KiB)};
+    a.delivers = true;
+    a.timeout = std::chrono::milliseconds(180'000);
+    out.push_back(std::move(a));
+  }
+  {
+    ActionSpec a = action("viewImage", "looks at a picture: you see it in your next turn");
+    a.params = {required_string("url", "the picture's http(s) address, or a file's path in the file folders",
+                                {"path", "file", "image"})};
+    a.body_param = "url";
+    a.spellings = {tag("viewImage", BodyKind::Json, 4 * KiB)};
+    a.result_to = ResultTo::Model;
+    a.interrupts = true;
+    out.push_back(std::move(a));
+  }
+  {
     ActionSpec a = action("scheduleTask", "a durable task that starts a turn with the message when due");
     a.params = {required_string("message", "what the task says when it starts a turn"),
                 param("delay", ParamType::Duration, false, "when, from now: 30m, 2h, 1.5d"),

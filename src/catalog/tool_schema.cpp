@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "sigil/catalog/prompt_doc.h"
 #include "sigil/parse/json_text.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/utf8.h"
 
 namespace sigil::catalog {
 namespace {
@@ -37,27 +39,63 @@ bool is_tool(const Registry& registry, const ActionSpec& action) {
   return true;
 }
 
+bool is_mcp(const ActionSpec& action) {
+  return std::any_of(action.spellings.begin(), action.spellings.end(),
+                     [](const Spelling& s) { return s.dialect == Dialect::Mcp; });
+}
+
 struct NamedTool {
   std::string tool_name;
   const ActionSpec* action = nullptr;
+  const McpToolDoc* mcp_tool = nullptr;  // one MCP server's tool as a tool of its own
 };
 
+// FNV-1a, 32 bits, as 8 hex digits: a stable short tag for a name cut to the tool-name limit.
+std::string short_hash(std::string_view text) {
+  std::uint32_t h = 2166136261u;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(8, '0');
+  for (int i = 7; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = kHex[h & 15];
+  return out;
+}
+
+// `mcp_{server}_{tool}`, sanitized; past 64 bytes cut and tagged with a hash of the whole (server, tool),
+// so two long names that share a beginning stay apart.
+std::string mcp_tool_name(const McpToolDoc& tool) {
+  std::string full = "mcp_" + tool.server + "_" + tool.name;
+  std::string name = sanitized(full.substr(0, std::min(full.size(), std::size_t{256})));
+  if (full.size() <= kMaxToolName) return name;
+  name.resize(kMaxToolName - 9);
+  return name + "_" + short_hash(tool.server + "\n" + tool.name);
+}
+
 // Tool names in registry order; a name already taken gets `_2`, `_3`... so the mapping back is one to one.
+// The mcp action is one tool per listed server tool; the generic `mcp` tool only while none is listed
+// (servers named but not connected, `sigil prompt --mcp-servers`).
 std::vector<NamedTool> named_tools(const Registry& registry, const PromptOptions& options) {
   std::vector<NamedTool> out;
   auto taken = [&out](const std::string& name) {
     return std::any_of(out.begin(), out.end(), [&](const NamedTool& t) { return t.tool_name == name; });
   };
-  for (const ActionSpec& action : registry.actions()) {
-    if (!prompt_includes(options, action.name) || !is_tool(registry, action)) continue;
-    std::string name = sanitized(action.name);
+  auto add = [&](std::string base, const ActionSpec& action, const McpToolDoc* tool) {
+    std::string name = base;
     for (int n = 2; taken(name); ++n) {
       const std::string suffix = "_" + std::to_string(n);
-      std::string base = sanitized(action.name);
-      if (base.size() + suffix.size() > kMaxToolName) base.resize(kMaxToolName - suffix.size());
-      name = base + suffix;
+      std::string cut = base;
+      if (cut.size() + suffix.size() > kMaxToolName) cut.resize(kMaxToolName - suffix.size());
+      name = cut + suffix;
     }
-    out.push_back({std::move(name), &action});
+    out.push_back({std::move(name), &action, tool});
+  };
+  for (const ActionSpec& action : registry.actions()) {
+    if (!prompt_includes(options, action.name) || !is_tool(registry, action)) continue;
+    const auto& tools = registry.options().mcp_tools;
+    if (is_mcp(action) && !tools.empty()) {
+      for (const McpToolDoc& tool : tools) add(mcp_tool_name(tool), action, &tool);
+      continue;
+    }
+    add(sanitized(action.name), action, nullptr);
   }
   return out;
 }
@@ -138,6 +176,19 @@ json::object mcp_parameters(const Registry& registry) {
           {"additionalProperties", false}};
 }
 
+// One server tool as a function: its description (capped) and its own input schema, which the server
+// checks again (validate_mcp checks the parts it knows before the call).
+json::object mcp_tool_function(const std::string& name, const McpToolDoc& tool) {
+  constexpr std::size_t kMaxDescription = 1024;
+  std::string description = "MCP tool " + tool.name + " of server " + tool.server;
+  if (!tool.description.empty()) description += ": " + tool.description;
+  if (description.size() > kMaxDescription) description.resize(text::safe_cut(description, kMaxDescription));
+  json::object parameters = tool.input_schema;
+  if (!parameters.contains("type")) parameters["type"] = "object";
+  if (!parameters.contains("properties")) parameters["properties"] = json::object();
+  return {{"name", name}, {"description", std::move(description)}, {"parameters", std::move(parameters)}};
+}
+
 }  // namespace
 
 json::object parameters_schema(const Registry& registry, const ActionSpec& action) {
@@ -161,6 +212,11 @@ json::array tool_schemas(const Registry& registry, const PromptOptions& options)
   json::array tools;
   for (const NamedTool& t : named_tools(registry, options)) {
     const ActionSpec& action = *t.action;
+    if (t.mcp_tool != nullptr) {
+      tools.push_back(
+          json::object{{"type", "function"}, {"function", mcp_tool_function(t.tool_name, *t.mcp_tool)}});
+      continue;
+    }
     std::string description = action.summary + "." + rules_text(action);
     if (action.name == "mcp") {
       for (const McpToolDoc& tool : registry.options().mcp_tools)
@@ -174,10 +230,26 @@ json::array tool_schemas(const Registry& registry, const PromptOptions& options)
   return tools;
 }
 
+std::optional<McpToolRef> mcp_tool_for_tool_name(const Registry& registry, const PromptOptions& options,
+                                                 std::string_view tool_name) {
+  for (const NamedTool& t : named_tools(registry, options)) {
+    if (t.tool_name == tool_name && t.mcp_tool != nullptr)
+      return McpToolRef{t.mcp_tool->server, t.mcp_tool->name};
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> action_for_tool_name(const Registry& registry, const PromptOptions& options,
                                                 std::string_view tool_name) {
   for (const NamedTool& t : named_tools(registry, options)) {
     if (t.tool_name == tool_name) return t.action->name;
+  }
+  // The generic mcp tool stays callable once the servers' own tools replace it in the list: a model (or a
+  // transcript) that learnt it still reaches the same path.
+  for (const ActionSpec& action : registry.actions()) {
+    if (is_mcp(action) && sanitized(action.name) == tool_name && prompt_includes(options, action.name) &&
+        is_tool(registry, action))
+      return action.name;
   }
   return std::nullopt;
 }

@@ -118,4 +118,24 @@ std::optional<FileKind> parse_file_kind(std::string_view name) noexcept {
   return std::nullopt;
 }
 
+const MediaType* sniff_image(std::string_view bytes) noexcept {
+  const auto starts = [bytes](std::string_view magic) { return bytes.substr(0, magic.size()) == magic; };
+  std::string_view extension;
+  if (starts("\x89PNG\r\n\x1a\n"))
+    extension = "png";
+  else if (starts("\xff\xd8\xff"))
+    extension = "jpg";
+  else if (starts("GIF87a") || starts("GIF89a"))
+    extension = "gif";
+  else if (starts("RIFF") && bytes.size() >= 12 && bytes.substr(8, 4) == "WEBP")
+    extension = "webp";
+  else if (starts("BM") && bytes.size() >= 26)
+    extension = "bmp";
+  else
+    return nullptr;
+  for (const MediaType& row : kTable)
+    if (row.extension == extension) return &row;
+  return nullptr;
+}
+
 }  // namespace sigil::text

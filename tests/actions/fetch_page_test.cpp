@@ -304,7 +304,8 @@ TEST(FetchPage, TurnedOffItSaysSoAndIsNotTaught) {
   ASSERT_TRUE(store);
   auto run = test::run_turn("[FETCH:https://example.com/]", *table, **store);
   EXPECT_EQ(run.model_message, "[1] fetch-page: error: page fetching is turned off on this server\n");
-  EXPECT_EQ(untaught_actions(config), (std::vector<std::string>{"search", "fetch-page"}));
+  EXPECT_EQ(untaught_actions(config),
+            (std::vector<std::string>{"search", "fetch-page", "createAIImage", "viewImage"}));
 }
 
 TEST(FetchPage, ABadAllowPrivateEntryFailsTheTable) {

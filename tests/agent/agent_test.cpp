@@ -711,10 +711,10 @@ TEST_F(AgentTest, StatelessTurnUsesItsMessagesAndWritesNoHistory) {
   in.conversation = "c1";
   in.turn_id = "s1";
   in.text = "ignored";
-  in.messages = std::vector<model::ChatMessage>{{"system", "Be brief.", {}, {}},
-                                                {"user", "What did I say?", {}, {}},
-                                                {"assistant", "About what?", {}, {}},
-                                                {"user", "tea", {}, {}}};
+  in.messages = std::vector<model::ChatMessage>{{"system", "Be brief.", {}, {}, {}},
+                                                {"user", "What did I say?", {}, {}, {}},
+                                                {"assistant", "About what?", {}, {}, {}},
+                                                {"user", "tea", {}, {}, {}}};
   in.model = "other-model";
   in.max_tokens = 77;
   auto observer = std::make_shared<RecordingObserver>();
@@ -764,7 +764,7 @@ TEST_F(AgentTest, StatelessTurnsOfOneConversationDoNotWaitForEachOther) {
     in.user = "u1";
     in.conversation = "c1";
     in.turn_id = std::move(turn);
-    in.messages = std::vector<model::ChatMessage>{{"user", std::move(text), {}, {}}};
+    in.messages = std::vector<model::ChatMessage>{{"user", std::move(text), {}, {}, {}}};
     return in;
   };
   auto slow = std::make_shared<RecordingObserver>();

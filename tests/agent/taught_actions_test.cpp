@@ -99,7 +99,8 @@ TEST(TaughtActions, AProviderTeachesSearchAndFetchingIsOnByDefault) {
 }
 
 TEST(TaughtActions, UntaughtMeansNoToolsOnlyForThoseActions) {
-  EXPECT_EQ(actions::untaught_actions(actions::BuiltinConfig{}), (std::vector<std::string>{"search"}));
+  EXPECT_EQ(actions::untaught_actions(actions::BuiltinConfig{}),
+            (std::vector<std::string>{"search", "createAIImage", "viewImage"}));
 }
 
 }  // namespace

@@ -152,6 +152,22 @@ timeout_seconds = 5
   EXPECT_EQ(c.actions.commands[0].timeout_seconds, 5);
 }
 
+TEST(Config, PictureSettingsOfTheModel) {
+  const Config d = load_config_text("", "x.toml", {}, no_env);
+  EXPECT_EQ(d.model.image_model, "");
+  EXPECT_EQ(d.model.image_size, "1024x1024");
+  EXPECT_FALSE(d.model.vision);
+  const Config c = load_config_text(
+      "[model]\nurl = \"http://127.0.0.1:9/v1\"\nimage_model = \"gpt-image-1\"\nimage_size = \"1536x1024\"\n"
+      "vision = true\n",
+      "x.toml", {}, no_env);
+  EXPECT_EQ(c.model.image_model, "gpt-image-1");
+  EXPECT_EQ(c.model.image_size, "1536x1024");
+  EXPECT_TRUE(c.model.vision);
+  EXPECT_THROW(load_config_text("[model]\nimage_size = \"huge\"\n", "x.toml", {}, no_env), ConfigError);
+  EXPECT_THROW(load_config_text("[model]\nvision = \"yes\"\n", "x.toml", {}, no_env), ConfigError);
+}
+
 TEST(Config, EnvironmentOverridesTheFile) {
   const std::string toml = R"(
 [model]

@@ -66,6 +66,8 @@ TEST(Registry, BuiltinTagNames) {
       {"getscheduledtasks", TagRole::Action, BodyKind::Json, 64 * K, "getScheduledTasks", false, false},
       {"deletescheduledtask", TagRole::Action, BodyKind::Json, 64 * K, "deleteScheduledTask", true, false},
       {"publishwebpage", TagRole::Action, BodyKind::Markup, 256 * K, "publishWebPage", true, true},
+      {"createaiimage", TagRole::Action, BodyKind::Json, 8 * K, "createAIImage", true, true},
+      {"viewimage", TagRole::Action, BodyKind::Json, 4 * K, "viewImage", true, true},
   };
   std::size_t spellings = 0;
   for (const parse::TagName& t : r.tag_names()) spellings += t.spelling >= 0 ? 1 : 0;
@@ -132,7 +134,9 @@ TEST(Registry, InterruptsAndSpellingsOf) {
   EXPECT_TRUE(r.spellings_of("Search").empty());  // canonical names are exact
   for (std::size_t i = 0; i < r.spelling_count(); ++i) {
     const parse::SpellingInfo& info = r.spelling(static_cast<int>(i));
-    EXPECT_EQ(info.interrupts, info.action == "search" || info.action == "fetch-page") << info.action;
+    EXPECT_EQ(info.interrupts,
+              info.action == "search" || info.action == "fetch-page" || info.action == "viewImage")
+        << info.action;
     EXPECT_EQ(info.action, r.action_of(static_cast<int>(i)).name);
   }
   ASSERT_EQ(r.spellings_of("mcp").size(), 1u);

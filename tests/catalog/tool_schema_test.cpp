@@ -180,21 +180,65 @@ TEST(ToolSchema, McpIsAToolOnlyWithServers) {
   EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp"), "mcp");
 }
 
-TEST(ToolSchema, TheMcpToolDescriptionListsTheConnectedTools) {
+TEST(ToolSchema, EachConnectedServerToolIsAToolOfItsOwn) {
   RegistryOptions options;
   options.mcp_servers = {"everything"};
-  options.mcp_tools = {{"everything", "echo", "Echoes back the input string",
-                        json::parse(R"({"type": "object", "properties": {"message": {"type": "string"}},
-                                        "required": ["message"]})")
-                            .as_object()}};
+  const json::object echo_schema =
+      json::parse(R"({"type": "object", "properties": {"message": {"type": "string"}},
+                                                  "required": ["message"]})")
+          .as_object();
+  options.mcp_tools = {{"everything", "echo", "Echoes back the input string", echo_schema},
+                       {"everything", "get.sum", "Adds", json::object()},
+                       {"everything", "get_sum", "Adds too", json::object()}};
   const Registry registry = Registry::builtin(options);
   const json::array tools = sigil::catalog::tool_schemas(registry, {});
-  const json::object* mcp = find_tool(tools, "mcp");
-  ASSERT_NE(mcp, nullptr);
-  EXPECT_EQ(
-      mcp->at("description"),
-      json::value("calls a tool on a configured MCP server.\n- everything/echo {\"message\": string}: Echoes "
-                  "back the input string"));
+  EXPECT_EQ(find_tool(tools, "mcp"), nullptr) << "the servers' own tools replace the generic one";
+  const json::object* echo = find_tool(tools, "mcp_everything_echo");
+  ASSERT_NE(echo, nullptr);
+  EXPECT_TRUE(valid_tool_name("mcp_everything_echo"));
+  EXPECT_EQ(echo->at("description"),
+            json::value("MCP tool echo of server everything: Echoes back the input string"));
+  EXPECT_EQ(echo->at("parameters"), json::value(echo_schema));
+  // '.' is not a tool-name character; the tool that would share the name gets a suffix.
+  ASSERT_NE(find_tool(tools, "mcp_everything_get_sum"), nullptr);
+  ASSERT_NE(find_tool(tools, "mcp_everything_get_sum_2"), nullptr);
+  EXPECT_EQ(find_tool(tools, "mcp_everything_get_sum")->at("parameters").at("type"), json::value("object"));
+  const auto ref = [&](std::string_view name) {
+    return sigil::catalog::mcp_tool_for_tool_name(registry, {}, name);
+  };
+  ASSERT_TRUE(ref("mcp_everything_echo"));
+  EXPECT_EQ(ref("mcp_everything_echo")->server, "everything");
+  EXPECT_EQ(ref("mcp_everything_echo")->tool, "echo");
+  EXPECT_EQ(ref("mcp_everything_get_sum")->tool, "get.sum");
+  EXPECT_EQ(ref("mcp_everything_get_sum_2")->tool, "get_sum");
+  EXPECT_FALSE(ref("mcp_everything_nope"));
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp_everything_echo"), "mcp");
+  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp"), "mcp") << "still accepted";
+}
+
+TEST(ToolSchema, LongMcpToolNamesAreCutAndStayApart) {
+  RegistryOptions options;
+  const std::string server = "a-server-with-a-rather-long-name";
+  options.mcp_servers = {server};
+  const std::string stem = "tool_whose_name_goes_on_and_on_and_on_";
+  options.mcp_tools = {{server, stem + "first", "", json::object()},
+                       {server, stem + "second", "", json::object()}};
+  const Registry registry = Registry::builtin(options);
+  const json::array tools = sigil::catalog::tool_schemas(registry, {});
+  std::vector<std::string> names;
+  for (const json::value& t : tools) {
+    const std::string name(t.at("function").at("name").as_string());
+    if (name.rfind("mcp_", 0) == 0) names.push_back(name);
+  }
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_NE(names[0], names[1]);
+  for (const std::string& name : names) {
+    EXPECT_EQ(name.size(), 64u) << name;
+    auto ref = sigil::catalog::mcp_tool_for_tool_name(registry, {}, name);
+    ASSERT_TRUE(ref) << name;
+    EXPECT_EQ(ref->server, server);
+  }
+  EXPECT_EQ(sigil::catalog::mcp_tool_for_tool_name(registry, {}, names[1])->tool, stem + "second");
 }
 
 TEST(ToolSchema, ToolNamesMapBackToTheirActions) {

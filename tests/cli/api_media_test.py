@@ -16,9 +16,8 @@ import secrets
 import signal
 import sys
 import tempfile
-import urllib.request
 
-from sigil_serve import SigilServe
+from sigil_serve import SigilServe, request, sse_events
 
 REPLY = ('<say>Here is the report <file mode="doc">report.bin</file> and a note.</say> '
          '<voice>This voice note is for the download test.</voice>')
@@ -33,27 +32,6 @@ def check(ok, message):
     print(("ok   " if ok else "FAIL ") + message)
     if not ok:
         fail(message)
-
-
-def request(url, body=None, headers=None):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return r.read()
-
-
-def sse_events(raw):
-    events = []
-    for block in raw.decode("utf-8").split("\n\n"):
-        name, data = None, None
-        for line in block.split("\n"):
-            if line.startswith("event: "):
-                name = line[7:]
-            elif line.startswith("data: "):
-                data = line[6:]
-        if data is not None and data != "[DONE]":
-            events.append((name, json.loads(data)))
-    return events
 
 
 def check_deliveries(base, deliveries, expected_file, label):

@@ -8,7 +8,8 @@ scripts/npm-deps) and tests/support/mcp_test_server.py (crashes on demand). What
 - a server that cannot start is named in the start-up lines and not taught (the prompt: tests/catalog);
 - <mcp_everything_echo>{"message":"hi"}</mcp_everything_echo> in a reply calls the tool: its text is in the
   model's next request (the replay line matching "Echo: hi" answers with it) and no markup reaches the user;
-- the same tool called as a native tool call (`mcp` with server, tool, arguments) reaches the server too;
+- the same tool called as a native tool call (`mcp` with server, tool, arguments) reaches the server too, and
+  so does a native call of the tool's own tool, `mcp_everything_echo` with the tool's arguments;
 - arguments that break the tool's input schema: the model gets the checker's error, no call is made;
 - a long-running tool with progress notifications outlives the per-call time-out (progress restarts it);
 - a turn cancelled (the client hangs up) during a long call sends notifications/cancelled;
@@ -56,6 +57,9 @@ REPLAY = [
     {"match": "endless one", "reply": "Working. <mcp_everything_trigger-long-running-operation>{\"duration\": 60, "
                                       "\"steps\": 60}</mcp_everything_trigger-long-running-operation>"},
     {"match": "Echo: as a tool call", "reply": "TOOL-CALL-SEEN {{result}}"},
+    {"match": "Echo: its own tool", "reply": "OWN-TOOL-SEEN {{result}}"},
+    {"match": "own tool", "reply": "", "tool_calls": [{"id": "c2", "name": "mcp_everything_echo", "arguments": {
+        "message": "its own tool"}}]},
     {"match": "native tool", "reply": "", "tool_calls": [{"id": "c1", "name": "mcp", "arguments": {
         "server": "everything", "tool": "echo", "arguments": {"message": "as a tool call"}}}]},
     {"match": "crash it", "reply": "<mcp_crashy_crash>{}</mcp_crashy_crash>"},
@@ -164,6 +168,11 @@ def main():
         ev, _ = sse_turn(server.port, "c6", "a native tool call please")
         check("TOOL-CALL-SEEN" in text_of(ev) and "Echo: as a tool call" in text_of(ev),
               f"a native mcp tool call reaches the server: {text_of(ev)!r}")
+
+        # ---- the tool as a tool of its own (mcp_everything_echo, the tool's arguments as they are)
+        ev, _ = sse_turn(server.port, "c7", "call its own tool please")
+        check("OWN-TOOL-SEEN" in text_of(ev) and "Echo: its own tool" in text_of(ev),
+              f"a native call of mcp_everything_echo reaches the server: {text_of(ev)!r}")
 
         # ---- arguments that break the schema: the checker's error, no call
         ev, _ = sse_turn(server.port, "c2", "bad arguments please")

@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 import urllib.parse
+import urllib.request
 
 # Generous: an ASan build on a loaded 2-core machine starts and stops slowly.
 START_TIMEOUT = 120
@@ -95,6 +96,29 @@ class SigilServe:
 
     def stderr_text(self):
         return "".join(self.err)
+
+
+def request(url, body=None, headers=None, timeout=120):
+    """GET (no body) or POST a JSON body; the answer's bytes."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return r.read()
+
+
+def sse_events(raw):
+    """An SSE answer's events as (name or None, parsed JSON data), `[DONE]` left out."""
+    events = []
+    for block in raw.decode("utf-8").split("\n\n"):
+        name, data = None, None
+        for line in block.split("\n"):
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data = line[6:]
+        if data is not None and data != "[DONE]":
+            events.append((name, json.loads(data)))
+    return events
 
 
 def sse_turn(port, conversation, text, user="web", stop_at=None, timeout=START_TIMEOUT):

@@ -19,6 +19,24 @@ using sigil::testing::base64_decode;
 using sigil::testing::RunOptions;
 using sigil::testing::same_json;
 
+// Vectors the project's issues override, with what is expected instead (docs/directives.md says so).
+struct Superseded {
+  const char* id;
+  const char* why;
+  const char* action;  // the one directive the input yields now
+};
+constexpr Superseded kSuperseded[] = {
+    {"tags-116",
+     "issue 13: createAIImage is registered; without an image model it is an error to the model, not text",
+     "createAIImage"},
+};
+
+const Superseded* superseded(const std::string& id) {
+  for (const Superseded& s : kSuperseded)
+    if (id == s.id) return &s;
+  return nullptr;
+}
+
 bool matches(const json::object& out, const json::object& expect, std::string* why) {
   if (out.at("text") != expect.at("text")) {
     *why = "text " + json::serialize(out.at("text")) + " != expected " + json::serialize(expect.at("text"));
@@ -61,6 +79,14 @@ void run_file(const std::string& stem) {
     if (v.contains("deny"))
       for (const auto& d : v.at("deny").as_array()) o.deny.emplace_back(d.as_string());
     const json::object& expect = v.at("expect").as_object();
+    if (const Superseded* s = superseded(id)) {
+      const json::object out = sigil::testing::run_parse(reply, o, 0).summary;
+      const json::array& directives = out.at("directives").as_array();
+      if (directives.size() != 1 || directives[0].at("action") != s->action || out.at("text") != "")
+        ADD_FAILURE() << id << " (superseded: " << s->why << "): " << json::serialize(out);
+      std::cout << id << ": superseded (" << s->why << ")\n";
+      continue;
+    }
     std::string first;
     for (std::size_t chunk : {0, 1, 2, 3, 7, 64}) {
       const json::object out = sigil::testing::run_parse(reply, o, chunk).summary;

@@ -9,10 +9,10 @@ namespace {
 
 TEST(ChatProtocol, RequestBody) {
   ChatRequest request;
-  request.messages.push_back({"system", "be brief", "", {}});
-  request.messages.push_back({"user", "hi", "", {}});
-  request.messages.push_back({"assistant", "", "", {ToolCall{"call_1", "calc", "{\"x\":1}"}}});
-  request.messages.push_back({"tool", "2", "call_1", {}});
+  request.messages.push_back({"system", "be brief", "", {}, {}});
+  request.messages.push_back({"user", "hi", "", {}, {}});
+  request.messages.push_back({"assistant", "", "", {ToolCall{"call_1", "calc", "{\"x\":1}"}}, {}});
+  request.messages.push_back({"tool", "2", "call_1", {}, {}});
   request.max_tokens = 100;
   request.temperature = 0.5;
   request.tools.push_back(boost::json::object{{"type", "function"}});
@@ -33,6 +33,15 @@ TEST(ChatProtocol, RequestBody) {
   auto second = make_request_body(request, "gpt-test");
   EXPECT_EQ(second.at("model"), "other");
   EXPECT_FALSE(second.contains("tools"));
+}
+
+TEST(ChatProtocol, PicturesAreVisionContentPartsAfterTheText) {
+  ChatRequest request;
+  request.messages.push_back({"user", "[1] viewImage: ok", "", {}, {"data:image/png;base64,AAAA"}});
+  const auto body = make_request_body(request, "gpt-test");
+  EXPECT_EQ(boost::json::serialize(body.at("messages").at(0).at("content")),
+            R"([{"type":"text","text":"[1] viewImage: ok"},)"
+            R"({"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}}])");
 }
 
 TEST(ChatProtocol, ApiErrorMessage) {

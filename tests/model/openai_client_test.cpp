@@ -20,7 +20,7 @@ namespace json = boost::json;
 
 ChatRequest ask(const std::string& user) {
   ChatRequest request;
-  request.messages.push_back({"user", user, "", {}});
+  request.messages.push_back({"user", user, "", {}, {}});
   return request;
 }
 

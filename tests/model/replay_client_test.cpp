@@ -14,8 +14,8 @@ using testing::TempFile;
 
 ChatRequest ask(const std::string& user) {
   ChatRequest request;
-  request.messages.push_back({"system", "you are a test", "", {}});
-  request.messages.push_back({"user", user, "", {}});
+  request.messages.push_back({"system", "you are a test", "", {}, {}});
+  request.messages.push_back({"user", user, "", {}, {}});
   return request;
 }
 
@@ -96,8 +96,8 @@ TEST(ReplayClient, FirstMatchingLineWins) {
   EXPECT_EQ(run_one(*client, "hello"), "fallback");
   // Only the last user message counts.
   ChatRequest request = ask("weather");
-  request.messages.push_back({"assistant", "sunny", "", {}});
-  request.messages.push_back({"user", "thanks", "", {}});
+  request.messages.push_back({"assistant", "sunny", "", {}, {}});
+  request.messages.push_back({"user", "thanks", "", {}, {}});
   auto sink = std::make_shared<RecordingSink>();
   client->start(request, sink);
   ASSERT_TRUE(sink->wait());

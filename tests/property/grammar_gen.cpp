@@ -80,7 +80,7 @@ const std::vector<TagSpec> kTags = {
     {"getScheduledTasks", 'j', {}},
     {"deleteScheduledTask", 'j', {"id", "timestamp"}},
     {"publishWebPage", 'm', {"html"}},
-    {"createAIImage", 'x', {"prompt"}},
+    {"createAIVideo", 'x', {"prompt"}},  // a provider-backed tag sigil has no provider for: text
     {"b", 'x', {"class"}},
     {"div", 'x', {"id"}},
     {"unknownCommand", 'x', {}},

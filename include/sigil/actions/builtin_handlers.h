@@ -11,6 +11,7 @@
 #include "sigil/actions/archive.h"
 #include "sigil/actions/calculate.h"
 #include "sigil/actions/command.h"
+#include "sigil/actions/create_image.h"
 #include "sigil/actions/fetch_page.h"
 #include "sigil/actions/mcp.h"
 #include "sigil/actions/memory.h"
@@ -20,6 +21,7 @@
 #include "sigil/actions/schedule.h"
 #include "sigil/actions/send_file.h"
 #include "sigil/actions/send_message.h"
+#include "sigil/actions/view_image.h"
 #include "sigil/actions/voice.h"
 #include "sigil/actions/voice_budget.h"
 #include "sigil/actions/web_search.h"
@@ -47,13 +49,18 @@ struct BuiltinConfig {
   SearchConfig search;  // no provider: search says so, and is not taught
   FetchConfig fetch;    // enabled false: fetch-page says so, and is not taught
   McpConfig mcp;        // the connected MCP servers
+  ImageConfig images;   // no image model: createAIImage says so, and is not taught
+  // enabled false: viewImage says so, and is not taught. Its guard settings are `fetch`'s and its files
+  // send-file's folders, whatever view_image.fetch and view_image.files say.
+  ViewImageConfig view_image;
 };
 
 // Fails only when the configuration itself is unusable (a file folder that cannot be opened, a search
 // provider without its key, an allow_private entry that is no host or range).
 Result<exec::HandlerTable> builtin_handlers(const BuiltinConfig& config);
 
-// The built-in actions this configuration cannot run (search without a provider, fetch-page turned off):
+// The built-in actions this configuration cannot run (search without a provider, fetch-page turned off,
+// createAIImage without an image model, viewImage without a model that sees pictures):
 // the prompt section and the tool schemas leave them out (catalog::PromptOptions::denied), while their
 // handlers still answer a directive written anyway with the reason.
 std::vector<std::string> untaught_actions(const BuiltinConfig& config);

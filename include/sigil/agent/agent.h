@@ -29,6 +29,10 @@
 //   Tool calls count against the reply's per-reply directive limit (ParserOptions::max_directives, 32,
 //   shared with its inline directives, 12.5): past it a tool call is refused unrun, "<action>: over the
 //   per-reply limit" (diagnostic over-limit), like an inline directive past it.
+// - Pictures for the model: a result holding actions::kModelImageKey (viewImage: a data: URL) has it moved
+//   out of the turn report and into the results message, sent as OpenAI vision content parts (text first,
+//   then an image_url part per picture) in every later call of the turn. The store keeps the text only, so
+//   a later turn's history does not send the picture again.
 // - The results message is bounded to AgentConfig::exec.max_results_bytes (16 KiB): the lines that fit,
 //   then one saying how many were left out (exec/results_message.h).
 // - finish_reason length (and content_filter) finish the parser with FinishReason::Length: a directive

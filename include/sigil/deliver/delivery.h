@@ -26,6 +26,9 @@ class Payload {
   virtual std::int64_t read_at(std::uint64_t offset, std::span<char> out) const = 0;
 };
 
+// A payload of bytes held in memory (a picture a model server sent): they live as long as the last holder.
+std::shared_ptr<const Payload> make_bytes_payload(std::string bytes, std::string name, std::string mime_type);
+
 // Reads a payload's bytes whole into `out` (uploads to chat platforms are request bodies in memory); false
 // with `error` set when a read failed.
 bool read_payload(const Payload& payload, std::string& out, std::string& error);

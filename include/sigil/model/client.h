@@ -32,6 +32,9 @@ struct ChatMessage {
   std::string content;
   std::string tool_call_id;          // role "tool": which call this answers
   std::vector<ToolCall> tool_calls;  // role "assistant": the calls it made
+  // Pictures the message shows the model (data: or https: URLs). Not empty: the content is sent as
+  // OpenAI vision content parts, the text first, then one {"type":"image_url"} part per picture.
+  std::vector<std::string> image_urls;
 };
 
 struct ChatRequest {

@@ -52,4 +52,9 @@ FileKind file_kind_for_name(std::string_view name) noexcept;
 // Its row's MIME type, else "application/octet-stream".
 std::string_view mime_type_for_name(std::string_view name) noexcept;
 
+// The row of the raster image format the bytes are, by their signature (PNG, JPEG, GIF, WebP, BMP):
+// nullptr for anything else. For bytes from outside (a model server, a web page) whose stated type is
+// only a claim: an image is sent on as what it is, never as what it says it is.
+const MediaType* sniff_image(std::string_view bytes) noexcept;
+
 }  // namespace sigil::text

@@ -47,6 +47,13 @@ json::object make_request_body(const ChatRequest& request, std::string_view defa
     // An assistant turn that only called tools has null content in the API's own transcripts.
     if (m.content.empty() && !m.tool_calls.empty()) {
       message["content"] = nullptr;
+    } else if (!m.image_urls.empty()) {
+      // Vision content parts: the text first, then each picture (OpenAI's image_url part).
+      json::array parts;
+      if (!m.content.empty()) parts.push_back(json::object{{"type", "text"}, {"text", m.content}});
+      for (const std::string& url : m.image_urls)
+        parts.push_back(json::object{{"type", "image_url"}, {"image_url", json::object{{"url", url}}}});
+      message["content"] = std::move(parts);
     } else {
       message["content"] = m.content;
     }

@@ -13,7 +13,7 @@ namespace sigil::channels::discord {
 
 std::string voice_waveform_base64(std::string_view ogg);
 
-// Standard base64 with padding.
+// Standard base64 with padding (text::base64_encode, under the name the Discord code and its tests use).
 std::string base64_encode(std::string_view bytes);
 
 }  // namespace sigil::channels::discord

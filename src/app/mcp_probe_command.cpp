@@ -1,0 +1,73 @@
+#include "app/mcp_probe_command.h"
+
+#include <boost/json/serialize.hpp>
+#include <ostream>
+
+#include "sigil/actions/mcp_client.h"
+#include "sigil/actions/mcp_http.h"
+#include "sigil/net/io_threads.h"
+
+namespace sigil::app {
+namespace {
+
+namespace json = boost::json;
+
+// Arguments that satisfy the required part of a schema, with distinct numbers so a sum shows they arrived.
+json::object sample_arguments(const json::object& schema) {
+  json::object args;
+  const auto* properties = schema.if_contains("properties");
+  const auto* required = schema.if_contains("required");
+  if (properties == nullptr || !properties->is_object() || required == nullptr || !required->is_array())
+    return args;
+  int next_number = 1;
+  for (const json::value& name : required->as_array()) {
+    if (!name.is_string()) continue;
+    const json::value* property = properties->as_object().if_contains(name.as_string());
+    const json::value* type =
+        property != nullptr && property->is_object() ? property->as_object().if_contains("type") : nullptr;
+    const std::string_view t =
+        type != nullptr && type->is_string() ? std::string_view(type->as_string()) : "";
+    if (t == "number" || t == "integer")
+      args[name.as_string()] = next_number++;
+    else if (t == "boolean")
+      args[name.as_string()] = true;
+    else if (t == "array")
+      args[name.as_string()] = json::array();
+    else if (t == "object")
+      args[name.as_string()] = json::object();
+    else
+      args[name.as_string()] = "sample";
+  }
+  return args;
+}
+
+}  // namespace
+
+int run_mcp_probe(const std::string& url, std::ostream& out, std::ostream& err) {
+  if (url.empty()) {
+    err << "sigil mcp-probe: give the server's URL\n";
+    return 2;
+  }
+  auto http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
+  actions::McpClientOptions options;
+  options.timeout = std::chrono::milliseconds(20'000);
+  actions::McpClient client("probe", actions::make_mcp_http_transport({url, {}}, http), options);
+  if (auto connected = client.connect(); !connected) {
+    err << "sigil mcp-probe: " << connected.error().message << '\n';
+    return 1;
+  }
+  const auto tools = client.tools();
+  out << "connected: " << tools.size() << " tools\n";
+  for (const actions::McpTool& tool : tools) {
+    const json::object args = sample_arguments(tool.input_schema);
+    auto result = client.call_tool(tool.name, args);
+    out << "call " << tool.name << ' ' << json::serialize(args) << ": ";
+    if (!result)
+      out << "failed: " << result.error().message << '\n';
+    else
+      out << (result->is_error ? "error: " : "ok: ") << result->text << '\n';
+  }
+  return 0;
+}
+
+}  // namespace sigil::app

@@ -1,0 +1,15 @@
+// The configured providers of the provider-backed actions ([search], [fetch], [model] image_model and
+// vision) as the built-in actions' configuration. The gateway runs with it and `sigil prompt` teaches from
+// it, so what the prompt command prints is what a served model is taught (actions::untaught_actions).
+#pragma once
+
+#include "app/config.h"
+#include "sigil/actions/builtin_handlers.h"
+
+namespace sigil::app {
+
+// Sets builtin.search, .fetch, .images and .view_image from `config`; leaves everything else alone.
+// Images and vision need a model server ([model] url): the replay model has neither.
+void apply_provider_settings(const Config& config, actions::BuiltinConfig& builtin);
+
+}  // namespace sigil::app

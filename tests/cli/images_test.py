@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Pictures end to end through `sigil serve` (issue 13, item 6), against a fake OpenAI-compatible model server.
+
+Usage: images_test.py PATH_TO_SIGIL  (run by ctest as cli.images_test)
+
+The fake upstream (real HTTP on loopback) answers POST /v1/chat/completions with scripted SSE replies and
+POST /v1/images/generations with a real PNG in b64_json, and records every request.
+
+1. createAIImage: a reply `Here it is: <createAIImage>{"prompt":"a red fox"}</createAIImage> Enjoy.` through
+   POST /v1/chat/completions (not streamed) brings a file delivery of kind image with a /media/ URL whose
+   bytes are the PNG, and the text around it without markup; the upstream got exactly one images request
+   ({model, prompt, n, size, response_format}); the same through the web chat's SSE API, and the history
+   keeps the picture.
+2. viewImage: a reply `<viewImage>pic.png</viewImage>` (a file in the send-file folder) makes the next
+   upstream chat request carry the picture as an OpenAI vision content part
+   ({"type":"image_url","image_url":{"url":"data:image/png;base64,…"}}) beside the results text.
+3. A URL on loopback is refused by the SSRF guard, with the reason in the results message the model gets.
+"""
+import base64
+import hashlib
+import json
+import os
+import signal
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from sigil_serve import SigilServe, request, sse_events
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+
+
+def fail(message):
+    print(f"images_test: FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def check(ok, message):
+    print(("ok   " if ok else "FAIL ") + message)
+    if not ok:
+        fail(message)
+
+
+class Upstream:
+    """The fake model server: chat replies are taken in order from `replies` (then "Done."), pictures are PNG."""
+
+    def __init__(self):
+        self.replies = []
+        self.chat_requests = []
+        self.image_requests = []
+        self.lock = threading.Lock()
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+                if self.path.endswith("/images/generations"):
+                    with upstream.lock:
+                        upstream.image_requests.append(body)
+                    data = json.dumps({"created": 1, "data": [{"b64_json": base64.b64encode(PNG).decode()}]})
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data.encode())
+                    return
+                if not self.path.endswith("/chat/completions"):
+                    self.send_error(404)
+                    return
+                with upstream.lock:
+                    upstream.chat_requests.append(body)
+                    reply = upstream.replies.pop(0) if upstream.replies else "Done."
+                chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": reply}}]},
+                          {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+                data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data.encode())))
+                self.end_headers()
+                self.wfile.write(data.encode())
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def script(self, *replies):
+        with self.lock:
+            self.replies = list(replies)
+            self.chat_requests.clear()
+            self.image_requests.clear()
+
+
+def check_picture(base, deliveries, label):
+    pictures = [d for d in deliveries if d.get("op") == "file"]
+    check(len(pictures) == 1, f"{label}: one file delivery ({deliveries})")
+    d = pictures[0]
+    check(d.get("kind") == "image", f"{label}: it is an image: {d.get('kind')}")
+    url = d.get("url", "")
+    check(url.startswith("/media/"), f"{label}: it has a /media/ URL: {url}")
+    got = request(base + url)
+    check(got == PNG and hashlib.sha256(got).hexdigest() == d.get("sha256"), f"{label}: it downloads as the PNG")
+
+
+def image_parts(chat_request):
+    parts = []
+    for m in chat_request.get("messages", []):
+        if isinstance(m.get("content"), list):
+            parts += [p for p in m["content"] if p.get("type") == "image_url"]
+    return parts
+
+
+def main():
+    sigil = os.path.abspath(sys.argv[1])
+    upstream = Upstream()
+    with tempfile.TemporaryDirectory(prefix="sigil-images-") as tmp:
+        files = os.path.join(tmp, "files")
+        os.makedirs(files)
+        with open(os.path.join(files, "pic.png"), "wb") as f:
+            f.write(PNG)
+        config = os.path.join(tmp, "sigil.toml")
+        with open(config, "w", encoding="utf-8") as f:
+            f.write(f'[server]\nlisten = "127.0.0.1:0"\nmessages_per_minute = 0\n[store]\ndata = "{tmp}/data"\n'
+                    f'[model]\nurl = "{upstream.url}"\nname = "chat-model"\ntools = "off"\n'
+                    f'embeddings_model = ""\nimage_model = "dall-e-3"\nvision = true\n'
+                    f'[actions]\nfile_roots = ["{files}"]\n')
+        server = SigilServe(sigil, ["--config", config], cwd=tmp, log_path=os.path.join(tmp, "serve.log"))
+        if not server.wait_listening():
+            server.stop(signal.SIGKILL)
+            fail("sigil serve did not start:\n" + server.stderr_text())
+        try:
+            base = server.url
+            reply = 'Here it is: <createAIImage>{"prompt":"a red fox"}</createAIImage> Enjoy.'
+
+            # 1. createAIImage through the OpenAI-compatible endpoint.
+            upstream.script(reply)
+            answer = json.loads(request(base + "/v1/chat/completions",
+                                        {"model": "sigil", "messages": [{"role": "user", "content": "draw"}]}))
+            text = answer["choices"][0]["message"]["content"]
+            check(text == "Here it is:  Enjoy." or text == "Here it is: Enjoy.", f"completions: clean text: {text!r}")
+            report = answer["sigil"]
+            check_picture(base, [d for c in report["calls"] for d in c["deliveries"]], "completions")
+            check(len(upstream.image_requests) == 1, f"one images request ({len(upstream.image_requests)})")
+            asked = upstream.image_requests[0]
+            check(asked == {"model": "dall-e-3", "prompt": "a red fox", "n": 1, "size": "1024x1024",
+                            "response_format": "b64_json"}, f"the images request as documented: {asked}")
+
+            # ... and through the web chat's API, whose history keeps it.
+            upstream.script(reply)
+            raw = request(base + "/v1/conversations/pics/messages", {"text": "draw", "user": "u1"})
+            check_picture(base, [d for n, d in sse_events(raw) if n == "delivery"], "web chat SSE")
+            history = json.loads(request(base + "/v1/conversations/pics/messages?user=u1"))
+            check_picture(base, history.get("deliveries", []), "web chat history")
+
+            # 2. viewImage of a file in the send-file folder: the next upstream call sees it.
+            upstream.script("Let me look. <viewImage>pic.png</viewImage> (guess: a cat)", "It is a red pixel.")
+            answer = json.loads(request(base + "/v1/chat/completions",
+                                        {"model": "sigil", "messages": [{"role": "user", "content": "look"}]}))
+            check(len(upstream.chat_requests) == 2, f"two upstream calls ({len(upstream.chat_requests)})")
+            check(not image_parts(upstream.chat_requests[0]), "the first call has no picture")
+            parts = image_parts(upstream.chat_requests[1])
+            want = "data:image/png;base64," + base64.b64encode(PNG).decode()
+            check(len(parts) == 1 and parts[0]["image_url"]["url"] == want,
+                  "the second call carries the picture as an image_url content part")
+            last = upstream.chat_requests[1]["messages"][-1]
+            check(last["role"] == "user" and isinstance(last["content"], list) and
+                  last["content"][0]["type"] == "text" and "viewImage" not in json.dumps(answer["choices"]),
+                  "the picture rides with the results message, and no markup reaches the user")
+            text = answer["choices"][0]["message"]["content"]
+            check("guess" not in text and "It is a red pixel." in text, f"interrupting: {text!r}")
+
+            # 3. A loopback URL is refused by the SSRF guard, and the model hears why.
+            upstream.script("<viewImage>http://127.0.0.1:9/x.png</viewImage>", "I cannot see it.")
+            request(base + "/v1/chat/completions",
+                    {"model": "sigil", "messages": [{"role": "user", "content": "look"}]})
+            results = upstream.chat_requests[1]["messages"][-1]["content"]
+            check(isinstance(results, str) and "refused" in results and "loopback" in results,
+                  f"the SSRF refusal goes back to the model: {results!r}")
+        finally:
+            code = server.stop()
+            upstream.server.shutdown()
+            if code != 0:
+                fail(f"sigil serve did not stop cleanly ({code}):\n{server.stderr_text()}")
+    print("images_test: passed")
+
+
+if __name__ == "__main__":
+    main()
