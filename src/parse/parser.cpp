@@ -27,8 +27,6 @@ namespace sigil::parse {
 
 namespace {
 
-constexpr std::size_t npos = std::string::npos;
-
 bool has_non_ws(std::string_view s) {
   for (char ch : s)
     if (!is_markup_space(ch)) return true;

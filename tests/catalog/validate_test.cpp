@@ -581,6 +581,8 @@ TEST(Catalogue, ResultToInterruptsAndBodyParams) {
       {"calculate", ResultTo::Inline, false, "expression"},
       {"search", ResultTo::Model, true, "query"},
       {"fetch-page", ResultTo::Model, true, "url"},
+      {"createAIImage", ResultTo::ModelOnError, false, "prompt"},
+      {"viewImage", ResultTo::Model, true, "url"},
       {"scheduleTask", ResultTo::ModelOnError, false, "message"},
       {"getScheduledTasks", ResultTo::Model, false, ""},
       {"deleteScheduledTask", ResultTo::ModelOnError, false, ""},

@@ -11,29 +11,12 @@
 #include <string>
 
 #include "server/content_disposition.h"
+#include "sigil/deliver/delivery.h"
 #include "sigil/store/sha256.h"
 #include "store/store_test_support.h"
 
 namespace sigil::server {
 namespace {
-
-class BytesPayload final : public exec::Payload {
- public:
-  BytesPayload(std::string bytes, std::string name, std::string mime = "")
-      : bytes_(std::move(bytes)), name_(std::move(name)), mime_(std::move(mime)) {}
-  std::uint64_t size() const override { return bytes_.size(); }
-  std::string name() const override { return name_; }
-  std::string mime_type() const override { return mime_; }
-  std::int64_t read_at(std::uint64_t offset, std::span<char> out) const override {
-    if (offset >= bytes_.size()) return 0;
-    const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - offset);
-    std::copy_n(bytes_.data() + offset, n, out.data());
-    return static_cast<std::int64_t>(n);
-  }
-
- private:
-  std::string bytes_, name_, mime_;
-};
 
 TEST(ContentDispositionTest, QuotedNameIsPrintableAsciiAndTheOriginalGoesInFilenameStar) {
   EXPECT_EQ(ascii_file_name("report.pdf"), "report.pdf");
@@ -79,7 +62,7 @@ TEST(ResourceRoutesTest, AssetsCarryTheWebPagesPolicy) {
 
 TEST(ResourceRoutesTest, MediaFromMemoryAndFromDisk) {
   MediaStore memory("");
-  auto info = memory.put(BytesPayload("hello", "caf\xC3\xA9.txt"), false);
+  auto info = memory.put(*deliver::make_bytes_payload("hello", "caf\xC3\xA9.txt", ""), false);
   ASSERT_TRUE(info.ok()) << info.error();
   MediaResponse res = media_response(memory, info->sha256 + "/caf%C3%A9.txt");
   EXPECT_EQ(res.response.status, 200);
@@ -95,7 +78,7 @@ TEST(ResourceRoutesTest, MediaFromMemoryAndFromDisk) {
 
   store::testing::TempDir dir;
   MediaStore disk(dir.file("media"));
-  auto voice = disk.put(BytesPayload("OggS", "note.ogg", "audio/ogg"), true);
+  auto voice = disk.put(*deliver::make_bytes_payload("OggS", "note.ogg", "audio/ogg"), true);
   ASSERT_TRUE(voice.ok()) << voice.error();
   res = media_response(disk, voice->sha256 + "/note.ogg");
   EXPECT_EQ(res.response.status, 200);
@@ -108,7 +91,7 @@ TEST(ResourceRoutesTest, MediaFromMemoryAndFromDisk) {
 
 TEST(ResourceRoutesTest, MediaRefusals) {
   MediaStore memory("");
-  auto info = memory.put(BytesPayload("hello", "a.txt"), false);
+  auto info = memory.put(*deliver::make_bytes_payload("hello", "a.txt", ""), false);
   ASSERT_TRUE(info.ok());
   EXPECT_EQ(media_response(memory, "").response.status, 400);
   EXPECT_EQ(media_response(memory, "../etc/passwd").response.status, 400);

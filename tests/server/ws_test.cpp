@@ -23,6 +23,7 @@
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
+#include "sigil/deliver/delivery.h"
 #include "sigil/embed/files.h"
 #include "sigil/model/replay.h"
 #include "sigil/server/http_server.h"
@@ -215,25 +216,6 @@ class WsClient {
   bool open_ = false;
 };
 
-// A payload held in memory, for a voice handler that needs no espeak-ng.
-class BytesPayload final : public exec::Payload {
- public:
-  BytesPayload(std::string bytes, std::string name, std::string mime)
-      : bytes_(std::move(bytes)), name_(std::move(name)), mime_(std::move(mime)) {}
-  std::uint64_t size() const override { return bytes_.size(); }
-  std::string name() const override { return name_; }
-  std::string mime_type() const override { return mime_; }
-  std::int64_t read_at(std::uint64_t offset, std::span<char> out) const override {
-    if (offset >= bytes_.size()) return 0;
-    const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - offset);
-    std::copy_n(bytes_.data() + offset, n, out.data());
-    return static_cast<std::int64_t>(n);
-  }
-
- private:
-  std::string bytes_, name_, mime_;
-};
-
 // Bytes that are not text: every byte value, zeros included, and more than one read chunk.
 std::string binary_bytes(std::size_t n) {
   std::string out(n, '\0');
@@ -265,7 +247,7 @@ class WsTest : public ::testing::Test {
       d.kind = "voice";
       d.sha256 = store::sha256_hex(voice_bytes_);
       d.duration_ms = 1234;
-      d.payload = std::make_shared<BytesPayload>(voice_bytes_, "note.ogg", "audio/ogg; codecs=opus");
+      d.payload = deliver::make_bytes_payload(voice_bytes_, "note.ogg", "audio/ogg; codecs=opus");
       result.deliveries.push_back(std::move(d));
       return result;
     });
