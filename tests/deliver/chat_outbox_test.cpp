@@ -287,6 +287,23 @@ TEST(DeliverChatOutbox, StreamPolicyByCapabilities) {
   }
 }
 
+TEST(DeliverChatOutbox, AStreamedTextThatShowsNothingYetIsNotSent) {
+  // A channel whose rendering of an opened code block is empty (Telegram: 400 "message text is empty").
+  FakeChannel ch(testing::caps_edit());
+  ch.shows = [](std::string_view t) { return t.find("code") != std::string_view::npos; };
+  ChatOutboxOptions o = opts();
+  o.stream = StreamPolicy::Always;
+  ChatOutbox box(ch, o);
+  box.text("```sh\n");
+  EXPECT_TRUE(ch.log.empty());
+  box.text("code\n");
+  ASSERT_EQ(ch.log.size(), 1u);
+  EXPECT_EQ(ch.log[0], "send m1 ```sh\ncode");
+  box.end();
+  ASSERT_FALSE(ch.texts.empty());
+  EXPECT_EQ(ch.texts.back(), "```sh\ncode");
+}
+
 // ---------------------------------------------------------------- splitting while streaming
 
 TEST(DeliverChatOutbox, AnyChunkingGivesTheMessagesOfSplitText) {

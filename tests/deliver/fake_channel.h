@@ -62,6 +62,7 @@ class FakeChannel final : public Channel {
   explicit FakeChannel(ChannelCapabilities caps) : caps_(std::move(caps)) {}
 
   ChannelCapabilities capabilities() const override { return caps_; }
+  bool shows_text(std::string_view text) const override { return !shows || shows(text); }
 
   ChannelResult send_text(std::string_view text) override {
     if (fail.count("send")) return channel_error("send refused");
@@ -113,6 +114,7 @@ class FakeChannel final : public Channel {
     return texts[static_cast<std::size_t>(it - ids.begin())];
   }
 
+  std::function<bool(std::string_view)> shows;  // shows_text(); unset: every text shows
   std::vector<std::string> log;
   std::vector<std::string> ids;
   std::vector<std::string> texts;
