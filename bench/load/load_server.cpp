@@ -40,7 +40,6 @@
 #include "load_common.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
-#include "sigil/agent/quick_actions.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/client.h"
 #include "sigil/model/replay.h"
@@ -209,7 +208,6 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
     fail_server(pipe, handlers.error().message);
     return report;
   }
-  sigil::agent::mark_quick_builtins(*handlers);
   sigil::model::ReplayConfig replay;
   replay.path = replay_path.string();
   replay.tokens_per_second = o.tokens_per_second;

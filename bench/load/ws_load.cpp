@@ -64,7 +64,6 @@
 #include "load_common.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
-#include "sigil/agent/quick_actions.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/client.h"
 #include "sigil/model/replay.h"

@@ -307,6 +307,7 @@ void add_calculate_handlers(exec::HandlerTable& table, CalculateConfig config) {
       result["value"] = calc->value;
     return exec::HandlerResult::ok(calc->text, std::move(result));
   });
+  table.set_quick("calculate");  // pure computation: no wait, so no thread hand-off
 }
 
 }  // namespace sigil::actions

@@ -303,6 +303,10 @@ void add_memory_handlers(exec::HandlerTable& table, MemoryConfig config) {
   table.add("setMemory", [h](const Directive& d, ActionContext& c) { return h->set_memory(d, c); });
   table.add("deleteItem", [h](const Directive& d, ActionContext& c) { return h->delete_item(d, c); });
   table.add("cleanupMemory", [h](const Directive& d, ActionContext& c) { return h->cleanup(d, c); });
+  // Each only reads and writes the store: quick, so the executor runs it without a thread hand-off.
+  for (std::string_view action :
+       {"remember", "forget", "correct", "setMemory", "deleteItem", "cleanupMemory"})
+    table.set_quick(action);
 }
 
 }  // namespace sigil::actions

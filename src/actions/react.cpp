@@ -235,6 +235,7 @@ void add_react_handlers(exec::HandlerTable& table, ReactConfig config) {
         result.deliveries.push_back(std::move(delivery));
         return result;
       });
+  table.set_quick("react");  // resolves an emoji and hands a delivery on: no wait of its own
 }
 
 }  // namespace sigil::actions

@@ -16,6 +16,11 @@
 namespace sigil::agent {
 namespace {
 
+// The role a stored message has in a model request: the results message goes back as the user's (chat
+// models take no other role for it), and so does any stray role, so that the provider never refuses the
+// request.
+std::string model_role(std::string_view stored) { return stored == "assistant" ? "assistant" : "user"; }
+
 // What the model reads for a message a scheduled task started: the task named before its text, so the
 // model knows nobody just typed it. (The store and the pages keep the origin as data: Message::task_id.)
 std::string model_text(const std::string& task_id, const std::string& text) {
@@ -289,9 +294,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
         return;
       }
       for (const store::Message& m : *history) {
-        // Only user and assistant turns are stored by the loop; anything else is shown as the user's, so a
-        // stray role never makes the provider refuse the request.
-        model::ChatMessage message{m.role == "assistant" ? "assistant" : "user", model_text(m), {}, {}, {}};
+        model::ChatMessage message{model_role(m.role), model_text(m), {}, {}, {}};
         if (const auto it = images_.find(m.id); it != images_.end()) message.image_urls = it->second;
         request.messages.push_back(std::move(message));
       }
@@ -491,7 +494,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       end(TurnStatus::LoopLimit);
       return;
     }
-    if (!record("user", results, "the results", {}, std::move(images))) return;
+    if (!record(std::string(store::kResultsRole), results, "the results", {}, std::move(images))) return;
     start_call();
   }
 
@@ -536,7 +539,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
               const std::string& task_id = {}, std::vector<std::string> images = {}) {
     if (stateless()) {
       input_.messages->push_back(
-          {role, task_id.empty() ? text : model_text(task_id, text), {}, {}, std::move(images)});
+          {model_role(role), task_id.empty() ? text : model_text(task_id, text), {}, {}, std::move(images)});
       return true;
     }
     const store::TimePoint now = agent_.config_.exec.now();

@@ -16,7 +16,6 @@
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/actions/schedule.h"
 #include "sigil/actions/scheduler.h"
-#include "sigil/agent/quick_actions.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/json_text.h"
@@ -99,7 +98,6 @@ int run_exec(const ExecCommandOptions& options, int in_fd, std::ostream& out, st
     err << "sigil exec: " << handlers.error().message << '\n';
     return 1;
   }
-  agent::mark_quick_builtins(*handlers);
 
   exec::TurnIds ids{options.user, options.conversation,
                     options.turn.empty() ? text::random_id("turn-") : options.turn};

@@ -10,7 +10,6 @@
 #include "app/mcp_servers.h"
 #include "app/provider_actions.h"
 #include "sigil/actions/builtin_handlers.h"
-#include "sigil/agent/quick_actions.h"
 #include "sigil/embed/files.h"
 #include "sigil/model/openai.h"
 #include "sigil/model/replay.h"
@@ -228,7 +227,6 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     auto handlers = actions::builtin_handlers(builtin);
     if (!handlers) throw GatewayConfigError("actions: " + handlers.error().message);
     handlers_ = std::move(*handlers);
-    agent::mark_quick_builtins(handlers_);
   } catch (const std::invalid_argument& e) {
     throw GatewayConfigError(std::string("actions: ") + e.what());
   }

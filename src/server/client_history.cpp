@@ -28,9 +28,10 @@ store::Result<ClientHistory> client_history(store::Store& store, const std::stri
     messages->erase(messages->begin(),
                     messages->begin() + static_cast<std::ptrdiff_t>(messages->size() - window.limit));
   }
-  // Which messages the client sees, oldest first. Turn ids already seen in the window: a user message of such
-  // a turn is a results line. (A window that starts in the middle of a turn may still begin with one; the
-  // turn's own message is then outside it.)
+  // Which messages the client sees, oldest first: what the user and the model said. A results message has
+  // its own role (store::kResultsRole); in histories stored before it had, it is a later user message of a
+  // turn already seen in the window, so those are skipped too. (A window that starts in the middle of a turn
+  // may still begin with one; the turn's own message is then outside it.)
   std::vector<const store::Message*> shown;
   std::set<std::string> seen;
   for (const store::Message& m : *messages) {

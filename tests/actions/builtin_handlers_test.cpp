@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "../support/run_turn.h"
 #include "sigil/catalog/registry.h"
 #include "store/sqlite/sqlite_store.h"
@@ -18,6 +21,21 @@ TEST(BuiltinHandlers, EveryCatalogueActionHasOne) {
     if (a.name == "say") continue;  // delivery, not an action that runs (spec 6)
     EXPECT_NE(table->find(a.name), nullptr) << a.name;
   }
+}
+
+// Quick handlers run on the dispatching thread without a time-out, so only actions that never wait may be
+// marked: the store-only memory actions, react and calculate; never one that touches the network,
+// a process, a file or a timer.
+TEST(BuiltinHandlers, OnlyActionsThatNeverWaitAreQuick) {
+  auto table = builtin_handlers(BuiltinConfig{});
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  const catalog::Registry registry = catalog::Registry::builtin();
+  std::set<std::string> quick;
+  for (const catalog::ActionSpec& a : registry.actions())
+    if (table->quick(a.name)) quick.insert(a.name);
+  const std::set<std::string> expected{"calculate", "cleanupMemory", "correct",  "deleteItem",
+                                       "forget",    "react",         "remember", "setMemory"};
+  EXPECT_EQ(quick, expected);
 }
 
 TEST(BuiltinHandlers, UnconfiguredProvidersAreClearErrors) {

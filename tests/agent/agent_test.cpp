@@ -329,8 +329,12 @@ TEST_F(AgentTest, ResultsGoBackToTheModelAndTheSecondReplyIsDelivered) {
   auto h = history();
   ASSERT_EQ(h.size(), 4u);
   EXPECT_EQ(h[1].role, "assistant");
-  EXPECT_EQ(h[2].role, "user");
+  // Stored as what it is (no person wrote it), sent to the model as the user's next message.
+  EXPECT_EQ(h[2].role, store::kResultsRole);
   EXPECT_EQ(h[2].text, "[1] searchArchive: ok: 1 hit for tea: green tea notes");
+  const auto& sent = requests[1].json.at("messages").as_array();
+  EXPECT_EQ(sent.back().at("role").as_string(), "user");
+  EXPECT_EQ(sent.back().at("content").as_string(), h[2].text);
   EXPECT_EQ(h[3].text, "You wrote about green tea.");
 }
 

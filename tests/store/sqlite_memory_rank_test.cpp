@@ -115,6 +115,28 @@ TEST_F(SqliteMemoryRankTest, PastConversationsAreSearchedForTheUserOnly) {
   EXPECT_EQ(one->front().conversation_id, "work");
 }
 
+// A results message (what a reply's actions returned, sent back to the model as the user's) was said by
+// nobody: a search of what was said never finds it, in this conversation or in past ones.
+TEST_F(SqliteMemoryRankTest, ResultsMessagesAreNotWhatAnyoneSaid) {
+  const Scope trip{"alice", "trip", MemoryScope::per_user};
+  ASSERT_TRUE(store_->append_message(trip, "user", "find flights to Lisbon", "t1", kT0).ok());
+  ASSERT_TRUE(store_
+                  ->append_message(trip, std::string(kResultsRole),
+                                   "[1] search: ok: 3 results for \"Lisbon flights\"", "t1", kT0)
+                  .ok());
+  for (const auto& hits :
+       {store_->search_messages(trip, "Lisbon", 10), store_->search_user_messages(trip, "Lisbon", 10)}) {
+    ASSERT_TRUE(hits.ok()) << hits.error();
+    ASSERT_EQ(hits->size(), 1u);
+    EXPECT_EQ(hits->front().message.role, "user");
+  }
+  // It stays in the history the model reads.
+  auto recent = store_->recent_messages(trip, 10);
+  ASSERT_TRUE(recent.ok());
+  ASSERT_EQ(recent->size(), 2u);
+  EXPECT_EQ(recent->back().role, kResultsRole);
+}
+
 // A database of version 6: its facts keep their text and dates, start at importance 1, and rank.
 TEST(SqliteMemoryRankMigration, VersionSixFactsGainImportance) {
   testing::TempDir dir;

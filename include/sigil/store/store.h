@@ -94,9 +94,15 @@ struct ArchiveHit {
   double score = 0;  // in (0, 1], higher is better: see score_from_bm25()
 };
 
+// The role of the message that carries a reply's action results back to the model (Message::role).
+inline constexpr std::string_view kResultsRole = "results";
+
 struct Message {
   std::int64_t id = 0;
-  std::string role;  // "user", "assistant", "system", "tool": not interpreted by the store
+  // "user", "assistant", or kResultsRole (what a reply's actions returned, which the agent sends the model
+  // as the user's next message, though no person said it). Stored as given; the searches below return only
+  // "user" and "assistant" messages.
+  std::string role;
   std::string text;
   std::string turn_id;
   TimePoint at;
@@ -278,7 +284,8 @@ class Store {
                                                std::string_view json, TimePoint at) = 0;
   // The last n deliveries, oldest first.
   virtual Result<std::vector<StoredDelivery>> recent_deliveries(const Scope& scope, std::size_t n) = 0;
-  // Full-text search over the history, best first (same query rules as search_archive).
+  // Full-text search over the history, best first (same query rules as search_archive): what the user and
+  // the model said, never a results message (kResultsRole).
   virtual Result<std::vector<MessageHit>> search_messages(const Scope& scope, std::string_view query,
                                                           int top_k) = 0;
   // The same over every conversation of the scope's user (SEARCH_EPISODIC: past conversations).

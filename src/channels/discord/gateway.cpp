@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "channels/json_fields.h"
+#include "channels/pause.h"
 #include "sigil/log/log.h"
 
 namespace sigil::channels::discord {
@@ -115,11 +116,6 @@ void Gateway::set_error(std::string error) {
   state_.last_error = std::move(error);
 }
 
-bool Gateway::wait(const std::stop_token& stop, std::chrono::milliseconds how_long) {
-  std::unique_lock lock(inbox_->mu);
-  return !inbox_->cv.wait_for(lock, stop, how_long, [] { return false; }) && !stop.stop_requested();
-}
-
 std::string Gateway::gateway_url(const std::stop_token& stop, bool& fatal) {
   std::chrono::milliseconds pause{1000};
   while (!stop.stop_requested()) {
@@ -135,7 +131,7 @@ std::string Gateway::gateway_url(const std::stop_token& stop, bool& fatal) {
       fatal = true;  // a wrong token stays wrong
       return {};
     }
-    if (!wait(stop, pause)) return {};
+    if (!pause_unless_stopped(stop, pause)) return {};
     pause = std::min(pause * 2, options_.max_backoff);
   }
   return {};
@@ -181,8 +177,10 @@ void Gateway::run(const std::stop_token& stop) {
     backoff = had_ready_ ? std::chrono::milliseconds(500) : std::min(backoff * 2, options_.max_backoff);
     if (after == After::Identify) {
       // Discord asks for a pause of 1 to 5 s before a fresh IDENTIFY.
-      if (!wait(stop, std::chrono::milliseconds(1000 + static_cast<int>(random_unit() * 4000)))) return;
-    } else if (!wait(stop, backoff)) {
+      if (!pause_unless_stopped(stop,
+                                std::chrono::milliseconds(1000 + static_cast<int>(random_unit() * 4000))))
+        return;
+    } else if (!pause_unless_stopped(stop, backoff)) {
       return;
     }
   }

@@ -1,20 +1,12 @@
 #include "channels/telegram/call_until_ok.h"
 
 #include <algorithm>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 
+#include "channels/pause.h"
 #include "sigil/log/log.h"
 
 namespace sigil::channels::telegram {
-
-bool pause_unless_stopped(const std::stop_token& stop, std::chrono::milliseconds how_long) {
-  std::mutex m;
-  std::condition_variable_any cv;
-  std::unique_lock lock(m);
-  return !cv.wait_for(lock, stop, how_long, [] { return false; }) && !stop.stop_requested();
-}
 
 ApiOutcome call_until_ok(BotApi& api, std::string_view method, const boost::json::object& params,
                          const std::stop_token& stop, std::string_view failure_event) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <boost/json/object.hpp>
-#include <chrono>
 #include <stop_token>
 #include <string_view>
 
@@ -15,8 +14,5 @@ namespace sigil::channels::telegram {
 // The ok outcome, or the last failed one when `stop` was requested meanwhile.
 ApiOutcome call_until_ok(BotApi& api, std::string_view method, const boost::json::object& params,
                          const std::stop_token& stop, std::string_view failure_event);
-
-// Sleeps `how_long` unless `stop` is requested first; false when it was.
-bool pause_unless_stopped(const std::stop_token& stop, std::chrono::milliseconds how_long);
 
 }  // namespace sigil::channels::telegram

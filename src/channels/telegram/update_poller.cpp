@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "channels/json_fields.h"
+#include "channels/pause.h"
 #include "channels/telegram/call_until_ok.h"
 #include "sigil/log/log.h"
 #include "sigil/text/ascii.h"

@@ -27,13 +27,13 @@ ORDER BY id)sql";
 constexpr std::string_view kSearchMessages = R"sql(
 SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id
 FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
-WHERE messages_fts MATCH ?3 AND m.user_id = ?1 AND m.conversation_id = ?2
+WHERE messages_fts MATCH ?3 AND m.user_id = ?1 AND m.conversation_id = ?2 AND m.role IN ('user', 'assistant')
 ORDER BY bm25_rank, m.id DESC
 LIMIT ?4)sql";
 constexpr std::string_view kSearchUserMessages = R"sql(
 SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id, m.conversation_id
 FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
-WHERE messages_fts MATCH ?2 AND m.user_id = ?1
+WHERE messages_fts MATCH ?2 AND m.user_id = ?1 AND m.role IN ('user', 'assistant')
 ORDER BY bm25_rank, m.id DESC
 LIMIT ?3)sql";
 

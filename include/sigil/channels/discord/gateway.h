@@ -88,7 +88,6 @@ class Gateway {
   After on_payload(const boost::json::object& payload, Link& link);
   void heartbeat(Link& link);
   std::string gateway_url(const std::stop_token& stop, bool& fatal);
-  bool wait(const std::stop_token& stop, std::chrono::milliseconds how_long);
   void set_error(std::string error);
 
   RestApi& rest_;
