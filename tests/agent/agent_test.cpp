@@ -11,7 +11,6 @@
 #include <mutex>
 #include <regex>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "sigil/actions/memory.h"
@@ -617,37 +616,6 @@ TEST_F(AgentTest, ScheduledTaskFiresAsATurn) {
   EXPECT_EQ(h[0].task_id, "task-3");
   EXPECT_EQ(h[0].turn_id, "task:task-3");
   EXPECT_EQ(h[1].task_id, "");
-}
-
-TEST_F(AgentTest, APlatformMessageIdIsStoredAndShownBeforeTheUsersTextOnly) {
-  // The model reads "[message <id>]" before each user message a channel gave an id, so it can name one
-  // (<react message="<id>"/>); the history keeps the id as data, and the model's own replies stay unmarked.
-  FakeOpenAiServer server;
-  server.enqueue(FakeResponse::text_stream({"Noted."}));
-  server.enqueue(FakeResponse::text_stream({"Done."}));
-  auto client = openai(server);
-  Agent agent(registry_, handlers_, *store_, *client, {});
-  for (const auto& [text, turn, id] : {std::tuple{"first", "t1", "17"}, std::tuple{"second", "t2", "18"}}) {
-    auto observer = std::make_shared<RecordingObserver>();
-    TurnInput in = input(text, turn);
-    in.message_id = id;
-    agent.start_turn(std::move(in), observer);
-    EXPECT_EQ(observer->wait().status, TurnStatus::Ok);
-  }
-  agent.wait_idle();
-  const auto h = history();
-  ASSERT_EQ(h.size(), 4u);
-  EXPECT_EQ(h[0].text, "first");
-  EXPECT_EQ(h[0].platform_id, "17");
-  EXPECT_EQ(h[1].platform_id, "");
-  EXPECT_EQ(h[2].platform_id, "18");
-  const auto requests = server.requests();
-  ASSERT_EQ(requests.size(), 2u);
-  const auto& messages = requests[1].json.at("messages").as_array();
-  ASSERT_EQ(messages.size(), 4u);  // system, then the history
-  EXPECT_EQ(messages[1].at("content").as_string(), "[message 17] first");
-  EXPECT_EQ(messages[2].at("content").as_string(), "Noted.");
-  EXPECT_EQ(messages[3].at("content").as_string(), "[message 18] second");
 }
 
 TEST_F(AgentTest, ManyConversationsAtOnce) {
