@@ -215,7 +215,7 @@ void add_react_handlers(exec::HandlerTable& table, ReactConfig config) {
   table.add(
       "react",
       [allowed = std::move(allowed), allowed_bare = std::move(allowed_bare)](
-          const Directive& d, ActionContext&) -> HandlerResult {
+          const Directive& d, ActionContext& context) -> HandlerResult {
         const std::string written = string_arg(d, "emoji");
         Resolved r = resolve(written);
         if (r.emoji.empty()) return HandlerResult::error(failure_message(written, r.failure));
@@ -228,7 +228,17 @@ void add_react_handlers(exec::HandlerTable& table, ReactConfig config) {
         exec::Delivery delivery;
         delivery.op = exec::Delivery::Op::Reaction;
         delivery.emoji = r.emoji;
-        delivery.message = string_arg(d, "message");
+        delivery.message = std::string(trim(string_arg(d, "message")));
+        if (!delivery.message.empty()) {
+          // Only an id the model was shown ("[message <id>]") names a message: anything else would be a
+          // reaction the platform refuses or, worse, one on a message of someone else's choosing.
+          const auto known = context.store().has_platform_message(context.scope(), delivery.message);
+          if (!known) return HandlerResult::error("react: cannot look the message up: " + known.error());
+          if (!*known)
+            return HandlerResult::error("react: no message " + quoted(delivery.message) +
+                                        " in this conversation; use an id shown as [message <id>] before a "
+                                        "message, or leave message out to react to the one being answered");
+        }
         std::string message = "reacted " + r.emoji;
         if (!delivery.message.empty()) message += " to message " + quoted(delivery.message);
         HandlerResult result = HandlerResult::ok(std::move(message), json::object{{"emoji", r.emoji}});

@@ -21,13 +21,15 @@ namespace {
 // request.
 std::string model_role(std::string_view stored) { return stored == "assistant" ? "assistant" : "user"; }
 
-// What the model reads for a message a scheduled task started: the task named before its text, so the
-// model knows nobody just typed it. (The store and the pages keep the origin as data: Message::task_id.)
-std::string model_text(const std::string& task_id, const std::string& text) {
-  return "[scheduled task " + task_id + "] " + text;
-}
+// What the model reads for a stored message, the one place its origin becomes text (the store and the
+// pages keep it as data): a message a scheduled task started names the task, so the model knows nobody just
+// typed it (Message::task_id); a user's message on a chat platform names its id there (Message::platform_id),
+// so `<react message="…"/>` can point at it. The assistant's own messages are shown as written: a model
+// that saw marks before its own replies would start writing them.
 std::string model_text(const store::Message& m) {
-  return m.task_id.empty() ? m.text : model_text(m.task_id, m.text);
+  if (!m.task_id.empty()) return "[scheduled task " + m.task_id + "] " + m.text;
+  if (!m.platform_id.empty() && m.role == "user") return "[message " + m.platform_id + "] " + m.text;
+  return m.text;
 }
 
 // Pictures actions showed the model (viewImage's result key), moved out of the report: they go into the
@@ -141,8 +143,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     summary_.say_mode = say_mode_;
     // A stateless turn's user message is already the last of its messages. A turn run again under its id
     // (a channel resuming a message whose turn a crash cut off) finds its message stored already.
-    if (!stateless() && !stored_before() && !record("user", input_.text, "the user message", input_.task_id))
-      return;
+    if (!stateless() && !stored_before() && !record("user", input_.text, "the user message", true)) return;
     start_call();
   }
 
@@ -494,7 +495,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
       end(TurnStatus::LoopLimit);
       return;
     }
-    if (!record(std::string(store::kResultsRole), results, "the results", {}, std::move(images))) return;
+    if (!record(std::string(store::kResultsRole), results, "the results", false, std::move(images))) return;
     start_call();
   }
 
@@ -532,19 +533,22 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
 
   // Appends a user-side message to the turn's history (the store, or the request's messages for a
   // stateless turn). On failure the turn ends with StoreError and false is returned.
-  // task_id: the turn's origin, for its first message only (TurnInput::task_id).
+  // first: the turn's own message, which carries its origin (TurnInput::task_id, ::message_id).
   // images: pictures the message shows the model (take_model_images); the store keeps text only, so the
   // turn keeps them by message id and attaches them in each later call of the turn.
-  bool record(const std::string& role, const std::string& text, const char* what,
-              const std::string& task_id = {}, std::vector<std::string> images = {}) {
+  bool record(const std::string& role, const std::string& text, const char* what, bool first,
+              std::vector<std::string> images = {}) {
+    const store::TimePoint now = agent_.config_.exec.now();
+    store::Message message{0, role, text, input_.turn_id, now, {}, {}};
+    if (first) {
+      message.task_id = input_.task_id;
+      message.platform_id = input_.message_id;
+    }
     if (stateless()) {
-      input_.messages->push_back(
-          {model_role(role), task_id.empty() ? text : model_text(task_id, text), {}, {}, std::move(images)});
+      input_.messages->push_back({model_role(role), model_text(message), {}, {}, std::move(images)});
       return true;
     }
-    const store::TimePoint now = agent_.config_.exec.now();
-    auto appended =
-        agent_.store_.append_message(scope(), store::Message{0, role, text, input_.turn_id, now, task_id});
+    auto appended = agent_.store_.append_message(scope(), message);
     if (appended) {
       if (!images.empty()) images_[*appended] = std::move(images);
       return true;

@@ -196,6 +196,7 @@ bool DiscordService::run_turn(const dc::InboundMessage& m) {
   in.user = std::string(kIdPrefix) + m.author_id;
   in.conversation = std::string(kIdPrefix) + m.channel_id;
   in.text = dc::without_bot_mention(m.content, bot_id());
+  in.message_id = m.id;
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
   return true;

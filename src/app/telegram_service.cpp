@@ -25,6 +25,8 @@ namespace tg = channels::telegram;
 constexpr std::string_view kChannel = "telegram";
 // Telegram ids as sigil names them: user "tg-<from.id>", conversation "tg-<chat.id>", turn "tg-<update_id>".
 constexpr std::string_view kIdPrefix = "tg-";
+// A forum topic is a conversation of its own: "tg-<chat.id>-topic-<message_thread_id>".
+constexpr std::string_view kTopicInfix = "-topic-";
 // "typing" shows for ~5 s on Telegram: renewed every 4 s.
 constexpr std::chrono::seconds kTypingEvery{4};
 
@@ -38,11 +40,42 @@ deliver::ChatOutboxOptions outbox_options(const tg::TelegramTarget& target, cons
   return o;
 }
 
+std::string conversation_of(std::int64_t chat_id, std::int64_t thread_id) {
+  std::string id = std::string(kIdPrefix) + std::to_string(chat_id);
+  if (thread_id != 0) id += std::string(kTopicInfix) + std::to_string(thread_id);
+  return id;
+}
+
+std::optional<std::int64_t> whole_number(std::string_view digits) {
+  std::int64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size() || n == 0) return std::nullopt;
+  return n;
+}
+
+// The chat (and forum topic) a conversation id of conversation_of() names; nullopt for any other id.
+std::optional<std::pair<std::int64_t, std::int64_t>> chat_of(std::string_view conversation) {
+  if (!conversation.starts_with(kIdPrefix)) return std::nullopt;
+  conversation.remove_prefix(kIdPrefix.size());
+  std::int64_t thread_id = 0;
+  // rfind: a negative chat id has a '-' of its own, the infix never appears in it.
+  if (const std::size_t at = conversation.rfind(kTopicInfix); at != std::string_view::npos) {
+    const auto thread = whole_number(conversation.substr(at + kTopicInfix.size()));
+    if (!thread) return std::nullopt;
+    thread_id = *thread;
+    conversation = conversation.substr(0, at);
+  }
+  const auto chat = whole_number(conversation);
+  if (!chat) return std::nullopt;
+  return std::pair{*chat, thread_id};
+}
+
 boost::json::object payload_of(const tg::InboundMessage& m) {
   boost::json::object o{{"update_id", m.update_id}, {"chat_id", m.chat_id},
                         {"chat_type", m.chat_type}, {"from_id", m.from_id},
                         {"from_name", m.from_name}, {"message_id", m.message_id},
-                        {"text", m.text},           {"reply_to_from", m.reply_to_from}};
+                        {"text", m.text},           {"reply_to_from", m.reply_to_from},
+                        {"thread_id", m.thread_id}};
   if (m.file)
     o["file"] = boost::json::object{{"kind", m.file->kind},
                                     {"file_id", m.file->file_id},
@@ -74,6 +107,7 @@ std::optional<tg::InboundMessage> message_of(const std::string& json) {
   m.from_id = num("from_id");
   m.from_name = str("from_name");
   m.message_id = num("message_id");
+  m.thread_id = num("thread_id");  // 0 in a record made before topics were conversations
   m.text = str("text");
   m.reply_to_from = num("reply_to_from");
   if (const auto* f = o.if_contains("file"); f != nullptr && f->is_object()) {
@@ -214,6 +248,7 @@ bool TelegramService::on_update(std::int64_t update_id, const std::optional<tg::
 void TelegramService::run_turn(const tg::InboundMessage& m) {
   tg::TelegramTarget target;
   target.chat_id = m.chat_id;
+  target.thread_id = m.thread_id;
   target.answering = m.message_id;
   target.reply = m.chat_type != "private";
   target.stream = config_.stream;
@@ -230,7 +265,7 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
   observer->start_typing();
   agent::TurnInput in;
   in.user = std::string(kIdPrefix) + std::to_string(m.from_id);
-  in.conversation = std::string(kIdPrefix) + std::to_string(m.chat_id);
+  in.conversation = conversation_of(m.chat_id, m.thread_id);
   in.text = m.text;
   if (m.file) {
     // Downloaded here, after the update was recorded: a crash meanwhile resumes the turn, which downloads
@@ -239,19 +274,20 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
                                                config_.max_download_bytes);
     in.text = in.text.empty() ? line : in.text + "\n\n" + line;
   }
+  in.message_id = std::to_string(m.message_id);
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
 }
 
 std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store::ScheduledTask& task) {
-  const std::string_view conversation = task.scope.conversation_id;
-  if (!conversation.starts_with(kIdPrefix)) return nullptr;
-  const std::string_view digits = conversation.substr(kIdPrefix.size());
-  std::int64_t chat_id = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), chat_id);
-  if (ec != std::errc() || end != digits.data() + digits.size() || chat_id == 0) return nullptr;
-  const tg::TelegramTarget target{chat_id, 0, false, config_.stream,
-                                  std::chrono::milliseconds(config_.edit_interval_ms)};
+  const auto chat = chat_of(task.scope.conversation_id);
+  if (!chat) return nullptr;
+  const auto [chat_id, thread_id] = *chat;
+  tg::TelegramTarget target;
+  target.chat_id = chat_id;
+  target.thread_id = thread_id;  // a task set in a forum topic answers in that topic
+  target.stream = config_.stream;
+  target.edit_gap = std::chrono::milliseconds(config_.edit_interval_ms);
   auto observer = std::make_shared<ChannelTurn<tg::TelegramChannel>>(
       *send_api_, target, outbox_options(target, config_), kTypingEvery,
       [chat_id, id = task.id](const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
@@ -279,7 +315,9 @@ std::string TelegramService::send_message(std::string_view chat, std::string_vie
   const auto [end, ec] = std::from_chars(chat.data(), chat.data() + chat.size(), chat_id);
   if (ec != std::errc() || end != chat.data() + chat.size() || chat_id == 0)
     return "telegram: the chat must be a Telegram chat id (an integer)";
-  tg::TelegramChannel channel(*send_api_, tg::TelegramTarget{chat_id, 0, false});
+  tg::TelegramTarget target;
+  target.chat_id = chat_id;
+  tg::TelegramChannel channel(*send_api_, target);
   for (const std::string& part : deliver::split_text(text, 4096, deliver::TextUnit::Utf16)) {
     const deliver::ChannelResult r = channel.send_text(part);
     if (!r.ok()) return "telegram: " + r.error();

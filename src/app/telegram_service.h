@@ -11,7 +11,9 @@
 //   service's own dispatch thread, never on the server's io thread (a turn's first call, "typing", is a
 //   network call). A kill after the 200 loses nothing: the record's turn runs at the next start.
 // - An admitted update is recorded in the store (Store::record_inbound) before the poller may confirm it;
-//   a new one starts a turn: user "tg-<from.id>", conversation "tg-<chat.id>", turn id "tg-<update_id>";
+//   a new one starts a turn: user "tg-<from.id>", conversation "tg-<chat.id>" (in a forum topic
+//   "tg-<chat.id>-topic-<message_thread_id>", whose sends all name the topic), turn id "tg-<update_id>", and
+//   the message's message_id as its platform id (TurnInput::message_id);
 //   one recorded before starts nothing. Updates not admitted (other users, groups that do not address the
 //   bot, messages without text or a file) are logged with why, without their text, and start nothing.
 // - A file the user sent is kept beneath files_root (telegram_inbox.h) before the turn starts, and the
@@ -70,8 +72,9 @@ class TelegramService {
   // Turns started here and not ended yet (the gateway cancels them when its grace period is over).
   std::set<std::string> running_turns() const;
 
-  // A scheduled task's turn arrives where the task was set: for a Telegram conversation ("tg-<chat id>") an
-  // observer that delivers to that chat, as a turn started by a message would (without a message to answer);
+  // A scheduled task's turn arrives where the task was set: for a Telegram conversation ("tg-<chat id>", or a
+  // forum topic's "tg-<chat id>-topic-<thread id>") an observer that delivers to that chat (and topic), as a
+  // turn started by a message would (without a message to answer);
   // nullptr for any other conversation.
   std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task);
 

@@ -72,7 +72,9 @@ std::vector<ActionSpec> builtin_actions() {
   {
     ActionSpec a = action("react", "adds a reaction to a message");
     a.params = {required_string("emoji", "the emoji, as a character or a :name:"),
-                optional_string("message", "the message to react to; default: the message being answered")};
+                optional_string("message",
+                                "the id of an earlier message, shown as [message <id>] before it; "
+                                "default: the message being answered")};
     a.spellings = {tag("react", BodyKind::None)};
     a.delivers = true;
     out.push_back(std::move(a));

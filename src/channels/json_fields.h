@@ -19,6 +19,11 @@ inline std::string string_at(const boost::json::object& o, std::string_view key)
   const auto* v = o.if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
 }
+// The boolean at `key`, or false.
+inline bool bool_at(const boost::json::object& o, std::string_view key) {
+  const auto* v = o.if_contains(key);
+  return v != nullptr && v->is_bool() && v->as_bool();
+}
 // The object at `key`, or nullptr.
 inline const boost::json::object* object_at(const boost::json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);

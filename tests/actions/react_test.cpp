@@ -240,13 +240,32 @@ TEST_F(ReactHandlerTest, ReactsWithTheResolvedEmojiToTheMessageBeingAnswered) {
   EXPECT_EQ(r.deliveries[0].message, "");
 }
 
+// A user message the channel stored with its platform id (what the model reads as "[message <id>]").
+void store_platform_message(store::Store& s, const store::Scope& scope, const std::string& id) {
+  ASSERT_TRUE(s.append_message(scope, store::Message{0, "user", "hi", "turn-0", kT0, {}, id}).ok());
+}
+
 TEST_F(ReactHandlerTest, ReactsToTheGivenMessage) {
+  store_platform_message(*store_, {kIds.user, kIds.conversation}, "4711");
   HandlerResult r = run({{"emoji", kHeartBare}, {"message", "4711"}});
   EXPECT_EQ(r.status, HandlerResult::Status::Ok);
   EXPECT_EQ(r.message, "reacted " + kHeart + " to message \"4711\"");
   ASSERT_EQ(r.deliveries.size(), 1u);
   EXPECT_EQ(r.deliveries[0].emoji, kHeart);
   EXPECT_EQ(r.deliveries[0].message, "4711");
+}
+
+TEST_F(ReactHandlerTest, AMessageIdTheConversationDoesNotHoldIsAnError) {
+  store_platform_message(*store_, {kIds.user, kIds.conversation}, "4711");
+  store_platform_message(*store_, {kIds.user, "another-conversation"}, "4712");  // not this one's
+  for (const char* id : {"4712", "4710", "m1"}) {
+    HandlerResult r = run({{"emoji", kHeartBare}, {"message", id}});
+    EXPECT_EQ(r.status, HandlerResult::Status::Error) << id;
+    EXPECT_EQ(r.message, "react: no message \"" + std::string(id) +
+                             "\" in this conversation; use an id shown as [message <id>] before a message, "
+                             "or leave message out to react to the one being answered");
+    EXPECT_TRUE(r.deliveries.empty()) << id;
+  }
 }
 
 TEST_F(ReactHandlerTest, UnknownEmojiIsAnErrorThatSaysWhatToWrite) {

@@ -148,11 +148,12 @@ TEST(PromptDoc, GroupsInOrderWithTheirActions) {
 TEST(PromptDoc, KeyLinesOfTheBuiltinSection) {
   const std::string section = sigil::catalog::prompt_section(Registry::builtin(), {});
   // Syntax with required parameters, the summary, then the parameters with the required ones marked.
-  EXPECT_TRUE(contains(section,
-                       "\n- <react emoji=\"…\"/>: adds a reaction to a message.\n"
-                       "  emoji*: the emoji, as a character or a :name: · message: the message to react to; "
-                       "default: the message being answered\n"
-                       "  Example: <react emoji=\"👍\"/>\n"));
+  EXPECT_TRUE(
+      contains(section,
+               "\n- <react emoji=\"…\"/>: adds a reaction to a message.\n"
+               "  emoji*: the emoji, as a character or a :name: · message: the id of an earlier message, "
+               "shown as [message <id>] before it; default: the message being answered\n"
+               "  Example: <react emoji=\"👍\"/>\n"));
   // Enum values (canonical, each once), booleans, and a rule over two parameters.
   EXPECT_TRUE(contains(section, "kind (one of auto|image|document|audio|voice|video): how to send the file"));
   EXPECT_TRUE(contains(section, "cleanup (true/false): delete the file after sending it"));

@@ -44,11 +44,17 @@ def check(ok, message):
 
 
 class Upstream:
-    """The fake model server: chat replies are taken in order from `replies` (then "Done."), pictures are PNG."""
+    """The fake model server: chat replies are taken in order from `replies` (then "Done."; a callable is given
+    the request and returns the reply) unless one of `matches` applies, pictures are PNG. Shared with the channel tests (telegram_model_test.py,
+    discord_model_test.py)."""
 
     def __init__(self):
         self.replies = []
         self.chat_requests = []
+        # (text, reply): a request whose last message holds the text gets that reply, apart from the script
+        # (a turn that comes at its own time, like a scheduled task's); it is kept in matched_requests.
+        self.matches = []
+        self.matched_requests = []
         self.image_requests = []
         self.lock = threading.Lock()
         upstream = self
@@ -73,8 +79,15 @@ class Upstream:
                     self.send_error(404)
                     return
                 with upstream.lock:
-                    upstream.chat_requests.append(body)
-                    reply = upstream.replies.pop(0) if upstream.replies else "Done."
+                    last = json.dumps(body.get("messages", [])[-1:])
+                    reply = next((r for key, r in upstream.matches if key in last), None)
+                    if reply is not None:
+                        upstream.matched_requests.append(body)
+                    else:
+                        upstream.chat_requests.append(body)
+                        reply = upstream.replies.pop(0) if upstream.replies else "Done."
+                if callable(reply):  # a reply made from the request (what the model was told)
+                    reply = reply(body)
                 chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": reply}}]},
                           {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
                 data = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"

@@ -192,7 +192,8 @@ export class TelegramFake {
     if (chat.type === "channel") delete message.from;
     message.chat = this.chatObject(chat);
     message.date = now();
-    if (threadId !== undefined && chat.is_forum) {
+    // The General topic (thread 1) is no topic to the Bot API: its messages carry no thread id.
+    if (threadId !== undefined && threadId !== 1 && chat.is_forum) {
       message.message_thread_id = threadId;
       message.is_topic_message = true;
     }
@@ -234,7 +235,9 @@ export class TelegramFake {
     const thread = intParam(p, "message_thread_id");
     if (thread === undefined || !chat.is_forum) return undefined;
     const topics = chat.topics ?? [];
-    if (thread !== 1 && !topics.includes(thread)) throw badRequest("message thread not found");
+    // Bots cannot name the General topic (id 1): Telegram answers "message thread not found"
+    // (tdlib/telegram-bot-api#798); a message for it goes without message_thread_id.
+    if (thread === 1 || !topics.includes(thread)) throw badRequest("message thread not found");
     return thread;
   }
 
@@ -548,7 +551,7 @@ export class TelegramFake {
         const chat = this.chatFor(p);
         if (!CHAT_ACTIONS.has(p.action)) throw badRequest("wrong parameter action in request");
         chat.actions.push({ action: p.action, date: now(), at_ms: Date.now(),
-          message_thread_id: intParam(p, "message_thread_id") });
+          message_thread_id: this.threadFor(chat, p) });
         return true;
       }
 

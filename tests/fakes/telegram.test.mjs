@@ -326,6 +326,31 @@ test("sendChatAction records typing; sendMessageDraft records the streamed draft
     assert.deepEqual(state.drafts[1].entities, [{ offset: 0, length: 3, type: "bold" }]);
   }));
 
+test("forum topics: a topic's messages carry message_thread_id and is_topic_message; the General topic (1) cannot be named", () =>
+  withFake(async (fake) => {
+    const forum = -100555;
+    await fake.admin("POST", "/_fake/chats", { id: forum, type: "supergroup", title: "Forum", is_forum: true, topics: [5] });
+    const inTopic = await userSays(fake, "in the topic", { chat_id: forum, message_thread_id: 5 });
+    assert.equal(inTopic.message.message_thread_id, 5);
+    assert.equal(inTopic.message.is_topic_message, true);
+    const inGeneral = await userSays(fake, "in General", { chat_id: forum, message_thread_id: 1 });
+    assert.equal(inGeneral.message.message_thread_id, undefined);
+    assert.equal(inGeneral.message.is_topic_message, undefined);
+    const api = bot(fake).api;
+    const sent = await api.sendMessage(forum, "answer", { message_thread_id: 5 });
+    assert.equal(sent.message_thread_id, 5);
+    assert.equal(sent.is_topic_message, true);
+    assert.equal(await api.sendChatAction(forum, "typing", { message_thread_id: 5 }), true);
+    const general = await api.sendMessage(forum, "to General");
+    assert.equal(general.message_thread_id, undefined);
+    for (const thread of [1, 6]) {
+      await assert.rejects(api.sendMessage(forum, "x", { message_thread_id: thread }), (e) =>
+        e instanceof GrammyError && e.description === "Bad Request: message thread not found");
+      await assert.rejects(api.sendChatAction(forum, "typing", { message_thread_id: thread }), (e) =>
+        e instanceof GrammyError && e.description === "Bad Request: message thread not found");
+    }
+  }));
+
 test("faults: 429 with retry_after, a 502, a dropped connection, and a send that went through but never answered", () =>
   withFake(async (fake) => {
     await userSays(fake, "hi");

@@ -412,7 +412,7 @@ TEST(SqliteDisk, SchemaVersionFourMovesTheScheduledTaskPrefixIntoItsField) {
 TEST(SqliteDisk, AMessageKeepsTheTaskThatStartedIt) {
   auto store = open_or_fail(":memory:");
   ASSERT_NE(store, nullptr);
-  Message m{0, "user", "stretch", "task:task-1", kT0, "task-1"};
+  Message m{0, "user", "stretch", "task:task-1", kT0, "task-1", {}};
   ASSERT_TRUE(store->append_message(kAlice, m).ok());
   ASSERT_TRUE(store->append_message(kAlice, "assistant", "done", "task:task-1", kT0).ok());
   auto history = store->recent_messages(kAlice, 10);
@@ -421,6 +421,55 @@ TEST(SqliteDisk, AMessageKeepsTheTaskThatStartedIt) {
   EXPECT_EQ((*history)[0].task_id, "task-1");
   EXPECT_EQ((*history)[0].text, "stretch");
   EXPECT_EQ((*history)[1].task_id, "");
+}
+
+TEST(SqliteDisk, AMessageKeepsItsPlatformIdAndTheConversationCanBeAskedForIt) {
+  auto store = open_or_fail(":memory:");
+  ASSERT_NE(store, nullptr);
+  const Scope bob{"bob", "chat-1"};
+  ASSERT_TRUE(store->append_message(kAlice, Message{0, "user", "hello", "tg-1", kT0, {}, "17"}).ok());
+  ASSERT_TRUE(store->append_message(kAlice, "assistant", "hi", "tg-1", kT0).ok());
+  ASSERT_TRUE(store->append_message(bob, Message{0, "user", "hey", "tg-2", kT0, {}, "18"}).ok());
+  auto history = store->recent_messages(kAlice, 10);
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].platform_id, "17");
+  EXPECT_EQ((*history)[1].platform_id, "");
+  auto hits = store->search_messages(kAlice, "hello", 5);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].message.platform_id, "17");
+  EXPECT_TRUE(*store->has_platform_message(kAlice, "17"));
+  EXPECT_FALSE(*store->has_platform_message(kAlice, "18"));  // bob's, another scope
+  EXPECT_FALSE(*store->has_platform_message(kAlice, ""));    // the assistant's message has none
+  EXPECT_TRUE(*store->has_platform_message(bob, "18"));
+}
+
+TEST(SqliteDisk, SchemaVersionEightGainsPlatformIdsAndKeepsItsMessages) {
+  TempDir dir;
+  const std::string path = dir.file("sigil.db");
+  {
+    auto store = open_or_fail(path);
+    ASSERT_NE(store, nullptr);
+  }
+  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion9 + "UPDATE schema_version SET version = 8;"),
+            "");
+  EXPECT_EQ(
+      testing::raw_exec(path,
+                        "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
+                        "('alice', 'chat-1', 'user', 'old', 't1', 1);"),
+      "");
+  auto store = open_or_fail(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(raw_query(path, "SELECT version FROM schema_version"),
+            std::to_string(sqlite::SqliteStore::latest_schema_version()));
+  auto history = store->recent_messages(kAlice, 10);
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 1u);
+  EXPECT_EQ((*history)[0].text, "old");
+  EXPECT_EQ((*history)[0].platform_id, "");
+  ASSERT_TRUE(store->append_message(kAlice, Message{0, "user", "new", "t2", kT0, {}, "42"}).ok());
+  EXPECT_TRUE(*store->has_platform_message(kAlice, "42"));
 }
 
 }  // namespace

@@ -46,9 +46,12 @@ inline std::string raw_exec(const std::string& path, const std::string& sql) {
 }
 
 // Takes away what schema versions 3 (the message counts behind the history cap), 4 (deliveries kept
-// with the history), 5 (a message's task id), 6 (the channels' inbound dedupe), 7 (facts' importance) and 8
-// (the archive's vectors) added, for a test that makes a database of an earlier version.
-inline const std::string kDropSchemaVersion8 = "DROP TABLE archive_vectors; ";
+// with the history), 5 (a message's task id), 6 (the channels' inbound dedupe), 7 (facts' importance), 8
+// (the archive's vectors) and 9 (messages' platform ids) added, for a test that makes a database of an
+// earlier version.
+inline const std::string kDropSchemaVersion9 =
+    "DROP INDEX messages_platform; ALTER TABLE messages DROP COLUMN platform_id; ";
+inline const std::string kDropSchemaVersion8 = kDropSchemaVersion9 + "DROP TABLE archive_vectors; ";
 inline const std::string kDropSchemaVersion7 =
     kDropSchemaVersion8 +
     "DROP INDEX facts_rank; DROP INDEX memory_items_recent; DROP INDEX messages_user; "

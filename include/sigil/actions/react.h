@@ -22,9 +22,11 @@
 // The handler promises: on success one Reaction delivery {emoji: the resolved Unicode form, message:
 // args.message or "" for the message being answered}, the message `reacted 👍` and the result
 // {"emoji":"👍"}; otherwise an error result, one line, that says what to write instead (`react: unknown
-// emoji "thumbs upp"; write a Unicode emoji or a name like thumbsup, heart, tada`). It runs in constant time
-// and never blocks, so it has no stop point. It never sees a channel: whether the channel can show the
-// reaction is the channel's business, except for ReactConfig::allowed.
+// emoji "thumbs upp"; write a Unicode emoji or a name like thumbsup, heart, tada`). args.message must be a
+// platform id the conversation's history holds (store::Message::platform_id, shown to the model as
+// "[message <id>]"); any other is an error result naming it, never a reaction sent nowhere. It does one
+// indexed store read at most and never blocks otherwise, so it has no stop point. It never sees a channel:
+// whether the channel can show the reaction is the channel's business, except for ReactConfig::allowed.
 #pragma once
 
 #include <optional>

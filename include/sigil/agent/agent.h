@@ -120,6 +120,10 @@ struct TurnInput {
   // The scheduled task this turn answers (fire_task); empty for a user's message. Stored with the message
   // (store::Message::task_id); the model reads it as "[scheduled task <id>] <text>".
   std::string task_id;
+  // The chat platform's id of the user's message (Telegram's message_id, Discord's message id); empty on
+  // the web chat. Stored with the message (store::Message::platform_id); the model reads
+  // "[message <id>] <text>", and `<react message="<id>"/>` names it.
+  std::string message_id;
   // A stateless turn (the OpenAI-compatible endpoint): when set, these messages (after the agent's system
   // message) are the conversation instead of the stored history; the turn reads and writes no history,
   // `text` is ignored, and it does not wait for other turns of its conversation. Replies and results of

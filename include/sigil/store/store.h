@@ -109,6 +109,10 @@ struct Message {
   // The scheduled task whose turn this message started (Agent::fire_task); empty for every other message.
   // The origin is data, not a prefix of the text: the agent says it to the model, the pages show it.
   std::string task_id;
+  // The chat platform's id of this message in its chat (Telegram's message_id, Discord's message id), so
+  // the model can name it (`<react message="…"/>`); empty when the message has none (the web chat, a
+  // scheduled task, a results message). Data again: the agent shows it to the model, nothing parses it back.
+  std::string platform_id;
 };
 
 // What a turn delivered besides its text (a file or voice note with its media link, a reaction, a text
@@ -274,10 +278,13 @@ class Store {
   Result<std::int64_t> append_message(const Scope& scope, std::string_view role, std::string_view text,
                                       std::string_view turn_id, TimePoint at) {
     return append_message(scope,
-                          Message{0, std::string(role), std::string(text), std::string(turn_id), at, {}});
+                          Message{0, std::string(role), std::string(text), std::string(turn_id), at, {}, {}});
   }
   // The last n messages, oldest first.
   virtual Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) = 0;
+  // Whether the conversation's history (what the history cap kept) holds a message with this platform id
+  // (Message::platform_id). An empty id is never held.
+  virtual Result<bool> has_platform_message(const Scope& scope, std::string_view platform_id) = 0;
   // Keeps a delivery of a turn with the history. It goes when its turn's last message leaves the history
   // (the history cap prunes both). `json` must be a JSON object.
   virtual Result<std::int64_t> append_delivery(const Scope& scope, std::string_view turn_id,

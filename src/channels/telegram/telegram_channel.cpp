@@ -130,9 +130,17 @@ bool TelegramChannel::shows_text(std::string_view text) const {
   return telegram_visible_units(render_telegram_html(text)) > 0;
 }
 
-deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
+boost::json::object TelegramChannel::new_message_params() const {
   boost::json::object p;
   p["chat_id"] = target_.chat_id;
+  // A forum topic's messages name it, or they land in the General topic. (General itself is never named:
+  // Telegram refuses message_thread_id 1 with "message thread not found"; thread_id is 0 there.)
+  if (target_.thread_id != 0) p["message_thread_id"] = target_.thread_id;
+  return p;
+}
+
+deliver::ChannelResult TelegramChannel::send_text(std::string_view text) {
+  boost::json::object p = new_message_params();
   if (target_.reply && !replied_ && target_.answering != 0) {
     p["reply_parameters"] =
         boost::json::object{{"message_id", target_.answering}, {"allow_sending_without_reply", true}};
@@ -187,8 +195,7 @@ deliver::ChannelResult TelegramChannel::upload(std::string_view method, std::str
   file.field = std::string(field);
   file.filename = f.name.empty() ? f.payload->name() : f.name;
   file.content_type = f.mime_type.empty() ? f.payload->mime_type() : f.mime_type;
-  boost::json::object p;
-  p["chat_id"] = target_.chat_id;
+  boost::json::object p = new_message_params();
   if (with_caption && !f.caption.empty()) p["caption"] = f.caption;
   if (voice && f.duration_ms > 0) p["duration"] = static_cast<std::int64_t>((f.duration_ms + 999) / 1000);
   return finish(method, api_.upload(method, p, file), false);
@@ -242,8 +249,7 @@ deliver::ChannelResult TelegramChannel::react(const std::string& message_id, std
 }
 
 bool TelegramChannel::typing() {
-  boost::json::object p;
-  p["chat_id"] = target_.chat_id;
+  boost::json::object p = new_message_params();  // the indicator shows in the topic
   p["action"] = "typing";
   return api_.call("sendChatAction", p).ok();
 }

@@ -67,6 +67,7 @@ std::optional<InboundMessage> read_update(const boost::json::object& update) {
   InboundMessage msg;
   msg.update_id = int_at(update, "update_id");
   msg.message_id = int_at(*m, "message_id");
+  if (bool_at(*m, "is_topic_message")) msg.thread_id = int_at(*m, "message_thread_id");
   if (const auto* chat = object_at(*m, "chat")) {
     msg.chat_id = int_at(*chat, "id");
     msg.chat_type = string_at(*chat, "type");

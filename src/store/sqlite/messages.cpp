@@ -10,8 +10,8 @@ namespace sigil::store::sqlite {
 namespace {
 
 constexpr std::string_view kAppendMessage = R"sql(
-INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at, task_id)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))sql";
+INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at, task_id, platform_id)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql";
 // Kept by triggers (schema version 3): reading it is one lookup, where counting the rows walks them all.
 constexpr std::string_view kMessageCount = R"sql(
 SELECT messages FROM message_counts WHERE user_id = ?1 AND conversation_id = ?2)sql";
@@ -20,18 +20,20 @@ constexpr std::string_view kPruneMessages = R"sql(
 DELETE FROM messages WHERE id IN (
     SELECT id FROM messages WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id LIMIT ?3))sql";
 constexpr std::string_view kRecentMessages = R"sql(
-SELECT id, role, text, turn_id, at, task_id FROM (
-    SELECT id, role, text, turn_id, at, task_id FROM messages
+SELECT id, role, text, turn_id, at, task_id, platform_id FROM (
+    SELECT id, role, text, turn_id, at, task_id, platform_id FROM messages
     WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)
 ORDER BY id)sql";
+constexpr std::string_view kHasPlatformMessage = R"sql(
+SELECT 1 FROM messages WHERE user_id = ?1 AND conversation_id = ?2 AND platform_id = ?3 LIMIT 1)sql";
 constexpr std::string_view kSearchMessages = R"sql(
-SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id
+SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id, m.platform_id
 FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ?3 AND m.user_id = ?1 AND m.conversation_id = ?2 AND m.role IN ('user', 'assistant')
 ORDER BY bm25_rank, m.id DESC
 LIMIT ?4)sql";
 constexpr std::string_view kSearchUserMessages = R"sql(
-SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id, m.conversation_id
+SELECT bm25(messages_fts) AS bm25_rank, m.id, m.role, m.text, m.turn_id, m.at, m.task_id, m.platform_id, m.conversation_id
 FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid
 WHERE messages_fts MATCH ?2 AND m.user_id = ?1 AND m.role IN ('user', 'assistant')
 ORDER BY bm25_rank, m.id DESC
@@ -49,7 +51,8 @@ Result<std::int64_t> SqliteStore::append_message(const Scope& scope, const Messa
   {
     STORE_STMT(q, kAppendMessage);
     q.bind_partition(part).bind_text(3, message.role).bind_text(4, message.text);
-    STORE_TRY(q.bind_text(5, message.turn_id).bind_time(6, message.at).bind_text(7, message.task_id).run());
+    q.bind_text(5, message.turn_id).bind_time(6, message.at).bind_text(7, message.task_id);
+    STORE_TRY(q.bind_text(8, message.platform_id).run());
     id = static_cast<std::int64_t>(sqlite3_last_insert_rowid(db_));
   }
   // Beyond the cap the oldest go, in this transaction: the history never holds more than the cap.
@@ -79,9 +82,19 @@ Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, st
   for (;;) {
     STORE_STEP(row, q);
     if (!row) break;
-    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4), q.text(5)});
+    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4), q.text(5), q.text(6)});
   }
   return out;
+}
+
+Result<bool> SqliteStore::has_platform_message(const Scope& scope, std::string_view platform_id) {
+  STORE_TRY(check_scope(scope));
+  if (platform_id.empty()) return false;
+  Reader r = reader();
+  STORE_READ_STMT(q, r, kHasPlatformMessage);
+  q.bind_partition(conversation_partition(scope)).bind_text(3, platform_id);
+  STORE_STEP(row, q);
+  return row;
 }
 
 Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope, std::string_view query,
@@ -94,8 +107,8 @@ Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope,
   q.bind_partition(conversation_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
   return collect_hits<MessageHit>(q, 0.0, [&](const Stmt& row, double score) {
     return MessageHit{
-        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6)}, score,
-        scope.conversation_id};
+        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6), row.text(7)},
+        score, scope.conversation_id};
   });
 }
 
@@ -109,8 +122,8 @@ Result<std::vector<MessageHit>> SqliteStore::search_user_messages(const Scope& s
   q.bind_text(1, scope.user_id).bind_text(2, match).bind_int(3, std::min(top_k, kMaxTopK));
   return collect_hits<MessageHit>(q, 0.0, [](const Stmt& row, double score) {
     return MessageHit{
-        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6)}, score,
-        row.text(7)};
+        Message{row.integer(1), row.text(2), row.text(3), row.text(4), row.time(5), row.text(6), row.text(7)},
+        score, row.text(8)};
   });
 }
 

@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 8> kMigrations = {
+constexpr std::array<const char*, 9> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -225,6 +225,12 @@ CREATE TABLE archive_vectors(
     vector     BLOB NOT NULL,
     PRIMARY KEY (archive_id, model)
 ) STRICT, WITHOUT ROWID;
+)sql",
+    // 9: a message's id on its chat platform (Message::platform_id: Telegram's message_id, Discord's message
+    // id), so the model can name an earlier message; looked up per conversation (has_platform_message).
+    R"sql(
+ALTER TABLE messages ADD COLUMN platform_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX messages_platform ON messages(user_id, conversation_id, platform_id) WHERE platform_id <> '';
 )sql",
 };
 

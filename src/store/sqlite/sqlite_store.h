@@ -91,6 +91,7 @@ class SqliteStore final : public Store {
   using Store::append_message;
   Result<std::int64_t> append_message(const Scope& scope, const Message& message) override;
   Result<std::vector<Message>> recent_messages(const Scope& scope, std::size_t n) override;
+  Result<bool> has_platform_message(const Scope& scope, std::string_view platform_id) override;
   Result<std::int64_t> append_delivery(const Scope& scope, std::string_view turn_id, std::string_view json,
                                        TimePoint at) override;
   Result<std::vector<StoredDelivery>> recent_deliveries(const Scope& scope, std::size_t n) override;

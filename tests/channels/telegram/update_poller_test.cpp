@@ -37,6 +37,22 @@ TEST(TelegramUpdates, ReadsAMessage) {
   EXPECT_FALSE(read_update(boost::json::parse(R"({"update_id":1,"edited_message":{}})").as_object()));
 }
 
+TEST(TelegramUpdates, AForumTopicMessageNamesItsTopicAndNothingElseDoes) {
+  // A topic message carries is_topic_message; a reply in the General topic carries a message_thread_id
+  // too (the replied message's), without it, and belongs to the chat itself.
+  const InboundMessage topic =
+      read(R"({"update_id":1,"message":{"message_id":7,"date":1,"message_thread_id":5,
+    "is_topic_message":true,"chat":{"id":-100555,"type":"supergroup","is_forum":true},
+    "from":{"id":1001,"is_bot":false,"first_name":"Alice"},"text":"in the topic"}})");
+  EXPECT_EQ(topic.thread_id, 5);
+  const InboundMessage general_reply = read(R"({"update_id":2,"message":{"message_id":8,"date":1,
+    "message_thread_id":3,"chat":{"id":-100555,"type":"supergroup","is_forum":true},
+    "from":{"id":1001,"is_bot":false,"first_name":"Alice"},"text":"a reply in General",
+    "reply_to_message":{"message_id":3,"date":1,"chat":{"id":-100555,"type":"supergroup"}}}})");
+  EXPECT_EQ(general_reply.thread_id, 0);
+  EXPECT_EQ(read(kPrivate).thread_id, 0);
+}
+
 TEST(TelegramUpdates, AllowedUsers) {
   const InboundMessage m = read(kPrivate);
   EXPECT_EQ(admit(m, policy()), Verdict::Admitted);  // [] = anyone

@@ -28,6 +28,8 @@
 //   a file, voice note or reaction reports success, so the outbox does not try another way (a second
 //   copy if the first one arrived).
 // - In groups (reply_to set) the first text message replies to the message being answered.
+// - In a forum topic (TelegramTarget::thread_id) every call that makes a message (texts, files, voice notes)
+//   and the typing indicator carry message_thread_id, so the reply lands in that topic.
 #pragma once
 
 #include <atomic>
@@ -45,6 +47,9 @@ namespace sigil::channels::telegram {
 
 struct TelegramTarget {
   std::int64_t chat_id = 0;
+  // The forum topic (message_thread_id) every new message, file, voice note and typing indicator goes to;
+  // 0: the chat itself (and a forum's General topic, which Telegram never lets a bot name).
+  std::int64_t thread_id = 0;
   std::int64_t answering = 0;  // the message being answered (reactions without a target); 0: none
   bool reply = false;          // thread the first text message as a reply to `answering` (groups)
   bool stream = false;         // declare edits: the outbox streams the reply by editing its message
@@ -77,6 +82,8 @@ class TelegramChannel final : public deliver::Channel {
 
  private:
   deliver::ChannelResult finish(std::string_view method, const ApiOutcome& o, bool text);
+  // chat_id, and message_thread_id in a forum topic: what every call that makes a message starts with.
+  boost::json::object new_message_params() const;
   // sendMessage or editMessageText with `p` plus the text as HTML, and once more as plain text when
   // Telegram cannot parse the HTML.
   ApiOutcome call_with_text(std::string_view method, boost::json::object p, std::string_view text);

@@ -50,6 +50,10 @@ struct InboundMessage {
   std::int64_t from_id = 0;
   std::string from_name;  // first name, for logs and history
   std::int64_t message_id = 0;
+  // The forum topic the message was written in (message_thread_id, when is_topic_message is true); 0 for a
+  // message outside topics, the General topic included (a reply there carries a thread id too, but is no
+  // topic message).
+  std::int64_t thread_id = 0;
   std::string text;                // text, or a media message's caption; empty for other messages
   std::int64_t reply_to_from = 0;  // the author of the message this one replies to (0: not a reply)
   std::optional<InboundFile> file;

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The Discord channel with an OpenAI-compatible model: message ids the model can name, and a generated picture.
+
+Usage: discord_model_test.py PATH_TO_SIGIL  (run by ctest as cli.discord_model_test)
+
+`sigil serve` with [channels.discord] pointed at the wire-faithful fake (tests/fakes/discord.mjs, REST and
+Gateway) and the model at a recording fake upstream (images_test.Upstream). Every wait is for an event.
+1. The model reads "[message <id>]" (the message's snowflake) before each user message, and a reaction by id
+   goes on that message: PUT …/messages/<first id>/reactions/👍/@me while the second is answered. An id the
+   conversation does not hold is an error the model reads, and no reaction is sent.
+2. createAIImage in a reply: the generated PNG arrives as the attachment of a message, the same bytes.
+"""
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+
+from channel_fake import Checks, FakeServer, clean_up, start_serve, stop_cleanly
+from images_test import PNG, Upstream
+from telegram_model_test import user_texts
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAKE = os.path.join(HERE, "..", "fakes", "discord.mjs")
+TOKEN = "MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"
+ALICE, DM = "1200000000000000300", "1200000000000000400"
+CHECKS = Checks("discord_model_test")
+fail, check = CHECKS.fail, CHECKS.check
+
+
+def main():
+    sigil = os.path.abspath(sys.argv[1])
+    if shutil.which("node") is None:
+        fail("node is not installed (the Discord fake runs on Node 20+)")
+    upstream = Upstream()
+    tmp = tempfile.mkdtemp(prefix="sigil-discord-model-")
+    fake = FakeServer(CHECKS, FAKE, os.path.join(tmp, "fake"), ["--heartbeat-ms", "1000"])
+    server = None
+    try:
+        config = os.path.join(tmp, "sigil.toml")
+        with open(config, "w", encoding="utf-8") as f:
+            f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
+                    f'[model]\nurl = "{upstream.url}"\nname = "chat-model"\ntools = "off"\n'
+                    f'embeddings_model = ""\nimage_model = "dall-e-3"\n'
+                    f'[channels.discord]\ntoken = "{TOKEN}"\napi_url = "{fake.url}/api/v10"\n'
+                    f'allowed_users = ["{ALICE}"]\n')
+        server = start_serve(CHECKS, sigil, config, tmp, "serve.log")
+        CHECKS.wait_for("READY", lambda: any(e.get("t") == "READY" for e in fake.entries(0, "gateway")), server)
+
+        def say(content, replies):
+            upstream.script(*replies)
+            seq = fake.last_seq()
+            msg = fake.admin("/_fake/messages", {"content": content, "channel_id": DM, "author_id": ALICE})["message"]
+            CHECKS.wait_for(f"the turn of {content!r}", lambda: any(
+                f"discord-turn turn=dc-{msg['id']} " in line for line in server.err), server)
+            return msg, [e for e in fake.entries(seq, "rest") if f"/channels/{DM}/" in e["route"]]
+
+        # 1. Message ids.
+        first, _ = say("first message", ["Noted."])
+        told = user_texts(upstream.chat_requests[-1])
+        check(told[-1] == f"[message {first['id']}] first message", f"the model reads the snowflake: {told}")
+        second, calls = say("second message", [f'<react emoji="👍" message="{first["id"]}"/>Reacted.'])
+        reactions = [e for e in calls if "/reactions/" in e["route"]]
+        check([e["route"] for e in reactions] ==
+              [f"PUT /channels/{DM}/messages/{first['id']}/reactions/%F0%9F%91%8D/@me"] and
+              reactions[0]["status"] == 204, f"the reaction goes on the first message, not {second['id']}: "
+              f"{[(e['route'], e['status']) for e in reactions]}")
+        _, calls = say("third message", ['<react emoji="👍" message="1200000000000009999"/>', "No such message."])
+        check(not any("/reactions/" in e["route"] for e in calls), "an unknown id sends no reaction")
+        results = user_texts(upstream.chat_requests[-1])[-1]
+        check('react: error: no message "1200000000000009999" in this conversation' in results,
+              f"the model reads why: {results!r}")
+
+        # 2. createAIImage: an attachment with the PNG's bytes.
+        _, calls = say("draw a fox", ['Here it is: <createAIImage>{"prompt":"a red fox"}</createAIImage> Enjoy.'])
+        check(len(upstream.image_requests) == 1, f"one images request: {upstream.image_requests}")
+        uploads = [e for e in calls if e.get("files")]
+        check(len(uploads) == 1 and uploads[0]["status"] == 200 and
+              uploads[0]["files"][0]["sha256"] == hashlib.sha256(PNG).hexdigest(),
+              f"one message carries the generated PNG: {[(e['route'], e.get('files')) for e in uploads]}")
+        stop_cleanly(CHECKS, server)
+        server = None
+        print("discord_model_test: all checks passed")
+    finally:
+        clean_up(server, fake, tmp)
+        upstream.server.shutdown()
+
+
+if __name__ == "__main__":
+    main()
