@@ -255,6 +255,14 @@ parse::Validated Registry::validate_tag(int spelling, std::span<const parse::Att
   return catalog::validate_tag(action_of(spelling), spelling_spec(spelling), attributes, body);
 }
 
+void Registry::validate_tag_into(int spelling, std::span<const parse::Attribute> attributes,
+                                 const parse::Body& body, parse::Validated& out) const {
+  const ActionSpec& action = action_of(spelling);
+  const Spelling& spec = spelling_spec(spelling);
+  if (!catalog::validate_tag_simple(action, spec, attributes, body, out))
+    out = catalog::validate_tag(action, spec, attributes, body);
+}
+
 parse::Validated Registry::validate_bracket(int spelling, std::string_view args, bool has_args) const {
   return catalog::validate_bracket(action_of(spelling), spelling_spec(spelling), args, has_args);
 }
