@@ -267,6 +267,14 @@ parse::Validated Registry::validate_bracket(int spelling, std::string_view args,
   return catalog::validate_bracket(action_of(spelling), spelling_spec(spelling), args, has_args);
 }
 
+void Registry::validate_bracket_into(int spelling, std::string_view args, bool has_args,
+                                     parse::Validated& out) const {
+  const ActionSpec& action = action_of(spelling);
+  const Spelling& spec = spelling_spec(spelling);
+  if (!catalog::validate_bracket_simple(action, spec, args, has_args, out))
+    out = catalog::validate_bracket(action, spec, args, has_args);
+}
+
 parse::Validated Registry::validate_mcp(std::string_view server, std::string_view tool,
                                         std::span<const parse::Attribute> attributes,
                                         const parse::Body& body) const {

@@ -1,6 +1,7 @@
-// The common tag directive validated in place (validate.h: validate_tag_simple): what validate_tag would
-// return, without its collector, conversion records and fresh argument object, so a caller that keeps one
-// Validated does not allocate for it in the steady state.
+// The common tag and bracket directives validated in place (validate.h: validate_tag_simple,
+// validate_bracket_simple): what validate_tag and validate_bracket would return, without their collector,
+// conversion records and fresh argument object, so a caller that keeps one Validated does not allocate for
+// them in the steady state.
 #include <array>
 
 #include "sigil/catalog/validate.h"
@@ -33,36 +34,11 @@ bool simple_value(const ParamSpec& p, std::string_view written, std::string_view
   return false;  // the fallback (with its note) or a failure
 }
 
-}  // namespace
-
-bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
-                         std::span<const parse::Attribute> attributes, const parse::Body& body,
-                         parse::Validated& out) {
-  if (spelling.dialect != Dialect::Tag || body.kind != parse::Body::Kind::Absent ||
-      !spelling.presets.empty() || !action.rules.empty() || attributes.size() > kMaxSimple)
-    return false;
-  std::array<const ParamSpec*, kMaxSimple> params{};
-  std::array<std::string_view, kMaxSimple> values{};
-  const std::size_t n = attributes.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const parse::Attribute& a = attributes[i];
-    const ParamSpec* p = find_param(action, a.key);
-    if (p == nullptr || !a.has_value) return false;  // an unknown key's note; a bare key
-    if (p->type != ParamType::String && p->type != ParamType::Enum) return false;
-    for (std::size_t j = 0; j < i; ++j)
-      if (params[j] == p) return false;  // a duplicate key's note
-    if (!simple_value(*p, a.value, &values[i])) return false;
-    params[i] = p;
-  }
-  for (const ParamSpec& p : action.params) {
-    if (!p.required) continue;
-    bool given = false;
-    for (std::size_t i = 0; i < n && !given; ++i) given = params[i] == &p;
-    if (!given) return false;  // a missing required parameter's error
-  }
-
-  // Valid: args holds the converted values under canonical names, in written order. When `out` already has
-  // exactly these keys (the same action again), the values are assigned in place.
+// Writes a valid result: args holds `values` under the canonical names of `params`, in that order. When
+// `out` already has exactly these keys (the same action again), the values are assigned in place.
+void write_valid(const std::array<const ParamSpec*, kMaxSimple>& params,
+                 const std::array<std::string_view, kMaxSimple>& values, std::size_t n,
+                 parse::Validated& out) {
   bool same_keys = out.args.size() == n;
   for (std::size_t i = 0; same_keys && i < n; ++i)
     same_keys = (out.args.begin() + i)->key() == params[i]->name;
@@ -82,6 +58,87 @@ bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
   out.valid = true;
   out.error.clear();
   out.notes.clear();
+}
+
+// Whether every required parameter of `action` is among params[0, n).
+bool all_required_given(const ActionSpec& action, const std::array<const ParamSpec*, kMaxSimple>& params,
+                        std::size_t n) {
+  for (const ParamSpec& p : action.params) {
+    if (!p.required) continue;
+    bool given = false;
+    for (std::size_t i = 0; i < n && !given; ++i) given = params[i] == &p;
+    if (!given) return false;
+  }
+  return true;
+}
+
+// Accepts `written` for `p` at index i of params (no duplicate, a string or enum value that converts).
+bool accept(const ParamSpec* p, std::string_view written, std::size_t i,
+            std::array<const ParamSpec*, kMaxSimple>& params,
+            std::array<std::string_view, kMaxSimple>& values) {
+  if (p == nullptr) return false;
+  if (p->type != ParamType::String && p->type != ParamType::Enum) return false;
+  for (std::size_t j = 0; j < i; ++j)
+    if (params[j] == p) return false;  // a duplicate key's note
+  if (!simple_value(*p, written, &values[i])) return false;
+  params[i] = p;
+  return true;
+}
+
+}  // namespace
+
+bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
+                         std::span<const parse::Attribute> attributes, const parse::Body& body,
+                         parse::Validated& out) {
+  if (spelling.dialect != Dialect::Tag || body.kind != parse::Body::Kind::Absent ||
+      !spelling.presets.empty() || !action.rules.empty() || attributes.size() > kMaxSimple)
+    return false;
+  std::array<const ParamSpec*, kMaxSimple> params{};
+  std::array<std::string_view, kMaxSimple> values{};
+  const std::size_t n = attributes.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const parse::Attribute& a = attributes[i];
+    if (!a.has_value) return false;  // a bare key: true for a boolean, missing for a string
+    if (!accept(find_param(action, a.key), a.value, i, params, values)) return false;  // unknown keys too
+  }
+  if (!all_required_given(action, params, n)) return false;  // a missing required parameter's error
+  write_valid(params, values, n, out);
+  return true;
+}
+
+bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling, std::string_view args,
+                             bool has_args, parse::Validated& out) {
+  if (spelling.dialect != Dialect::Bracket || !has_args || !spelling.presets.empty() || !action.rules.empty())
+    return false;
+  // The positional parameters (positional_params(), without copying them).
+  std::array<std::string_view, kMaxSimple> names{};
+  std::size_t n = 0;
+  if (!spelling.positional.empty()) {
+    if (spelling.positional.size() > kMaxSimple) return false;
+    for (const std::string& name : spelling.positional) names[n++] = name;
+  } else if (!action.body_param.empty()) {
+    names[n++] = action.body_param;
+  } else if (action.params.size() == 1) {
+    names[n++] = action.params.front().name;
+  } else {
+    return false;  // takes no arguments: a note when some were written
+  }
+  // ARGS split at the first n-1 colons, each part trimmed (split_bracket_args()).
+  std::array<std::string_view, kMaxSimple> parts{};
+  std::size_t m = 0;
+  while (m + 1 < n) {
+    const std::size_t colon = args.find(':');
+    if (colon == std::string_view::npos) break;
+    parts[m++] = ascii::trim(args.substr(0, colon));
+    args.remove_prefix(colon + 1);
+  }
+  parts[m++] = ascii::trim(args);
+  std::array<const ParamSpec*, kMaxSimple> params{};
+  std::array<std::string_view, kMaxSimple> values{};
+  for (std::size_t i = 0; i < m; ++i)
+    if (!accept(find_param(action, names[i]), parts[i], i, params, values)) return false;
+  if (!all_required_given(action, params, m)) return false;
+  write_valid(params, values, m, out);
   return true;
 }
 

@@ -78,7 +78,8 @@ void Parser::Impl::complete_bracket(Ending ending) {
   const std::size_t args_end = c_.kind == Kind::BracketEnd ? cs_.bracket().args_end : c_.held.size();
   std::string_view args =
       std::string_view(c_.held).substr(cs_.bracket().args_begin, args_end - cs_.bracket().args_begin);
-  Validated v = grammar_.validate_bracket(b.spelling, args, cs_.bracket().has_args);
+  grammar_.validate_bracket_into(b.spelling, args, cs_.bracket().has_args, scratch_);
+  Validated& v = scratch_;  // reused: no allocation for a common bracket in the steady state
   const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
   const std::uint64_t end = begin + (c_.kind == Kind::BracketEnd ? args_end + 1 : c_.held.size());
   reset_construct();

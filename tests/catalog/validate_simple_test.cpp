@@ -1,6 +1,7 @@
-// validate_tag_simple (the registry's in-place path for common tag directives) returns exactly what
-// validate_tag returns, into a Validated that held another result before; and it leaves everything else
-// (bodies, unknown or repeated keys, blank values, unknown enum values, rules) to validate_tag.
+// validate_tag_simple and validate_bracket_simple (the registry's in-place paths for common directives)
+// return exactly what validate_tag and validate_bracket return, into a Validated that held another result
+// before; and they leave everything else (bodies, unknown or repeated keys, blank values, unknown enum
+// values, rules, missing arguments) to the general paths.
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -92,6 +93,62 @@ TEST(ValidateSimple, LeavesBodiesToValidateTag) {
       sigil::catalog::validate_tag_simple(registry.action_of(s), registry.spelling_spec(s), {}, body, out));
   registry.validate_tag_into(s, {}, body, out);
   EXPECT_EQ(printed(out), printed(registry.validate_tag(s, {}, body)));
+}
+
+}  // namespace
+
+namespace {
+
+int bracket_of(const Registry& r, std::string_view name) {
+  for (const parse::BracketName& b : r.bracket_names())
+    if (b.name == name) return b.spelling;
+  ADD_FAILURE() << "no bracket " << name;
+  return -1;
+}
+
+TEST(ValidateSimple, BracketsSameResultAsValidateBracketFromAnyPreviousState) {
+  const Registry registry = Registry::builtin();
+  struct BracketCase {
+    const char* name;
+    const char* args;
+    bool has_args;
+  };
+  const std::vector<BracketCase> cases = {
+      {"REMEMBER", "User is planning a three-day trip to Lisbon in May", true},
+      {"REMEMBER", "  likes tea  ", true},
+      {"REMEMBER", "a: b: c", true},
+      {"REMEMBER", "   ", true},
+      {"REMEMBER", "", false},
+      {"CORRECT", "old fact: new fact", true},
+      {"CORRECT", "only the old one", true},
+      {"CORRECT", " : new", true},
+      {"REQUEST_TIER", "high: needs more thought", true},
+      {"REQUEST_TIER", "HIGH:x", true},
+      {"REQUEST_TIER", "bogus: x", true},
+      {"CALCULATE", "2 + 2", true},
+      {"SEARCH", "lisbon trams", true},
+      {"FETCH", "https://example.com/a", true},
+      {"COMMAND", "status", true},
+      {"REMEMBER", "User is planning a three-day trip to Lisbon in May", true},
+  };
+  parse::Validated reused;
+  int simple = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (const BracketCase& c : cases) {
+      const int s = bracket_of(registry, c.name);
+      const parse::Validated expected = registry.validate_bracket(s, c.args, c.has_args);
+      registry.validate_bracket_into(s, c.args, c.has_args, reused);
+      EXPECT_EQ(printed(reused), printed(expected)) << c.name << " " << c.args;
+      parse::Validated scratch = expected;
+      if (sigil::catalog::validate_bracket_simple(registry.action_of(s), registry.spelling_spec(s), c.args,
+                                                  c.has_args, scratch)) {
+        ++simple;
+        EXPECT_EQ(printed(scratch), printed(expected)) << c.name << " " << c.args;
+        EXPECT_TRUE(expected.valid);
+      }
+    }
+  }
+  EXPECT_GE(simple, 12);  // REMEMBER, CORRECT with both parts, CALCULATE, ... (REQUEST_TIER: an integer)
 }
 
 }  // namespace

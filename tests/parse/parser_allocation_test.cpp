@@ -78,6 +78,23 @@ TEST(ParserAllocations, NoneForTheBenchmarksReactsInActionsBlocks) {
   EXPECT_EQ(sink.valid_reacts, 145u * 8);
 }
 
+TEST(ParserAllocations, NoneForCommonBrackets) {
+  const std::string lines[] = {"Noted. [REMEMBER:User likes green tea in the morning]\n",
+                               "That makes [CALCULATE:12 * 7] in all.\n"};
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  CountingSink sink;
+  parse::Parser parser(grammar, sink, unlimited());
+  for (int i = 0; i < 100; ++i)
+    for (const std::string& line : lines) parser.feed(line);
+  const AllocationCount count;
+  for (int i = 0; i < 500; ++i)
+    for (const std::string& line : lines) parser.feed(line);  // 1,000 directives
+  EXPECT_EQ(count.count(), 0u);
+  parser.finish();
+  EXPECT_EQ(sink.directives, 1200u);
+  EXPECT_EQ(sink.diagnostics, 0u);
+}
+
 TEST(ParserAllocations, NonePerDirectiveAcrossRepliesOfAReusedParser) {
   // A conversation keeps one parser: reset() costs a fixed number of allocations per reply (a fresh parser
   // state, whose text stages grow their buffers once per reply), and a reply's directives add none: a

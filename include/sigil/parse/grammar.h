@@ -122,6 +122,11 @@ class Grammar {
   // A bracket directive: ARGS exactly as written between `NAME:` and `]` (split and trimmed here, 3.3).
   // `has_args` is false for `[NAME]`.
   virtual Validated validate_bracket(int spelling, std::string_view args, bool has_args) const = 0;
+  // The same result as validate_bracket, written into `out` (as validate_tag_into).
+  virtual void validate_bracket_into(int spelling, std::string_view args, bool has_args,
+                                     Validated& out) const {
+    out = validate_bracket(spelling, args, has_args);
+  }
   // An MCP tag `mcp_<server>_<tool>` (5.6): `server` as configured, `tool` as written.
   virtual Validated validate_mcp(std::string_view server, std::string_view tool,
                                  std::span<const Attribute> attributes, const Body& body) const = 0;
