@@ -255,8 +255,24 @@ parse::Validated Registry::validate_tag(int spelling, std::span<const parse::Att
   return catalog::validate_tag(action_of(spelling), spelling_spec(spelling), attributes, body);
 }
 
+void Registry::validate_tag_into(int spelling, std::span<const parse::Attribute> attributes,
+                                 const parse::Body& body, parse::Validated& out) const {
+  const ActionSpec& action = action_of(spelling);
+  const Spelling& spec = spelling_spec(spelling);
+  if (!catalog::validate_tag_simple(action, spec, attributes, body, out))
+    out = catalog::validate_tag(action, spec, attributes, body);
+}
+
 parse::Validated Registry::validate_bracket(int spelling, std::string_view args, bool has_args) const {
   return catalog::validate_bracket(action_of(spelling), spelling_spec(spelling), args, has_args);
+}
+
+void Registry::validate_bracket_into(int spelling, std::string_view args, bool has_args,
+                                     parse::Validated& out) const {
+  const ActionSpec& action = action_of(spelling);
+  const Spelling& spec = spelling_spec(spelling);
+  if (!catalog::validate_bracket_simple(action, spec, args, has_args, out))
+    out = catalog::validate_bracket(action, spec, args, has_args);
 }
 
 parse::Validated Registry::validate_mcp(std::string_view server, std::string_view tool,

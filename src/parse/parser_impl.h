@@ -1,5 +1,7 @@
-// The streaming recognizer's state (private to parse/): parser.cpp holds its text, constructs and results,
-// parser_input.cpp how a fed chunk reaches the byte machine (stage 1, bulk skips).
+// The streaming recognizer's state (private to parse/): parser.cpp holds its setup and ordinary text,
+// parser_input.cpp how a fed chunk reaches the byte machine (stage 1, bulk skips), one file per construct
+// (tag_construct.cpp, json_construct.cpp, bracket_construct.cpp, comment_construct.cpp, hidden_region.cpp,
+// say_block.cpp) its constructs, parser_results.cpp and parser_end.cpp its results and the reply's end.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "close_tag_matcher.h"
+#include "construct_state.h"
 #include "emitter.h"
 #include "open_tag_scan.h"
 #include "opener_scan.h"
@@ -25,11 +28,29 @@
 
 namespace sigil::parse {
 
+inline bool has_non_ws(std::string_view s) {
+  for (char ch : s)
+    if (!is_markup_space(ch)) return true;
+  return false;
+}
+
+// A tag's body limit (2.8, 5.5); `tag` -1 for MCP.
+inline std::size_t body_limit_of(const NameIndex& names, int tag) {
+  return tag >= 0 ? names.tags[static_cast<std::size_t>(tag)].body_limit : names.mcp_body_limit;
+}
+
 class Parser::Impl {
  public:
   static constexpr std::size_t npos = std::string::npos;
 
   Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options);
+
+  // For Parser::reset(): what a fresh Impl is built from, and the buffers it may take over.
+  const CompiledGrammar& compiled() const { return compiled_; }
+  EventSink& sink() const { return sink_; }
+  ParserOptions take_options() { return std::move(opt_); }
+  // Takes over `old`'s buffers (their capacity; contents are overwritten before they are read).
+  void adopt_buffers(Impl& old);
 
   void feed(std::string_view chunk);
   void finish(FinishReason reason);
@@ -38,23 +59,7 @@ class Parser::Impl {
 
  private:
   enum class Mode : unsigned char { Text, Hidden };
-  enum class Kind : unsigned char {
-    None,
-    OpenTag,
-    TextBody,  // text, path, and json bodies read as text (5.2)
-    MarkupBody,
-    JsonStart,  // after a json tag's `>`: whitespace so far
-    JsonFence,  // a backtick or tilde run that may open a fence line before the JSON (5.1)
-    JsonFenceLine,
-    JsonAfterFence,
-    JsonBody,
-    JsonDrop,  // past the body limit: dropping up to the close tag (5.5)
-    Bracket,
-    BracketEnd,  // `]` seen: final one byte later unless `(` follows (3.4)
-    Comment,
-    Cdata,
-    HiddenWait,  // a line-start hidden opener waiting for its line break or close tag (8.1)
-  };
+  using Kind = ConstructKind;
 
   // How a directive's markup ended, when not normally (11.6, 5.5): the reason it is refused.
   enum class Ending : unsigned char { Complete, CutOff, Unclosed, TooLong };
@@ -63,54 +68,6 @@ class Parser::Impl {
   struct Ctx {
     bool in_code = false;
     bool line_ws_only = false;
-  };
-
-  // The pending speculative construct.
-  struct Construct {
-    Kind kind = Kind::None;
-    std::uint64_t begin = 0;         // reply offset (sanitized) of its first byte
-    std::uint64_t clean_offset = 0;  // 11.5
-    std::string held;                // its bytes so far
-    text::CodeTracker::State code_at_begin{};
-    bool line_start = false;  // only spaces and tabs before it on its line
-    // Tags
-    int tag = -1;  // index into names_.tags; -1 for MCP
-    int mcp_server = -1;
-    std::string mcp_tool;
-    std::string name;  // lower case, for the close tag
-    std::vector<Attribute> attrs;
-    bool self_closing = false;
-    // Bodies
-    std::size_t body_begin = 0;      // index in held
-    std::size_t first_nonws = npos;  // index in held of the body's first non-whitespace byte
-    std::size_t first_newline = npos;
-    bool single_line = false;
-    bool line_has_content = false;
-    int nonblank_lines = 0;
-    std::size_t line_begin = 0;  // index in held where the current line starts
-    bool json_line_ws = true;    // only whitespace so far on the body's current line
-    bool after_value = false;
-    std::size_t value_end = 0;  // index in held just past the last complete value
-    std::size_t lt_index = 0;   // after a value: the `<` that may start the close tag
-    std::uint64_t lt_pos = 0;
-    text::CodeTracker::State lt_code{};
-    bool lt_line_ws = false;
-    int tail_fence = 0;           // after a value: 0 none, 1 run, 2 fence line, 3 after it
-    int tail_run = 0;             // length of that run
-    bool lt_pending = false;      // an empty json body: a `<` that may start its close tag
-    bool second_line_lt = false;  // a path body: a second line starting with `<` (its close tag?)
-    std::size_t fence_line_begin = 0;
-    // Brackets
-    int bracket = -1;
-    std::size_t args_begin = 0;
-    std::size_t args_end = 0;
-    bool has_args = true;
-    int depth = 0;
-    bool br_newline_seen = false;
-    bool br_line_ws = true;
-    // Hidden wait
-    std::size_t tag_end = 0;
-    bool hw_content = false;
   };
 
   // Input.
@@ -140,8 +97,8 @@ class Parser::Impl {
   // Constructs.
   void begin_construct(Kind kind, std::uint64_t begin, std::string_view held, std::uint64_t clean_offset,
                        const text::CodeTracker::State& code, bool line_start);
-  // Forgets the construct but keeps its buffers' capacity: no allocation per construct in the steady state.
-  void reset_construct();
+  // Forgets the construct: only the parts it used, keeping every buffer's capacity (construct_state.h).
+  void reset_construct() { cs_.reset(); }
   void begin_from_opener(Kind kind);
   void release_all();
   void release_prefix(std::size_t cut);
@@ -177,9 +134,11 @@ class Parser::Impl {
   void enter_hidden(std::uint64_t begin, const text::CodeTracker::State& code);
 
   // Results.
-  void directive(int spelling, std::string action, Validated v, std::uint64_t begin, std::uint64_t end,
+  // Reports `v` (consumed: its storage is swapped with the last event's, to be reused) as a directive event.
+  void directive(int spelling, std::string_view action, Validated& v, std::uint64_t begin, std::uint64_t end,
                  std::uint64_t clean_offset, bool is_say = false, Ending ending = Ending::Complete);
-  Validated validate_construct(const Body& body);
+  // The pending tag's arguments, validated into scratch_ (valid until the next call).
+  Validated& validate_construct(const Body& body);
   void silence_by_tag(std::uint64_t offset);
   // `end`: the interrupting directive's end (sanitized offset), where an open say block ends (6.2).
   void start_interrupt(std::uint64_t end);
@@ -192,6 +151,7 @@ class Parser::Impl {
   std::uint64_t visible_count() const { return visible_.count(); }
   void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
 
+  const CompiledGrammar& compiled_;
   const Grammar& grammar_;
   EventSink& sink_;
   ParserOptions opt_;
@@ -256,7 +216,13 @@ class Parser::Impl {
   OpenTagScan tag_;
   CloseTagMatcher close_;
   JsonScanner json_;
-  Construct c_;
+  // Reused for every directive: after the first few, validating and reporting a common directive allocates
+  // nothing (their argument objects and strings keep their storage).
+  Validated scratch_;
+  DirectiveEvent event_;
+
+  ConstructState cs_;            // the pending construct, typed per construct
+  Construct& c_ = cs_.common();  // what every construct has: kind, begin, held bytes
 
   OpenerScan hidden_scan_;
   std::uint64_t hidden_begin_ = 0;

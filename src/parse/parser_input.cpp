@@ -171,7 +171,7 @@ void Parser::Impl::dispatch(unsigned char c, const Ctx& ctx, bool fence) {
     case Kind::JsonAfterFence:
       return json_start_byte(c, ctx, fence);
     case Kind::JsonBody:
-      if (c_.after_value) return json_after_value_byte(c, ctx);
+      if (cs_.json().after_value) return json_after_value_byte(c, ctx);
       return json_body_byte(c, ctx, fence);
     case Kind::JsonDrop:
       return json_drop_byte(c);

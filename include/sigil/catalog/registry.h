@@ -81,7 +81,11 @@ class Registry : public parse::Grammar {
   std::vector<int> spellings_of(std::string_view action) const override;
   parse::Validated validate_tag(int spelling, std::span<const parse::Attribute> attributes,
                                 const parse::Body& body) const override;
+  void validate_tag_into(int spelling, std::span<const parse::Attribute> attributes, const parse::Body& body,
+                         parse::Validated& out) const override;
   parse::Validated validate_bracket(int spelling, std::string_view args, bool has_args) const override;
+  void validate_bracket_into(int spelling, std::string_view args, bool has_args,
+                             parse::Validated& out) const override;
   parse::Validated validate_mcp(std::string_view server, std::string_view tool,
                                 std::span<const parse::Attribute> attributes,
                                 const parse::Body& body) const override;

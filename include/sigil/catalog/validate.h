@@ -30,6 +30,21 @@ inline constexpr std::string_view kUnknownEnumPrefix = "unknown-";
 parse::Validated validate_tag(const ActionSpec& action, const Spelling& spelling,
                               std::span<const parse::Attribute> attributes, const parse::Body& body);
 
+// The common case of validate_tag, in place: attributes only (no body), each key a distinct string or enum
+// parameter (or alias) whose value converts, every required parameter given, no presets or rules. Then
+// writes exactly what validate_tag returns into `out`, reusing its storage (the argument object's keys when
+// they are the same, its strings), and returns true; otherwise returns false and leaves `out` as it was.
+bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
+                         std::span<const parse::Attribute> attributes, const parse::Body& body,
+                         parse::Validated& out);
+
+// The common case of validate_bracket, in place: ARGS given for positional string or enum parameters that
+// convert, every required parameter given, no presets or rules (REMEMBER, CALCULATE, SEARCH, ...). Then
+// writes exactly what validate_bracket returns into `out`, reusing its storage, and returns true; otherwise
+// returns false and leaves `out` as it was.
+bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling, std::string_view args,
+                             bool has_args, parse::Validated& out);
+
 // A bracket directive: `args` exactly as written between `NAME:` and `]`; `has_args` false for `[NAME]`.
 parse::Validated validate_bracket(const ActionSpec& action, const Spelling& spelling, std::string_view args,
                                   bool has_args);

@@ -112,9 +112,21 @@ class Grammar {
   // A tag directive: attributes in written order, then the body.
   virtual Validated validate_tag(int spelling, std::span<const Attribute> attributes,
                                  const Body& body) const = 0;
+  // The same result as validate_tag, written into `out` (whatever it held before is replaced). An
+  // implementation may reuse out's storage (its argument object's table and keys, its strings), so a caller
+  // that keeps one Validated across directives need not allocate for the common ones in the steady state.
+  virtual void validate_tag_into(int spelling, std::span<const Attribute> attributes, const Body& body,
+                                 Validated& out) const {
+    out = validate_tag(spelling, attributes, body);
+  }
   // A bracket directive: ARGS exactly as written between `NAME:` and `]` (split and trimmed here, 3.3).
   // `has_args` is false for `[NAME]`.
   virtual Validated validate_bracket(int spelling, std::string_view args, bool has_args) const = 0;
+  // The same result as validate_bracket, written into `out` (as validate_tag_into).
+  virtual void validate_bracket_into(int spelling, std::string_view args, bool has_args,
+                                     Validated& out) const {
+    out = validate_bracket(spelling, args, has_args);
+  }
   // An MCP tag `mcp_<server>_<tool>` (5.6): `server` as configured, `tool` as written.
   virtual Validated validate_mcp(std::string_view server, std::string_view tool,
                                  std::span<const Attribute> attributes, const Body& body) const = 0;

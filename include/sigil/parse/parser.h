@@ -75,8 +75,14 @@ class Parser {
   Parser& operator=(const Parser&) = delete;
 
   void feed(std::string_view chunk);
-  // Ends the reply. After this, feed and finish must not be called again.
+  // Ends the reply. After this, feed and finish must not be called again until reset().
   void finish(FinishReason reason = FinishReason::Stop);
+  // Readies the parser for the next reply, with the same grammar, sink and options: it then gives exactly
+  // the events a newly constructed parser would, so a conversation can keep one parser for all its replies.
+  // Whatever was fed and not finished is dropped without events; stats() start again from zero (a reference
+  // stats() returned before does not survive reset()). Buffers keep their capacity, so a reused parser does
+  // not allocate them again.
+  void reset();
 
   const ParserStats& stats() const;
 

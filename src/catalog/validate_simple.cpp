@@ -1,0 +1,145 @@
+// The common tag and bracket directives validated in place (validate.h: validate_tag_simple,
+// validate_bracket_simple): what validate_tag and validate_bracket would return, without their collector,
+// conversion records and fresh argument object, so a caller that keeps one Validated does not allocate for
+// them in the steady state.
+#include <array>
+
+#include "sigil/catalog/validate.h"
+#include "sigil/text/ascii.h"
+
+namespace sigil::catalog {
+
+namespace ascii = text::ascii;
+
+namespace {
+
+// More attributes than this take the general path (no directive in the catalog has as many parameters).
+constexpr std::size_t kMaxSimple = 8;
+
+// The argument a string or enum parameter gets from `written` (validate.cpp's convert() for these two
+// types), or nothing when the general path must decide (a blank value, an enum value not in the list).
+bool simple_value(const ParamSpec& p, std::string_view written, std::string_view* out) {
+  const std::string_view trimmed = ascii::trim(written);
+  if (trimmed.empty()) return false;  // missing (9.3): empty-required errors, or left out of args
+  if (p.type == ParamType::String) {
+    *out = written;  // strings are kept as written
+    return true;
+  }
+  for (const EnumValue& e : p.enum_values) {
+    if (ascii::iequals(trimmed, e.written)) {  // `written` is lower case: the same as to_lower(trimmed)
+      *out = e.canonical;
+      return true;
+    }
+  }
+  return false;  // the fallback (with its note) or a failure
+}
+
+// Writes a valid result: args holds `values` under the canonical names of `params`, in that order. When
+// `out` already has exactly these keys (the same action again), the values are assigned in place.
+void write_valid(const std::array<const ParamSpec*, kMaxSimple>& params,
+                 const std::array<std::string_view, kMaxSimple>& values, std::size_t n,
+                 parse::Validated& out) {
+  bool same_keys = out.args.size() == n;
+  for (std::size_t i = 0; same_keys && i < n; ++i)
+    same_keys = (out.args.begin() + i)->key() == params[i]->name;
+  if (same_keys) {
+    for (std::size_t i = 0; i < n; ++i) {
+      boost::json::value& v = (out.args.begin() + i)->value();
+      if (v.is_string()) {
+        v.get_string().assign(values[i]);
+      } else {
+        v = values[i];
+      }
+    }
+  } else {
+    out.args.clear();
+    for (std::size_t i = 0; i < n; ++i) out.args.emplace(params[i]->name, values[i]);
+  }
+  out.valid = true;
+  out.error.clear();
+  out.notes.clear();
+}
+
+// Whether every required parameter of `action` is among params[0, n).
+bool all_required_given(const ActionSpec& action, const std::array<const ParamSpec*, kMaxSimple>& params,
+                        std::size_t n) {
+  for (const ParamSpec& p : action.params) {
+    if (!p.required) continue;
+    bool given = false;
+    for (std::size_t i = 0; i < n && !given; ++i) given = params[i] == &p;
+    if (!given) return false;
+  }
+  return true;
+}
+
+// Accepts `written` for `p` at index i of params (no duplicate, a string or enum value that converts).
+bool accept(const ParamSpec* p, std::string_view written, std::size_t i,
+            std::array<const ParamSpec*, kMaxSimple>& params,
+            std::array<std::string_view, kMaxSimple>& values) {
+  if (p == nullptr) return false;
+  if (p->type != ParamType::String && p->type != ParamType::Enum) return false;
+  for (std::size_t j = 0; j < i; ++j)
+    if (params[j] == p) return false;  // a duplicate key's note
+  if (!simple_value(*p, written, &values[i])) return false;
+  params[i] = p;
+  return true;
+}
+
+}  // namespace
+
+bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
+                         std::span<const parse::Attribute> attributes, const parse::Body& body,
+                         parse::Validated& out) {
+  if (spelling.dialect != Dialect::Tag || body.kind != parse::Body::Kind::Absent ||
+      !spelling.presets.empty() || !action.rules.empty() || attributes.size() > kMaxSimple)
+    return false;
+  std::array<const ParamSpec*, kMaxSimple> params{};
+  std::array<std::string_view, kMaxSimple> values{};
+  const std::size_t n = attributes.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const parse::Attribute& a = attributes[i];
+    if (!a.has_value) return false;  // a bare key: true for a boolean, missing for a string
+    if (!accept(find_param(action, a.key), a.value, i, params, values)) return false;  // unknown keys too
+  }
+  if (!all_required_given(action, params, n)) return false;  // a missing required parameter's error
+  write_valid(params, values, n, out);
+  return true;
+}
+
+bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling, std::string_view args,
+                             bool has_args, parse::Validated& out) {
+  if (spelling.dialect != Dialect::Bracket || !has_args || !spelling.presets.empty() || !action.rules.empty())
+    return false;
+  // The positional parameters (positional_params(), without copying them).
+  std::array<std::string_view, kMaxSimple> names{};
+  std::size_t n = 0;
+  if (!spelling.positional.empty()) {
+    if (spelling.positional.size() > kMaxSimple) return false;
+    for (const std::string& name : spelling.positional) names[n++] = name;
+  } else if (!action.body_param.empty()) {
+    names[n++] = action.body_param;
+  } else if (action.params.size() == 1) {
+    names[n++] = action.params.front().name;
+  } else {
+    return false;  // takes no arguments: a note when some were written
+  }
+  // ARGS split at the first n-1 colons, each part trimmed (split_bracket_args()).
+  std::array<std::string_view, kMaxSimple> parts{};
+  std::size_t m = 0;
+  while (m + 1 < n) {
+    const std::size_t colon = args.find(':');
+    if (colon == std::string_view::npos) break;
+    parts[m++] = ascii::trim(args.substr(0, colon));
+    args.remove_prefix(colon + 1);
+  }
+  parts[m++] = ascii::trim(args);
+  std::array<const ParamSpec*, kMaxSimple> params{};
+  std::array<std::string_view, kMaxSimple> values{};
+  for (std::size_t i = 0; i < m; ++i)
+    if (!accept(find_param(action, names[i]), parts[i], i, params, values)) return false;
+  if (!all_required_given(action, params, m)) return false;
+  write_valid(params, values, m, out);
+  return true;
+}
+
+}  // namespace sigil::catalog

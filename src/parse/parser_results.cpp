@@ -1,0 +1,117 @@
+// What a completed construct becomes: a directive event (policy, limits, interruption: 12.2, 12.5, 12.6), a
+// diagnostic, or silence (section 7).
+#include "parser_impl.h"
+
+namespace sigil::parse {
+
+// ---------------------------------------------------------------------------------------------------------
+// Results
+
+void Parser::Impl::diag(std::string code, std::uint64_t offset, std::string message) {
+  ++stats_.diagnostics;
+  sink_.on_diagnostic(Diagnostic{std::move(code), offset, std::move(message)});
+}
+
+void Parser::Impl::directive(int spelling, std::string_view action, Validated& v, std::uint64_t begin,
+                             std::uint64_t end, std::uint64_t clean_offset, bool is_say, Ending ending) {
+  none_close_name_.clear();
+  // One event object for all directives: assigning into it (and swapping with `v`) keeps the storage of the
+  // strings and the argument object, so the steady state allocates nothing here.
+  DirectiveEvent& e = event_;
+  if (spelling >= 0) {
+    e.action.assign(grammar_.spelling(spelling).action);
+  } else {
+    e.action.assign(action.empty() ? std::string_view("mcp") : action);
+  }
+  e.args.swap(v.args);
+  e.valid = v.valid;
+  e.error.swap(v.error);
+  e.span_begin = input_offset(begin);
+  e.span_end = input_offset(end);
+  e.clean_offset = clean_offset;
+  e.spelling = spelling;
+  for (Note& note : v.notes) diag(std::move(note.code), e.span_begin, std::move(note.message));
+  if (!e.valid) diag("invalid-directive", e.span_begin, e.error);
+  const bool interrupting = spelling >= 0 && grammar_.spelling(spelling).interrupts;
+  const bool denied = spelling >= 0 ? (static_cast<std::size_t>(spelling) < denied_.size() &&
+                                       denied_[static_cast<std::size_t>(spelling)])
+                                    : deny_mcp_;
+  // A refusal is why the directive will not run, so its reason replaces a validation error; the first
+  // refusal is the one reported in `error`, every one gets a diagnostic.
+  bool refused = false;
+  auto refuse = [&](const char* code, const char* why) {
+    if (!refused) {
+      e.valid = false;
+      e.error = e.action + ": " + why;
+      refused = true;
+    }
+    diag(code, e.span_begin, e.action + ": " + why);
+  };
+  switch (ending) {
+    case Ending::Complete:
+      break;
+    case Ending::CutOff:
+      refuse("cut-off", "cut off: the reply ended before this directive was complete");
+      break;
+    case Ending::Unclosed:
+      refuse("unclosed-body", "its body never closed");
+      break;
+    case Ending::TooLong:
+      refuse("body-too-long", "its body is over the size limit");
+      break;
+  }
+  if (!is_say) {
+    // 12.2: after an interrupting directive only a chain of valid interrupting ones, separated by
+    // whitespace alone, still runs.
+    if (interrupted_ && !(chain_open_ && interrupting && e.valid && !denied)) {
+      chain_open_ = false;
+      refuse("after-interrupt", "after an interrupting directive");
+    }
+    if (++counted_directives_ > opt_.max_directives) refuse("over-limit", "over the per-reply limit");
+  }
+  if (denied) refuse("not-allowed", "not allowed here");
+  e.interrupts = e.valid && interrupting;
+  if (e.valid && !is_say) any_valid_directive_ = true;
+  ++stats_.directives;
+  sink_.on_directive(e);
+  if (!is_say) {
+    std::optional<std::string> inline_text;
+    if (e.valid && spelling >= 0 && opt_.inline_resolver && grammar_.spelling(spelling).inline_result)
+      inline_text = opt_.inline_resolver(e);
+    if (inline_text && !inline_text->empty()) {
+      emit_text(*inline_text);  // 10.2: the result takes the directive's place; its surroundings stay
+    } else {
+      gap(GapKind::Directive);
+    }
+  }
+  if (e.interrupts && !interrupted_) start_interrupt(end);
+}
+
+void Parser::Impl::silence_by_tag(std::uint64_t offset) {
+  if (interrupted_ || silent_by_tag_) return;
+  silent_by_tag_ = true;
+  main_judge_.suppress();
+  if (say_) {
+    say_->hidden_judge.suppress();
+    say_->say_judge.suppress();
+  }
+  if (visible_count() > 0)
+    diag("late-sentinel", input_offset(offset), "a sentinel came after text had been shown");
+  if (!silence_reported_) {
+    silence_reported_ = true;
+    sink_.on_silence(input_offset(offset));
+  }
+}
+
+// The block and the interruption end where the directive ends, not at the byte being read: a bracket is
+// final only one byte after its `]` (or at a held lead byte, a U+FFFD, the end), and that byte's input
+// offset may not be known yet (the sanitizer may still hold it), so it would depend on chunking.
+void Parser::Impl::start_interrupt(std::uint64_t end) {
+  if (in_say_block_) end_say_block(end);
+  finish_text();
+  interrupted_ = true;
+  interrupt_pos_ = end;
+  chain_open_ = true;
+}
+
+}  // namespace sigil::parse

@@ -1,0 +1,132 @@
+// The parser allocates nothing per directive in the steady state (issue 11, item 3), counted: every call of
+// the global operator new on this thread (tests/support/alloc_counter.h) while a reused parser reads a
+// thousand common directives, after a warm-up, into a sink that allocates nothing itself.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../support/alloc_counter.h"
+#include "../support/run_parse.h"
+#include "sigil/parse/parser.h"
+
+namespace {
+
+namespace parse = sigil::parse;
+using sigil::testing::AllocationCount;
+
+// Counts what it is told and keeps nothing.
+class CountingSink final : public parse::EventSink {
+ public:
+  void on_text(std::string_view text, bool) override { text_bytes += text.size(); }
+  void on_directive(const parse::DirectiveEvent& d) override {
+    ++directives;
+    if (d.valid && d.action == "react" && d.args.size() == 1) ++valid_reacts;
+  }
+  void on_diagnostic(const parse::Diagnostic&) override { ++diagnostics; }
+  void on_silence(std::uint64_t) override {}
+  void on_fallback() override {}
+  void on_end(bool) override { ++ends; }
+
+  std::size_t text_bytes = 0, directives = 0, valid_reacts = 0, diagnostics = 0, ends = 0;
+};
+
+parse::ParserOptions unlimited() {
+  parse::ParserOptions o;
+  o.max_directives = 1u << 30;  // every directive validated and reported, none refused as over the limit
+  return o;
+}
+
+void feed(parse::Parser& parser, std::string_view s, std::size_t chunk) {
+  for (std::size_t i = 0; i < s.size(); i += chunk) parser.feed(s.substr(i, chunk));
+}
+
+// A reply line as the benchmark's case (b) writes them: prose, then a reaction.
+const std::string kLine = "Great idea, let's do it. <react emoji=\"thumbsup\"/>\n";
+
+TEST(ParserAllocations, NoneInTheSteadyStateOfOneReply) {
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  for (std::size_t chunk : {kLine.size(), std::size_t{16}, std::size_t{1}}) {
+    CountingSink sink;
+    parse::Parser parser(grammar, sink, unlimited());
+    for (int i = 0; i < 100; ++i) feed(parser, kLine, chunk);  // warm-up: buffers reach their size
+    const AllocationCount count;
+    for (int i = 0; i < 1000; ++i) feed(parser, kLine, chunk);
+    const std::uint64_t allocations = count.count();
+    EXPECT_EQ(allocations, 0u) << "chunk " << chunk << ": " << allocations
+                               << " allocations for 1,000 directives";
+    parser.finish();
+    EXPECT_EQ(sink.valid_reacts, 1100u) << "chunk " << chunk;
+    EXPECT_EQ(sink.diagnostics, 0u);
+  }
+}
+
+TEST(ParserAllocations, NoneForTheBenchmarksReactsInActionsBlocks) {
+  // Case (b)'s shape (src/app/bench_inputs.cpp): a paragraph, then an <actions> block of reacts, emoji
+  // cycling.
+  const char* emoji[] = {"👍", "🎉", "❤️", "😂", "🙏", "👀", "✅", "🔥"};
+  std::string block = "Some prose before the block, as a model writes it.\n<actions>\n";
+  for (const char* e : emoji) block += std::string("  <react emoji=\"") + e + "\"/>\n";
+  block += "</actions>\n\n";
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  CountingSink sink;
+  parse::Parser parser(grammar, sink, unlimited());
+  for (int i = 0; i < 20; ++i) parser.feed(block);
+  const AllocationCount count;
+  for (int i = 0; i < 125; ++i) parser.feed(block);  // 1,000 directives
+  EXPECT_EQ(count.count(), 0u);
+  parser.finish();
+  EXPECT_EQ(sink.valid_reacts, 145u * 8);
+}
+
+TEST(ParserAllocations, NoneForCommonBrackets) {
+  const std::string lines[] = {"Noted. [REMEMBER:User likes green tea in the morning]\n",
+                               "That makes [CALCULATE:12 * 7] in all.\n"};
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  CountingSink sink;
+  parse::Parser parser(grammar, sink, unlimited());
+  for (int i = 0; i < 100; ++i)
+    for (const std::string& line : lines) parser.feed(line);
+  const AllocationCount count;
+  for (int i = 0; i < 500; ++i)
+    for (const std::string& line : lines) parser.feed(line);  // 1,000 directives
+  EXPECT_EQ(count.count(), 0u);
+  parser.finish();
+  EXPECT_EQ(sink.directives, 1200u);
+  EXPECT_EQ(sink.diagnostics, 0u);
+}
+
+TEST(ParserAllocations, NonePerDirectiveAcrossRepliesOfAReusedParser) {
+  // A conversation keeps one parser: reset() costs a fixed number of allocations per reply (a fresh parser
+  // state, whose text stages grow their buffers once per reply), and a reply's directives add none: a
+  // hundred reacts cost what ten do.
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  CountingSink sink;
+  parse::Parser parser(grammar, sink, unlimited());
+  auto reply = [&](int directives) {
+    parser.reset();
+    for (int i = 0; i < directives; ++i) parser.feed(kLine);
+    parser.finish();
+  };
+  for (int i = 0; i < 10; ++i) reply(100);  // warm-up
+  AllocationCount ten;
+  reply(10);
+  const std::uint64_t per_reply = ten.count();
+  AllocationCount hundred;
+  reply(100);
+  EXPECT_EQ(hundred.count(), per_reply);
+  EXPECT_LE(per_reply, 16u);  // the bound stated in docs/performance.md
+  EXPECT_EQ(sink.ends, 12u);
+  EXPECT_EQ(sink.valid_reacts, 1110u);
+}
+
+TEST(ParserAllocations, TheCounterCounts) {
+  // The hook is live in this binary: a fresh parser does allocate.
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  CountingSink sink;
+  const AllocationCount count;
+  parse::Parser parser(grammar, sink, unlimited());
+  parser.feed(kLine);
+  EXPECT_GT(count.count(), 0u);
+}
+
+}  // namespace
