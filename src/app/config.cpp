@@ -449,8 +449,15 @@ class Reader {
             {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
             {"env", [&](const toml::node& n, const std::string& k) { c.env = pairs(n, k); }},
             {"headers", [&](const toml::node& n, const std::string& k) { c.headers = pairs(n, k); }},
-            {"timeout_seconds", [&](const toml::node& n, const std::string& k) {
+            {"timeout_seconds",
+             [&](const toml::node& n, const std::string& k) {
                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
+             }},
+            {"elicitation", [&](const toml::node& n, const std::string& k) {
+               c.elicitation = string(n, k);
+               if (c.elicitation != "decline" && c.elicitation != "cancel" && c.elicitation != "defaults")
+                 fail(n, k,
+                      "must be \"decline\", \"cancel\" or \"defaults\", not " + in_quotes(c.elicitation));
              }}});
       if (c.command.empty() == c.url.empty())
         fail_at(server.source(), "[" + section_ + "] needs exactly one of command = [...] or url = \"...\"");

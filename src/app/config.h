@@ -167,6 +167,8 @@ struct McpServerConfig {
   std::string url;
   std::vector<std::pair<std::string, std::string>> env, headers;
   int timeout_seconds = 30;
+  // How a server's elicitation/create is answered: "decline", "cancel" or "defaults" (mcp_elicitation.h).
+  std::string elicitation = "decline";
 };
 
 struct ChannelsConfig {

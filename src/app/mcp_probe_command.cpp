@@ -43,14 +43,21 @@ json::object sample_arguments(const json::object& schema) {
 
 }  // namespace
 
-int run_mcp_probe(const std::string& url, std::ostream& out, std::ostream& err) {
+int run_mcp_probe(const std::string& url, const std::string& elicitation, std::ostream& out,
+                  std::ostream& err) {
   if (url.empty()) {
     err << "sigil mcp-probe: give the server's URL\n";
+    return 2;
+  }
+  const auto policy = actions::parse_mcp_elicitation_policy(elicitation);
+  if (!policy) {
+    err << "sigil mcp-probe: --elicitation must be decline, cancel or defaults\n";
     return 2;
   }
   auto http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
   actions::McpClientOptions options;
   options.timeout = std::chrono::milliseconds(20'000);
+  options.elicitation = *policy;
   actions::McpClient client("probe", actions::make_mcp_http_transport({url, {}}, http), options);
   if (auto connected = client.connect(); !connected) {
     err << "sigil mcp-probe: " << connected.error().message << '\n';
@@ -66,6 +73,9 @@ int run_mcp_probe(const std::string& url, std::ostream& out, std::ostream& err) 
       out << "failed: " << result.error().message << '\n';
     else
       out << (result->is_error ? "error: " : "ok: ") << result->text << '\n';
+    if (result) {
+      for (const std::string& note : result->notes) out << "  note: " << note << '\n';
+    }
   }
   return 0;
 }

@@ -29,6 +29,9 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
     }
     actions::McpClientOptions options;
     options.timeout = std::chrono::seconds(s.timeout_seconds);
+    // The config reader accepted only the three names.
+    options.elicitation =
+        actions::parse_mcp_elicitation_policy(s.elicitation).value_or(actions::McpElicitationPolicy::decline);
     auto client = std::make_shared<actions::McpClient>(s.name, std::move(transport), options);
     if (auto connected = client->connect(); !connected) {
       out.errors.push_back(s.name + ": " + connected.error().message);

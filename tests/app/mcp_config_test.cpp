@@ -28,6 +28,7 @@ TEST(McpConfig, OneTablePerServer) {
 command = ["node", "server.js", "stdio"]
 env = { LOG_LEVEL = "warn" }
 timeout_seconds = 5
+elicitation = "defaults"
 
 [mcp.servers."brave-search"]
 url = "https://mcp.example.com/mcp"
@@ -41,11 +42,13 @@ headers = { Authorization = "Bearer x" }
   EXPECT_EQ(a.command, (std::vector<std::string>{"node", "server.js", "stdio"}));
   EXPECT_EQ(a.env, (std::vector<std::pair<std::string, std::string>>{{"LOG_LEVEL", "warn"}}));
   EXPECT_EQ(a.timeout_seconds, 5);
+  EXPECT_EQ(a.elicitation, "defaults");
   const McpServerConfig& b = c.mcp_servers[0];
   EXPECT_EQ(b.name, "brave-search");
   EXPECT_EQ(b.url, "https://mcp.example.com/mcp");
   EXPECT_EQ(b.headers, (std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer x"}}));
   EXPECT_EQ(b.timeout_seconds, 30);
+  EXPECT_EQ(b.elicitation, "decline");  // nobody answers forms in a turn: no by default
   EXPECT_TRUE(load_config_text("", "s.toml", {}, kNoEnv).mcp_servers.empty());
 }
 
@@ -62,6 +65,9 @@ TEST(McpConfig, MistakesAreNamed) {
   EXPECT_NE(error_of("[mcp]\nservers = 1\n").find("mcp must hold only tables [mcp.servers.NAME]"),
             std::string::npos);
   EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\nenv = { A = 1 }\n").find("must be a string"),
+            std::string::npos);
+  EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\nelicitation = \"accept\"\n")
+                .find("must be \"decline\", \"cancel\" or \"defaults\", not \"accept\""),
             std::string::npos);
 }
 
