@@ -6,7 +6,9 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 
+#include "sigil/actions/mcp_oauth.h"
 #include "sigil/log/log.h"
 #include "sigil/net/sse_parser.h"
 #include "sigil/text/ascii.h"
@@ -73,6 +75,10 @@ struct Shared {
   net::Headers session_headers() const {
     net::Headers h;
     for (const auto& [name, value] : options.headers) h.push_back({name, value});
+    if (options.oauth) {
+      if (std::string token = options.oauth->authorization(); !token.empty())
+        h.push_back({"Authorization", token});
+    }
     if (!session.empty()) h.push_back({"Mcp-Session-Id", session});
     if (initialized) h.push_back({"MCP-Protocol-Version", protocol_version});
     return h;
@@ -97,9 +103,17 @@ struct StreamState {
   std::string last_event_id;
   std::uint64_t retry_ms = kDefaultRetryMs;
   int fruitless = 0;  // reconnections in a row that brought no message
+  // A POST's message and the Authorization it carried, to send it again once OAuth got a token.
+  std::string body;
+  std::string authorization;
+  bool authorized_retry = false;  // this is that second sending: a refusal now is final
 };
 
 void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state);
+void start_post(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state);
+// Gets a token (on a thread of its own: the flow blocks on HTTP) and sends the refused POST again.
+void authorize_and_resend(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state,
+                          std::string challenge);
 
 class StreamHandler final : public net::HttpHandler {
  public:
@@ -161,11 +175,19 @@ class StreamHandler final : public net::HttpHandler {
     if (state_.kind == StreamKind::post && state_.method == "notifications/initialized" && status_ >= 200 &&
         status_ < 300) {
       // The session is set up: open the stream for what the server sends outside our requests.
-      start_stream(shared_, gen_, StreamState{StreamKind::listen, "", nullptr, "", kDefaultRetryMs, 0});
+      StreamState listen;
+      listen.kind = StreamKind::listen;
+      start_stream(shared_, gen_, std::move(listen));
       return;
     }
     if (state_.kind == StreamKind::listen) {
       end_listen(error);
+      return;
+    }
+    if (state_.kind == StreamKind::post && shared_->options.oauth && !state_.authorized_retry &&
+        (status_ == 401 ||
+         (status_ == 403 && bearer_challenge_param(challenge_, "error") == "insufficient_scope"))) {
+      authorize_and_resend(shared_, gen_, std::move(state_), challenge_);
       return;
     }
     if (state_.awaited.is_null() || answered_) return;  // a notification, or a stream that answered
@@ -220,11 +242,12 @@ class StreamHandler final : public net::HttpHandler {
     }
   }
 
-  // sigil does not run OAuth: say what the server asked for and what can be configured instead.
+  // Say what the server asked for and what can be configured.
   std::string authorization_hint() const {
     std::string hint = status_ == 401 ? " (the server wants authorization" : " (the token was refused";
     if (!challenge_.empty()) hint += "; it asks: WWW-Authenticate: " + challenge_.substr(0, 300);
-    return hint + "; sigil has no OAuth flow: give a token with headers = { Authorization = \"Bearer …\" })";
+    if (shared_->options.oauth) return hint + "; the token OAuth got was refused too)";
+    return hint + "; give a token with headers = { Authorization = \"Bearer …\" }, or configure oauth)";
   }
 
   void cancel_self() {
@@ -311,6 +334,51 @@ void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, Stre
   if (gen == shared->generation) shared->calls.emplace(call, std::move(handle));
 }
 
+void start_post(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state) {
+  std::lock_guard delivering(shared->deliver_mu);  // close() waits for this: shared->http stays valid
+  net::HttpRequest request;
+  request.method = "POST";
+  request.url = shared->options.url;
+  request.body = state.body;
+  request.timeouts.first_byte = kLongWait;
+  request.timeouts.idle = kLongWait;
+  request.resend_on_stale_connection = false;  // a tool call must not run twice
+  std::shared_ptr<StreamHandler> handler;
+  std::uint64_t call = 0;
+  {
+    std::lock_guard lock(shared->mu);
+    if (!shared->open || gen != shared->generation) return;
+    request.headers = shared->session_headers();
+    request.headers.push_back({"Content-Type", "application/json"});
+    request.headers.push_back({"Accept", "application/json, text/event-stream"});
+    state.authorization.clear();
+    if (const std::string* a = net::find_header(request.headers, "Authorization")) state.authorization = *a;
+    call = shared->next_call++;
+    handler = std::make_shared<StreamHandler>(shared, gen, call, std::move(state), !shared->session.empty());
+  }
+  auto handle = shared->http->start(std::move(request), handler);
+  std::lock_guard lock(shared->mu);
+  if (gen == shared->generation) shared->calls.emplace(call, std::move(handle));
+}
+
+void authorize_and_resend(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state,
+                          std::string challenge) {
+  std::thread([shared, gen, state = std::move(state), challenge = std::move(challenge)]() mutable {
+    auto got = shared->options.oauth->authorize(challenge, state.authorization);
+    if (!shared->current(gen)) return;
+    if (got) {
+      state.authorized_retry = true;
+      start_post(shared, gen, std::move(state));
+      return;
+    }
+    if (state.awaited.is_null()) return;
+    json::object reply{{"jsonrpc", "2.0"},
+                       {"id", state.awaited},
+                       {"error", {{"code", kTransportError}, {"message", got.error().message}}}};
+    shared->deliver_message(gen, json::serialize(reply));
+  }).detach();
+}
+
 class HttpTransport final : public McpTransport {
  public:
   HttpTransport(McpHttpOptions options, std::shared_ptr<net::HttpClient> http)
@@ -349,28 +417,14 @@ class HttpTransport final : public McpTransport {
         }
       }
     }
-    net::HttpRequest request;
-    request.method = "POST";
-    request.url = shared_->options.url;
-    request.body = std::string(message);
-    request.timeouts.first_byte = kLongWait;
-    request.timeouts.idle = kLongWait;
-    request.resend_on_stale_connection = false;  // a tool call must not run twice
-    std::shared_ptr<StreamHandler> handler;
-    std::uint64_t call = 0;
+    state.body = std::string(message);
+    std::uint64_t gen = 0;
     {
       std::lock_guard lock(shared_->mu);
       if (!shared_->open) return make_error(ErrorCode::tool_failed, "the server is not connected");
-      request.headers = shared_->session_headers();
-      request.headers.push_back({"Content-Type", "application/json"});
-      request.headers.push_back({"Accept", "application/json, text/event-stream"});
-      call = shared_->next_call++;
-      handler = std::make_shared<StreamHandler>(shared_, shared_->generation, call, std::move(state),
-                                                !shared_->session.empty());
+      gen = shared_->generation;
     }
-    auto handle = http_->start(std::move(request), handler);
-    std::lock_guard lock(shared_->mu);
-    shared_->calls.emplace(call, std::move(handle));  // on_end may have erased nothing yet: harmless
+    start_post(shared_, gen, std::move(state));
     return {};
   }
 

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <utility>
 
+#include "sigil/actions/mcp_oauth.h"
 #include "sigil/actions/schedule.h"
 #include "sigil/log/log.h"
 #include "sigil/net/ssrf_guard.h"
@@ -453,16 +454,54 @@ class Reader {
              [&](const toml::node& n, const std::string& k) {
                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
              }},
-            {"elicitation", [&](const toml::node& n, const std::string& k) {
+            {"elicitation",
+             [&](const toml::node& n, const std::string& k) {
                c.elicitation = string(n, k);
                if (c.elicitation != "decline" && c.elicitation != "cancel" && c.elicitation != "defaults")
                  fail(n, k,
                       "must be \"decline\", \"cancel\" or \"defaults\", not " + in_quotes(c.elicitation));
-             }}});
+             }},
+            {"oauth", [&](const toml::node& n, const std::string& k) { mcp_oauth(n, k, c.oauth); }}});
       if (c.command.empty() == c.url.empty())
         fail_at(server.source(), "[" + section_ + "] needs exactly one of command = [...] or url = \"...\"");
+      if (c.oauth.enabled && c.url.empty())
+        fail_at(server.source(),
+                "[" + section_ + "] oauth is for a url server (a command server has no HTTP)");
       out.push_back(std::move(c));
     }
+  }
+
+  // oauth = { client_id, client_secret, client_secret_env, scope, grant }; every key optional ({} registers
+  // dynamically).
+  void mcp_oauth(const toml::node& node, const std::string& key, McpServerConfig::OAuth& o) {
+    const toml::table* t = node.as_table();
+    if (t == nullptr) fail(node, key, "must be a table ({ client_id = \"…\", client_secret_env = \"…\" })");
+    o.enabled = true;
+    std::string secret_env;
+    each(*t, {{"client_id", [&](const toml::node& n, const std::string& k) { o.client_id = string(n, k); }},
+              {"client_secret",
+               [&](const toml::node& n, const std::string& k) { o.client_secret = string(n, k); }},
+              {"client_secret_env",
+               [&](const toml::node& n, const std::string& k) {
+                 secret_env = string(n, k);
+                 const char* value = std::getenv(secret_env.c_str());
+                 // Named, never quoted: the value is a secret.
+                 if (value == nullptr || *value == '\0')
+                   fail(n, k, "names " + in_quotes(secret_env) + ", which is not set in the environment");
+                 o.client_secret = value;
+               }},
+              {"scope", [&](const toml::node& n, const std::string& k) { o.scope = string(n, k); }},
+              {"grant", [&](const toml::node& n, const std::string& k) {
+                 o.grant = string(n, k);
+                 if (!actions::valid_mcp_oauth_grant(o.grant))
+                   fail(n, k,
+                        "must be \"auto\", \"client_credentials\" or \"authorization_code\", not " +
+                            in_quotes(o.grant));
+               }}});
+    if (!o.client_secret.empty() && o.client_id.empty())
+      fail(node, key, "has a client secret but no client_id");
+    if (o.grant == "client_credentials" && o.client_secret.empty())
+      fail(node, key, "grant = \"client_credentials\" needs client_secret or client_secret_env");
   }
 
   void telegram(const toml::table& t, TelegramConfig& c) {

@@ -169,6 +169,13 @@ struct McpServerConfig {
   int timeout_seconds = 30;
   // How a server's elicitation/create is answered: "decline", "cancel" or "defaults" (mcp_elicitation.h).
   std::string elicitation = "decline";
+  // oauth = { client_id, client_secret | client_secret_env, scope, grant } (mcp_oauth.h): a `url` server's
+  // refusal (401) is answered with an OAuth flow. The secret is never printed.
+  struct OAuth {
+    bool enabled = false;
+    std::string client_id, client_secret, scope;
+    std::string grant = "auto";  // "auto", "client_credentials" or "authorization_code"
+  } oauth;
 };
 
 struct ChannelsConfig {

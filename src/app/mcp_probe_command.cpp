@@ -1,10 +1,13 @@
 #include "app/mcp_probe_command.h"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <cstdlib>
 #include <ostream>
 
 #include "sigil/actions/mcp_client.h"
 #include "sigil/actions/mcp_http.h"
+#include "sigil/actions/mcp_oauth.h"
 #include "sigil/net/io_threads.h"
 
 namespace sigil::app {
@@ -41,6 +44,23 @@ json::object sample_arguments(const json::object& schema) {
   return args;
 }
 
+// The conformance suite hands pre-registered client credentials to its client in MCP_CONFORMANCE_CONTEXT
+// ({"client_id": …, "client_secret": …}); anything else there is not ours to read.
+actions::McpOAuthConfig oauth_from_environment() {
+  actions::McpOAuthConfig config;
+  const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
+  if (context == nullptr) return config;
+  boost::system::error_code ec;
+  const json::value v = json::parse(context, ec);
+  if (ec || !v.is_object()) return config;
+  for (const auto& [key, target] :
+       {std::pair{"client_id", &config.client_id}, std::pair{"client_secret", &config.client_secret}}) {
+    if (const auto* s = v.get_object().if_contains(key); s != nullptr && s->is_string())
+      *target = s->get_string();
+  }
+  return config;
+}
+
 }  // namespace
 
 int run_mcp_probe(const std::string& url, const std::string& elicitation, std::ostream& out,
@@ -58,7 +78,10 @@ int run_mcp_probe(const std::string& url, const std::string& elicitation, std::o
   actions::McpClientOptions options;
   options.timeout = std::chrono::milliseconds(20'000);
   options.elicitation = *policy;
-  actions::McpClient client("probe", actions::make_mcp_http_transport({url, {}}, http), options);
+  // A server that asks for authorization gets the OAuth flow (dynamic registration unless credentials came).
+  actions::McpHttpOptions transport{
+      url, {}, std::make_shared<actions::McpOAuth>(url, oauth_from_environment(), http)};
+  actions::McpClient client("probe", actions::make_mcp_http_transport(std::move(transport), http), options);
   if (auto connected = client.connect(); !connected) {
     err << "sigil mcp-probe: " << connected.error().message << '\n';
     return 1;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sigil/actions/mcp_http.h"
+#include "sigil/actions/mcp_oauth.h"
 #include "sigil/actions/mcp_stdio.h"
 #include "sigil/log/log.h"
 #include "sigil/net/http_client.h"
@@ -19,7 +20,13 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
     std::unique_ptr<actions::McpTransport> transport;
     if (s.command.empty()) {
       if (!http) http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
-      transport = actions::make_mcp_http_transport({s.url, s.headers}, http);
+      actions::McpHttpOptions options{s.url, s.headers, nullptr};
+      if (s.oauth.enabled)
+        options.oauth = std::make_shared<actions::McpOAuth>(
+            s.url,
+            actions::McpOAuthConfig{s.oauth.client_id, s.oauth.client_secret, s.oauth.scope, s.oauth.grant},
+            http);
+      transport = actions::make_mcp_http_transport(std::move(options), http);
     } else {
       actions::McpStdioOptions stdio;
       stdio.program = s.command.front();

@@ -94,7 +94,7 @@ std::unique_ptr<McpClient> client_for(const TestServer& server,
                                       std::vector<std::pair<std::string, std::string>> headers = {}) {
   auto http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
   return std::make_unique<McpClient>(
-      "t", make_mcp_http_transport({server.url(), std::move(headers)}, std::move(http)),
+      "t", make_mcp_http_transport({server.url(), std::move(headers), nullptr}, std::move(http)),
       McpClientOptions{10s});
 }
 

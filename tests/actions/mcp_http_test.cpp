@@ -102,8 +102,8 @@ TEST(McpHttp, TheReferenceServerOverStreamableHttp) {
   ASSERT_TRUE(std::filesystem::exists(everything())) << "run scripts/npm-deps";
   EverythingHttp server;
   ASSERT_TRUE(server.running());
-  McpClient client("everything", make_mcp_http_transport({server.url(), {{"X-Test", "1"}}}, http_client()),
-                   {3s});
+  McpClient client("everything",
+                   make_mcp_http_transport({server.url(), {{"X-Test", "1"}}, nullptr}, http_client()), {3s});
   auto connected = connect_when_up(client);
   ASSERT_TRUE(connected) << connected.error().message;
   ASSERT_TRUE(client.find_tool("echo").has_value());
@@ -136,7 +136,8 @@ TEST(McpHttp, TheReferenceServerGetsTheDefaultsOfItsForm) {
   ASSERT_TRUE(server.running());
   McpClientOptions options{10s};
   options.elicitation = McpElicitationPolicy::defaults;
-  McpClient client("everything", make_mcp_http_transport({server.url(), {}}, http_client()), options);
+  McpClient client("everything", make_mcp_http_transport({server.url(), {}, nullptr}, http_client()),
+                   options);
   auto connected = connect_when_up(client);
   ASSERT_TRUE(connected) << connected.error().message;
   // Its form requires "name", which has no default: "defaults" must decline rather than invent one.
@@ -149,10 +150,11 @@ TEST(McpHttp, TheReferenceServerGetsTheDefaultsOfItsForm) {
 }
 
 TEST(McpHttp, AServerThatIsNotThereFailsFast) {
-  McpClient client("none",
-                   make_mcp_http_transport({"http://127.0.0.1:" + std::to_string(free_port()) + "/mcp", {}},
-                                           http_client()),
-                   {10s});
+  McpClient client(
+      "none",
+      make_mcp_http_transport({"http://127.0.0.1:" + std::to_string(free_port()) + "/mcp", {}, nullptr},
+                              http_client()),
+      {10s});
   const auto start = std::chrono::steady_clock::now();
   auto r = client.connect();
   ASSERT_FALSE(r);
