@@ -186,7 +186,7 @@ TEST(McpHttpStreams, ARefusedTokenNamesTheChallengeAndWhatToConfigure) {
   EXPECT_NE(r.error().message.find("HTTP 401: invalid_token"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("resource_metadata=\"http://x/prm\""), std::string::npos)
       << r.error().message;
-  EXPECT_NE(r.error().message.find("no OAuth"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("or configure oauth"), std::string::npos) << r.error().message;
 }
 
 }  // namespace
