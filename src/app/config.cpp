@@ -477,19 +477,11 @@ class Reader {
     const toml::table* t = node.as_table();
     if (t == nullptr) fail(node, key, "must be a table ({ client_id = \"…\", client_secret_env = \"…\" })");
     o.enabled = true;
-    std::string secret_env;
     each(*t, {{"client_id", [&](const toml::node& n, const std::string& k) { o.client_id = string(n, k); }},
               {"client_secret",
                [&](const toml::node& n, const std::string& k) { o.client_secret = string(n, k); }},
               {"client_secret_env",
-               [&](const toml::node& n, const std::string& k) {
-                 secret_env = string(n, k);
-                 const char* value = std::getenv(secret_env.c_str());
-                 // Named, never quoted: the value is a secret.
-                 if (value == nullptr || *value == '\0')
-                   fail(n, k, "names " + in_quotes(secret_env) + ", which is not set in the environment");
-                 o.client_secret = value;
-               }},
+               [&](const toml::node& n, const std::string& k) { o.client_secret_env = string(n, k); }},
               {"scope", [&](const toml::node& n, const std::string& k) { o.scope = string(n, k); }},
               {"grant", [&](const toml::node& n, const std::string& k) {
                  o.grant = string(n, k);
@@ -498,9 +490,11 @@ class Reader {
                         "must be \"auto\", \"client_credentials\" or \"authorization_code\", not " +
                             in_quotes(o.grant));
                }}});
-    if (!o.client_secret.empty() && o.client_id.empty())
-      fail(node, key, "has a client secret but no client_id");
-    if (o.grant == "client_credentials" && o.client_secret.empty())
+    if (!o.client_secret_env.empty() && !o.client_secret.empty())
+      fail(node, key, "has both client_secret and client_secret_env: keep one");
+    const bool secret = !o.client_secret.empty() || !o.client_secret_env.empty();
+    if (secret && o.client_id.empty()) fail(node, key, "has a client secret but no client_id");
+    if (o.grant == "client_credentials" && !secret)
       fail(node, key, "grant = \"client_credentials\" needs client_secret or client_secret_env");
   }
 
@@ -621,6 +615,16 @@ class Reader {
 };
 
 void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLookup& env) {
+  for (McpServerConfig& server : config.mcp_servers) {
+    const std::string& name = server.oauth.client_secret_env;
+    if (name.empty()) continue;
+    auto v = env(name);
+    // The variable is named, its value never: it is a secret.
+    if (!v || v->empty())
+      throw ConfigError("[mcp.servers." + server.name + "] oauth.client_secret_env names " + name +
+                        ", which is not set in the environment");
+    server.oauth.client_secret = *v;
+  }
   if (auto v = env("SIGIL_TELEGRAM_TOKEN"); v && !v->empty()) {
     if (!valid_telegram_token(*v))
       throw ConfigError(

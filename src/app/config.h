@@ -174,7 +174,8 @@ struct McpServerConfig {
   struct OAuth {
     bool enabled = false;
     std::string client_id, client_secret, scope;
-    std::string grant = "auto";  // "auto", "client_credentials" or "authorization_code"
+    std::string client_secret_env;  // the environment variable the secret is read from
+    std::string grant = "auto";     // "auto", "client_credentials" or "authorization_code"
   } oauth;
 };
 

@@ -71,5 +71,52 @@ TEST(McpConfig, MistakesAreNamed) {
             std::string::npos);
 }
 
+TEST(McpConfig, OAuthTakesItsSecretFromTheEnvironment) {
+  const EnvLookup env = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "MCP_SECRET") return std::string("s3cret");
+    return std::nullopt;
+  };
+  const Config c = load_config_text(R"(
+[mcp.servers.a]
+url = "https://mcp.example.com/mcp"
+oauth = { client_id = "sigil", client_secret_env = "MCP_SECRET", scope = "mcp:read", grant = "client_credentials" }
+[mcp.servers.b]
+url = "https://mcp.example.com/other"
+oauth = {}
+[mcp.servers.c]
+url = "https://mcp.example.com/plain"
+)",
+                                    "s.toml", {}, env);
+  ASSERT_EQ(c.mcp_servers.size(), 3u);
+  const auto& a = c.mcp_servers[0].oauth;
+  EXPECT_TRUE(a.enabled);
+  EXPECT_EQ(a.client_id, "sigil");
+  EXPECT_EQ(a.client_secret, "s3cret");
+  EXPECT_EQ(a.scope, "mcp:read");
+  EXPECT_EQ(a.grant, "client_credentials");
+  EXPECT_TRUE(c.mcp_servers[1].oauth.enabled);  // {}: dynamic registration
+  EXPECT_EQ(c.mcp_servers[1].oauth.grant, "auto");
+  EXPECT_FALSE(c.mcp_servers[2].oauth.enabled);
+}
+
+TEST(McpConfig, OAuthMistakesAreNamedWithoutTheSecret) {
+  const std::string unset = error_of(
+      "[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { client_id = \"x\", client_secret_env = \"NOPE\" "
+      "}\n");
+  EXPECT_NE(unset.find("oauth.client_secret_env names NOPE, which is not set"), std::string::npos) << unset;
+  EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\noauth = {}\n").find("oauth is for a url server"),
+            std::string::npos);
+  const std::string no_id =
+      error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { client_secret = \"hidden\" }\n");
+  EXPECT_NE(no_id.find("has a client secret but no client_id"), std::string::npos) << no_id;
+  EXPECT_EQ(no_id.find("hidden"), std::string::npos) << no_id;
+  EXPECT_NE(error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { grant = \"password\" }\n")
+                .find("must be \"auto\", \"client_credentials\" or \"authorization_code\", not \"password\""),
+            std::string::npos);
+  EXPECT_NE(error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { grant = \"client_credentials\" }\n")
+                .find("needs client_secret or client_secret_env"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sigil::app
