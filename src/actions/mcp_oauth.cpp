@@ -180,6 +180,7 @@ struct McpOAuth::State {
   std::vector<std::string> resource_scopes;
   std::string authorization_endpoint, token_endpoint, registration_endpoint;
   std::vector<std::string> grants, auth_methods, as_scopes;
+  bool metadata_documents = false;                    // client_id_metadata_document_supported
   std::string client_id, client_secret, auth_method;  // the identity in use (configured or registered)
 
   struct Answer {
@@ -265,6 +266,8 @@ struct McpOAuth::State {
       grants = strings(*meta, "grant_types_supported");
       auth_methods = strings(*meta, "token_endpoint_auth_methods_supported");
       as_scopes = strings(*meta, "scopes_supported");
+      const auto* cimd = meta->if_contains("client_id_metadata_document_supported");
+      metadata_documents = cimd != nullptr && cimd->is_bool() && cimd->get_bool();
       const auto methods = strings(*meta, "code_challenge_methods_supported");
       if (!methods.empty() && !has(methods, "S256"))
         return oauth_error("the authorization server does not support PKCE S256");
@@ -297,6 +300,11 @@ struct McpOAuth::State {
       client_id = config.client_id;
       client_secret = config.client_secret;
       auth_method = pick_auth_method();
+      return {};
+    }
+    if (!config.client_metadata_url.empty() && metadata_documents) {
+      client_id = config.client_metadata_url;
+      auth_method = "none";
       return {};
     }
     if (registration_endpoint.empty())

@@ -92,6 +92,11 @@ int main(int argc, char** argv) {
       ->add_option("--elicitation", probe_elicitation,
                    "How a server's elicitation/create is answered: decline, cancel or defaults")
       ->check(CLI::IsMember({"decline", "cancel", "defaults"}));
+  std::string probe_client_metadata_url;
+  probe_cmd->add_option(
+      "--client-metadata-url", probe_client_metadata_url,
+      "OAuth: the client id (an https URL of a client id metadata document) for servers that "
+      "accept one");
 
   sigil::app::ConfigFlags serve;
   CLI::App* serve_cmd = app.add_subcommand(
@@ -134,7 +139,8 @@ int main(int argc, char** argv) {
       return sigil::app::run_exec(exec, 0, std::cout, std::cerr);
     }
     if (probe_cmd->parsed())
-      return sigil::app::run_mcp_probe(probe_url, probe_elicitation, std::cout, std::cerr);
+      return sigil::app::run_mcp_probe(probe_url, probe_elicitation, probe_client_metadata_url, std::cout,
+                                       std::cerr);
     if (serve_cmd->parsed()) return sigil::app::run_serve(serve, std::cout, std::cerr);
     if (prompt_cmd->parsed()) {
       prompt.deny = split_list(prompt_deny);

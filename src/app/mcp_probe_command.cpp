@@ -63,8 +63,8 @@ actions::McpOAuthConfig oauth_from_environment() {
 
 }  // namespace
 
-int run_mcp_probe(const std::string& url, const std::string& elicitation, std::ostream& out,
-                  std::ostream& err) {
+int run_mcp_probe(const std::string& url, const std::string& elicitation,
+                  const std::string& client_metadata_url, std::ostream& out, std::ostream& err) {
   if (url.empty()) {
     err << "sigil mcp-probe: give the server's URL\n";
     return 2;
@@ -79,8 +79,10 @@ int run_mcp_probe(const std::string& url, const std::string& elicitation, std::o
   options.timeout = std::chrono::milliseconds(20'000);
   options.elicitation = *policy;
   // A server that asks for authorization gets the OAuth flow (dynamic registration unless credentials came).
+  actions::McpOAuthConfig oauth = oauth_from_environment();
+  oauth.client_metadata_url = client_metadata_url;
   actions::McpHttpOptions transport{
-      url, {}, std::make_shared<actions::McpOAuth>(url, oauth_from_environment(), http)};
+      url, {}, std::make_shared<actions::McpOAuth>(url, std::move(oauth), http)};
   actions::McpClient client("probe", actions::make_mcp_http_transport(std::move(transport), http), options);
   if (auto connected = client.connect(); !connected) {
     err << "sigil mcp-probe: " << connected.error().message << '\n';

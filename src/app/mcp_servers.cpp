@@ -21,11 +21,14 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
     if (s.command.empty()) {
       if (!http) http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
       actions::McpHttpOptions options{s.url, s.headers, nullptr};
-      if (s.oauth.enabled)
-        options.oauth = std::make_shared<actions::McpOAuth>(
-            s.url,
-            actions::McpOAuthConfig{s.oauth.client_id, s.oauth.client_secret, s.oauth.scope, s.oauth.grant},
-            http);
+      if (s.oauth.enabled) {
+        actions::McpOAuthConfig oauth;
+        oauth.client_id = s.oauth.client_id;
+        oauth.client_secret = s.oauth.client_secret;
+        oauth.scope = s.oauth.scope;
+        oauth.grant = s.oauth.grant;
+        options.oauth = std::make_shared<actions::McpOAuth>(s.url, std::move(oauth), http);
+      }
       transport = actions::make_mcp_http_transport(std::move(options), http);
     } else {
       actions::McpStdioOptions stdio;

@@ -143,7 +143,10 @@ TEST(McpOAuth, ReadsTheBearerChallengesParameters) {
 
 TEST(McpOAuth, ClientCredentialsGetATokenThatIsUsedAndFetchedAgainWhenRefused) {
   OAuthServer server("credentials");
-  Fixture s(server, McpOAuthConfig{"cid", "sec", "", "auto", {}});
+  McpOAuthConfig config;
+  config.client_id = "cid";
+  config.client_secret = "sec";
+  Fixture s(server, config);
   ASSERT_TRUE(s.client->connect());
   auto r = s.client->call_tool("who", {});
   ASSERT_TRUE(r) << r.error().message;

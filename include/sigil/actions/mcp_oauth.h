@@ -7,6 +7,8 @@
 //   `resource` that is not the server's URL or a parent of it, then reads the authorization server's metadata
 //   (RFC 8414 / OpenID discovery, path-aware order). A server without protected-resource metadata (MCP
 //   2025-03-26) is its own authorization server, with /authorize, /token and /register as fallbacks.
+// - The client id is the configured one, else client_metadata_url where the server accepts client id metadata
+//   documents, else one registered dynamically (RFC 7591) as a public client when the server allows it.
 // - The token comes from, in order: a refresh token from before; the client_credentials grant when a
 //   client secret is configured and the authorization server lists that grant (or it was asked for); the
 //   authorization code grant with PKCE S256, `state` and the `resource` parameter (RFC 8707), with the
@@ -43,6 +45,10 @@ struct McpOAuthConfig {
   std::string grant = "auto";
   // Where the authorization server sends the code; never contacted (the code is read from the redirect).
   std::string redirect_uri = "http://127.0.0.1:33418/oauth/callback";
+  // An https URL of a client id metadata document (SEP-991) that names redirect_uri: used as the client id,
+  // instead of registering, when there is no client_id and the server says
+  // client_id_metadata_document_supported.
+  std::string client_metadata_url;
 };
 
 // "client_credentials", "authorization_code" or "auto"; false for anything else.
