@@ -3,10 +3,12 @@
 #include <openssl/rand.h>
 
 #include <boost/json.hpp>
+#include <chrono>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "actions/jwt_assertion.h"
 #include "sigil/net/blocking_fetch.h"
 #include "sigil/net/url.h"
 #include "sigil/store/sha256.h"
@@ -24,16 +26,6 @@ constexpr std::chrono::milliseconds kStepTimeout{15'000};
 
 Error oauth_error(std::string message) {
   return make_error(ErrorCode::permission_denied, "OAuth: " + message);
-}
-
-std::string base64url(std::string_view bytes) {
-  std::string s = text::base64_encode(bytes);
-  for (char& c : s) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  while (!s.empty() && s.back() == '=') s.pop_back();
-  return s;
 }
 
 // Unguessable bytes (PKCE verifier, state): these must not come from a fast non-cryptographic generator.
@@ -178,7 +170,7 @@ struct McpOAuth::State {
   bool discovered = false;
   std::string resource;  // RFC 8707: what the token is for
   std::vector<std::string> resource_scopes;
-  std::string authorization_endpoint, token_endpoint, registration_endpoint;
+  std::string issuer, authorization_endpoint, token_endpoint, registration_endpoint;
   std::vector<std::string> grants, auth_methods, as_scopes;
   bool metadata_documents = false;                    // client_id_metadata_document_supported
   std::string client_id, client_secret, auth_method;  // the identity in use (configured or registered)
@@ -260,6 +252,7 @@ struct McpOAuth::State {
                    as_origin + "/.well-known/openid-configuration"};
     }
     if (const auto meta = first_document(meta_urls)) {
+      issuer = str(*meta, "issuer");
       authorization_endpoint = str(*meta, "authorization_endpoint");
       token_endpoint = str(*meta, "token_endpoint");
       registration_endpoint = str(*meta, "registration_endpoint");
@@ -288,6 +281,7 @@ struct McpOAuth::State {
 
   // client_secret_basic unless the server lists only client_secret_post; none without a secret.
   std::string pick_auth_method() const {
+    if (!config.private_key_pem.empty()) return "private_key_jwt";
     if (client_secret.empty()) return "none";
     if (auth_methods.empty() || has(auth_methods, "client_secret_basic")) return "client_secret_basic";
     if (has(auth_methods, "client_secret_post")) return "client_secret_post";
@@ -343,6 +337,21 @@ struct McpOAuth::State {
       headers.push_back(
           {"Authorization", "Basic " + text::base64_encode(net::percent_encode(client_id) + ":" +
                                                            net::percent_encode(client_secret))});
+    } else if (auth_method == "private_key_jwt") {
+      // RFC 7523 2.2: a short-lived assertion for the authorization server (its issuer, else the endpoint).
+      const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+      auto jti = random_base64url(16);
+      if (!jti) return oauth_error("no random bytes for the client assertion");
+      const json::object claims{
+          {"iss", client_id}, {"sub", client_id}, {"aud", issuer.empty() ? token_endpoint : issuer},
+          {"iat", now},       {"exp", now + 300}, {"jti", *jti}};
+      auto assertion = sign_jwt(claims, config.private_key_pem, config.signing_algorithm);
+      if (!assertion) return oauth_error("the client assertion: " + assertion.error().message);
+      form.emplace_back("client_id", client_id);
+      form.emplace_back("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+      form.emplace_back("client_assertion", *assertion);
     } else {
       form.emplace_back("client_id", client_id);
       if (auth_method == "client_secret_post") form.emplace_back("client_secret", client_secret);
@@ -417,11 +426,13 @@ struct McpOAuth::State {
     if (scope.empty()) {
       for (const std::string& s : resource_scopes) scope += (scope.empty() ? "" : " ") + s;
     }
+    const bool confidential = !client_secret.empty() || !config.private_key_pem.empty();
     const bool credentials = config.grant == "client_credentials" ||
-                             (config.grant == "auto" && !client_secret.empty() &&
-                              has(grants, "client_credentials") && !has(grants, "authorization_code"));
+                             (config.grant == "auto" && confidential && has(grants, "client_credentials") &&
+                              !has(grants, "authorization_code"));
     if (credentials) {
-      if (client_secret.empty()) return oauth_error("the client_credentials grant needs oauth.client_secret");
+      if (!confidential)
+        return oauth_error("the client_credentials grant needs a client secret or a private key");
       Form form{{"grant_type", "client_credentials"}, {"resource", resource}};
       if (!scope.empty()) form.emplace_back("scope", scope);
       return token_request(std::move(form), "the client_credentials token request");

@@ -482,6 +482,14 @@ class Reader {
                [&](const toml::node& n, const std::string& k) { o.client_secret = string(n, k); }},
               {"client_secret_env",
                [&](const toml::node& n, const std::string& k) { o.client_secret_env = string(n, k); }},
+              {"private_key_file",
+               [&](const toml::node& n, const std::string& k) { o.private_key_file = path(n, k); }},
+              {"signing_algorithm",
+               [&](const toml::node& n, const std::string& k) {
+                 o.signing_algorithm = string(n, k);
+                 if (o.signing_algorithm != "ES256" && o.signing_algorithm != "RS256")
+                   fail(n, k, "must be \"ES256\" or \"RS256\", not " + in_quotes(o.signing_algorithm));
+               }},
               {"scope", [&](const toml::node& n, const std::string& k) { o.scope = string(n, k); }},
               {"grant", [&](const toml::node& n, const std::string& k) {
                  o.grant = string(n, k);
@@ -492,10 +500,12 @@ class Reader {
                }}});
     if (!o.client_secret_env.empty() && !o.client_secret.empty())
       fail(node, key, "has both client_secret and client_secret_env: keep one");
-    const bool secret = !o.client_secret.empty() || !o.client_secret_env.empty();
+    const bool secret =
+        !o.client_secret.empty() || !o.client_secret_env.empty() || !o.private_key_file.empty();
     if (secret && o.client_id.empty()) fail(node, key, "has a client secret but no client_id");
     if (o.grant == "client_credentials" && !secret)
-      fail(node, key, "grant = \"client_credentials\" needs client_secret or client_secret_env");
+      fail(node, key,
+           "grant = \"client_credentials\" needs client_secret, client_secret_env or private_key_file");
   }
 
   void telegram(const toml::table& t, TelegramConfig& c) {

@@ -45,7 +45,8 @@ json::object sample_arguments(const json::object& schema) {
 }
 
 // The conformance suite hands pre-registered client credentials to its client in MCP_CONFORMANCE_CONTEXT
-// ({"client_id": …, "client_secret": …}); anything else there is not ours to read.
+// ({"client_id", "client_secret"} or {"client_id", "private_key_pem", "signing_algorithm"}); anything else
+// there is not ours to read.
 actions::McpOAuthConfig oauth_from_environment() {
   actions::McpOAuthConfig config;
   const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
@@ -54,7 +55,9 @@ actions::McpOAuthConfig oauth_from_environment() {
   const json::value v = json::parse(context, ec);
   if (ec || !v.is_object()) return config;
   for (const auto& [key, target] :
-       {std::pair{"client_id", &config.client_id}, std::pair{"client_secret", &config.client_secret}}) {
+       {std::pair{"client_id", &config.client_id}, std::pair{"client_secret", &config.client_secret},
+        std::pair{"private_key_pem", &config.private_key_pem},
+        std::pair{"signing_algorithm", &config.signing_algorithm}}) {
     if (const auto* s = v.get_object().if_contains(key); s != nullptr && s->is_string())
       *target = s->get_string();
   }

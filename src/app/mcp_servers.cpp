@@ -1,7 +1,9 @@
 #include "app/mcp_servers.h"
 
 #include <chrono>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <utility>
 
 #include "sigil/actions/mcp_http.h"
@@ -27,6 +29,18 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
         oauth.client_secret = s.oauth.client_secret;
         oauth.scope = s.oauth.scope;
         oauth.grant = s.oauth.grant;
+        if (!s.oauth.private_key_file.empty()) {
+          std::ifstream in(s.oauth.private_key_file, std::ios::binary);
+          std::ostringstream key;
+          key << in.rdbuf();
+          if (!in || key.str().empty()) {
+            out.errors.push_back(s.name + ": oauth.private_key_file " + s.oauth.private_key_file +
+                                 " cannot be read");
+            continue;
+          }
+          oauth.private_key_pem = key.str();
+          oauth.signing_algorithm = s.oauth.signing_algorithm;
+        }
         options.oauth = std::make_shared<actions::McpOAuth>(s.url, std::move(oauth), http);
       }
       transport = actions::make_mcp_http_transport(std::move(options), http);

@@ -82,7 +82,7 @@ url = "https://mcp.example.com/mcp"
 oauth = { client_id = "sigil", client_secret_env = "MCP_SECRET", scope = "mcp:read", grant = "client_credentials" }
 [mcp.servers.b]
 url = "https://mcp.example.com/other"
-oauth = {}
+oauth = { client_id = "k", private_key_file = "keys/mcp.pem", signing_algorithm = "RS256" }
 [mcp.servers.c]
 url = "https://mcp.example.com/plain"
 )",
@@ -94,9 +94,14 @@ url = "https://mcp.example.com/plain"
   EXPECT_EQ(a.client_secret, "s3cret");
   EXPECT_EQ(a.scope, "mcp:read");
   EXPECT_EQ(a.grant, "client_credentials");
-  EXPECT_TRUE(c.mcp_servers[1].oauth.enabled);  // {}: dynamic registration
   EXPECT_EQ(c.mcp_servers[1].oauth.grant, "auto");
+  EXPECT_EQ(c.mcp_servers[1].oauth.private_key_file, "keys/mcp.pem");  // beside s.toml
+  EXPECT_EQ(c.mcp_servers[1].oauth.signing_algorithm, "RS256");
   EXPECT_FALSE(c.mcp_servers[2].oauth.enabled);
+  const Config empty =
+      load_config_text("[mcp.servers.d]\nurl = \"https://h/mcp\"\noauth = {}\n", "s.toml", {}, env);
+  EXPECT_TRUE(empty.mcp_servers[0].oauth.enabled);  // {}: dynamic registration
+  EXPECT_EQ(empty.mcp_servers[0].oauth.client_id, "");
 }
 
 TEST(McpConfig, OAuthMistakesAreNamedWithoutTheSecret) {
@@ -114,7 +119,7 @@ TEST(McpConfig, OAuthMistakesAreNamedWithoutTheSecret) {
                 .find("must be \"auto\", \"client_credentials\" or \"authorization_code\", not \"password\""),
             std::string::npos);
   EXPECT_NE(error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { grant = \"client_credentials\" }\n")
-                .find("needs client_secret or client_secret_env"),
+                .find("needs client_secret, client_secret_env or private_key_file"),
             std::string::npos);
 }
 

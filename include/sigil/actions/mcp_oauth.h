@@ -17,7 +17,8 @@
 //   a person; one that shows a login page gets a clear error naming the URL to open.
 // - Scope: the challenge's `scope`, else the configured one, else the metadata's `scopes_supported`, else
 // none.
-// - The client authenticates to the token endpoint as the server's metadata allows: client_secret_basic
+// - The client authenticates to the token endpoint with private_key_jwt when a private key is configured
+//   (a JWT assertion, aud = the issuer, 5 minutes), else as the server's metadata allows: client_secret_basic
 //   (preferred), client_secret_post, or none (a public client, client_id in the body).
 // - authorization() is the current `Authorization` header value ("" before any token). Tokens and secrets
 //   are never logged nor put into an error message.
@@ -39,7 +40,10 @@ namespace sigil::actions {
 struct McpOAuthConfig {
   std::string client_id;      // pre-registered; "" registers dynamically when the server offers it
   std::string client_secret;  // "" for a public client
-  std::string scope;          // asked for when the challenge names none; "" lets the metadata decide
+  // A PEM private key: the client authenticates with a signed JWT (private_key_jwt, RFC 7523) instead.
+  std::string private_key_pem;
+  std::string signing_algorithm = "ES256";  // or "RS256"
+  std::string scope;  // asked for when the challenge names none; "" lets the metadata decide
   // "auto" (client_credentials when there is a secret and the server lists the grant, else the code flow),
   // "client_credentials" or "authorization_code".
   std::string grant = "auto";
