@@ -23,6 +23,7 @@ namespace json = boost::json;
 // Metadata and token answers are small; a larger one is not one we can use.
 constexpr std::size_t kMaxBody = 1u << 20;
 constexpr std::chrono::milliseconds kStepTimeout{15'000};
+constexpr std::string_view kJwtBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 Error oauth_error(std::string message) {
   return make_error(ErrorCode::permission_denied, "OAuth: " + message);
@@ -411,6 +412,31 @@ struct McpOAuth::State {
                          "the code exchange");
   }
 
+  // SEP-990: the ID token becomes an ID-JAG at the identity provider, the ID-JAG a token here.
+  Result<void> cross_app_access(const std::string& scope) {
+    if (config.idp_token_endpoint.empty() || config.idp_client_id.empty())
+      return oauth_error("cross-app access needs the identity provider's token endpoint and client id");
+    Form exchange{{"grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"},
+                  {"requested_token_type", "urn:ietf:params:oauth:token-type:id-jag"},
+                  {"subject_token", config.idp_id_token},
+                  {"subject_token_type", "urn:ietf:params:oauth:token-type:id_token"},
+                  {"audience", issuer.empty() ? token_endpoint : issuer},
+                  {"resource", resource},
+                  {"client_id", config.idp_client_id}};
+    if (!scope.empty()) exchange.emplace_back("scope", scope);
+    auto a = call("POST", config.idp_token_endpoint,
+                  {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}},
+                  form_encode(exchange));
+    if (!a) return a.error();
+    const std::string grant = a->body ? str(*a->body, "access_token") : std::string();
+    if (a->status != 200 || grant.empty())
+      return oauth_error("the identity provider's token exchange at " + config.idp_token_endpoint +
+                         " failed (HTTP " + std::to_string(a->status) + ")");
+    Form form{{"grant_type", std::string(kJwtBearer)}, {"assertion", grant}};
+    if (!scope.empty()) form.emplace_back("scope", scope);
+    return token_request(std::move(form), "the JWT bearer grant");
+  }
+
   Result<void> run(std::string_view challenge) {
     const bool step_up = bearer_challenge_param(challenge, "error") == "insufficient_scope";
     if (!refresh_token.empty() && !step_up) {
@@ -426,6 +452,7 @@ struct McpOAuth::State {
     if (scope.empty()) {
       for (const std::string& s : resource_scopes) scope += (scope.empty() ? "" : " ") + s;
     }
+    if (!config.idp_id_token.empty() && has(grants, kJwtBearer)) return cross_app_access(scope);
     const bool confidential = !client_secret.empty() || !config.private_key_pem.empty();
     const bool credentials = config.grant == "client_credentials" ||
                              (config.grant == "auto" && confidential && has(grants, "client_credentials") &&

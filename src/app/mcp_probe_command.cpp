@@ -45,8 +45,8 @@ json::object sample_arguments(const json::object& schema) {
 }
 
 // The conformance suite hands pre-registered client credentials to its client in MCP_CONFORMANCE_CONTEXT
-// ({"client_id", "client_secret"} or {"client_id", "private_key_pem", "signing_algorithm"}); anything else
-// there is not ours to read.
+// ({"client_id", "client_secret"}, or a private key and its algorithm, or an identity provider's ID token,
+// token endpoint and client id for cross-app access); anything else there is not ours to read.
 actions::McpOAuthConfig oauth_from_environment() {
   actions::McpOAuthConfig config;
   const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
@@ -57,7 +57,10 @@ actions::McpOAuthConfig oauth_from_environment() {
   for (const auto& [key, target] :
        {std::pair{"client_id", &config.client_id}, std::pair{"client_secret", &config.client_secret},
         std::pair{"private_key_pem", &config.private_key_pem},
-        std::pair{"signing_algorithm", &config.signing_algorithm}}) {
+        std::pair{"signing_algorithm", &config.signing_algorithm},
+        std::pair{"idp_id_token", &config.idp_id_token},
+        std::pair{"idp_token_endpoint", &config.idp_token_endpoint},
+        std::pair{"idp_client_id", &config.idp_client_id}}) {
     if (const auto* s = v.get_object().if_contains(key); s != nullptr && s->is_string())
       *target = s->get_string();
   }

@@ -1,6 +1,7 @@
 // sigil's OAuth client for MCP servers (mcp_oauth.h) against tests/support/mcp_oauth_test_server.py, a tiny
 // MCP server with its own authorization server: client credentials, the authorization code flow with PKCE
-// and dynamic registration, a refresh, a refused resource and a login page sigil cannot get past.
+// and dynamic registration, a refresh, cross-app access, a refused resource and a login page sigil cannot get
+// past.
 #include "sigil/actions/mcp_oauth.h"
 
 #include <arpa/inet.h>
@@ -197,6 +198,23 @@ TEST(McpOAuth, TheCodeFlowRegistersUsesPkceS256AndRefreshes) {
   ASSERT_EQ(tokens.size(), 2u);
   EXPECT_EQ(form_value(tokens[1], "grant_type"), "refresh_token");
   EXPECT_EQ(server.requests("/as/authorize").size(), 1u);  // no second authorization
+}
+
+TEST(McpOAuth, CrossAppAccessExchangesTheIdTokenThenUsesTheJwtBearerGrant) {
+  OAuthServer server("xaa");
+  McpOAuthConfig config;
+  config.client_id = "cid";
+  config.client_secret = "sec";
+  config.idp_id_token = "the-id-token";
+  config.idp_token_endpoint = server.base() + "/idp/token";
+  config.idp_client_id = "idp-client";
+  Fixture s(server, config);
+  auto connected = s.client->connect();
+  ASSERT_TRUE(connected) << connected.error().message;
+  ASSERT_EQ(server.requests("/idp/token").size(), 1u);
+  const auto tokens = server.requests("/as/token");
+  ASSERT_EQ(tokens.size(), 1u);
+  EXPECT_EQ(form_value(tokens[0], "assertion"), "the-jag");
 }
 
 TEST(McpOAuth, AResourceThatIsNotTheServerIsRefused) {

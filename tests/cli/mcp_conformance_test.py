@@ -10,9 +10,8 @@ Usage: mcp_conformance_test.py PATH_TO_SIGIL  (run by ctest as cli.mcp_conforman
    elicitation policy; sigil's own default is "decline") and `--client-metadata-url` the suite's client id
    metadata document URL (auth/basic-cimd). Every client scenario of protocol revision 2025-11-25 must pass:
    initialize, tools_call, elicitation-sep1034-client-defaults, sse-retry, and the auth/* scenarios of the
-   OAuth 2.1 client (docs/actions/mcp.md), 2025-03-26, draft and the client-credentials extensions
-   included. The extension sigil does not implement (cross-app access) runs and must fail as documented, so
-   a change is noticed.
+   OAuth 2.1 client (docs/actions/mcp.md), 2025-03-26, draft and the three extensions (client credentials
+   with a secret or a JWT assertion, cross-app access) included: all 26.
 2. `sigil serve` with @modelcontextprotocol/server-filesystem (one allowed root) and
    @modelcontextprotocol/server-memory (MEMORY_FILE_PATH in the test folder): a reply's
    <mcp_files_read_text_file> reads a file from the root, <mcp_memory_create_entities> creates an entity and
@@ -47,8 +46,10 @@ MUST_PASS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", 
         "scope-step-up", "scope-retry-limit", "token-endpoint-auth-basic", "token-endpoint-auth-post",
         "token-endpoint-auth-none", "pre-registration", "2025-03-26-oauth-metadata-backcompat",
         "2025-03-26-oauth-endpoint-fallback", "resource-mismatch", "offline-access-scope",
-        "offline-access-not-supported", "client-credentials-basic", "client-credentials-jwt"]]
-EXPECTED_TO_FAIL = ["auth/cross-app-access-complete-flow"]
+        "offline-access-not-supported", "client-credentials-basic", "client-credentials-jwt",
+        "cross-app-access-complete-flow"]]
+# Scenarios that must fail as documented (none now: kept so a feature dropped on purpose is written down).
+EXPECTED_TO_FAIL = []
 # The suite's client id metadata document URL (auth/basic-cimd checks the client uses it as its client id).
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 failures = []

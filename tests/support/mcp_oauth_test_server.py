@@ -12,6 +12,9 @@ MODE:
   client_credentials).
 - mismatch: the protected-resource metadata names another resource.
 - login: /authorize answers a login page (200) instead of redirecting.
+- xaa: cross-app access: /idp/token exchanges the ID token "the-id-token" (audience the issuer, resource the
+  server's URL) for the ID-JAG "the-jag"; the authorization server takes it only as a jwt-bearer grant with
+  client_secret_basic for "cid" / "sec".
 
 /mcp answers 401 with `WWW-Authenticate: Bearer resource_metadata=...` unless the request carries the token
 the token endpoint gave; `POST /expire` makes that token invalid (a refresh token still works).
@@ -70,7 +73,10 @@ class Handler(BaseHTTPRequestHandler):
             meta = {"issuer": BASE + "/as", "authorization_endpoint": BASE + "/as/authorize",
                     "token_endpoint": BASE + "/as/token", "response_types_supported": ["code"],
                     "code_challenge_methods_supported": ["S256"]}
-            if MODE == "credentials":
+            if MODE == "xaa":
+                meta["grant_types_supported"] = ["urn:ietf:params:oauth:grant-type:jwt-bearer"]
+                meta["token_endpoint_auth_methods_supported"] = ["client_secret_basic"]
+            elif MODE == "credentials":
                 meta["grant_types_supported"] = ["client_credentials"]
                 meta["token_endpoint_auth_methods_supported"] = ["client_secret_post"]
             else:
@@ -98,9 +104,20 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, {})
         if url.path == "/as/register":
             return self.answer(201, {"client_id": "registered-client", "token_endpoint_auth_method": "none"})
+        if url.path == "/idp/token":
+            form = dict(urllib.parse.parse_qsl(raw))
+            ok = (form.get("grant_type") == "urn:ietf:params:oauth:grant-type:token-exchange"
+                  and form.get("subject_token") == "the-id-token"
+                  and form.get("subject_token_type") == "urn:ietf:params:oauth:token-type:id_token"
+                  and form.get("requested_token_type") == "urn:ietf:params:oauth:token-type:id-jag"
+                  and form.get("audience") == BASE + "/as" and form.get("resource") == BASE + "/mcp")
+            if not ok:
+                return self.answer(400, {"error": "invalid_request"})
+            return self.answer(200, {"access_token": "the-jag", "token_type": "N_A",
+                                     "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag"})
         if url.path == "/as/token":
             form = dict(urllib.parse.parse_qsl(raw))
-            if form.get("resource") != BASE + "/mcp":
+            if form.get("resource") != BASE + "/mcp" and "assertion" not in form:
                 return self.answer(400, {"error": "invalid_target"})
             grant = form.get("grant_type")
             ok = False
@@ -110,6 +127,9 @@ class Handler(BaseHTTPRequestHandler):
                 verifier = form.get("code_verifier", "")
                 digest = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
                 ok = form.get("code") == "the-code" and digest.decode() == state["challenge"]
+            elif grant == "urn:ietf:params:oauth:grant-type:jwt-bearer":
+                basic = "Basic " + base64.b64encode(b"cid:sec").decode()
+                ok = form.get("assertion") == "the-jag" and self.headers.get("Authorization") == basic
             elif grant == "refresh_token":
                 ok = form.get("refresh_token") == "the-refresh-token"
             if not ok:

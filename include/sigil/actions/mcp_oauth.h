@@ -9,12 +9,13 @@
 //   2025-03-26) is its own authorization server, with /authorize, /token and /register as fallbacks.
 // - The client id is the configured one, else client_metadata_url where the server accepts client id metadata
 //   documents, else one registered dynamically (RFC 7591) as a public client when the server allows it.
-// - The token comes from, in order: a refresh token from before; the client_credentials grant when a
-//   client secret is configured and the authorization server lists that grant (or it was asked for); the
-//   authorization code grant with PKCE S256, `state` and the `resource` parameter (RFC 8707), with the
-//   configured client id or one registered dynamically (RFC 7591). The code is taken from the `Location` of
-//   the authorization endpoint's answer to a plain GET: this works only with a server that redirects without
-//   a person; one that shows a login page gets a clear error naming the URL to open.
+// - The token comes from, in order: a refresh token from before; with an identity provider's ID token, the
+//   cross-app access exchange (when the authorization server lists the jwt-bearer grant); the
+//   client_credentials grant when a client secret is configured and the authorization server lists that grant
+//   (or it was asked for); the authorization code grant with PKCE S256, `state` and the `resource` parameter
+//   (RFC 8707), with the configured client id or one registered dynamically (RFC 7591). The code is taken
+//   from the `Location` of the authorization endpoint's answer to a plain GET: this works only with a server
+//   that redirects without a person; one that shows a login page gets a clear error naming the URL to open.
 // - Scope: the challenge's `scope`, else the configured one, else the metadata's `scopes_supported`, else
 // none.
 // - The client authenticates to the token endpoint with private_key_jwt when a private key is configured
@@ -43,6 +44,10 @@ struct McpOAuthConfig {
   // A PEM private key: the client authenticates with a signed JWT (private_key_jwt, RFC 7523) instead.
   std::string private_key_pem;
   std::string signing_algorithm = "ES256";  // or "RS256"
+  // Enterprise-managed authorization (SEP-990, cross-app access): an ID token from the organisation's
+  // identity provider is exchanged there (RFC 8693) for an identity assertion grant (ID-JAG), which the
+  // authorization server takes as a JWT bearer grant (RFC 7523) from this client. All three or none.
+  std::string idp_id_token, idp_token_endpoint, idp_client_id;
   std::string scope;  // asked for when the challenge names none; "" lets the metadata decide
   // "auto" (client_credentials when there is a secret and the server lists the grant, else the code flow),
   // "client_credentials" or "authorization_code".
