@@ -11,13 +11,14 @@
 //   documents, else one registered dynamically (RFC 7591) as a public client when the server allows it.
 // - The token comes from, in order: a refresh token from before; with an identity provider's ID token, the
 //   cross-app access exchange (when the authorization server lists the jwt-bearer grant); the
-//   client_credentials grant when a client secret is configured and the authorization server lists that grant
-//   (or it was asked for); the authorization code grant with PKCE S256, `state` and the `resource` parameter
-//   (RFC 8707), with the configured client id or one registered dynamically (RFC 7591). The code is taken
-//   from the `Location` of the authorization endpoint's answer to a plain GET: this works only with a server
-//   that redirects without a person; one that shows a login page gets a clear error naming the URL to open.
-// - Scope: the challenge's `scope`, else the configured one, else the metadata's `scopes_supported`, else
-// none.
+//   client_credentials grant when a client secret or key is configured and the authorization server lists
+//   that grant and not authorization_code (or grant = "client_credentials"); the authorization code grant
+//   with PKCE S256, `state` and the `resource` parameter (RFC 8707), with the configured client id or one
+//   registered dynamically (RFC 7591). The code is taken from the `Location` of the authorization endpoint's
+//   answer to a plain GET: this works only with a server that redirects without a person; one that shows a
+//   login page gets a clear error naming the URL to open.
+// - Scope: the challenge's `scope`, else the configured one, else the resource's `scopes_supported`, else
+//   none; `offline_access` is added to a non-empty scope of the code flow where the server lists it.
 // - The client authenticates to the token endpoint with private_key_jwt when a private key is configured
 //   (a JWT assertion, aud = the issuer, 5 minutes), else as the server's metadata allows: client_secret_basic
 //   (preferred), client_secret_post, or none (a public client, client_id in the body).
