@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actions/jwt_assertion.h"
+#include "sigil/log/log.h"
 #include "sigil/net/blocking_fetch.h"
 #include "sigil/net/url.h"
 #include "sigil/store/sha256.h"
@@ -498,7 +499,14 @@ Result<void> McpOAuth::authorize(std::string_view challenge, std::string_view re
     std::lock_guard lock(mu_);
     state_->access_token.clear();  // refused: never sent again
   }
-  return state_->run(challenge);
+  auto done = state_->run(challenge);
+  // What the operator needs to see which step failed; never a token or secret (the messages hold none).
+  if (done && log::enabled(log::Level::info))
+    log::write(log::Record{log::Level::info, "mcp-oauth-token", {{"url", state_->server_url}}});
+  else if (!done && log::enabled(log::Level::warn))
+    log::write(log::Record{
+        log::Level::warn, "mcp-oauth-failed", {{"url", state_->server_url}, {"why", done.error().message}}});
+  return done;
 }
 
 }  // namespace sigil::actions
