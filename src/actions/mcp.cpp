@@ -52,9 +52,12 @@ exec::HandlerResult run_mcp(const McpConfig& config, const exec::Directive& d, e
 
   auto result = target->client->call_tool(target->tool.name, arguments.get_object(), ctx.stop_token());
   if (!result) return exec::HandlerResult::error("mcp: " + name + ": " + result.error().message);
-  if (result->is_error) return exec::HandlerResult::error("mcp: " + name + " failed: " + result->text);
-  return exec::HandlerResult::ok(result->text.empty() ? "(no text)" : result->text,
-                                 json::value(result->text));
+  // The server's questions and sigil's answers (elicitation) follow the tool's text: the model learns why
+  // a tool went the way it did, and the turn report keeps them.
+  std::string text = result->text.empty() ? "(no text)" : result->text;
+  for (const std::string& note : result->notes) text += "\n(" + note + ")";
+  if (result->is_error) return exec::HandlerResult::error("mcp: " + name + " failed: " + text);
+  return exec::HandlerResult::ok(text, json::value(text));
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ struct McpClient::Pending {
   std::string error;  // non-empty: the call failed
   ErrorCode code = ErrorCode::tool_failed;
   Clock::time_point deadline;
+  bool tool_call = false;          // a tools/call: the notes of server requests made meanwhile land here
+  std::vector<std::string> notes;  // ...these
 };
 
 namespace {
@@ -26,6 +28,7 @@ namespace {
 // How often a waiting call looks at its stop token: a cancelled turn is noticed within this.
 constexpr std::chrono::milliseconds kStopPoll{20};
 constexpr int kMethodNotFound = -32601;
+constexpr int kInvalidParams = -32602;
 // tools/list pages beyond this are a server bug (a cursor that never ends), not a catalogue.
 constexpr int kMaxToolPages = 100;
 
@@ -50,7 +53,7 @@ std::string string_field(const json::object& o, std::string_view key) {
 McpToolResult mcp_tool_result(const json::value& result) {
   McpToolResult out;
   const auto* o = result.if_object();
-  if (o == nullptr) return {"(the tool returned no result object)", true};
+  if (o == nullptr) return {"(the tool returned no result object)", true, {}};
   if (const auto* e = o->if_contains("isError"); e != nullptr && e->is_bool()) out.is_error = e->get_bool();
   auto add = [&out](std::string_view line) {
     if (!out.text.empty()) out.text += '\n';
@@ -152,8 +155,9 @@ Result<void> McpClient::connect_locked(std::stop_token stop) {
 }
 
 Result<void> McpClient::handshake(std::stop_token stop) {
+  // Form-mode elicitation only: nobody could open a URL for the user inside a turn.
   json::object params{{"protocolVersion", kMcpProtocolVersion},
-                      {"capabilities", json::object()},
+                      {"capabilities", {{"elicitation", {{"form", json::object()}}}}},
                       {"clientInfo", {{"name", "sigil"}, {"version", "1"}}}};
   auto init = request("initialize", std::move(params), stop);
   if (!init) return make_error(init.error().code, "initialize: " + init.error().message);
@@ -193,9 +197,16 @@ Result<McpToolResult> McpClient::call_tool(const std::string& tool, const json::
     if (auto again = reconnect_if_gone(stop); !again)
       return make_error(again.error().code, "the server could not be restarted: " + again.error().message);
   }
-  auto result = request("tools/call", {{"name", tool}, {"arguments", arguments}}, std::move(stop));
-  if (!result) return result.error();
-  return mcp_tool_result(*result);
+  std::vector<std::string> notes;
+  auto result = request("tools/call", {{"name", tool}, {"arguments", arguments}}, std::move(stop), &notes);
+  if (!result) {
+    Error e = result.error();
+    for (const std::string& n : notes) e.message += "; " + n;
+    return e;
+  }
+  McpToolResult out = mcp_tool_result(*result);
+  out.notes = std::move(notes);
+  return out;
 }
 
 Result<void> McpClient::notify(std::string_view method, json::object params) {
@@ -205,7 +216,13 @@ Result<void> McpClient::notify(std::string_view method, json::object params) {
 }
 
 Result<json::value> McpClient::request(std::string_view method, json::object params, std::stop_token stop) {
+  return request(method, std::move(params), std::move(stop), nullptr);
+}
+
+Result<json::value> McpClient::request(std::string_view method, json::object params, std::stop_token stop,
+                                       std::vector<std::string>* notes) {
   auto pending = std::make_shared<Pending>();
+  pending->tool_call = method == "tools/call";
   std::int64_t id = 0;
   {
     std::lock_guard lock(mu_);
@@ -237,6 +254,7 @@ Result<json::value> McpClient::request(std::string_view method, json::object par
     cv_.wait_until(lock, std::min(pending->deadline, Clock::now() + kStopPoll));
   }
   pending_.erase(id);
+  if (notes != nullptr) *notes = std::move(pending->notes);
   if (!given_up.empty()) {
     lock.unlock();
     // Tell the server to stop working on it; its answer, if one still comes, finds no pending entry.
@@ -263,15 +281,7 @@ void McpClient::on_message(std::string_view text) {
   const json::value* id = m.if_contains("id");
   const std::string method = string_field(m, "method");
   if (!method.empty() && id != nullptr) {
-    // A request from the server.
-    json::object reply{{"jsonrpc", "2.0"}, {"id", *id}};
-    if (method == "ping") {
-      reply["result"] = json::object();
-    } else {
-      reply["error"] = {{"code", kMethodNotFound},
-                        {"message", "method not supported by this client: " + method}};
-    }
-    (void)transport_->send(json::serialize(reply));
+    on_request(*id, method, m);
     return;
   }
   if (!method.empty()) {
@@ -310,6 +320,37 @@ void McpClient::on_message(std::string_view text) {
   }
   p.done = true;
   cv_.notify_all();
+}
+
+void McpClient::on_request(const json::value& id, const std::string& method, const json::object& message) {
+  json::object reply{{"jsonrpc", "2.0"}, {"id", id}};
+  if (method == "ping") {
+    reply["result"] = json::object();
+  } else if (method == "elicitation/create") {
+    const auto* p = message.if_contains("params");
+    auto answer = answer_mcp_elicitation(p != nullptr && p->is_object() ? p->get_object() : json::object(),
+                                         options_.elicitation);
+    std::string note;
+    if (answer) {
+      reply["result"] = std::move(answer->result);
+      note = std::move(answer->note);
+    } else {
+      reply["error"] = {{"code", kInvalidParams}, {"message", answer.error()}};
+      note = "the server asked for input sigil cannot give: " + answer.error();
+    }
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [pid, pending] : pending_) {
+        if (pending->tool_call && !pending->done) pending->notes.push_back(note);
+      }
+    }
+    if (log::enabled(log::Level::info))
+      log::write(log::Record{log::Level::info, "mcp-elicitation", {{"server", name_}, {"answer", note}}});
+  } else {
+    reply["error"] = {{"code", kMethodNotFound},
+                      {"message", "method not supported by this client: " + method}};
+  }
+  (void)transport_->send(json::serialize(reply));
 }
 
 void McpClient::on_closed(std::string reason) {

@@ -6,7 +6,10 @@
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 
+#include "sigil/actions/mcp_oauth.h"
+#include "sigil/log/log.h"
 #include "sigil/net/sse_parser.h"
 #include "sigil/text/ascii.h"
 
@@ -21,25 +24,42 @@ constexpr std::chrono::hours kLongWait{24};
 // A JSON answer larger than this is not one we can use.
 constexpr std::size_t kMaxJsonBody = 16u << 20;
 constexpr int kTransportError = -32000;
+// The wait before reconnecting a stream when the server named none with `retry:`.
+constexpr std::uint64_t kDefaultRetryMs = 1000;
+// A server may close a stream any number of times (SSE polling), but reconnections in a row that bring
+// no message at all mean it is not coming: give up after this many.
+constexpr int kMaxFruitlessReconnects = 5;
 
-// What the transport and its in-flight requests share: requests may outlive a close() by a moment.
+// The three kinds of SSE stream a session has.
+enum class StreamKind {
+  post,    // the answer to one POST: a JSON body or an SSE stream
+  resume,  // a GET with Last-Event-ID that goes on with a POST's SSE stream after it broke off
+  listen,  // the standalone GET stream for messages the server sends outside any request
+};
+
+// What the transport and its streams share: a stream may outlive a close() by a moment.
 struct Shared {
+  McpHttpOptions options;
+  net::HttpClient* http = nullptr;  // the transport's; used only under deliver_mu at the current generation
+
   std::mutex mu;
   McpTransport::Events events;
-  std::uint64_t generation = 0;  // bumped by open() and close(): answers of an older one are dropped
+  std::uint64_t generation = 0;  // bumped by open() and close(): streams of an older one are dropped
   bool open = false;
   std::string session;
   bool initialized = false;  // the first answer arrived: MCP-Protocol-Version goes on later requests
+  std::string protocol_version{kMcpProtocolVersion};  // the one the server chose in its initialize answer
   std::map<std::uint64_t, std::shared_ptr<net::HttpCall>> calls;
   std::uint64_t next_call = 0;
-  std::recursive_mutex deliver_mu;  // held while an event is delivered; close() waits on it
+  std::recursive_mutex deliver_mu;  // held while an event is delivered or a stream started; close() waits
 
+  bool current(std::uint64_t gen) {
+    std::lock_guard lock(mu);
+    return open && gen == generation;
+  }
   void deliver_message(std::uint64_t gen, std::string_view message) {
     std::lock_guard delivering(deliver_mu);
-    {
-      std::lock_guard lock(mu);
-      if (!open || gen != generation) return;
-    }
+    if (!current(gen)) return;
     events.on_message(message);
   }
   void deliver_closed(std::uint64_t gen, std::string reason) {
@@ -50,6 +70,18 @@ struct Shared {
       open = false;
     }
     events.on_closed(std::move(reason));
+  }
+  // The headers every request of the session carries; mu held.
+  net::Headers session_headers() const {
+    net::Headers h;
+    for (const auto& [name, value] : options.headers) h.push_back({name, value});
+    if (options.oauth) {
+      if (std::string token = options.oauth->authorization(); !token.empty())
+        h.push_back({"Authorization", token});
+    }
+    if (!session.empty()) h.push_back({"Mcp-Session-Id", session});
+    if (initialized) h.push_back({"MCP-Protocol-Version", protocol_version});
+    return h;
   }
 };
 
@@ -63,22 +95,47 @@ std::string error_detail(const std::string& body) {
   return m != nullptr && m->is_string() ? ": " + std::string(m->get_string()) : std::string();
 }
 
-class PostHandler final : public net::HttpHandler {
+// Where a stream is, to go on with it: which answer it still owes, the id to resume from, the wait.
+struct StreamState {
+  StreamKind kind = StreamKind::post;
+  std::string method;             // of the POSTed message ("" for a GET)
+  json::value awaited = nullptr;  // the id of the request whose answer the stream owes; null: none
+  std::string last_event_id;
+  std::uint64_t retry_ms = kDefaultRetryMs;
+  int fruitless = 0;  // reconnections in a row that brought no message
+  // A POST's message and the Authorization it carried, to send it again once OAuth got a token.
+  std::string body;
+  std::string authorization;
+  bool authorized_retry = false;  // this is that second sending: a refusal now is final
+};
+
+void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state);
+void start_post(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state);
+// Gets a token (on a thread of its own: the flow blocks on HTTP) and sends the refused POST again.
+void authorize_and_resend(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state,
+                          std::string challenge);
+
+class StreamHandler final : public net::HttpHandler {
  public:
-  PostHandler(std::shared_ptr<Shared> shared, std::uint64_t gen, std::uint64_t call, json::value id,
-              bool had_session)
-      : shared_(std::move(shared)), gen_(gen), call_(call), id_(std::move(id)), had_session_(had_session) {}
+  StreamHandler(std::shared_ptr<Shared> shared, std::uint64_t gen, std::uint64_t call, StreamState state,
+                bool had_session)
+      : shared_(std::move(shared)),
+        gen_(gen),
+        call_(call),
+        state_(std::move(state)),
+        had_session_(had_session) {}
 
   void on_head(const net::HttpResponseHead& head) override {
     status_ = head.status;
+    if (const std::string* challenge = head.find("WWW-Authenticate")) challenge_ = *challenge;
     if (const std::string* type = head.find("Content-Type"))
       sse_ = text::ascii::iequals(std::string_view(*type).substr(0, 17), "text/event-stream");
     std::lock_guard lock(shared_->mu);
     if (gen_ != shared_->generation) return;
     if (const std::string* session = head.find("Mcp-Session-Id");
-        session != nullptr && shared_->session.empty())
+        session != nullptr && shared_->session.empty() && state_.kind == StreamKind::post)
       shared_->session = *session;
-    if (status_ < 400) shared_->initialized = true;
+    if (status_ < 400 && state_.kind == StreamKind::post) shared_->initialized = true;
   }
 
   void on_body(std::string_view chunk) override {
@@ -88,11 +145,16 @@ class PostHandler final : public net::HttpHandler {
     }
     std::vector<net::SseEvent> events;
     parser_.feed(chunk, events);
+    if (!parser_.last_id().empty()) state_.last_event_id = parser_.last_id();
+    if (auto retry = parser_.retry_ms()) state_.retry_ms = *retry;
     for (const net::SseEvent& e : events) {
-      if (e.data.empty()) continue;  // a priming event (an id for resumption) carries no message
-      answered_ = answered_ || !id_.is_null();
+      if (e.data.empty()) continue;  // a priming event (an id to resume from) carries no message
+      brought_message_ = true;
+      note_answer(e.data);
       shared_->deliver_message(gen_, e.data);
     }
+    // A resumed stream has done its work once the answer came; the server may keep it open.
+    if (answered_ && state_.kind == StreamKind::resume) cancel_self();
   }
 
   void on_end(const std::optional<net::NetError>& error) override {
@@ -100,41 +162,230 @@ class PostHandler final : public net::HttpHandler {
       std::lock_guard lock(shared_->mu);
       shared_->calls.erase(call_);
     }
-    if (status_ == 404 && had_session_) {
+    // (A GET stream's 404 may only mean the server routes no GET: the next POST tells a lost session.)
+    if (status_ == 404 && had_session_ && state_.kind != StreamKind::listen) {
       shared_->deliver_closed(gen_, "the server ended the session (HTTP 404)");
       return;
     }
-    if (status_ >= 200 && status_ < 300 && !sse_ && !body_.empty()) {
+    if (state_.kind == StreamKind::post && status_ >= 200 && status_ < 300 && !sse_ && !body_.empty()) {
+      note_answer(body_);
       shared_->deliver_message(gen_, body_);
       return;
     }
-    if (id_.is_null() || (answered_ && !error)) return;  // a notification, or a stream that answered
+    if (state_.kind == StreamKind::post && state_.method == "notifications/initialized" && status_ >= 200 &&
+        status_ < 300) {
+      // The session is set up: open the stream for what the server sends outside our requests.
+      StreamState listen;
+      listen.kind = StreamKind::listen;
+      start_stream(shared_, gen_, std::move(listen));
+      return;
+    }
+    if (state_.kind == StreamKind::listen) {
+      end_listen(error);
+      return;
+    }
+    if (state_.kind == StreamKind::post && shared_->options.oauth && !state_.authorized_retry &&
+        (status_ == 401 ||
+         (status_ == 403 && bearer_challenge_param(challenge_, "error") == "insufficient_scope"))) {
+      authorize_and_resend(shared_, gen_, std::move(state_), challenge_);
+      return;
+    }
+    if (state_.awaited.is_null() || answered_) return;  // a notification, or a stream that answered
+    const bool stream_broke = sse_ && status_ >= 200 && status_ < 300;
+    if (stream_broke && !state_.last_event_id.empty()) {
+      // The server closed the stream (or the connection broke) before the answer, and named an event id
+      // to go on from: resume with a GET after the wait it asked for.
+      state_.fruitless = brought_message_ ? 0 : state_.fruitless + 1;
+      if (state_.fruitless <= kMaxFruitlessReconnects) {
+        reconnect(StreamKind::resume);
+        return;
+      }
+    }
     std::string why = status_ >= 300 ? "HTTP " + std::to_string(status_) + error_detail(body_)
                       : error        ? error->message
                                      : std::string("no answer in the response");
-    if (sse_ && status_ < 300)
+    if (status_ == 401 || status_ == 403) why += authorization_hint();
+    if (state_.kind == StreamKind::resume && !stream_broke)
+      why = "resuming the event stream after it broke off failed: " + why;
+    if (stream_broke) {
       why = "the event stream ended without an answer" + (error ? ": " + error->message : std::string());
+      if (!state_.last_event_id.empty())
+        why += " (resumed " + std::to_string(kMaxFruitlessReconnects) + " times in a row with nothing new)";
+      else if (state_.kind == StreamKind::post)
+        why += " (the server gave no event id to resume from)";
+    }
     json::object reply{
-        {"jsonrpc", "2.0"}, {"id", id_}, {"error", {{"code", kTransportError}, {"message", why}}}};
+        {"jsonrpc", "2.0"}, {"id", state_.awaited}, {"error", {{"code", kTransportError}, {"message", why}}}};
     shared_->deliver_message(gen_, json::serialize(reply));
   }
 
  private:
+  // Marks the stream answered when `message` is the answer it owes; keeps the protocol version the
+  // server chose from the initialize answer.
+  void note_answer(std::string_view message) {
+    if (state_.awaited.is_null()) return;
+    boost::system::error_code ec;
+    const json::value v = json::parse(message, ec);
+    const auto* o = ec ? nullptr : v.if_object();
+    if (o == nullptr || o->contains("method")) return;
+    const auto* id = o->if_contains("id");
+    if (id == nullptr || *id != state_.awaited) return;
+    answered_ = true;
+    if (state_.method != "initialize") return;
+    const auto* result = o->if_contains("result");
+    const auto* version = result != nullptr && result->is_object()
+                              ? result->get_object().if_contains("protocolVersion")
+                              : nullptr;
+    if (version != nullptr && version->is_string() && !version->get_string().empty()) {
+      std::lock_guard lock(shared_->mu);
+      if (gen_ == shared_->generation) shared_->protocol_version = version->get_string();
+    }
+  }
+
+  // Say what the server asked for and what can be configured.
+  std::string authorization_hint() const {
+    std::string hint = status_ == 401 ? " (the server wants authorization" : " (the token was refused";
+    if (!challenge_.empty()) hint += "; it asks: WWW-Authenticate: " + challenge_.substr(0, 300);
+    if (shared_->options.oauth) return hint + "; the token OAuth got was refused too)";
+    return hint + "; give a token with headers = { Authorization = \"Bearer …\" }, or configure oauth)";
+  }
+
+  void cancel_self() {
+    std::shared_ptr<net::HttpCall> call;
+    {
+      std::lock_guard lock(shared_->mu);
+      if (auto it = shared_->calls.find(call_); it != shared_->calls.end()) call = it->second;
+    }
+    if (call) call->cancel();
+  }
+
+  void end_listen(const std::optional<net::NetError>& error) {
+    if (status_ >= 300) {
+      // The GET stream is optional (405 says "not offered"; some servers route no GET at all): this server
+      // sends everything on the answers to our POSTs.
+      if (log::enabled(log::Level::info))
+        log::write(log::Record{log::Level::info,
+                               "mcp-no-get-stream",
+                               {{"url", shared_->options.url}, {"status", std::to_string(status_)}}});
+      return;
+    }
+    const bool fruitful = sse_ && status_ >= 200 && status_ < 300 && !error && brought_event();
+    state_.fruitless = fruitful ? 0 : state_.fruitless + 1;
+    if (state_.fruitless > kMaxFruitlessReconnects) {
+      if (log::enabled(log::Level::warn)) {
+        const std::string why = error ? error->message : std::string("closed with no event, again and again");
+        log::write(log::Record{
+            log::Level::warn, "mcp-get-stream-gone", {{"url", shared_->options.url}, {"why", why}}});
+      }
+      return;
+    }
+    reconnect(StreamKind::listen);
+  }
+
+  // Any event at all, a priming one included: the server is there and the stream works (SSE polling).
+  bool brought_event() const { return brought_message_ || !parser_.last_id().empty(); }
+
+  void reconnect(StreamKind kind) {
+    StreamState next = state_;
+    next.kind = kind;
+    next.method.clear();
+    std::lock_guard delivering(shared_->deliver_mu);
+    if (!shared_->current(gen_)) return;
+    shared_->http->io().after(std::chrono::milliseconds(state_.retry_ms),
+                              [shared = shared_, gen = gen_, next = std::move(next)](bool fired) mutable {
+                                if (fired) start_stream(shared, gen, std::move(next));
+                              });
+  }
+
   std::shared_ptr<Shared> shared_;
   std::uint64_t gen_, call_;
-  json::value id_;  // null for a notification or an answer of ours
+  StreamState state_;
   bool had_session_;
   int status_ = 0;
   bool sse_ = false;
   bool answered_ = false;
+  bool brought_message_ = false;
   std::string body_;
+  std::string challenge_;  // WWW-Authenticate of a refusal
   net::SseParser parser_;
 };
+
+// A GET stream (resume or listen) of the session, unless it was closed meanwhile.
+void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state) {
+  std::lock_guard delivering(shared->deliver_mu);  // close() waits for this: shared->http stays valid
+  net::HttpRequest request;
+  request.method = "GET";
+  request.url = shared->options.url;
+  request.timeouts.first_byte = kLongWait;
+  request.timeouts.idle = kLongWait;
+  std::shared_ptr<StreamHandler> handler;
+  std::uint64_t call = 0;
+  {
+    std::lock_guard lock(shared->mu);
+    if (!shared->open || gen != shared->generation) return;
+    request.headers = shared->session_headers();
+    request.headers.push_back({"Accept", "text/event-stream"});
+    if (!state.last_event_id.empty()) request.headers.push_back({"Last-Event-ID", state.last_event_id});
+    call = shared->next_call++;
+    handler = std::make_shared<StreamHandler>(shared, gen, call, std::move(state), !shared->session.empty());
+  }
+  auto handle = shared->http->start(std::move(request), handler);
+  std::lock_guard lock(shared->mu);
+  if (gen == shared->generation) shared->calls.emplace(call, std::move(handle));
+}
+
+void start_post(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state) {
+  std::lock_guard delivering(shared->deliver_mu);  // close() waits for this: shared->http stays valid
+  net::HttpRequest request;
+  request.method = "POST";
+  request.url = shared->options.url;
+  request.body = state.body;
+  request.timeouts.first_byte = kLongWait;
+  request.timeouts.idle = kLongWait;
+  request.resend_on_stale_connection = false;  // a tool call must not run twice
+  std::shared_ptr<StreamHandler> handler;
+  std::uint64_t call = 0;
+  {
+    std::lock_guard lock(shared->mu);
+    if (!shared->open || gen != shared->generation) return;
+    request.headers = shared->session_headers();
+    request.headers.push_back({"Content-Type", "application/json"});
+    request.headers.push_back({"Accept", "application/json, text/event-stream"});
+    state.authorization.clear();
+    if (const std::string* a = net::find_header(request.headers, "Authorization")) state.authorization = *a;
+    call = shared->next_call++;
+    handler = std::make_shared<StreamHandler>(shared, gen, call, std::move(state), !shared->session.empty());
+  }
+  auto handle = shared->http->start(std::move(request), handler);
+  std::lock_guard lock(shared->mu);
+  if (gen == shared->generation) shared->calls.emplace(call, std::move(handle));
+}
+
+void authorize_and_resend(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state,
+                          std::string challenge) {
+  std::thread([shared, gen, state = std::move(state), challenge = std::move(challenge)]() mutable {
+    auto got = shared->options.oauth->authorize(challenge, state.authorization);
+    if (!shared->current(gen)) return;
+    if (got) {
+      state.authorized_retry = true;
+      start_post(shared, gen, std::move(state));
+      return;
+    }
+    if (state.awaited.is_null()) return;
+    json::object reply{{"jsonrpc", "2.0"},
+                       {"id", state.awaited},
+                       {"error", {{"code", kTransportError}, {"message", got.error().message}}}};
+    shared->deliver_message(gen, json::serialize(reply));
+  }).detach();
+}
 
 class HttpTransport final : public McpTransport {
  public:
   HttpTransport(McpHttpOptions options, std::shared_ptr<net::HttpClient> http)
-      : options_(std::move(options)), http_(std::move(http)), shared_(std::make_shared<Shared>()) {}
+      : http_(std::move(http)), shared_(std::make_shared<Shared>()) {
+    shared_->options = std::move(options);
+    shared_->http = http_.get();
+  }
   ~HttpTransport() override { close(); }
   HttpTransport(const HttpTransport&) = delete;
   HttpTransport& operator=(const HttpTransport&) = delete;
@@ -148,53 +399,43 @@ class HttpTransport final : public McpTransport {
     shared_->open = true;
     shared_->session.clear();
     shared_->initialized = false;
+    shared_->protocol_version = std::string(kMcpProtocolVersion);
     return {};
   }
 
   Result<void> send(std::string_view message) override {
-    json::value id = nullptr;
+    StreamState state;
     {
       boost::system::error_code ec;
       json::value parsed = json::parse(message, ec);
       // Only requests (a method and an id) wait for an answer that a failed POST must stand in for.
-      if (!ec && parsed.is_object() && parsed.get_object().contains("method")) {
-        if (const auto* i = parsed.get_object().if_contains("id")) id = *i;
+      if (!ec && parsed.is_object()) {
+        const json::object& o = parsed.get_object();
+        if (const auto* m = o.if_contains("method"); m != nullptr && m->is_string()) {
+          state.method = m->get_string();
+          if (const auto* i = o.if_contains("id")) state.awaited = *i;
+        }
       }
     }
-    net::HttpRequest request;
-    request.method = "POST";
-    request.url = options_.url;
-    request.body = std::string(message);
-    request.timeouts.first_byte = kLongWait;
-    request.timeouts.idle = kLongWait;
-    request.resend_on_stale_connection = false;  // a tool call must not run twice
-    request.headers = {{"Content-Type", "application/json"},
-                       {"Accept", "application/json, text/event-stream"}};
-    for (const auto& [name, value] : options_.headers) request.headers.push_back({name, value});
-    std::shared_ptr<PostHandler> handler;
-    std::uint64_t call = 0;
+    state.body = std::string(message);
+    std::uint64_t gen = 0;
     {
       std::lock_guard lock(shared_->mu);
       if (!shared_->open) return make_error(ErrorCode::tool_failed, "the server is not connected");
-      if (!shared_->session.empty()) request.headers.push_back({"Mcp-Session-Id", shared_->session});
-      if (shared_->initialized)
-        request.headers.push_back({"MCP-Protocol-Version", std::string(kMcpProtocolVersion)});
-      call = shared_->next_call++;
-      handler = std::make_shared<PostHandler>(shared_, shared_->generation, call, std::move(id),
-                                              !shared_->session.empty());
+      gen = shared_->generation;
     }
-    auto handle = http_->start(std::move(request), handler);
-    std::lock_guard lock(shared_->mu);
-    shared_->calls.emplace(call, std::move(handle));  // on_end may have erased nothing yet: harmless
+    start_post(shared_, gen, std::move(state));
     return {};
   }
 
   void close() override {
     std::map<std::uint64_t, std::shared_ptr<net::HttpCall>> calls;
     std::string session;
+    net::Headers headers;
     {
       std::lock_guard lock(shared_->mu);
       if (!shared_->open && shared_->calls.empty()) return;
+      headers = shared_->session_headers();
       shared_->open = false;
       ++shared_->generation;
       calls.swap(shared_->calls);
@@ -203,16 +444,15 @@ class HttpTransport final : public McpTransport {
     for (auto& [id, c] : calls) {
       if (c) c->cancel();
     }
-    // Wait for an event being delivered now; later ones see the new generation and are dropped.
+    // Wait for an event being delivered or a stream being started now; later ones see the new generation
+    // and are dropped.
     { std::lock_guard delivering(shared_->deliver_mu); }
     if (!session.empty()) {
       // The spec asks a client that is done with a session to end it; nobody waits for the answer.
       net::HttpRequest request;
       request.method = "DELETE";
-      request.url = options_.url;
-      request.headers = {{"Mcp-Session-Id", session},
-                         {"MCP-Protocol-Version", std::string(kMcpProtocolVersion)}};
-      for (const auto& [name, value] : options_.headers) request.headers.push_back({name, value});
+      request.url = shared_->options.url;
+      request.headers = std::move(headers);
       (void)http_->start(std::move(request), std::make_shared<Ignore>());
     }
   }
@@ -224,7 +464,6 @@ class HttpTransport final : public McpTransport {
     void on_end(const std::optional<net::NetError>&) override {}
   };
 
-  McpHttpOptions options_;
   std::shared_ptr<net::HttpClient> http_;
   std::shared_ptr<Shared> shared_;
 };

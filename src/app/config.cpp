@@ -15,6 +15,7 @@
 #include <sstream>
 #include <utility>
 
+#include "sigil/actions/mcp_oauth.h"
 #include "sigil/actions/schedule.h"
 #include "sigil/log/log.h"
 #include "sigil/net/ssrf_guard.h"
@@ -449,13 +450,62 @@ class Reader {
             {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
             {"env", [&](const toml::node& n, const std::string& k) { c.env = pairs(n, k); }},
             {"headers", [&](const toml::node& n, const std::string& k) { c.headers = pairs(n, k); }},
-            {"timeout_seconds", [&](const toml::node& n, const std::string& k) {
+            {"timeout_seconds",
+             [&](const toml::node& n, const std::string& k) {
                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
-             }}});
+             }},
+            {"elicitation",
+             [&](const toml::node& n, const std::string& k) {
+               c.elicitation = string(n, k);
+               if (c.elicitation != "decline" && c.elicitation != "cancel" && c.elicitation != "defaults")
+                 fail(n, k,
+                      "must be \"decline\", \"cancel\" or \"defaults\", not " + in_quotes(c.elicitation));
+             }},
+            {"oauth", [&](const toml::node& n, const std::string& k) { mcp_oauth(n, k, c.oauth); }}});
       if (c.command.empty() == c.url.empty())
         fail_at(server.source(), "[" + section_ + "] needs exactly one of command = [...] or url = \"...\"");
+      if (c.oauth.enabled && c.url.empty())
+        fail_at(server.source(),
+                "[" + section_ + "] oauth is for a url server (a command server has no HTTP)");
       out.push_back(std::move(c));
     }
+  }
+
+  // oauth = { client_id, client_secret, client_secret_env, scope, grant }; every key optional ({} registers
+  // dynamically).
+  void mcp_oauth(const toml::node& node, const std::string& key, McpServerConfig::OAuth& o) {
+    const toml::table* t = node.as_table();
+    if (t == nullptr) fail(node, key, "must be a table ({ client_id = \"…\", client_secret_env = \"…\" })");
+    o.enabled = true;
+    each(*t, {{"client_id", [&](const toml::node& n, const std::string& k) { o.client_id = string(n, k); }},
+              {"client_secret",
+               [&](const toml::node& n, const std::string& k) { o.client_secret = string(n, k); }},
+              {"client_secret_env",
+               [&](const toml::node& n, const std::string& k) { o.client_secret_env = string(n, k); }},
+              {"private_key_file",
+               [&](const toml::node& n, const std::string& k) { o.private_key_file = path(n, k); }},
+              {"signing_algorithm",
+               [&](const toml::node& n, const std::string& k) {
+                 o.signing_algorithm = string(n, k);
+                 if (o.signing_algorithm != "ES256" && o.signing_algorithm != "RS256")
+                   fail(n, k, "must be \"ES256\" or \"RS256\", not " + in_quotes(o.signing_algorithm));
+               }},
+              {"scope", [&](const toml::node& n, const std::string& k) { o.scope = string(n, k); }},
+              {"grant", [&](const toml::node& n, const std::string& k) {
+                 o.grant = string(n, k);
+                 if (!actions::valid_mcp_oauth_grant(o.grant))
+                   fail(n, k,
+                        "must be \"auto\", \"client_credentials\" or \"authorization_code\", not " +
+                            in_quotes(o.grant));
+               }}});
+    if (!o.client_secret_env.empty() && !o.client_secret.empty())
+      fail(node, key, "has both client_secret and client_secret_env: keep one");
+    const bool secret =
+        !o.client_secret.empty() || !o.client_secret_env.empty() || !o.private_key_file.empty();
+    if (secret && o.client_id.empty()) fail(node, key, "has a client secret but no client_id");
+    if (o.grant == "client_credentials" && !secret)
+      fail(node, key,
+           "grant = \"client_credentials\" needs client_secret, client_secret_env or private_key_file");
   }
 
   void telegram(const toml::table& t, TelegramConfig& c) {
@@ -575,6 +625,16 @@ class Reader {
 };
 
 void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLookup& env) {
+  for (McpServerConfig& server : config.mcp_servers) {
+    const std::string& name = server.oauth.client_secret_env;
+    if (name.empty()) continue;
+    auto v = env(name);
+    // The variable is named, its value never: it is a secret.
+    if (!v || v->empty())
+      throw ConfigError("[mcp.servers." + server.name + "] oauth.client_secret_env names " + name +
+                        ", which is not set in the environment");
+    server.oauth.client_secret = *v;
+  }
   if (auto v = env("SIGIL_TELEGRAM_TOKEN"); v && !v->empty()) {
     if (!valid_telegram_token(*v))
       throw ConfigError(

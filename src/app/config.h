@@ -167,6 +167,18 @@ struct McpServerConfig {
   std::string url;
   std::vector<std::pair<std::string, std::string>> env, headers;
   int timeout_seconds = 30;
+  // How a server's elicitation/create is answered: "decline", "cancel" or "defaults" (mcp_elicitation.h).
+  std::string elicitation = "decline";
+  // oauth = { client_id, client_secret | client_secret_env | private_key_file, scope, grant } (mcp_oauth.h):
+  // a `url` server's refusal (401) is answered with an OAuth flow. The secret is never printed.
+  struct OAuth {
+    bool enabled = false;
+    std::string client_id, client_secret, scope;
+    std::string client_secret_env;  // the environment variable the secret is read from
+    std::string private_key_file;   // PEM: private_key_jwt instead of a secret (read when the server starts)
+    std::string signing_algorithm = "ES256";
+    std::string grant = "auto";  // "auto", "client_credentials" or "authorization_code"
+  } oauth;
 };
 
 struct ChannelsConfig {

@@ -87,6 +87,16 @@ int main(int argc, char** argv) {
   CLI::App* probe_cmd = app.add_subcommand(
       "mcp-probe", "Run the MCP client against a Streamable HTTP server: handshake, tools, one call each");
   probe_cmd->add_option("url", probe_url, "The server's URL")->required();
+  std::string probe_elicitation = "decline";
+  probe_cmd
+      ->add_option("--elicitation", probe_elicitation,
+                   "How a server's elicitation/create is answered: decline, cancel or defaults")
+      ->check(CLI::IsMember({"decline", "cancel", "defaults"}));
+  std::string probe_client_metadata_url;
+  probe_cmd->add_option(
+      "--client-metadata-url", probe_client_metadata_url,
+      "OAuth: the client id (an https URL of a client id metadata document) for servers that "
+      "accept one");
 
   sigil::app::ConfigFlags serve;
   CLI::App* serve_cmd = app.add_subcommand(
@@ -128,7 +138,9 @@ int main(int argc, char** argv) {
       exec.files_dirs = split_list(exec_files);
       return sigil::app::run_exec(exec, 0, std::cout, std::cerr);
     }
-    if (probe_cmd->parsed()) return sigil::app::run_mcp_probe(probe_url, std::cout, std::cerr);
+    if (probe_cmd->parsed())
+      return sigil::app::run_mcp_probe(probe_url, probe_elicitation, probe_client_metadata_url, std::cout,
+                                       std::cerr);
     if (serve_cmd->parsed()) return sigil::app::run_serve(serve, std::cout, std::cerr);
     if (prompt_cmd->parsed()) {
       prompt.deny = split_list(prompt_deny);

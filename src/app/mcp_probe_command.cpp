@@ -1,10 +1,13 @@
 #include "app/mcp_probe_command.h"
 
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <cstdlib>
 #include <ostream>
 
 #include "sigil/actions/mcp_client.h"
 #include "sigil/actions/mcp_http.h"
+#include "sigil/actions/mcp_oauth.h"
 #include "sigil/net/io_threads.h"
 
 namespace sigil::app {
@@ -41,17 +44,52 @@ json::object sample_arguments(const json::object& schema) {
   return args;
 }
 
+// The conformance suite hands pre-registered client credentials to its client in MCP_CONFORMANCE_CONTEXT
+// ({"client_id", "client_secret"}, or a private key and its algorithm, or an identity provider's ID token,
+// token endpoint and client id for cross-app access); anything else there is not ours to read.
+actions::McpOAuthConfig oauth_from_environment() {
+  actions::McpOAuthConfig config;
+  const char* context = std::getenv("MCP_CONFORMANCE_CONTEXT");
+  if (context == nullptr) return config;
+  boost::system::error_code ec;
+  const json::value v = json::parse(context, ec);
+  if (ec || !v.is_object()) return config;
+  for (const auto& [key, target] :
+       {std::pair{"client_id", &config.client_id}, std::pair{"client_secret", &config.client_secret},
+        std::pair{"private_key_pem", &config.private_key_pem},
+        std::pair{"signing_algorithm", &config.signing_algorithm},
+        std::pair{"idp_id_token", &config.idp_id_token},
+        std::pair{"idp_token_endpoint", &config.idp_token_endpoint},
+        std::pair{"idp_client_id", &config.idp_client_id}}) {
+    if (const auto* s = v.get_object().if_contains(key); s != nullptr && s->is_string())
+      *target = s->get_string();
+  }
+  return config;
+}
+
 }  // namespace
 
-int run_mcp_probe(const std::string& url, std::ostream& out, std::ostream& err) {
+int run_mcp_probe(const std::string& url, const std::string& elicitation,
+                  const std::string& client_metadata_url, std::ostream& out, std::ostream& err) {
   if (url.empty()) {
     err << "sigil mcp-probe: give the server's URL\n";
+    return 2;
+  }
+  const auto policy = actions::parse_mcp_elicitation_policy(elicitation);
+  if (!policy) {
+    err << "sigil mcp-probe: --elicitation must be decline, cancel or defaults\n";
     return 2;
   }
   auto http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
   actions::McpClientOptions options;
   options.timeout = std::chrono::milliseconds(20'000);
-  actions::McpClient client("probe", actions::make_mcp_http_transport({url, {}}, http), options);
+  options.elicitation = *policy;
+  // A server that asks for authorization gets the OAuth flow (dynamic registration unless credentials came).
+  actions::McpOAuthConfig oauth = oauth_from_environment();
+  oauth.client_metadata_url = client_metadata_url;
+  actions::McpHttpOptions transport{
+      url, {}, std::make_shared<actions::McpOAuth>(url, std::move(oauth), http)};
+  actions::McpClient client("probe", actions::make_mcp_http_transport(std::move(transport), http), options);
   if (auto connected = client.connect(); !connected) {
     err << "sigil mcp-probe: " << connected.error().message << '\n';
     return 1;
@@ -66,6 +104,9 @@ int run_mcp_probe(const std::string& url, std::ostream& out, std::ostream& err) 
       out << "failed: " << result.error().message << '\n';
     else
       out << (result->is_error ? "error: " : "ok: ") << result->text << '\n';
+    if (result) {
+      for (const std::string& note : result->notes) out << "  note: " << note << '\n';
+    }
   }
   return 0;
 }

@@ -1,10 +1,13 @@
 #include "app/mcp_servers.h"
 
 #include <chrono>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <utility>
 
 #include "sigil/actions/mcp_http.h"
+#include "sigil/actions/mcp_oauth.h"
 #include "sigil/actions/mcp_stdio.h"
 #include "sigil/log/log.h"
 #include "sigil/net/http_client.h"
@@ -19,7 +22,28 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
     std::unique_ptr<actions::McpTransport> transport;
     if (s.command.empty()) {
       if (!http) http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
-      transport = actions::make_mcp_http_transport({s.url, s.headers}, http);
+      actions::McpHttpOptions options{s.url, s.headers, nullptr};
+      if (s.oauth.enabled) {
+        actions::McpOAuthConfig oauth;
+        oauth.client_id = s.oauth.client_id;
+        oauth.client_secret = s.oauth.client_secret;
+        oauth.scope = s.oauth.scope;
+        oauth.grant = s.oauth.grant;
+        if (!s.oauth.private_key_file.empty()) {
+          std::ifstream in(s.oauth.private_key_file, std::ios::binary);
+          std::ostringstream key;
+          key << in.rdbuf();
+          if (!in || key.str().empty()) {
+            out.errors.push_back(s.name + ": oauth.private_key_file " + s.oauth.private_key_file +
+                                 " cannot be read");
+            continue;
+          }
+          oauth.private_key_pem = key.str();
+          oauth.signing_algorithm = s.oauth.signing_algorithm;
+        }
+        options.oauth = std::make_shared<actions::McpOAuth>(s.url, std::move(oauth), http);
+      }
+      transport = actions::make_mcp_http_transport(std::move(options), http);
     } else {
       actions::McpStdioOptions stdio;
       stdio.program = s.command.front();
@@ -29,6 +53,9 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
     }
     actions::McpClientOptions options;
     options.timeout = std::chrono::seconds(s.timeout_seconds);
+    // The config reader accepted only the three names.
+    options.elicitation =
+        actions::parse_mcp_elicitation_policy(s.elicitation).value_or(actions::McpElicitationPolicy::decline);
     auto client = std::make_shared<actions::McpClient>(s.name, std::move(transport), options);
     if (auto connected = client->connect(); !connected) {
       out.errors.push_back(s.name + ": " + connected.error().message);

@@ -1,5 +1,7 @@
 #include "sigil/net/sse_parser.h"
 
+#include <algorithm>
+
 namespace sigil::net {
 
 namespace {
@@ -93,8 +95,17 @@ void SseParser::process_line(std::string_view line, std::vector<SseEvent>& out) 
     type_.assign(value);
   } else if (field == "id") {
     if (value.find('\0') == std::string_view::npos) last_id_.assign(value);
+  } else if (field == "retry") {
+    // Only ASCII digits count (the format says so); a reconnecting client (MCP's Streamable HTTP) waits
+    // this long. Values past a day are clamped: no caller waits longer, and the number cannot overflow.
+    if (!value.empty() && value.size() <= 12 &&
+        value.find_first_not_of("0123456789") == std::string_view::npos) {
+      std::uint64_t ms = 0;
+      for (char c : value) ms = ms * 10 + static_cast<std::uint64_t>(c - '0');
+      retry_ms_ = std::min<std::uint64_t>(ms, kMaxRetryMs);
+    }
   }
-  // `retry:` and unknown fields are ignored: the client has its own retry policy.
+  // Unknown fields are ignored.
 }
 
 void SseParser::finish() noexcept {

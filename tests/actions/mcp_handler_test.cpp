@@ -104,7 +104,7 @@ TEST_F(McpHandlerTest, UnknownServerOrToolNamesWhatExists) {
   auto tool = run("test-srv", "ecko", "{}");
   EXPECT_EQ(tool.message,
             "mcp: the MCP server \"test-srv\" has no tool \"ecko\"; its tools: echo, crash, get-pid, slow, "
-            "ping_me, fail");
+            "ping_me, fail, ask");
   EXPECT_EQ(calls_made(), 0u);
 }
 

@@ -102,8 +102,8 @@ TEST(McpHttp, TheReferenceServerOverStreamableHttp) {
   ASSERT_TRUE(std::filesystem::exists(everything())) << "run scripts/npm-deps";
   EverythingHttp server;
   ASSERT_TRUE(server.running());
-  McpClient client("everything", make_mcp_http_transport({server.url(), {{"X-Test", "1"}}}, http_client()),
-                   {3s});
+  McpClient client("everything",
+                   make_mcp_http_transport({server.url(), {{"X-Test", "1"}}, nullptr}, http_client()), {3s});
   auto connected = connect_when_up(client);
   ASSERT_TRUE(connected) << connected.error().message;
   ASSERT_TRUE(client.find_tool("echo").has_value());
@@ -116,13 +116,45 @@ TEST(McpHttp, TheReferenceServerOverStreamableHttp) {
   auto longer = client.call_tool("trigger-long-running-operation", {{"duration", 4}, {"steps", 8}});
   ASSERT_TRUE(longer) << longer.error().message;
   EXPECT_NE(longer->text.find("Long running operation completed"), std::string::npos) << longer->text;
+
+  // The server asks for a form in the middle of the call (on the call's SSE stream); sigil's default
+  // policy declines, by a POST of the answer, and the call carries the note.
+  ASSERT_TRUE(client.find_tool("trigger-elicitation-request").has_value())
+      << "the server offers its elicitation tool only to a client that declares elicitation";
+  auto asked = client.call_tool("trigger-elicitation-request", {});
+  ASSERT_TRUE(asked) << asked.error().message;
+  EXPECT_NE(asked->text.find("User declined"), std::string::npos) << asked->text;
+  ASSERT_EQ(asked->notes.size(), 1u);
+  EXPECT_NE(asked->notes[0].find("\"Please provide inputs for the following fields:\"; sigil declined"),
+            std::string::npos)
+      << asked->notes[0];
+}
+
+TEST(McpHttp, TheReferenceServerGetsTheDefaultsOfItsForm) {
+  ASSERT_TRUE(std::filesystem::exists(everything())) << "run scripts/npm-deps";
+  EverythingHttp server;
+  ASSERT_TRUE(server.running());
+  McpClientOptions options{10s};
+  options.elicitation = McpElicitationPolicy::defaults;
+  McpClient client("everything", make_mcp_http_transport({server.url(), {}, nullptr}, http_client()),
+                   options);
+  auto connected = connect_when_up(client);
+  ASSERT_TRUE(connected) << connected.error().message;
+  // Its form requires "name", which has no default: "defaults" must decline rather than invent one.
+  auto asked = client.call_tool("trigger-elicitation-request", {});
+  ASSERT_TRUE(asked) << asked.error().message;
+  EXPECT_NE(asked->text.find("User declined"), std::string::npos) << asked->text;
+  ASSERT_EQ(asked->notes.size(), 1u);
+  EXPECT_NE(asked->notes[0].find("the required field \"name\" has no default"), std::string::npos)
+      << asked->notes[0];
 }
 
 TEST(McpHttp, AServerThatIsNotThereFailsFast) {
-  McpClient client("none",
-                   make_mcp_http_transport({"http://127.0.0.1:" + std::to_string(free_port()) + "/mcp", {}},
-                                           http_client()),
-                   {10s});
+  McpClient client(
+      "none",
+      make_mcp_http_transport({"http://127.0.0.1:" + std::to_string(free_port()) + "/mcp", {}, nullptr},
+                              http_client()),
+      {10s});
   const auto start = std::chrono::steady_clock::now();
   auto r = client.connect();
   ASSERT_FALSE(r);

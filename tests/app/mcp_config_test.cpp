@@ -28,6 +28,7 @@ TEST(McpConfig, OneTablePerServer) {
 command = ["node", "server.js", "stdio"]
 env = { LOG_LEVEL = "warn" }
 timeout_seconds = 5
+elicitation = "defaults"
 
 [mcp.servers."brave-search"]
 url = "https://mcp.example.com/mcp"
@@ -41,11 +42,13 @@ headers = { Authorization = "Bearer x" }
   EXPECT_EQ(a.command, (std::vector<std::string>{"node", "server.js", "stdio"}));
   EXPECT_EQ(a.env, (std::vector<std::pair<std::string, std::string>>{{"LOG_LEVEL", "warn"}}));
   EXPECT_EQ(a.timeout_seconds, 5);
+  EXPECT_EQ(a.elicitation, "defaults");
   const McpServerConfig& b = c.mcp_servers[0];
   EXPECT_EQ(b.name, "brave-search");
   EXPECT_EQ(b.url, "https://mcp.example.com/mcp");
   EXPECT_EQ(b.headers, (std::vector<std::pair<std::string, std::string>>{{"Authorization", "Bearer x"}}));
   EXPECT_EQ(b.timeout_seconds, 30);
+  EXPECT_EQ(b.elicitation, "decline");  // nobody answers forms in a turn: no by default
   EXPECT_TRUE(load_config_text("", "s.toml", {}, kNoEnv).mcp_servers.empty());
 }
 
@@ -62,6 +65,61 @@ TEST(McpConfig, MistakesAreNamed) {
   EXPECT_NE(error_of("[mcp]\nservers = 1\n").find("mcp must hold only tables [mcp.servers.NAME]"),
             std::string::npos);
   EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\nenv = { A = 1 }\n").find("must be a string"),
+            std::string::npos);
+  EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\nelicitation = \"accept\"\n")
+                .find("must be \"decline\", \"cancel\" or \"defaults\", not \"accept\""),
+            std::string::npos);
+}
+
+TEST(McpConfig, OAuthTakesItsSecretFromTheEnvironment) {
+  const EnvLookup env = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "MCP_SECRET") return std::string("s3cret");
+    return std::nullopt;
+  };
+  const Config c = load_config_text(R"(
+[mcp.servers.a]
+url = "https://mcp.example.com/mcp"
+oauth = { client_id = "sigil", client_secret_env = "MCP_SECRET", scope = "mcp:read", grant = "client_credentials" }
+[mcp.servers.b]
+url = "https://mcp.example.com/other"
+oauth = { client_id = "k", private_key_file = "keys/mcp.pem", signing_algorithm = "RS256" }
+[mcp.servers.c]
+url = "https://mcp.example.com/plain"
+)",
+                                    "s.toml", {}, env);
+  ASSERT_EQ(c.mcp_servers.size(), 3u);
+  const auto& a = c.mcp_servers[0].oauth;
+  EXPECT_TRUE(a.enabled);
+  EXPECT_EQ(a.client_id, "sigil");
+  EXPECT_EQ(a.client_secret, "s3cret");
+  EXPECT_EQ(a.scope, "mcp:read");
+  EXPECT_EQ(a.grant, "client_credentials");
+  EXPECT_EQ(c.mcp_servers[1].oauth.grant, "auto");
+  EXPECT_EQ(c.mcp_servers[1].oauth.private_key_file, "keys/mcp.pem");  // beside s.toml
+  EXPECT_EQ(c.mcp_servers[1].oauth.signing_algorithm, "RS256");
+  EXPECT_FALSE(c.mcp_servers[2].oauth.enabled);
+  const Config empty =
+      load_config_text("[mcp.servers.d]\nurl = \"https://h/mcp\"\noauth = {}\n", "s.toml", {}, env);
+  EXPECT_TRUE(empty.mcp_servers[0].oauth.enabled);  // {}: dynamic registration
+  EXPECT_EQ(empty.mcp_servers[0].oauth.client_id, "");
+}
+
+TEST(McpConfig, OAuthMistakesAreNamedWithoutTheSecret) {
+  const std::string unset = error_of(
+      "[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { client_id = \"x\", client_secret_env = \"NOPE\" "
+      "}\n");
+  EXPECT_NE(unset.find("oauth.client_secret_env names NOPE, which is not set"), std::string::npos) << unset;
+  EXPECT_NE(error_of("[mcp.servers.a]\ncommand = [\"x\"]\noauth = {}\n").find("oauth is for a url server"),
+            std::string::npos);
+  const std::string no_id =
+      error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { client_secret = \"hidden\" }\n");
+  EXPECT_NE(no_id.find("has a client secret but no client_id"), std::string::npos) << no_id;
+  EXPECT_EQ(no_id.find("hidden"), std::string::npos) << no_id;
+  EXPECT_NE(error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { grant = \"password\" }\n")
+                .find("must be \"auto\", \"client_credentials\" or \"authorization_code\", not \"password\""),
+            std::string::npos);
+  EXPECT_NE(error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { grant = \"client_credentials\" }\n")
+                .find("needs client_secret, client_secret_env or private_key_file"),
             std::string::npos);
 }
 

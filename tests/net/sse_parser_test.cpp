@@ -42,6 +42,24 @@ TEST(SseParser, CommentsAndUnknownFieldsAreIgnored) {
   EXPECT_EQ(events[0].data, "x");
 }
 
+// MCP's Streamable HTTP resumes a dropped stream from the last id after the server's `retry:` delay; a
+// priming event sets both with empty data.
+TEST(SseParser, RetryAndTheLastIdOfAPrimingEventAreKept) {
+  SseParser parser;
+  std::vector<SseEvent> out;
+  EXPECT_FALSE(parser.retry_ms().has_value());
+  parser.feed("id: event-1\nretry: 500\ndata: \n\n", out);
+  ASSERT_EQ(out.size(), 1u);  // an empty `data:` line still makes an event, with empty data
+  EXPECT_EQ(out[0].data, "");
+  EXPECT_EQ(parser.last_id(), "event-1");
+  ASSERT_TRUE(parser.retry_ms().has_value());
+  EXPECT_EQ(*parser.retry_ms(), 500u);
+  parser.feed("retry: 5x\nretry:\nretry: -1\n\n", out);  // not all digits: ignored
+  EXPECT_EQ(*parser.retry_ms(), 500u);
+  parser.feed("retry: 99999999999\n\n", out);  // clamped to a day
+  EXPECT_EQ(*parser.retry_ms(), SseParser::kMaxRetryMs);
+}
+
 TEST(SseParser, EventTypeAndIdAreKept) {
   auto events = parse_whole("event: ping\nid: 7\ndata: a\n\ndata: b\n\n");
   ASSERT_EQ(events.size(), 2u);

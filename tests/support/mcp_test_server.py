@@ -7,7 +7,9 @@ Not a test itself. It does what the reference server cannot be made to do on dem
 - `pid` answers with its process id, so a test can tell a restarted server from the first one;
 - `slow` never answers by itself, so a test can cancel it or let it time out;
 - `ping_me` first sends a ping request to the client and answers only once the client answered it;
-- `fail` answers isError: true.
+- `fail` answers isError: true;
+- `ask` sends an elicitation/create request (form mode with defaults; `{"kind": "url"}`: URL mode;
+  `{"kind": "no-default"}`: a required field without a default) and answers with what the client answered.
 Every message it receives is appended, one JSON line each, to the file named by MCP_TEST_LOG (if set).
 """
 import json
@@ -18,6 +20,14 @@ import threading
 LOG = os.environ.get("MCP_TEST_LOG")
 out_lock = threading.Lock()
 waiting_ping = {}
+waiting_answer = {}
+ASK_SCHEMA = {"type": "object", "properties": {
+    "name": {"type": "string", "default": "Ann", "minLength": 1},
+    "age": {"type": "integer", "default": 7, "minimum": 0},
+    "color": {"type": "string", "oneOf": [{"const": "red", "title": "Red"}, {"const": "blue", "title": "Blue"}],
+              "default": "blue"},
+    "note": {"type": "string"}},
+    "required": ["name", "age"]}
 
 PAGE1 = [
     {"name": "echo", "description": "Echoes the message back.\nSecond line.",
@@ -31,6 +41,7 @@ PAGE2 = [
     {"name": "slow", "description": "Never answers.", "inputSchema": {"type": "object"}},
     {"name": "ping_me", "description": "Pings the client first.", "inputSchema": {"type": "object"}},
     {"name": "fail", "description": "Reports an error.", "inputSchema": {"type": "object"}},
+    {"name": "ask", "description": "Asks the user by elicitation.", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -67,6 +78,21 @@ def call(rid, params):
             ok = done.wait(10)
             text_result(rid, "pong received" if ok else "no pong")
         threading.Thread(target=later, daemon=True).start()
+    elif name == "ask":
+        kind = args.get("kind", "form")
+        params = {"message": "Who are you?", "requestedSchema": json.loads(json.dumps(ASK_SCHEMA))}
+        if kind == "url":
+            params = {"mode": "url", "message": "Sign in", "url": "https://example.com/x", "elicitationId": "e1"}
+        elif kind == "no-default":
+            params["requestedSchema"]["required"].append("note")
+        box = {"done": threading.Event()}
+        waiting_answer["e-" + str(rid)] = box
+        send({"jsonrpc": "2.0", "id": "e-" + str(rid), "method": "elicitation/create", "params": params})
+
+        def later():
+            ok = box["done"].wait(10)
+            text_result(rid, json.dumps(box.get("answer"), sort_keys=True) if ok else "no answer")
+        threading.Thread(target=later, daemon=True).start()
     elif name == "fail":
         text_result(rid, "it failed on purpose", is_error=True)
     else:
@@ -83,9 +109,13 @@ def main():
                 f.write(line + "\n")
         m = json.loads(line)
         method, rid = m.get("method"), m.get("id")
-        if method is None:  # an answer to our ping
+        if method is None:  # an answer to our ping or elicitation
             if rid in waiting_ping and "result" in m:
                 waiting_ping.pop(rid).set()
+            elif rid in waiting_answer:
+                box = waiting_answer.pop(rid)
+                box["answer"] = m.get("result", m.get("error"))
+                box["done"].set()
         elif method == "initialize":
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},

@@ -10,8 +10,10 @@
 // - notifications/progress for a call's progressToken is logged and restarts that call's time-out.
 // - A transport that closes (the server crashed or exited) fails every call in flight with
 //   ErrorCode::tool_failed ("the server exited"), and the next call reconnects first.
-// - Requests from the server: `ping` is answered; any other method gets "method not found" (we offer no
-//   sampling, roots or elicitation).
+// - Requests from the server: `ping` is answered; `elicitation/create` (form mode, declared in the
+//   initialize capabilities) is answered by the server's policy (mcp_elicitation.h), and its note is added
+//   to every tools/call in flight then (the server's question belongs to one of them); any other method
+//   gets "method not found" (we offer no sampling or roots).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -29,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/actions/mcp_elicitation.h"
 #include "sigil/actions/result.h"
 
 namespace sigil::actions {
@@ -60,10 +63,13 @@ struct McpTool {
 struct McpToolResult {
   std::string text;  // the text items of content[], one per line; other items are named, not inlined
   bool is_error = false;
+  // What the server asked while the call ran and what sigil answered (elicitations), one line each.
+  std::vector<std::string> notes;
 };
 
 struct McpClientOptions {
   std::chrono::milliseconds timeout{30'000};  // per request; restarted by progress notifications
+  McpElicitationPolicy elicitation = McpElicitationPolicy::decline;
 };
 
 class McpClient {
@@ -82,7 +88,7 @@ class McpClient {
   // The tool of that exact name, if the server listed it.
   std::optional<McpTool> find_tool(std::string_view tool) const;
 
-  // tools/call; reconnects first when the server is gone.
+  // tools/call; reconnects first when the server is gone. A failed call's message ends with its notes.
   Result<McpToolResult> call_tool(const std::string& tool, const boost::json::object& arguments,
                                   std::stop_token stop = {});
   // One request and its `result` (a JSON-RPC error becomes tool_failed with its message).
@@ -91,7 +97,11 @@ class McpClient {
 
  private:
   struct Pending;
+  Result<boost::json::value> request(std::string_view method, boost::json::object params,
+                                     std::stop_token stop, std::vector<std::string>* notes);
   void on_message(std::string_view message);
+  void on_request(const boost::json::value& id, const std::string& method,
+                  const boost::json::object& message);
   void on_closed(std::string reason);
   Result<void> notify(std::string_view method, boost::json::object params);
   Result<void> handshake(std::stop_token stop);

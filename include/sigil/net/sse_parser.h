@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,13 @@ class SseParser {
   bool failed() const noexcept { return failed_; }
   // Bytes seen so far (for messages such as "stream broke after N bytes").
   std::size_t bytes_seen() const noexcept { return bytes_seen_; }
+  // The last `id:` seen, also on an event that carried no data (a "priming" event that only sets the id a
+  // client resumes from with Last-Event-ID).
+  const std::string& last_id() const noexcept { return last_id_; }
+  // The last valid `retry:` value (milliseconds, at most a day), if the stream sent one.
+  std::optional<std::uint64_t> retry_ms() const noexcept { return retry_ms_; }
+
+  static constexpr std::uint64_t kMaxRetryMs = 24ull * 3600 * 1000;
 
  private:
   void process_line(std::string_view line, std::vector<SseEvent>& out);
@@ -50,6 +59,7 @@ class SseParser {
   std::string last_id_;
   bool failed_ = false;
   std::size_t bytes_seen_ = 0;
+  std::optional<std::uint64_t> retry_ms_;
 };
 
 }  // namespace sigil::net

@@ -1,0 +1,193 @@
+// The Streamable HTTP transport's streams against tests/support/mcp_http_test_server.py (a tiny Python
+// server that drops SSE streams on demand): the standalone GET stream, resuming a dropped answer stream
+// with Last-Event-ID after the server's `retry:` wait, giving up with a clear error, and a 401's message.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sigil/actions/mcp_http.h"
+#include "sigil/net/io_threads.h"
+#include "sigil/text/ascii.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace sigil::actions {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class TestServer {
+ public:
+  TestServer() : port_(free_port()) {
+    log_ = (std::filesystem::temp_directory_path() /
+            ("sigil-mcp-http-" + std::to_string(::getpid()) + "-" + std::to_string(port_) + ".jsonl"))
+               .string();
+    std::filesystem::remove(log_);
+    std::string python = "python3",
+                script = std::string(SIGIL_SOURCE_DIR) + "/tests/support/mcp_http_test_server.py",
+                port = std::to_string(port_);
+    char* argv[] = {python.data(), script.data(), port.data(), log_.data(), nullptr};
+    if (posix_spawnp(&pid_, "python3", nullptr, nullptr, argv, environ) != 0) pid_ = -1;
+  }
+  ~TestServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+    std::filesystem::remove(log_);
+  }
+  TestServer(const TestServer&) = delete;
+  TestServer& operator=(const TestServer&) = delete;
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
+  // The requests received so far.
+  std::vector<json::object> requests() const {
+    std::vector<json::object> out;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) out.push_back(json::parse(line).as_object());
+    }
+    return out;
+  }
+
+ private:
+  int port_;
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+std::string header(const json::object& request, std::string_view name) {
+  for (const auto& [k, v] : request.at("headers").as_object()) {
+    if (text::ascii::iequals(k, name)) return std::string(v.as_string());
+  }
+  return "";
+}
+
+std::unique_ptr<McpClient> client_for(const TestServer& server,
+                                      std::vector<std::pair<std::string, std::string>> headers = {}) {
+  auto http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
+  return std::make_unique<McpClient>(
+      "t", make_mcp_http_transport({server.url(), std::move(headers), nullptr}, std::move(http)),
+      McpClientOptions{10s});
+}
+
+Result<void> connect_when_up(McpClient& client) {
+  Result<void> r = make_error(ErrorCode::io, "not tried");
+  for (int i = 0; i < 100; ++i) {
+    r = client.connect();
+    if (r) return r;
+    std::this_thread::sleep_for(100ms);
+  }
+  return r;
+}
+
+TEST(McpHttpStreams, TheStandaloneGetStreamOpensAfterTheHandshake) {
+  TestServer server;
+  auto c = client_for(server);
+  ASSERT_TRUE(connect_when_up(*c));
+  std::vector<json::object> gets;
+  for (int i = 0; i < 100 && gets.empty(); ++i) {
+    std::this_thread::sleep_for(50ms);
+    for (const auto& r : server.requests()) {
+      if (r.at("verb") == "GET") gets.push_back(r);
+    }
+  }
+  ASSERT_EQ(gets.size(), 1u);
+  EXPECT_EQ(header(gets[0], "Accept"), "text/event-stream");
+  EXPECT_EQ(header(gets[0], "Mcp-Session-Id"), "session-1");
+  EXPECT_EQ(header(gets[0], "Last-Event-ID"), "");
+  // The version the server chose in its initialize answer, not the one we proposed.
+  EXPECT_EQ(header(gets[0], "MCP-Protocol-Version"), "2025-06-18");
+}
+
+TEST(McpHttpStreams, ADroppedAnswerStreamIsResumedWithLastEventIdAfterTheRetryWait) {
+  TestServer server;
+  auto c = client_for(server);
+  ASSERT_TRUE(connect_when_up(*c));
+  auto r = c->call_tool("drop", {});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->text, "resumed");
+  double posted = 0, resumed = 0;
+  for (const auto& q : server.requests()) {
+    if (q.at("verb") == "POST" && q.at("body").as_object().if_contains("method") != nullptr &&
+        q.at("body").at("method") == "tools/call")
+      posted = q.at("time").to_number<double>();
+    if (q.at("verb") == "GET" && header(q, "Last-Event-ID") == "p-1") {
+      resumed = q.at("time").to_number<double>();
+      EXPECT_EQ(header(q, "Mcp-Session-Id"), "session-1");
+    }
+  }
+  ASSERT_GT(posted, 0);
+  ASSERT_GT(resumed, 0) << "no GET with Last-Event-ID: p-1";
+  EXPECT_GE(resumed - posted, 0.29) << "the client must wait the server's retry: 300 ms";
+  EXPECT_LT(resumed - posted, 3.0);
+}
+
+TEST(McpHttpStreams, AStreamWithoutAnEventIdCannotBeResumedAndFailsAtOnce) {
+  TestServer server;
+  auto c = client_for(server);
+  ASSERT_TRUE(connect_when_up(*c));
+  const auto start = std::chrono::steady_clock::now();
+  auto r = c->call_tool("drop-no-id", {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("the event stream ended without an answer"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("no event id"), std::string::npos) << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+TEST(McpHttpStreams, ResumingGivesUpAfterFiveStreamsInARowBringNothing) {
+  TestServer server;
+  auto c = client_for(server);
+  ASSERT_TRUE(connect_when_up(*c));
+  auto r = c->call_tool("drop-forever", {});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("resumed 5 times in a row"), std::string::npos) << r.error().message;
+  int resumes = 0;
+  for (const auto& q : server.requests()) {
+    if (q.at("verb") == "GET" && header(q, "Last-Event-ID").rfind("f-", 0) == 0) ++resumes;
+  }
+  EXPECT_EQ(resumes, 5);
+}
+
+TEST(McpHttpStreams, ARefusedTokenNamesTheChallengeAndWhatToConfigure) {
+  TestServer server;
+  ASSERT_TRUE(connect_when_up(*client_for(server)));  // the server is up
+  auto c = client_for(server, {{"Authorization", "Bearer wrong"}});
+  auto r = c->connect();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("HTTP 401: invalid_token"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("resource_metadata=\"http://x/prm\""), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("or configure oauth"), std::string::npos) << r.error().message;
+}
+
+}  // namespace
+}  // namespace sigil::actions

@@ -1,0 +1,243 @@
+// sigil's OAuth client for MCP servers (mcp_oauth.h) against tests/support/mcp_oauth_test_server.py, a tiny
+// MCP server with its own authorization server: client credentials, the authorization code flow with PKCE
+// and dynamic registration, a refresh, cross-app access, a refused resource and a login page sigil cannot get
+// past.
+#include "sigil/actions/mcp_oauth.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sigil/actions/mcp_http.h"
+#include "sigil/net/blocking_fetch.h"
+#include "sigil/net/io_threads.h"
+
+extern char** environ;  // NOLINT(readability-redundant-declaration)
+
+namespace sigil::actions {
+namespace {
+
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool accepts(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+class OAuthServer {
+ public:
+  explicit OAuthServer(std::string mode) : port_(free_port()) {
+    log_ = (std::filesystem::temp_directory_path() /
+            ("sigil-mcp-oauth-" + std::to_string(::getpid()) + "-" + std::to_string(port_) + ".jsonl"))
+               .string();
+    std::filesystem::remove(log_);
+    std::string python = "python3",
+                script = std::string(SIGIL_SOURCE_DIR) + "/tests/support/mcp_oauth_test_server.py",
+                port = std::to_string(port_);
+    char* argv[] = {python.data(), script.data(), port.data(), log_.data(), mode.data(), nullptr};
+    if (posix_spawnp(&pid_, "python3", nullptr, nullptr, argv, environ) != 0) pid_ = -1;
+    for (int i = 0; i < 200 && !accepts(port_); ++i) std::this_thread::sleep_for(50ms);
+  }
+  ~OAuthServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+    std::filesystem::remove(log_);
+  }
+  OAuthServer(const OAuthServer&) = delete;
+  OAuthServer& operator=(const OAuthServer&) = delete;
+
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return base() + "/mcp"; }
+  std::vector<json::object> requests(std::string_view path) const {
+    std::vector<json::object> out;
+    std::ifstream in(log_);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty()) continue;
+      json::object o = json::parse(line).as_object();
+      if (o.at("path").as_string() == path) out.push_back(std::move(o));
+    }
+    return out;
+  }
+
+ private:
+  int port_;
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+// A form body's value.
+std::string form_value(const json::object& request, const std::string& name) {
+  const std::string body(request.at("body").as_string());
+  const std::string key = name + "=";
+  for (std::size_t at = 0; at <= body.size();) {
+    const std::size_t amp = std::min(body.find('&', at), body.size());
+    if (body.compare(at, key.size(), key) == 0) return body.substr(at + key.size(), amp - at - key.size());
+    at = amp + 1;
+  }
+  return "";
+}
+
+struct Fixture {
+  std::shared_ptr<net::HttpClient> http =
+      std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
+  std::unique_ptr<McpClient> client;
+
+  Fixture(const OAuthServer& server, McpOAuthConfig config) {
+    auto oauth = std::make_shared<McpOAuth>(server.url(), std::move(config), http);
+    client = std::make_unique<McpClient>(
+        "t", make_mcp_http_transport({server.url(), {}, std::move(oauth)}, http), McpClientOptions{20s});
+  }
+  void expire(const OAuthServer& server) {
+    net::BlockingFetches fetches;
+    net::HttpRequest request;
+    request.method = "POST";
+    request.url = server.base() + "/expire";
+    ASSERT_EQ(fetches.fetch(*http, std::move(request), 1024).head.status, 200);
+  }
+};
+
+TEST(McpOAuth, ReadsTheBearerChallengesParameters) {
+  const std::string c =
+      R"(Bearer realm="x", error=insufficient_scope, scope="a b", resource_metadata="http://h/p\"q")";
+  EXPECT_EQ(bearer_challenge_param(c, "scope"), "a b");
+  EXPECT_EQ(bearer_challenge_param(c, "error"), "insufficient_scope");
+  EXPECT_EQ(bearer_challenge_param(c, "RESOURCE_METADATA"), "http://h/p\"q");
+  EXPECT_EQ(bearer_challenge_param(c, "missing"), "");
+  EXPECT_EQ(bearer_challenge_param(R"(Basic realm="x", scope="a")", "scope"), "");
+}
+
+TEST(McpOAuth, ClientCredentialsGetATokenThatIsUsedAndFetchedAgainWhenRefused) {
+  OAuthServer server("credentials");
+  McpOAuthConfig config;
+  config.client_id = "cid";
+  config.client_secret = "sec";
+  Fixture s(server, config);
+  ASSERT_TRUE(s.client->connect());
+  auto r = s.client->call_tool("who", {});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->text, "authorized");
+  auto tokens = server.requests("/as/token");
+  ASSERT_EQ(tokens.size(), 1u);
+  // client_secret_post, the only method the server lists; the resource the token is for (RFC 8707).
+  EXPECT_EQ(form_value(tokens[0], "grant_type"), "client_credentials");
+  EXPECT_EQ(form_value(tokens[0], "client_secret"), "sec");
+  EXPECT_FALSE(tokens[0].at("headers").as_object().contains("Authorization"));
+  EXPECT_TRUE(server.requests("/.well-known/oauth-protected-resource/mcp").size() >= 1);
+  for (const auto& post : server.requests("/mcp")) {
+    const bool call = post.at("method").as_string() == "POST" &&
+                      post.at("body").as_string().find("tools/call") != std::string::npos;
+    if (call) {
+      EXPECT_EQ(post.at("headers").as_object().at("Authorization").as_string(), "Bearer token-1");
+    }
+  }
+
+  s.expire(server);
+  r = s.client->call_tool("who", {});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->text, "authorized");
+  EXPECT_EQ(server.requests("/as/token").size(), 2u);
+}
+
+TEST(McpOAuth, TheCodeFlowRegistersUsesPkceS256AndRefreshes) {
+  OAuthServer server("code");
+  Fixture s(server, McpOAuthConfig{});
+  auto connected = s.client->connect();
+  ASSERT_TRUE(connected) << connected.error().message;
+  ASSERT_EQ(server.requests("/as/register").size(), 1u);
+  const auto authorize = server.requests("/as/authorize");
+  ASSERT_EQ(authorize.size(), 1u);
+  const json::object& q = authorize[0].at("query").as_object();
+  EXPECT_EQ(q.at("client_id").as_string(), "registered-client");
+  EXPECT_EQ(q.at("code_challenge_method").as_string(), "S256");
+  EXPECT_EQ(q.at("resource").as_string(), server.url());
+  EXPECT_GE(q.at("state").as_string().size(), 16u);
+  auto tokens = server.requests("/as/token");
+  ASSERT_EQ(tokens.size(), 1u);  // the server checked the verifier against the challenge
+  EXPECT_EQ(form_value(tokens[0], "grant_type"), "authorization_code");
+
+  s.expire(server);
+  auto r = s.client->call_tool("who", {});
+  ASSERT_TRUE(r) << r.error().message;
+  tokens = server.requests("/as/token");
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(form_value(tokens[1], "grant_type"), "refresh_token");
+  EXPECT_EQ(server.requests("/as/authorize").size(), 1u);  // no second authorization
+}
+
+TEST(McpOAuth, CrossAppAccessExchangesTheIdTokenThenUsesTheJwtBearerGrant) {
+  OAuthServer server("xaa");
+  McpOAuthConfig config;
+  config.client_id = "cid";
+  config.client_secret = "sec";
+  config.idp_id_token = "the-id-token";
+  config.idp_token_endpoint = server.base() + "/idp/token";
+  config.idp_client_id = "idp-client";
+  Fixture s(server, config);
+  auto connected = s.client->connect();
+  ASSERT_TRUE(connected) << connected.error().message;
+  ASSERT_EQ(server.requests("/idp/token").size(), 1u);
+  const auto tokens = server.requests("/as/token");
+  ASSERT_EQ(tokens.size(), 1u);
+  EXPECT_EQ(form_value(tokens[0], "assertion"), "the-jag");
+}
+
+TEST(McpOAuth, AResourceThatIsNotTheServerIsRefused) {
+  OAuthServer server("mismatch");
+  Fixture s(server, McpOAuthConfig{});
+  auto r = s.client->connect();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("names the resource \"https://elsewhere.example/mcp\""), std::string::npos)
+      << r.error().message;
+  EXPECT_TRUE(server.requests("/.well-known/oauth-authorization-server/as").empty());
+  EXPECT_TRUE(server.requests("/as/authorize").empty());
+}
+
+TEST(McpOAuth, ALoginPageIsAClearErrorNamingTheEndpoint) {
+  OAuthServer server("login");
+  Fixture s(server, McpOAuthConfig{});
+  auto r = s.client->connect();
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("wants a person to sign in at " + server.base() + "/as/authorize"),
+            std::string::npos)
+      << r.error().message;
+  EXPECT_TRUE(server.requests("/as/token").empty());
+}
+
+}  // namespace
+}  // namespace sigil::actions
