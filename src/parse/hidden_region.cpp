@@ -28,12 +28,7 @@ void Parser::Impl::hidden_byte(unsigned char c) {
     if (k == K::Pending) return;
     hidden_scan_.reset();
   }
-  if (c == '<') {
-    OpenerScan::Options o;
-    o.trigger_mode = true;
-    o.tag_limit = opt_.tag_limit;
-    hidden_scan_.start(c, pos_, o);
-  }
+  if (c == '<') start_hidden_close_scan(c);
 }
 
 // A line-start hidden opener mid-reply (8.1): it opens a region if a line break follows (spaces before it
@@ -70,16 +65,23 @@ bool Parser::Impl::hidden_wait_byte(unsigned char c) {
       if (k == K::Pending) return true;
       hidden_scan_.reset();
     }
-    if (c == '<') {
-      OpenerScan::Options o;
-      o.trigger_mode = true;
-      o.tag_limit = opt_.tag_limit;
-      hidden_scan_.start(c, pos_, o);
-    }
+    if (c == '<') start_hidden_close_scan(c);
     return true;
   }
   // The line ended (or the wait hit its limit) without a close tag: the opener is text, and what followed
   // it is read as ordinary text.
+  release_hidden_wait();
+  return false;
+}
+
+void Parser::Impl::start_hidden_close_scan(unsigned char c) {
+  OpenerScan::Options o;
+  o.trigger_mode = true;
+  o.tag_limit = opt_.tag_limit;
+  hidden_scan_.start(c, pos_, o);
+}
+
+void Parser::Impl::release_hidden_wait() {
   std::string held = std::move(c_.held);
   const std::size_t tag_end = cs_.wait().tag_end;
   const std::uint64_t begin = c_.begin;
@@ -89,7 +91,6 @@ bool Parser::Impl::hidden_wait_byte(unsigned char c) {
   const std::uint64_t here = pos_;
   replay(std::string_view(held).substr(tag_end), begin + tag_end);
   pos_ = here;
-  return false;
 }
 
 }  // namespace sigil::parse

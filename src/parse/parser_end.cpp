@@ -125,18 +125,9 @@ void Parser::Impl::end_constructs(FinishReason reason) {
         removed_markup(code);
         return;
       }
-      case Kind::HiddenWait: {
-        std::string held = std::move(c_.held);
-        const std::size_t tag_end = cs_.wait().tag_end;
-        const std::uint64_t begin = c_.begin;
-        reset_construct();
-        hidden_scan_.reset();
-        emit_text(std::string_view(held).substr(0, tag_end));
-        const std::uint64_t here = pos_;
-        replay(std::string_view(held).substr(tag_end), begin + tag_end);
-        pos_ = here;
+      case Kind::HiddenWait:
+        release_hidden_wait();
         continue;  // the replay may have left something pending
-      }
     }
   }
 }

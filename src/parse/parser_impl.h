@@ -132,6 +132,12 @@ class Parser::Impl {
   bool hidden_wait_byte(unsigned char c);
   void hidden_byte(unsigned char c);
   void enter_hidden(std::uint64_t begin, const text::CodeTracker::State& code);
+  // Starts looking for a hidden region's close tag at this '<' (inside a region, or on a waiting opener's
+  // line).
+  void start_hidden_close_scan(unsigned char c);
+  // A line-start hidden opener whose line showed no region (8.1): the opener is released as text and the
+  // bytes held after it are read again as ordinary text.
+  void release_hidden_wait();
 
   // Results.
   // Reports `v` (consumed: its storage is swapped with the last event's, to be reused) as a directive event.

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "agent/end_observer.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/openai.h"
@@ -22,16 +23,7 @@ using namespace std::chrono_literals;
 using sigil::testing::FakeOpenAiServer;
 using sigil::testing::FakeResponse;
 
-class EndObserver final : public TurnObserver {
- public:
-  void on_text(std::string_view) override {}
-  void on_delivery(const exec::Delivery&) override {}
-  void on_turn_end(const TurnSummary& summary) override { done_.set_value(summary); }
-  TurnSummary wait() { return done_.get_future().get(); }
-
- private:
-  std::promise<TurnSummary> done_;
-};
+using testing::EndObserver;
 
 TEST(PlatformMessageId, IsStoredAndShownBeforeTheUsersTextOnly) {
   store::testing::TempDir dir;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/end_observer.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/replay.h"
@@ -14,16 +15,7 @@
 namespace sigil::agent {
 namespace {
 
-class EndObserver final : public TurnObserver {
- public:
-  void on_text(std::string_view) override {}
-  void on_delivery(const exec::Delivery&) override {}
-  void on_turn_end(const TurnSummary& summary) override { done_.set_value(summary); }
-  TurnSummary wait() { return done_.get_future().get(); }
-
- private:
-  std::promise<TurnSummary> done_;
-};
+using testing::EndObserver;
 
 TEST(ResumedTurn, DoesNotStoreItsUserMessageTwice) {
   store::testing::TempDir dir;

@@ -161,7 +161,7 @@ def main():
         text = text_of(ev)
         check("The tool said: Echo: hi" in text, f"the tool's answer reached the model's next request: {text!r}")
         check("<" not in text and "mcp_" not in text, f"no markup reached the user: {text!r}")
-        check(("user", "[1] mcp: ok: Echo: hi") in stored(data, "c1"),
+        check(("results", "[1] mcp: ok: Echo: hi") in stored(data, "c1"),
               "the model's next request had the results message with the tool's text")
 
         # ---- the same tool as a native tool call (the mcp tool: server, tool, arguments)
