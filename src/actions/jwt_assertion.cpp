@@ -25,16 +25,6 @@ struct Free {
 
 }  // namespace
 
-std::string base64url(std::string_view bytes) {
-  std::string s = text::base64_encode(bytes);
-  for (char& c : s) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  while (!s.empty() && s.back() == '=') s.pop_back();
-  return s;
-}
-
 Result<std::string> sign_jwt(const boost::json::object& claims, std::string_view private_key_pem,
                              std::string_view algorithm) {
   if (algorithm != "ES256" && algorithm != "RS256")
@@ -50,8 +40,8 @@ Result<std::string> sign_jwt(const boost::json::object& claims, std::string_view
     return jwt_error(std::string("the private key is not ") + (ec ? "an EC (P-256)" : "an RSA") + " key");
 
   const boost::json::object header{{"alg", algorithm}, {"typ", "JWT"}};
-  const std::string input =
-      base64url(boost::json::serialize(header)) + "." + base64url(boost::json::serialize(claims));
+  const std::string input = text::base64url_encode(boost::json::serialize(header)) + "." +
+                            text::base64url_encode(boost::json::serialize(claims));
   std::unique_ptr<EVP_MD_CTX, Free> ctx(EVP_MD_CTX_new());
   std::size_t length = 0;
   const auto* data = reinterpret_cast<const unsigned char*>(input.data());
@@ -76,7 +66,7 @@ Result<std::string> sign_jwt(const boost::json::object& claims, std::string_view
       return jwt_error("the EC signature does not fit P-256");
     signature = std::move(raw);
   }
-  return input + "." + base64url(signature);
+  return input + "." + text::base64url_encode(signature);
 }
 
 }  // namespace sigil::actions

@@ -17,7 +17,4 @@ namespace sigil::actions {
 Result<std::string> sign_jwt(const boost::json::object& claims, std::string_view private_key_pem,
                              std::string_view algorithm);
 
-// Base64url without padding (RFC 4648 section 5), as JWS and PKCE use it.
-std::string base64url(std::string_view bytes);
-
 }  // namespace sigil::actions

@@ -35,7 +35,7 @@ std::optional<std::string> random_base64url(std::size_t bytes) {
   std::string raw(bytes, '\0');
   if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(bytes)) != 1)
     return std::nullopt;
-  return base64url(raw);
+  return text::base64url_encode(raw);
 }
 
 using Form = std::vector<std::pair<std::string, std::string>>;
@@ -379,7 +379,7 @@ struct McpOAuth::State {
     if (!verifier || !state) return oauth_error("no random bytes for PKCE");
     const auto digest = store::sha256(*verifier);
     const std::string challenge =
-        base64url(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+        text::base64url_encode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
     Form query{{"response_type", "code"},
                {"client_id", client_id},
                {"redirect_uri", config.redirect_uri},

@@ -35,6 +35,16 @@ std::string base64_encode(std::string_view bytes) {
   return out;
 }
 
+std::string base64url_encode(std::string_view bytes) {
+  std::string s = base64_encode(bytes);
+  for (char& c : s) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  while (!s.empty() && s.back() == '=') s.pop_back();
+  return s;
+}
+
 std::optional<std::string> base64_decode(std::string_view text) {
   std::string out;
   out.reserve(text.size() / 4 * 3);

@@ -2,17 +2,9 @@
 // server that drops SSE streams on demand): the standalone GET stream, resuming a dropped answer stream
 // with Last-Event-ID after the server's `retry:` wait, giving up with a clear error, and a 401's message.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,8 +13,7 @@
 #include "sigil/actions/mcp_http.h"
 #include "sigil/net/io_threads.h"
 #include "sigil/text/ascii.h"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration)
+#include "support/python_server.h"
 
 namespace sigil::actions {
 namespace {
@@ -30,57 +21,10 @@ namespace {
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-class TestServer {
- public:
-  TestServer() : port_(free_port()) {
-    log_ = (std::filesystem::temp_directory_path() /
-            ("sigil-mcp-http-" + std::to_string(::getpid()) + "-" + std::to_string(port_) + ".jsonl"))
-               .string();
-    std::filesystem::remove(log_);
-    std::string python = "python3",
-                script = std::string(SIGIL_SOURCE_DIR) + "/tests/support/mcp_http_test_server.py",
-                port = std::to_string(port_);
-    char* argv[] = {python.data(), script.data(), port.data(), log_.data(), nullptr};
-    if (posix_spawnp(&pid_, "python3", nullptr, nullptr, argv, environ) != 0) pid_ = -1;
-  }
-  ~TestServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-    std::filesystem::remove(log_);
-  }
-  TestServer(const TestServer&) = delete;
-  TestServer& operator=(const TestServer&) = delete;
-
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/mcp"; }
-  // The requests received so far.
-  std::vector<json::object> requests() const {
-    std::vector<json::object> out;
-    std::ifstream in(log_);
-    for (std::string line; std::getline(in, line);) {
-      if (!line.empty()) out.push_back(json::parse(line).as_object());
-    }
-    return out;
-  }
-
- private:
-  int port_;
-  std::string log_;
-  pid_t pid_ = -1;
+// tests/support/mcp_http_test_server.py, its MCP endpoint at /mcp.
+struct TestServer : sigil::testing::PythonServer {
+  TestServer() : PythonServer("mcp_http_test_server.py") {}
+  std::string url() const { return base() + "/mcp"; }
 };
 
 std::string header(const json::object& request, std::string_view name) {

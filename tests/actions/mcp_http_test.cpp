@@ -4,10 +4,8 @@
 #include "sigil/actions/mcp_http.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "sigil/net/io_threads.h"
+#include "support/python_server.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration)
 
@@ -32,22 +31,10 @@ std::string everything() {
          "/tests/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
 }
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
 // The reference server in HTTP mode; killed (with its group) at the end.
 class EverythingHttp {
  public:
-  EverythingHttp() : port_(free_port()) {
+  EverythingHttp() : port_(sigil::testing::free_loopback_port()) {
     std::vector<std::string> env_storage{"PORT=" + std::to_string(port_)};
     for (char** e = environ; *e != nullptr; ++e) {
       if (std::string_view(*e).rfind("PORT=", 0) != 0) env_storage.emplace_back(*e);
@@ -152,8 +139,9 @@ TEST(McpHttp, TheReferenceServerGetsTheDefaultsOfItsForm) {
 TEST(McpHttp, AServerThatIsNotThereFailsFast) {
   McpClient client(
       "none",
-      make_mcp_http_transport({"http://127.0.0.1:" + std::to_string(free_port()) + "/mcp", {}, nullptr},
-                              http_client()),
+      make_mcp_http_transport(
+          {"http://127.0.0.1:" + std::to_string(sigil::testing::free_loopback_port()) + "/mcp", {}, nullptr},
+          http_client()),
       {10s});
   const auto start = std::chrono::steady_clock::now();
   auto r = client.connect();

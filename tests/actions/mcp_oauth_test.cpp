@@ -4,19 +4,10 @@
 // past.
 #include "sigil/actions/mcp_oauth.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -25,8 +16,7 @@
 #include "sigil/actions/mcp_http.h"
 #include "sigil/net/blocking_fetch.h"
 #include "sigil/net/io_threads.h"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration)
+#include "support/python_server.h"
 
 namespace sigil::actions {
 namespace {
@@ -34,71 +24,10 @@ namespace {
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-bool accepts(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  ::close(fd);
-  return ok;
-}
-
-class OAuthServer {
- public:
-  explicit OAuthServer(std::string mode) : port_(free_port()) {
-    log_ = (std::filesystem::temp_directory_path() /
-            ("sigil-mcp-oauth-" + std::to_string(::getpid()) + "-" + std::to_string(port_) + ".jsonl"))
-               .string();
-    std::filesystem::remove(log_);
-    std::string python = "python3",
-                script = std::string(SIGIL_SOURCE_DIR) + "/tests/support/mcp_oauth_test_server.py",
-                port = std::to_string(port_);
-    char* argv[] = {python.data(), script.data(), port.data(), log_.data(), mode.data(), nullptr};
-    if (posix_spawnp(&pid_, "python3", nullptr, nullptr, argv, environ) != 0) pid_ = -1;
-    for (int i = 0; i < 200 && !accepts(port_); ++i) std::this_thread::sleep_for(50ms);
-  }
-  ~OAuthServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-    std::filesystem::remove(log_);
-  }
-  OAuthServer(const OAuthServer&) = delete;
-  OAuthServer& operator=(const OAuthServer&) = delete;
-
-  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+// tests/support/mcp_oauth_test_server.py in one of its modes, its MCP endpoint at /mcp.
+struct OAuthServer : sigil::testing::PythonServer {
+  explicit OAuthServer(std::string mode) : PythonServer("mcp_oauth_test_server.py", {std::move(mode)}) {}
   std::string url() const { return base() + "/mcp"; }
-  std::vector<json::object> requests(std::string_view path) const {
-    std::vector<json::object> out;
-    std::ifstream in(log_);
-    for (std::string line; std::getline(in, line);) {
-      if (line.empty()) continue;
-      json::object o = json::parse(line).as_object();
-      if (o.at("path").as_string() == path) out.push_back(std::move(o));
-    }
-    return out;
-  }
-
- private:
-  int port_;
-  std::string log_;
-  pid_t pid_ = -1;
 };
 
 // A form body's value.

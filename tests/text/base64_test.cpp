@@ -26,6 +26,18 @@ TEST(Base64, Rfc4648VectorsBothWays) {
   EXPECT_EQ(base64_decode(base64_encode(all)), all);
 }
 
+// The URL-safe alphabet without padding: RFC 7636's PKCE example (appendix B) and the two letters that
+// differ.
+TEST(Base64, UrlSafeWithoutPadding) {
+  const unsigned char verifier_bytes[] = {116, 24,  223, 180, 151, 153, 224, 37,  79,  250, 96,
+                                          125, 216, 173, 187, 186, 22,  212, 37,  77,  105, 214,
+                                          191, 240, 91,  88,  5,   88,  83,  132, 141, 121};
+  EXPECT_EQ(base64url_encode(std::string_view(reinterpret_cast<const char*>(verifier_bytes), 32)),
+            "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk");
+  EXPECT_EQ(base64url_encode("\xfb\xff"), "-_8");  // base64: "+/8="
+  EXPECT_EQ(base64url_encode(""), "");
+}
+
 TEST(Base64, DecodingSkipsLineBreaksAndAcceptsMissingPadding) {
   EXPECT_EQ(base64_decode("Zm9v\r\nYmFy\n"), std::optional<std::string>("foobar"));
   EXPECT_EQ(base64_decode("Zm9vYg"), std::optional<std::string>("foob"));
