@@ -97,12 +97,14 @@ bool McpClient::connected() const {
   return open_ && ready_;
 }
 
-std::vector<McpTool> McpClient::tools() const {
+std::vector<McpTool> McpClient::tools() {
+  refresh_tools_if_changed();
   std::lock_guard lock(mu_);
   return tools_;
 }
 
-std::optional<McpTool> McpClient::find_tool(std::string_view tool) const {
+std::optional<McpTool> McpClient::find_tool(std::string_view tool) {
+  refresh_tools_if_changed();
   std::lock_guard lock(mu_);
   for (const McpTool& t : tools_) {
     if (t.name == tool) return t;
@@ -163,6 +165,16 @@ Result<void> McpClient::handshake(std::stop_token stop) {
   if (!init) return make_error(init.error().code, "initialize: " + init.error().message);
   if (auto sent = notify("notifications/initialized", {}); !sent) return sent.error();
 
+  auto tools = list_tools(stop);
+  if (!tools) return tools.error();
+  std::lock_guard lock(mu_);
+  tools_ = std::move(*tools);
+  tools_changed_ = false;
+  ready_ = true;  // tool calls may go now (connected() says so only after the handshake)
+  return {};
+}
+
+Result<std::vector<McpTool>> McpClient::list_tools(std::stop_token stop) {
   std::vector<McpTool> tools;
   std::string cursor;
   for (int page = 0; page < kMaxToolPages; ++page) {
@@ -185,10 +197,26 @@ Result<void> McpClient::handshake(std::stop_token stop) {
     cursor = string_field(*o, "nextCursor");
     if (cursor.empty()) break;
   }
+  return tools;
+}
+
+void McpClient::refresh_tools_if_changed() {
+  std::lock_guard connecting(connect_mu_);  // a (re)connect lists them itself
+  {
+    std::lock_guard lock(mu_);
+    if (!tools_changed_ || !open_ || !ready_) return;
+    tools_changed_ = false;  // a change announced while we list sets it again
+  }
+  auto tools = list_tools({});
+  if (!tools) {
+    if (log::enabled(log::Level::warn))
+      log::write(log::Record{log::Level::warn, "mcp-tools-unchanged", {}}
+                     .with("server", name_)
+                     .with("error", tools.error().message));
+    return;
+  }
   std::lock_guard lock(mu_);
-  tools_ = std::move(tools);
-  ready_ = true;  // tool calls may go now (connected() says so only after the handshake)
-  return {};
+  tools_ = std::move(*tools);
 }
 
 Result<McpToolResult> McpClient::call_tool(const std::string& tool, const json::object& arguments,
@@ -304,7 +332,12 @@ void McpClient::on_message(std::string_view text) {
                                 {"progress", progress != nullptr ? json::serialize(*progress) : "?"}}});
       }
     }
-    return;  // other notifications (list_changed, logging, resources) change nothing we keep
+    if (method == "notifications/tools/list_changed") {
+      // Listed again by the next look at the tools (not here: this is the thread answers arrive on).
+      std::lock_guard lock(mu_);
+      tools_changed_ = true;
+    }
+    return;  // other notifications (logging, resources) change nothing we keep
   }
   if (id == nullptr || !id->is_int64()) return;
   std::lock_guard lock(mu_);

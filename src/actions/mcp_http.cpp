@@ -2,11 +2,13 @@
 
 #include <boost/json.hpp>
 #include <chrono>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "sigil/actions/mcp_oauth.h"
 #include "sigil/log/log.h"
@@ -21,6 +23,8 @@ namespace json = boost::json;
 // The client keeps its own time-outs (and cancels by notification): the HTTP layer only must not give up
 // on a long SSE stream first.
 constexpr std::chrono::hours kLongWait{24};
+// How long send() waits for the server to take a notification (its POST's answer) before it goes on.
+constexpr std::chrono::seconds kNotificationWait{10};
 // A JSON answer larger than this is not one we can use.
 constexpr std::size_t kMaxJsonBody = 16u << 20;
 constexpr int kTransportError = -32000;
@@ -107,6 +111,8 @@ struct StreamState {
   std::string body;
   std::string authorization;
   bool authorized_retry = false;  // this is that second sending: a refusal now is final
+  // Set when the POST's answer has come (or it failed): send() of a notification waits for it.
+  std::shared_ptr<std::promise<void>> taken;
 };
 
 void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state);
@@ -162,6 +168,7 @@ class StreamHandler final : public net::HttpHandler {
       std::lock_guard lock(shared_->mu);
       shared_->calls.erase(call_);
     }
+    if (auto taken = std::exchange(state_.taken, nullptr)) taken->set_value();
     // (A GET stream's 404 may only mean the server routes no GET: the next POST tells a lost session.)
     if (status_ == 404 && had_session_ && state_.kind != StreamKind::listen) {
       shared_->deliver_closed(gen_, "the server ended the session (HTTP 404)");
@@ -418,6 +425,15 @@ class HttpTransport final : public McpTransport {
       }
     }
     state.body = std::string(message);
+    // A notification is sent once the server took it, as the official SDK's client does: each POST has a
+    // connection of its own, so the tools/list after notifications/initialized could overtake it and find
+    // the tools a server registers only once it is initialized missing. (Answers to the server's requests
+    // are sent from the thread streams are read on: they never wait.)
+    std::future<void> taken;
+    if (!state.method.empty() && state.awaited.is_null()) {
+      state.taken = std::make_shared<std::promise<void>>();
+      taken = state.taken->get_future();
+    }
     std::uint64_t gen = 0;
     {
       std::lock_guard lock(shared_->mu);
@@ -425,6 +441,7 @@ class HttpTransport final : public McpTransport {
       gen = shared_->generation;
     }
     start_post(shared_, gen, std::move(state));
+    if (taken.valid()) taken.wait_for(kNotificationWait);
     return {};
   }
 

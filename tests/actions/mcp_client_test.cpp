@@ -115,6 +115,19 @@ TEST_F(McpClientTest, CallsAToolAndAnswersTheServersPing) {
   EXPECT_NE(unknown.error().message.find("unknown tool nope"), std::string::npos) << unknown.error().message;
 }
 
+TEST_F(McpClientTest, AnAnnouncedChangeOfToolsIsListedAgain) {
+  auto c = client();
+  ASSERT_TRUE(c->connect());
+  EXPECT_FALSE(c->find_tool("late").has_value());
+  EXPECT_EQ(count_method(received(log_), "tools/list"), 2u);  // two pages
+  auto grown = c->call_tool("grow", {});                      // announces the change before it answers
+  ASSERT_TRUE(grown) << grown.error().message;
+  ASSERT_TRUE(c->find_tool("late").has_value());
+  EXPECT_EQ(c->find_tool("late")->description, "Added while running.");
+  EXPECT_EQ(count_method(received(log_), "tools/list"), 4u);  // both pages once more, and only once
+  EXPECT_EQ(c->tools().size(), 8u);
+}
+
 TEST_F(McpClientTest, ConcurrentCallsGetTheirOwnAnswers) {
   auto c = client();
   ASSERT_TRUE(c->connect());

@@ -8,6 +8,8 @@ Not a test itself. It does what the reference server cannot be made to do on dem
 - `slow` never answers by itself, so a test can cancel it or let it time out;
 - `ping_me` first sends a ping request to the client and answers only once the client answered it;
 - `fail` answers isError: true;
+- `grow` (not listed) adds a tool `late` to the second page and sends notifications/tools/list_changed
+  before it answers, so the client must list the tools again;
 - `ask` sends an elicitation/create request (form mode with defaults; `{"kind": "url"}`: URL mode;
   `{"kind": "no-default"}`: a required field without a default) and answers with what the client answered.
 Every message it receives is appended, one JSON line each, to the file named by MCP_TEST_LOG (if set).
@@ -95,6 +97,10 @@ def call(rid, params):
         threading.Thread(target=later, daemon=True).start()
     elif name == "fail":
         text_result(rid, "it failed on purpose", is_error=True)
+    elif name == "grow":
+        PAGE2.append({"name": "late", "description": "Added while running.", "inputSchema": {"type": "object"}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        text_result(rid, "grown")
     else:
         send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "unknown tool " + str(name)}})
 
@@ -118,7 +124,7 @@ def main():
                 box["done"].set()
         elif method == "initialize":
             send({"jsonrpc": "2.0", "id": rid, "result": {
-                "protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                "protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "sigil-test", "version": "1"}}})
         elif method == "tools/list":
             cursor = (m.get("params") or {}).get("cursor")

@@ -8,6 +8,8 @@
 // - A call that outlives its time-out, or whose stop token is requested (the turn was cancelled), sends
 //   notifications/cancelled for its request id and fails with ErrorCode::timeout; a late answer is dropped.
 // - notifications/progress for a call's progressToken is logged and restarts that call's time-out.
+// - notifications/tools/list_changed makes the next tools() or find_tool() list the tools again (a
+//   server may register tools only once it knows the client's capabilities).
 // - A transport that closes (the server crashed or exited) fails every call in flight with
 //   ErrorCode::tool_failed ("the server exited"), and the next call reconnects first.
 // - Requests from the server: `ping` is answered; `elicitation/create` (form mode, declared in the
@@ -84,9 +86,10 @@ class McpClient {
   Result<void> connect(std::stop_token stop = {});
   // The transport is up and the handshake done.
   bool connected() const;
-  std::vector<McpTool> tools() const;
+  // The server's tools; listed again first when it announced a change (notifications/tools/list_changed).
+  std::vector<McpTool> tools();
   // The tool of that exact name, if the server listed it.
-  std::optional<McpTool> find_tool(std::string_view tool) const;
+  std::optional<McpTool> find_tool(std::string_view tool);
 
   // tools/call; reconnects first when the server is gone. A failed call's message ends with its notes.
   Result<McpToolResult> call_tool(const std::string& tool, const boost::json::object& arguments,
@@ -105,6 +108,8 @@ class McpClient {
   void on_closed(std::string reason);
   Result<void> notify(std::string_view method, boost::json::object params);
   Result<void> handshake(std::stop_token stop);
+  Result<std::vector<McpTool>> list_tools(std::stop_token stop);  // every page
+  void refresh_tools_if_changed();
   Result<void> connect_locked(std::stop_token stop);  // connect_mu_ held
   Result<void> reconnect_if_gone(std::stop_token stop);
 
@@ -120,6 +125,7 @@ class McpClient {
   std::int64_t next_id_ = 1;
   std::map<std::int64_t, std::shared_ptr<Pending>> pending_;
   std::vector<McpTool> tools_;
+  bool tools_changed_ = false;  // the server announced a new list we have not fetched
 };
 
 // The text of a tools/call result (content[] and isError), as McpToolResult describes.
