@@ -5,16 +5,19 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "actions/jwt_assertion.h"
 #include "sigil/log/log.h"
 #include "sigil/net/blocking_fetch.h"
+#include "sigil/net/ssrf_guard.h"
 #include "sigil/net/url.h"
 #include "sigil/store/sha256.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/base64.h"
+#include "sigil/text/diagnostic_text.h"
 
 namespace sigil::actions {
 namespace {
@@ -163,6 +166,8 @@ struct McpOAuth::State {
   // must not be destroyed.
   std::weak_ptr<net::HttpClient> http;
   net::BlockingFetches fetches;
+  std::optional<net::SsrfGuard> guard;  // for the hosts the server names (guarded())
+  std::string guard_error;              // why there is none: a bad allow_private entry
 
   std::mutex* token_mu = nullptr;  // McpOAuth::mu_, which guards access_token
   std::string access_token;
@@ -183,8 +188,26 @@ struct McpOAuth::State {
     std::optional<json::object> body;
   };
 
+  // The address to connect to for `url` ("": resolve as usual), or why sigil must not ask it. The server's
+  // own host and the configured identity provider are trusted as the operator who named them is; any other
+  // host comes from what the server wrote (metadata, a challenge) and goes through the SSRF guard, so a
+  // hostile server cannot aim the flow's requests at the private network or a metadata address.
+  sigil::Result<std::string, std::string> guarded(const std::string& url) const {
+    auto parsed = net::parse_url(url);
+    const auto* u = std::get_if<net::Url>(&parsed);
+    if (u != nullptr && text::ascii::iequals(u->host, server.host)) return std::string();
+    if (!config.idp_token_endpoint.empty() && url == config.idp_token_endpoint) return std::string();
+    if (!guard) return sigil::Failure<std::string>{guard_error};
+    auto target = guard->check(url);
+    if (!target) return sigil::Failure<std::string>{target.error()};
+    return target->address.to_string();
+  }
+
   Result<Answer> call(std::string method, std::string url, net::Headers headers, std::string body) {
+    auto address = guarded(url);
+    if (!address) return oauth_error("refused " + text::one_line(url) + ": " + address.error());
     net::HttpRequest request;
+    request.connect_address = std::move(*address);
     request.method = std::move(method);
     request.url = std::move(url);
     request.headers = std::move(headers);
@@ -243,6 +266,9 @@ struct McpOAuth::State {
     auto parsed = net::parse_url(as_url);
     const auto* as = std::get_if<net::Url>(&parsed);
     if (as == nullptr) return oauth_error("the authorization server's URL is invalid: " + as_url);
+    if (auto allowed = guarded(as_url); !allowed)
+      return oauth_error("refused the authorization server " + text::one_line(as_url) + ": " +
+                         allowed.error() + " (allow it with oauth.allow_private if it is yours)");
     const std::string as_origin = origin(*as), as_path = trimmed_path(*as);
     std::vector<std::string> meta_urls;
     if (!as_path.empty()) {
@@ -478,6 +504,13 @@ McpOAuth::McpOAuth(std::string server_url, McpOAuthConfig config, std::shared_pt
   state_->server_url = std::move(server_url);
   auto parsed = net::parse_url(state_->server_url);
   if (auto* u = std::get_if<net::Url>(&parsed)) state_->server = *u;
+  try {
+    net::SsrfGuardOptions guard;
+    guard.allow_private = config.allow_private;
+    state_->guard.emplace(std::move(guard), net::system_resolver());
+  } catch (const std::invalid_argument& e) {
+    state_->guard_error = std::string("allow_private: ") + e.what();
+  }
   state_->config = std::move(config);
   state_->http = std::move(http);
   state_->token_mu = &mu_;

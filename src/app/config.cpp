@@ -471,8 +471,8 @@ class Reader {
     }
   }
 
-  // oauth = { client_id, client_secret, client_secret_env, scope, grant }; every key optional ({} registers
-  // dynamically).
+  // oauth = { client_id, client_secret, client_secret_env, private_key_file, signing_algorithm, scope, grant,
+  // allow_private }; every key optional ({} registers dynamically).
   void mcp_oauth(const toml::node& node, const std::string& key, McpServerConfig::OAuth& o) {
     const toml::table* t = node.as_table();
     if (t == nullptr) fail(node, key, "must be a table ({ client_id = \"…\", client_secret_env = \"…\" })");
@@ -491,6 +491,12 @@ class Reader {
                    fail(n, k, "must be \"ES256\" or \"RS256\", not " + in_quotes(o.signing_algorithm));
                }},
               {"scope", [&](const toml::node& n, const std::string& k) { o.scope = string(n, k); }},
+              {"allow_private",
+               [&](const toml::node& n, const std::string& k) {
+                 o.allow_private = strings(n, k, false);
+                 for (const std::string& entry : o.allow_private)
+                   if (std::string why = net::allow_private_entry_error(entry); !why.empty()) fail(n, k, why);
+               }},
               {"grant", [&](const toml::node& n, const std::string& k) {
                  o.grant = string(n, k);
                  if (!actions::valid_mcp_oauth_grant(o.grant))

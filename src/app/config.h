@@ -178,6 +178,8 @@ struct McpServerConfig {
     std::string private_key_file;   // PEM: private_key_jwt instead of a secret (read when the server starts)
     std::string signing_algorithm = "ES256";
     std::string grant = "auto";  // "auto", "client_credentials" or "authorization_code"
+    // Private hosts, addresses or ranges the URLs the server names may reach (its own host needs none).
+    std::vector<std::string> allow_private;
   } oauth;
 };
 

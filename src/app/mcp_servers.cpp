@@ -29,6 +29,7 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
         oauth.client_secret = s.oauth.client_secret;
         oauth.scope = s.oauth.scope;
         oauth.grant = s.oauth.grant;
+        oauth.allow_private = s.oauth.allow_private;
         if (!s.oauth.private_key_file.empty()) {
           std::ifstream in(s.oauth.private_key_file, std::ios::binary);
           std::ostringstream key;

@@ -157,6 +157,33 @@ TEST(McpOAuth, AResourceThatIsNotTheServerIsRefused) {
   EXPECT_TRUE(server.requests("/as/authorize").empty());
 }
 
+TEST(McpOAuth, AnAuthorizationServerOnAPrivateAddressIsRefusedUnlessAllowed) {
+  OAuthServer server("private-as");
+  const std::string as = "http://127.0.0.2:" + server.base().substr(server.base().rfind(':') + 1) + "/as";
+  {
+    Fixture s(server, McpOAuthConfig{});
+    auto r = s.client->connect();
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("refused the authorization server " + as + ": 127.0.0.2"),
+              std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find("loopback"), std::string::npos) << r.error().message;
+  }
+  // Allowed, the flow goes there (and finds nothing listening): the guard, not the address, stopped it.
+  McpOAuthConfig allowed;
+  allowed.allow_private = {"127.0.0.2"};
+  Fixture s(server, std::move(allowed));
+  auto r = s.client->connect();
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message.find("refused the authorization server"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find(
+                "no authorization server metadata at " +
+                std::string(as).insert(as.size() - 3, "/.well-known/oauth-authorization-server")),
+            std::string::npos)
+      << r.error().message;
+}
+
 TEST(McpOAuth, ALoginPageIsAClearErrorNamingTheEndpoint) {
   OAuthServer server("login");
   Fixture s(server, McpOAuthConfig{});

@@ -82,7 +82,7 @@ url = "https://mcp.example.com/mcp"
 oauth = { client_id = "sigil", client_secret_env = "MCP_SECRET", scope = "mcp:read", grant = "client_credentials" }
 [mcp.servers.b]
 url = "https://mcp.example.com/other"
-oauth = { client_id = "k", private_key_file = "keys/mcp.pem", signing_algorithm = "RS256" }
+oauth = { client_id = "k", private_key_file = "keys/mcp.pem", signing_algorithm = "RS256", allow_private = ["auth.internal", "10.20.0.0/16"] }
 [mcp.servers.c]
 url = "https://mcp.example.com/plain"
 )",
@@ -97,6 +97,9 @@ url = "https://mcp.example.com/plain"
   EXPECT_EQ(c.mcp_servers[1].oauth.grant, "auto");
   EXPECT_EQ(c.mcp_servers[1].oauth.private_key_file, "keys/mcp.pem");  // beside s.toml
   EXPECT_EQ(c.mcp_servers[1].oauth.signing_algorithm, "RS256");
+  EXPECT_EQ(c.mcp_servers[1].oauth.allow_private,
+            (std::vector<std::string>{"auth.internal", "10.20.0.0/16"}));
+  EXPECT_TRUE(a.allow_private.empty());
   EXPECT_FALSE(c.mcp_servers[2].oauth.enabled);
   const Config empty =
       load_config_text("[mcp.servers.d]\nurl = \"https://h/mcp\"\noauth = {}\n", "s.toml", {}, env);
@@ -118,6 +121,9 @@ TEST(McpConfig, OAuthMistakesAreNamedWithoutTheSecret) {
   EXPECT_NE(error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { grant = \"password\" }\n")
                 .find("must be \"auto\", \"client_credentials\" or \"authorization_code\", not \"password\""),
             std::string::npos);
+  const std::string bad_range =
+      error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { allow_private = [\"10.0.0.0/99\"] }\n");
+  EXPECT_NE(bad_range.find("allow_private"), std::string::npos) << bad_range;
   EXPECT_NE(error_of("[mcp.servers.a]\nurl = \"http://h/mcp\"\noauth = { grant = \"client_credentials\" }\n")
                 .find("needs client_secret, client_secret_env or private_key_file"),
             std::string::npos);

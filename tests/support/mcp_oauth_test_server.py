@@ -12,6 +12,8 @@ MODE:
   client_credentials).
 - mismatch: the protected-resource metadata names another resource.
 - login: /authorize answers a login page (200) instead of redirecting.
+- private-as: the protected-resource metadata names an authorization server on 127.0.0.2 (loopback, and
+  not the server's host), where nothing listens.
 - xaa: cross-app access: /idp/token exchanges the ID token "the-id-token" (audience the issuer, resource the
   server's URL) for the ID-JAG "the-jag"; the authorization server takes it only as a jwt-bearer grant with
   client_secret_basic for "cid" / "sec".
@@ -68,7 +70,8 @@ class Handler(BaseHTTPRequestHandler):
         url = self.record("")
         if url.path == "/.well-known/oauth-protected-resource/mcp":
             resource = "https://elsewhere.example/mcp" if MODE == "mismatch" else BASE + "/mcp"
-            return self.answer(200, {"resource": resource, "authorization_servers": [BASE + "/as"]})
+            as_url = f"http://127.0.0.2:{PORT}/as" if MODE == "private-as" else BASE + "/as"
+            return self.answer(200, {"resource": resource, "authorization_servers": [as_url]})
         if url.path == "/.well-known/oauth-authorization-server/as":
             meta = {"issuer": BASE + "/as", "authorization_endpoint": BASE + "/as/authorize",
                     "token_endpoint": BASE + "/as/token", "response_types_supported": ["code"],

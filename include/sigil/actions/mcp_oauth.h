@@ -22,6 +22,9 @@
 // - The client authenticates to the token endpoint with private_key_jwt when a private key is configured
 //   (a JWT assertion, aud = the issuer, 5 minutes), else as the server's metadata allows: client_secret_basic
 //   (preferred), client_secret_post, or none (a public client, client_id in the body).
+// - Every URL the flow learns from the server (metadata, endpoints, the challenge) on another host than the
+//   server's own passes the SSRF guard (ssrf_guard.h) with `allow_private`: a hostile server cannot aim
+//   the flow at the private network or a cloud metadata address.
 // - authorization() is the current `Authorization` header value ("" before any token). Tokens and secrets
 //   are never logged nor put into an error message.
 // - authorize() blocks on HTTP requests: never call it on an io thread of the HttpClient. Thread-safe (one
@@ -33,6 +36,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sigil/actions/result.h"
 #include "sigil/net/http_client.h"
@@ -59,6 +63,9 @@ struct McpOAuthConfig {
   // instead of registering, when there is no client_id and the server says
   // client_id_metadata_document_supported.
   std::string client_metadata_url;
+  // Hosts, addresses or CIDR ranges (ssrf_guard.h) that the URLs the server names may reach although they
+  // are private. The server's own host and idp_token_endpoint need no entry.
+  std::vector<std::string> allow_private;
 };
 
 // "client_credentials", "authorization_code" or "auto"; false for anything else.
