@@ -622,6 +622,10 @@ class Reader {
                  [&](const toml::node& n, const std::string& k) {
                    c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
                  }},
+                {"max_download_mb",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 500)) << 20;
+                 }},
             });
   }
 

@@ -157,6 +157,8 @@ struct DiscordConfig {
   std::string api_url = "https://discord.com/api/v10";  // the gateway URL comes from GET /gateway/bot
   std::vector<std::string> allowed_users;               // user ids (snowflakes); empty: anyone
   int request_timeout_seconds = 30;                     // one REST call's answer
+  // Files users attach are downloaded up to this size each (Discord's own upload limit starts at 10 MB).
+  std::uint64_t max_download_bytes = 25ull << 20;
 };
 
 // [mcp.servers.NAME] (docs/actions/mcp.md): one MCP server, run as a child (`command`) or reached over

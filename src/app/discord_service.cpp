@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "app/channel_turn.h"
+#include "app/user_files.h"
 #include "sigil/channels/discord/discord_channel.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
@@ -25,6 +26,13 @@ constexpr std::string_view kIdPrefix = "dc-";
 std::string payload_of(const dc::InboundMessage& m) {
   boost::json::array mentions;
   for (const std::string& id : m.mentions) mentions.emplace_back(id);
+  boost::json::array attachments;
+  for (const dc::InboundAttachment& a : m.attachments)
+    attachments.push_back(boost::json::object{{"id", a.id},
+                                              {"filename", a.filename},
+                                              {"content_type", a.content_type},
+                                              {"size", a.size},
+                                              {"url", a.url}});
   return boost::json::serialize(boost::json::object{{"id", m.id},
                                                     {"channel_id", m.channel_id},
                                                     {"guild_id", m.guild_id},
@@ -32,7 +40,9 @@ std::string payload_of(const dc::InboundMessage& m) {
                                                     {"author_name", m.author_name},
                                                     {"content", m.content},
                                                     {"mentions", std::move(mentions)},
-                                                    {"reply_to_author", m.reply_to_author}});
+                                                    {"reply_to_author", m.reply_to_author},
+                                                    {"attachments", std::move(attachments)},
+                                                    {"voice", m.voice}});
 }
 
 std::optional<dc::InboundMessage> message_of(const std::string& json) {
@@ -40,10 +50,11 @@ std::optional<dc::InboundMessage> message_of(const std::string& json) {
   const boost::json::value v = boost::json::parse(json, ec);
   if (ec || !v.is_object()) return std::nullopt;
   const auto& o = v.as_object();
-  const auto str = [&](std::string_view k) {
-    const auto* x = o.if_contains(k);
+  const auto str_in = [](const boost::json::object& in, std::string_view k) {
+    const auto* x = in.if_contains(k);
     return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
   };
+  const auto str = [&](std::string_view k) { return str_in(o, k); };
   dc::InboundMessage m;
   m.id = str("id");
   m.channel_id = str("channel_id");
@@ -55,6 +66,18 @@ std::optional<dc::InboundMessage> message_of(const std::string& json) {
   if (const auto* list = o.if_contains("mentions"); list != nullptr && list->is_array())
     for (const auto& id : list->as_array())
       if (id.is_string()) m.mentions.emplace_back(id.as_string());
+  // Written by payload_of: the fields read_message_create took from Discord's Message object.
+  if (const auto* list = o.if_contains("attachments"); list != nullptr && list->is_array()) {
+    for (const auto& a : list->as_array())
+      if (a.is_object()) {
+        const auto& x = a.as_object();
+        const auto* size = x.if_contains("size");
+        m.attachments.push_back({str_in(x, "id"), str_in(x, "filename"), str_in(x, "content_type"),
+                                 size != nullptr && size->is_int64() ? size->as_int64() : 0,
+                                 str_in(x, "url")});
+      }
+  }
+  if (const auto* v = o.if_contains("voice"); v != nullptr && v->is_bool()) m.voice = v->as_bool();
   if (m.id.empty() || m.channel_id.empty()) return std::nullopt;
   return m;
 }
@@ -81,11 +104,12 @@ std::optional<dc::GatewaySession> load_session(const std::filesystem::path& file
 }  // namespace
 
 DiscordService::DiscordService(const DiscordConfig& config, agent::Agent& agent, store::Store& store,
-                               std::filesystem::path session_file)
+                               std::filesystem::path session_file, std::filesystem::path files_root)
     : config_(config),
       agent_(agent),
       store_(store),
       session_file_(std::move(session_file)),
+      files_root_(std::move(files_root)),
       account_(dc::bot_id_from_token(config.token)),
       io_(std::make_shared<net::IoThreads>(1)),
       inbound_(store, std::string(kChannel), account_, "message") {
@@ -196,10 +220,51 @@ bool DiscordService::run_turn(const dc::InboundMessage& m) {
   in.user = std::string(kIdPrefix) + m.author_id;
   in.conversation = std::string(kIdPrefix) + m.channel_id;
   in.text = dc::without_bot_mention(m.content, bot_id());
+  if (!m.attachments.empty()) {
+    // Downloaded here, after the message was recorded: a crash meanwhile resumes the turn, which downloads
+    // them again to the same names.
+    const std::string lines = keep_attachments(m);
+    in.text = in.text.empty() ? lines : in.text + "\n\n" + lines;
+  }
   in.message_id = m.id;
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
   return true;
+}
+
+std::string DiscordService::keep_attachments(const dc::InboundMessage& m) {
+  constexpr std::size_t kMostFiles = 10;  // Discord's own limit per message
+  std::string lines;
+  for (std::size_t i = 0; i < m.attachments.size(); ++i) {
+    const dc::InboundAttachment& a = m.attachments[i];
+    const std::string_view type = a.content_type;
+    const UserFile about{m.voice                      ? "voice note"
+                         : type.starts_with("image/") ? "image"
+                         : type.starts_with("audio/") ? "audio file"
+                         : type.starts_with("video/") ? "video"
+                                                      : "file",
+                         a.filename, std::string(type.substr(0, type.find(';'))), a.size};
+    std::string line;
+    if (i >= kMostFiles) {
+      line = not_kept_line(about, "more than " + std::to_string(kMostFiles) + " files in one message");
+    } else if (files_root_.empty()) {
+      line = not_kept_line(about, "no folder to keep it in ([actions] file_roots)");
+    } else if (a.size > 0 && static_cast<std::uint64_t>(a.size) > config_.max_download_bytes) {
+      line = not_kept_line(about, over_limit(config_.max_download_bytes));
+    } else if (auto bytes = send_api_->download(a.url, config_.max_download_bytes); !bytes) {
+      line = not_kept_line(about, bytes.error().starts_with("larger than")
+                                      ? over_limit(config_.max_download_bytes)
+                                      : bytes.error());
+    } else {
+      // One message may carry several files of the same name: the index keeps them apart.
+      const std::string name = m.id + (m.attachments.size() > 1 ? "-" + std::to_string(i + 1) : "") + "-" +
+                               (a.filename.empty() ? "file" : a.filename);
+      line = keep_user_file(files_root_, "discord/" + m.channel_id + "/" + safe_file_name(name), *bytes,
+                            about, "discord-file-kept", m.channel_id);
+    }
+    lines += (lines.empty() ? "" : "\n") + line;
+  }
+  return lines;
 }
 
 std::shared_ptr<agent::TurnObserver> DiscordService::task_observer(const store::ScheduledTask& task,

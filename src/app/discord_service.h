@@ -14,6 +14,9 @@
 // - A turn shows "typing" at once and every 8 s until something is shown; its output goes through a
 //   ChatOutbox (text held until final, so a late sentinel never has to take shown text back) to a
 //   DiscordChannel. At its end the message is marked done and the turn is logged ("discord-turn").
+// - Files attached to the message (at most 10, each up to max_download_bytes) are downloaded from Discord's
+//   CDN when the turn starts (again when it resumes) and kept beneath `files_root` (user_files.h); the model
+//   reads one line per file after the text: where it lies, or why it was not kept.
 // - send_message(): a text to a channel id, for send-message (allow-listed by the handler).
 // - stop_gateway(): the gateway closes (its session stays resumable and kept); turns under way keep their
 //   channel until they end.
@@ -40,8 +43,9 @@ namespace sigil::app {
 
 class DiscordService {
  public:
+  // `files_root`: where the files users attach are kept (user_files.h), in discord/<channel id>/.
   DiscordService(const DiscordConfig& config, agent::Agent& agent, store::Store& store,
-                 std::filesystem::path session_file);
+                 std::filesystem::path session_file, std::filesystem::path files_root);
   ~DiscordService();
   DiscordService(const DiscordService&) = delete;
   DiscordService& operator=(const DiscordService&) = delete;
@@ -72,11 +76,13 @@ class DiscordService {
   bool run_turn(const channels::discord::InboundMessage& message);
   void save_session(const channels::discord::GatewaySession& session);
   std::string bot_id() const;
+  std::string keep_attachments(const channels::discord::InboundMessage& message);
 
   DiscordConfig config_;
   agent::Agent& agent_;
   store::Store& store_;
   std::filesystem::path session_file_;
+  std::filesystem::path files_root_;
   std::string account_;  // the bot's id (from the token's first part)
   std::shared_ptr<net::IoThreads> io_;
   std::unique_ptr<net::HttpClient> http_;

@@ -303,7 +303,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     telegram_ = std::make_unique<TelegramService>(config_.channels.telegram, *agent_, *store_, files_root_);
   if (config_.channels.discord.enabled)
     discord_ = std::make_unique<DiscordService>(config_.channels.discord, *agent_, *store_,
-                                                data_dir_ / "discord-session.json");
+                                                data_dir_ / "discord-session.json", files_root_);
   scheduler_ = std::make_unique<actions::Scheduler>(
       *store_,
       [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });

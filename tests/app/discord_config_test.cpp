@@ -27,14 +27,16 @@ TEST(DiscordConfig, ReadsEveryKeyWithDefaults) {
   EXPECT_EQ(d.channels.discord.api_url, "https://discord.com/api/v10");
   EXPECT_TRUE(d.channels.discord.allowed_users.empty());
   EXPECT_EQ(d.channels.discord.request_timeout_seconds, 30);
+  EXPECT_EQ(d.channels.discord.max_download_bytes, 25u << 20);
   const Config c = load_config_text(
       "[channels.discord]\ntoken = \"t\"\napi_url = \"http://127.0.0.1:9/api/v10/\"\n"
-      "allowed_users = [\"80351110224678912\"]\nrequest_timeout = 5\n",
+      "allowed_users = [\"80351110224678912\"]\nrequest_timeout = 5\nmax_download_mb = 3\n",
       "s.toml", {}, env_of({{"SIGIL_DISCORD_TOKEN", std::string(kToken)}}));
   EXPECT_EQ(c.channels.discord.token, kToken);  // the environment wins
   EXPECT_EQ(c.channels.discord.api_url, "http://127.0.0.1:9/api/v10");
   EXPECT_EQ(c.channels.discord.allowed_users, std::vector<std::string>{"80351110224678912"});
   EXPECT_EQ(c.channels.discord.request_timeout_seconds, 5);
+  EXPECT_EQ(c.channels.discord.max_download_bytes, 3u << 20);
 }
 
 TEST(DiscordConfig, ClearErrors) {

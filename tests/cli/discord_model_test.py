@@ -9,7 +9,10 @@ Gateway) and the model at a recording fake upstream (images_test.Upstream). Ever
    goes on that message: PUT …/messages/<first id>/reactions/👍/@me while the second is answered. An id the
    conversation does not hold is an error the model reads, and no reaction is sent.
 2. createAIImage in a reply: the generated PNG arrives as the attachment of a message, the same bytes.
+3. Files the user attaches are downloaded from the CDN (the fake's attachment URLs) into the file root, and the
+   model reads where each lies; one over max_download_mb is not downloaded and the model reads why.
 """
+import base64
 import hashlib
 import os
 import shutil
@@ -37,20 +40,24 @@ def main():
     fake = FakeServer(CHECKS, FAKE, os.path.join(tmp, "fake"), ["--heartbeat-ms", "1000"])
     server = None
     try:
+        files = os.path.join(tmp, "files")
+        os.makedirs(files)
         config = os.path.join(tmp, "sigil.toml")
         with open(config, "w", encoding="utf-8") as f:
             f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
                     f'[model]\nurl = "{upstream.url}"\nname = "chat-model"\ntools = "off"\n'
                     f'embeddings_model = ""\nimage_model = "dall-e-3"\n'
+                    f'[actions]\nfile_roots = ["{files}"]\n'
                     f'[channels.discord]\ntoken = "{TOKEN}"\napi_url = "{fake.url}/api/v10"\n'
-                    f'allowed_users = ["{ALICE}"]\n')
+                    f'allowed_users = ["{ALICE}"]\nmax_download_mb = 1\n')
         server = start_serve(CHECKS, sigil, config, tmp, "serve.log")
         CHECKS.wait_for("READY", lambda: any(e.get("t") == "READY" for e in fake.entries(0, "gateway")), server)
 
-        def say(content, replies):
+        def say(content, replies, attachments=()):
             upstream.script(*replies)
             seq = fake.last_seq()
-            msg = fake.admin("/_fake/messages", {"content": content, "channel_id": DM, "author_id": ALICE})["message"]
+            msg = fake.admin("/_fake/messages", {"content": content, "channel_id": DM, "author_id": ALICE,
+                                                 "attachments": list(attachments)})["message"]
             CHECKS.wait_for(f"the turn of {content!r}", lambda: any(
                 f"discord-turn turn=dc-{msg['id']} " in line for line in server.err), server)
             return msg, [e for e in fake.entries(seq, "rest") if f"/channels/{DM}/" in e["route"]]
@@ -78,6 +85,31 @@ def main():
         check(len(uploads) == 1 and uploads[0]["status"] == 200 and
               uploads[0]["files"][0]["sha256"] == hashlib.sha256(PNG).hexdigest(),
               f"one message carries the generated PNG: {[(e['route'], e.get('files')) for e in uploads]}")
+        # 3. Files the user attaches.
+        big = os.urandom(1_100_000)
+        msg, _ = say("what are these?", ["Got them."], [
+            {"filename": "cat.png", "data_base64": base64.b64encode(PNG).decode()},
+            {"filename": "notes v2.txt", "data_base64": base64.b64encode(b"buy milk\n").decode()},
+            {"filename": "big.bin", "data_base64": base64.b64encode(big).decode()}])
+        told = user_texts(upstream.chat_requests[-1])[-1].split("\n")
+        cat, notes = f"discord/{DM}/{msg['id']}-1-cat.png", f"discord/{DM}/{msg['id']}-2-notes_v2.txt"
+        check(told[0] == f"[message {msg['id']}] what are these?" and told[1] == "" and
+              told[2] == f"[the user sent an image: {cat} (image/png, {len(PNG)} B)]" and
+              told[3] == f"[the user sent a file: {notes} (text/plain, 9 B)]" and
+              told[4] == "[the user sent a file big.bin (1.1 MB): not downloaded: larger than the 1.0 MB limit]",
+              f"the model reads where each file lies, and why the big one is not there: {told}")
+        for rel, data in ((cat, PNG), (notes, b"buy milk\n")):
+            full = os.path.join(files, rel)
+            check(os.path.isfile(full) and open(full, "rb").read() == data, f"{rel} holds the bytes the user sent")
+        check(not any("big.bin" in name for name in os.listdir(os.path.join(files, "discord", DM))),
+              "the big file is not kept")
+        check(any(f"discord-file-kept chat={DM} path={cat}" in line for line in server.err), "the kept file is logged")
+        # Only the text with no file starts nothing; a file alone is a message to answer.
+        alone, _ = say("", ["A picture."], [{"filename": "dog.png", "data_base64": base64.b64encode(PNG).decode()}])
+        told = user_texts(upstream.chat_requests[-1])[-1]
+        check(told == f"[message {alone['id']}] [the user sent an image: discord/{DM}/{alone['id']}-dog.png "
+              f"(image/png, {len(PNG)} B)]", f"a file without text starts a turn: {told!r}")
+
         stop_cleanly(CHECKS, server)
         server = None
         print("discord_model_test: all checks passed")

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sigil/channels/discord/discord_markdown.h"
+#include "sigil/channels/discord/inbound.h"
 #include "sigil/channels/discord/voice_waveform.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
@@ -169,7 +170,7 @@ deliver::ChannelResult DiscordChannel::attach(const deliver::OutgoingFile& f, bo
   if (voice) {
     if (file.content_type.rfind("audio/ogg", 0) != 0)
       return deliver::channel_error("a voice message must be Ogg Opus");
-    payload["flags"] = 8192;  // IS_VOICE_MESSAGE
+    payload["flags"] = kVoiceMessageFlag;
     attachment["duration_secs"] = static_cast<double>(f.duration_ms) / 1000.0;
     attachment["waveform"] = voice_waveform_base64(file.data);
   } else if (!f.caption.empty()) {

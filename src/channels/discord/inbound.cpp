@@ -33,6 +33,16 @@ std::optional<InboundMessage> read_message_create(const boost::json::object& d) 
       if (u.is_object()) m.mentions.push_back(string_at(u.as_object(), "id"));
   if (const auto* ref = object_at(d, "referenced_message"))
     if (const auto* ra = object_at(*ref, "author")) m.reply_to_author = string_at(*ra, "id");
+  if (const auto* list = d.if_contains("attachments"); list != nullptr && list->is_array()) {
+    for (const auto& a : list->as_array()) {
+      if (!a.is_object()) continue;
+      const auto& o = a.as_object();
+      InboundAttachment at{string_at(o, "id"), string_at(o, "filename"), string_at(o, "content_type"),
+                           int_at(o, "size"), string_at(o, "url")};
+      if (!at.url.empty()) m.attachments.push_back(std::move(at));
+    }
+  }
+  m.voice = (int_at(d, "flags") & kVoiceMessageFlag) != 0;
   if (m.author_id.empty()) return std::nullopt;
   return m;
 }
@@ -61,7 +71,7 @@ Verdict admit(const InboundMessage& m, const AdmitPolicy& policy) {
   if (!policy.allowed_users.empty() && std::find(policy.allowed_users.begin(), policy.allowed_users.end(),
                                                  m.author_id) == policy.allowed_users.end())
     return Verdict::NotAllowed;
-  if (without_bot_mention(m.content, policy.bot_id).empty()) return Verdict::NoText;
+  if (without_bot_mention(m.content, policy.bot_id).empty() && m.attachments.empty()) return Verdict::NoText;
   if (!m.guild_id.empty()) {
     const bool mentioned =
         std::find(m.mentions.begin(), m.mentions.end(), policy.bot_id) != m.mentions.end() ||

@@ -4,9 +4,12 @@
 #include <boost/json/serialize.hpp>
 #include <thread>
 #include <utility>
+#include <variant>
 
 #include "sigil/log/log.h"
 #include "sigil/net/multipart.h"
+#include "sigil/net/url.h"
+#include "sigil/text/ascii.h"
 
 namespace sigil::channels::discord {
 namespace {
@@ -112,6 +115,38 @@ RestOutcome RestApi::once(const RestRequest& request, const std::string& content
     return o;
   }
   return from_answer(r);
+}
+
+Result<std::string> RestApi::download(std::string_view url, std::size_t max_bytes) {
+  const auto origin_of = [](std::string_view text) -> std::string {
+    auto parsed = net::parse_url(text);
+    const auto* u = std::get_if<net::Url>(&parsed);
+    return u == nullptr ? std::string() : u->scheme + "://" + text::ascii::to_lower(u->authority());
+  };
+  const std::string origin = origin_of(url);
+  if (origin.empty() || (origin != "https://cdn.discordapp.com" && origin != "https://media.discordapp.net" &&
+                         origin != origin_of(api_url_)))
+    return Failure<std::string>{"not a Discord attachment URL"};
+  net::HttpRequest req;
+  req.method = "GET";
+  req.url = std::string(url);
+  req.timeouts.first_byte = options_.request_timeout;
+  req.timeouts.idle = options_.request_timeout;
+  const net::HttpResult r = fetches_.fetch(client_, std::move(req), max_bytes);
+  std::string error;
+  if (r.truncated) {
+    error = "larger than " + std::to_string(max_bytes) + " bytes";
+  } else if (r.error) {
+    error = r.error->message;
+  } else if (r.head.status != 200) {
+    error = "HTTP " + std::to_string(r.head.status);
+  }
+  std::lock_guard lock(mu_);
+  ++stats_.calls;
+  if (error.empty()) return r.body;
+  ++stats_.failures;
+  stats_.last_error = "download: " + error;
+  return Failure<std::string>{error};
 }
 
 bool RestApi::pause(std::chrono::milliseconds how_long) {

@@ -29,6 +29,19 @@ TEST(DiscordInbound, ReadsAMessage) {
   EXPECT_EQ(m.author_id, "300");
   EXPECT_EQ(m.author_name, "Alice");
   EXPECT_EQ(m.content, "hi there");
+  EXPECT_TRUE(m.attachments.empty());
+  EXPECT_FALSE(m.voice);
+  const InboundMessage v = read(R"({"id":"9","channel_id":"400","content":"","flags":8192,
+    "author":{"id":"300","username":"alice"},"attachments":[{"id":"5","filename":"voice-message.ogg",
+    "content_type":"audio/ogg","size":1234,"url":"https://cdn.discordapp.com/attachments/400/5/voice-message.ogg"},
+    {"id":"6","filename":"no-url.txt"}]})");
+  EXPECT_TRUE(v.voice);
+  ASSERT_EQ(v.attachments.size(), 1u);  // one without a URL cannot be fetched: left out
+  EXPECT_EQ(v.attachments[0].id, "5");
+  EXPECT_EQ(v.attachments[0].filename, "voice-message.ogg");
+  EXPECT_EQ(v.attachments[0].content_type, "audio/ogg");
+  EXPECT_EQ(v.attachments[0].size, 1234);
+  EXPECT_EQ(v.attachments[0].url, "https://cdn.discordapp.com/attachments/400/5/voice-message.ogg");
   EXPECT_FALSE(read_message_create(boost::json::parse(R"({"id":"1","channel_id":"2"})").as_object()));
 }
 
@@ -48,6 +61,8 @@ TEST(DiscordInbound, AllowedUsersAndEmptyText) {
   EXPECT_EQ(admit(m, policy({"301"})), Verdict::NotAllowed);
   m.content = "  ";
   EXPECT_EQ(admit(m, policy()), Verdict::NoText);
+  m.attachments.push_back({"5", "cat.png", "image/png", 10, "https://cdn.discordapp.com/a/cat.png"});
+  EXPECT_EQ(admit(m, policy()), Verdict::Admitted);  // a file alone is a message
 }
 
 TEST(DiscordInbound, GuildMessagesOnlyWhenMentionedOrRepliedTo) {
@@ -59,6 +74,9 @@ TEST(DiscordInbound, GuildMessagesOnlyWhenMentionedOrRepliedTo) {
   EXPECT_EQ(without_bot_mention(m.content, kBotId), "what's up");
   m.content = "<@!1200000000000000001>";
   EXPECT_EQ(admit(m, policy()), Verdict::NoText);  // a mention alone asks nothing
+  m.attachments.push_back({"5", "cat.png", "image/png", 10, "https://cdn.discordapp.com/a/cat.png"});
+  EXPECT_EQ(admit(m, policy()), Verdict::Admitted);  // unless it brings a file
+  m.attachments.clear();
   m.content = "thanks";
   m.reply_to_author = kBotId;
   EXPECT_EQ(admit(m, policy()), Verdict::Admitted);

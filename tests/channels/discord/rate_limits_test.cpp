@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sigil/channels/discord/rest_api.h"
+#include "sigil/net/io_threads.h"
 
 namespace sigil::channels::discord {
 namespace {
@@ -76,6 +77,22 @@ TEST(DiscordRest, TheBotIdComesFromTheToken) {
   EXPECT_EQ(bot_id_from_token("MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"),
             "1200000000000000001");
   EXPECT_EQ(bot_id_from_token("not base64!"), "unknown");
+}
+
+TEST(DiscordRest, AttachmentsComeOnlyFromDiscordsCdnOrTheApisOrigin) {
+  net::HttpClient http(std::make_shared<net::IoThreads>(1));
+  // Port 9 (discard) on loopback: nothing listens, so an allowed URL fails at connecting, not at the check.
+  RestApi api(http, "http://127.0.0.1:9/api/v10", "token");
+  for (const char* url : {"https://example.com/attachments/1/2/x.png", "http://cdn.discordapp.com/a/x.png",
+                          "https://cdn.discordapp.com.evil.example/a/x.png", "http://169.254.169.254/latest",
+                          "http://127.0.0.1:10/attachments/x.png", "not a url"}) {
+    auto r = api.download(url, 1000);
+    ASSERT_FALSE(r) << url;
+    EXPECT_EQ(r.error(), "not a Discord attachment URL") << url;
+  }
+  auto same_origin = api.download("http://127.0.0.1:9/attachments/1/2/x.png", 1000);
+  ASSERT_FALSE(same_origin);
+  EXPECT_NE(same_origin.error(), "not a Discord attachment URL");
 }
 
 }  // namespace

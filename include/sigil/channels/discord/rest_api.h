@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/base/result.h"
 #include "sigil/channels/discord/rate_limits.h"
 #include "sigil/net/blocking_fetch.h"
 #include "sigil/net/http_client.h"
@@ -84,6 +85,12 @@ class RestApi {
   RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options = {});
 
   RestOutcome call(const RestRequest& request);
+
+  // The bytes of an attachment a user sent, at most `max_bytes`. Only from Discord's CDN
+  // (https://cdn.discordapp.com, https://media.discordapp.net) or the API's own origin (a proxy or a test
+  // server): a URL anywhere else is refused, so a message cannot aim sigil at another host. No token is sent
+  // (the CDN's URLs are signed). Errors: "larger than N bytes", the network error, "HTTP <status>".
+  Result<std::string> download(std::string_view url, std::size_t max_bytes);
 
   void stop();
   bool stopped() const { return stopped_.load(); }

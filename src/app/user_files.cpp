@@ -1,0 +1,69 @@
+#include "app/user_files.h"
+
+#include <fstream>
+#include <system_error>
+
+#include "sigil/deliver/format.h"
+#include "sigil/log/log.h"
+#include "sigil/text/ascii.h"
+#include "sigil/text/media_types.h"
+
+namespace sigil::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "[the user sent a photo", "[the user sent an image".
+std::string sent(std::string_view kind) {
+  const bool vowel = !kind.empty() && std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+  return std::string(vowel ? "[the user sent an " : "[the user sent a ") + std::string(kind);
+}
+
+}  // namespace
+
+std::string safe_file_name(std::string_view name) {
+  // No separators, no "..", nothing a shell or the sandbox's rules would trip on.
+  std::string out;
+  for (const char c : name.substr(0, 100))
+    out += text::ascii::is_alnum(c) || c == '.' || c == '_' || c == '-' ? c : '_';
+  while (!out.empty() && out.front() == '.') out.erase(0, 1);
+  return out;
+}
+
+std::string not_kept_line(const UserFile& file, std::string_view why) {
+  std::string line = sent(file.kind);
+  if (!file.name.empty()) line += " " + file.name;
+  if (file.size > 0) line += " (" + deliver::human_size(static_cast<std::uint64_t>(file.size)) + ")";
+  return line + ": not downloaded: " + std::string(why) + "]";
+}
+
+std::string over_limit(std::uint64_t max_bytes) {
+  return "larger than the " + deliver::human_size(max_bytes) + " limit";
+}
+
+std::string keep_user_file(const fs::path& root, const std::string& relative, std::string_view bytes,
+                           const UserFile& file, std::string_view event, std::string_view chat) {
+  const fs::path target = root / relative;
+  std::error_code ec;
+  fs::create_directories(target.parent_path(), ec);
+  const fs::path partial = target.string() + ".part";
+  {
+    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) return not_kept_line(file, "cannot write " + relative);
+  }
+  fs::rename(partial, target, ec);
+  if (ec) return not_kept_line(file, "cannot write " + relative + ": " + ec.message());
+  if (log::enabled(log::Level::info))
+    log::write(log::Record{log::Level::info, std::string(event), {}}
+                   .with("chat", std::string(chat))
+                   .with("path", relative)
+                   .with("bytes", static_cast<std::int64_t>(bytes.size())));
+  const std::string mime =
+      !file.mime_type.empty() ? file.mime_type : std::string(text::mime_type_for_name(relative));
+  return sent(file.kind) + ": " + relative + " (" + mime + ", " + deliver::human_size(bytes.size()) + ")]";
+}
+
+}  // namespace sigil::app
