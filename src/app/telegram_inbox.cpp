@@ -38,8 +38,8 @@ std::string keep_inbound_file(tg::BotApi& api, const fs::path& root, std::int64_
   if (file_path.empty()) return not_kept_line(about, "getFile gave no file_path");
   auto bytes = api.download(file_path, static_cast<std::size_t>(max_bytes));
   if (!bytes)
-    return not_kept_line(
-        about, bytes.error().starts_with("the file is larger") ? over_limit(max_bytes) : bytes.error());
+    return not_kept_line(about,
+                         bytes.error().starts_with("larger than") ? over_limit(max_bytes) : bytes.error());
   const std::string relative =
       "telegram/" + std::to_string(chat_id) + "/" +
       safe_file_name(std::to_string(message_id) + "-" + default_name(file, file_path));

@@ -62,4 +62,11 @@ std::shared_ptr<HttpCall> fetch(HttpClient& client, HttpRequest request, std::si
   return call;
 }
 
+std::string HttpResult::download_failure(std::size_t max_body) const {
+  if (truncated) return "larger than " + std::to_string(max_body) + " bytes";
+  if (error) return error->message;
+  if (head.status != 200) return "HTTP " + std::to_string(head.status);
+  return {};
+}
+
 }  // namespace sigil::net

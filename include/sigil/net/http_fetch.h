@@ -20,6 +20,10 @@ struct HttpResult {
   HttpResponseHead head;          // status 0 when no response head arrived
   std::string body;
   bool truncated = false;  // the body was longer than max_body and was cut there
+
+  // For a download that must be whole and 200: "" when it is, else why not, in one line: "larger than N
+  // bytes", the network error (it names the host and port, never the path or a header), "HTTP <status>".
+  std::string download_failure(std::size_t max_body) const;
 };
 
 std::shared_ptr<HttpCall> fetch(HttpClient& client, HttpRequest request, std::size_t max_body,

@@ -133,14 +133,7 @@ Result<std::string> RestApi::download(std::string_view url, std::size_t max_byte
   req.timeouts.first_byte = options_.request_timeout;
   req.timeouts.idle = options_.request_timeout;
   const net::HttpResult r = fetches_.fetch(client_, std::move(req), max_bytes);
-  std::string error;
-  if (r.truncated) {
-    error = "larger than " + std::to_string(max_bytes) + " bytes";
-  } else if (r.error) {
-    error = r.error->message;
-  } else if (r.head.status != 200) {
-    error = "HTTP " + std::to_string(r.head.status);
-  }
+  const std::string error = r.download_failure(max_bytes);
   std::lock_guard lock(mu_);
   ++stats_.calls;
   if (error.empty()) return r.body;

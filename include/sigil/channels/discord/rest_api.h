@@ -89,7 +89,7 @@ class RestApi {
   // The bytes of an attachment a user sent, at most `max_bytes`. Only from Discord's CDN
   // (https://cdn.discordapp.com, https://media.discordapp.net) or the API's own origin (a proxy or a test
   // server): a URL anywhere else is refused, so a message cannot aim sigil at another host. No token is sent
-  // (the CDN's URLs are signed). Errors: "larger than N bytes", the network error, "HTTP <status>".
+  // (the CDN's URLs are signed). Errors: HttpResult::download_failure's.
   Result<std::string> download(std::string_view url, std::size_t max_bytes);
 
   void stop();

@@ -80,8 +80,9 @@ class BotApi {
   ApiOutcome upload(std::string_view method, const boost::json::object& params, const UploadFile& file);
 
   // The bytes of a file Telegram keeps for the bot (getFile's file_path), GET <api_url>/file/bot<token>/
-  // <file_path>: at most max_bytes (a longer file is an error, never cut), or why not (the error names only
-  // the host: the URL holds the token). Counted in stats() as one call.
+  // <file_path>: at most max_bytes (a longer file is an error, never cut), or why not
+  // (HttpResult::download_failure: "larger than N bytes", …; it names only the host: the URL holds the
+  // token). Counted in stats() as one call.
   Result<std::string> download(std::string_view file_path, std::size_t max_bytes);
 
   void stop();
