@@ -29,9 +29,9 @@ store::Result<ClientHistory> client_history(store::Store& store, const std::stri
                     messages->begin() + static_cast<std::ptrdiff_t>(messages->size() - window.limit));
   }
   // Which messages the client sees, oldest first: what the user and the model said. A results message has
-  // its own role (store::kResultsRole); in histories stored before it had, it is a later user message of a
-  // turn already seen in the window, so those are skipped too. (A window that starts in the middle of a turn
-  // may still begin with one; the turn's own message is then outside it.)
+  // its own role (store::kResultsRole; schema 10 moved the older ones over); a later user message of a turn
+  // already seen in the window is one too, whoever appended it, so those are skipped as well. (A window that
+  // starts in the middle of a turn may still begin with one; the turn's own message is then outside it.)
   std::vector<const store::Message*> shown;
   std::set<std::string> seen;
   for (const store::Message& m : *messages) {

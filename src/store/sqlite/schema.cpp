@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 9> kMigrations = {
+constexpr std::array<const char*, 10> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -231,6 +231,16 @@ CREATE TABLE archive_vectors(
     R"sql(
 ALTER TABLE messages ADD COLUMN platform_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX messages_platform ON messages(user_id, conversation_id, platform_id) WHERE platform_id <> '';
+)sql",
+    // 10: what a reply's actions returned (the agent's results message) has its own role, kResultsRole.
+    // Before, it was stored as a user message; it is told apart as it was then (client_history): a user
+    // message of a turn that already had a message. Moved over once, so searches and histories need one rule.
+    R"sql(
+UPDATE messages SET role = 'results'
+WHERE role = 'user' AND turn_id <> '' AND EXISTS (
+    SELECT 1 FROM messages AS earlier
+    WHERE earlier.user_id = messages.user_id AND earlier.conversation_id = messages.conversation_id
+      AND earlier.turn_id = messages.turn_id AND earlier.id < messages.id);
 )sql",
 };
 
