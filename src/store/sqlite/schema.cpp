@@ -235,12 +235,11 @@ CREATE INDEX messages_platform ON messages(user_id, conversation_id, platform_id
     // 10: what a reply's actions returned (the agent's results message) has its own role, kResultsRole.
     // Before, it was stored as a user message; it is told apart as it was then (client_history): a user
     // message of a turn that already had a message. Moved over once, so searches and histories need one rule.
+    // (One grouping and one ephemeral index: n log n in the messages, not a scan of the turn per message.)
     R"sql(
 UPDATE messages SET role = 'results'
-WHERE role = 'user' AND turn_id <> '' AND EXISTS (
-    SELECT 1 FROM messages AS earlier
-    WHERE earlier.user_id = messages.user_id AND earlier.conversation_id = messages.conversation_id
-      AND earlier.turn_id = messages.turn_id AND earlier.id < messages.id);
+WHERE role = 'user' AND turn_id <> '' AND id NOT IN (
+    SELECT min(id) FROM messages WHERE turn_id <> '' GROUP BY user_id, conversation_id, turn_id);
 )sql",
 };
 
