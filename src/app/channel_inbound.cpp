@@ -65,6 +65,10 @@ void ChannelInbound::end(const std::string& key, const std::string& turn_id, std
   running_.erase(turn_id);
 }
 
+void ChannelInbound::finish(const std::string& key) {
+  (void)store_.finish_inbound(channel_, account_, key, store::Clock::now());
+}
+
 std::set<std::string> ChannelInbound::running() const {
   std::lock_guard lock(mu_);
   return running_;

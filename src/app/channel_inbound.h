@@ -42,6 +42,8 @@ class ChannelInbound {
   void end(const std::string& key, const std::string& turn_id, std::string_view chat,
            const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
            const std::vector<std::string>& in_doubt);
+  // Marks a record finished whose turn was another's (an album's later items: telegram_albums.h).
+  void finish(const std::string& key);
   std::set<std::string> running() const;
   // How many records wait for their turn to end (for /healthz); 0 when the store cannot say.
   std::size_t pending_count() const;

@@ -27,6 +27,8 @@ constexpr std::string_view kChannel = "telegram";
 constexpr std::string_view kIdPrefix = "tg-";
 // A forum topic is a conversation of its own: "tg-<chat.id>-topic-<message_thread_id>".
 constexpr std::string_view kTopicInfix = "-topic-";
+// An album's items come a moment apart: its turn starts once none has come for this long.
+constexpr std::chrono::milliseconds kAlbumQuiet{1000};
 // "typing" shows for ~5 s on Telegram: renewed every 4 s.
 constexpr std::chrono::seconds kTypingEvery{4};
 
@@ -75,7 +77,7 @@ boost::json::object payload_of(const tg::InboundMessage& m) {
                         {"chat_type", m.chat_type}, {"from_id", m.from_id},
                         {"from_name", m.from_name}, {"message_id", m.message_id},
                         {"text", m.text},           {"reply_to_from", m.reply_to_from},
-                        {"thread_id", m.thread_id}};
+                        {"thread_id", m.thread_id}, {"media_group_id", m.media_group_id}};
   if (m.file)
     o["file"] = boost::json::object{{"kind", m.file->kind},
                                     {"file_id", m.file->file_id},
@@ -110,6 +112,7 @@ std::optional<tg::InboundMessage> message_of(const std::string& json) {
   m.thread_id = num("thread_id");  // 0 in a record made before topics were conversations
   m.text = str("text");
   m.reply_to_from = num("reply_to_from");
+  m.media_group_id = str("media_group_id");
   if (const auto* f = o.if_contains("file"); f != nullptr && f->is_object()) {
     const auto& fo = f->as_object();
     m.file = tg::InboundFile{str_in(fo, "kind"), str_in(fo, "file_id"), str_in(fo, "name"),
@@ -131,6 +134,8 @@ TelegramService::TelegramService(const TelegramConfig& config, agent::Agent& age
   send_api_ = std::make_unique<tg::BotApi>(*http_, config_.api_url, config_.token);
   poll_api_ = std::make_unique<tg::BotApi>(*http_, config_.api_url, config_.token);
   inbound_ = std::make_unique<ChannelInbound>(store, std::string(kChannel), send_api_->bot_id(), "update");
+  albums_ = std::make_unique<TelegramAlbums>(kAlbumQuiet,
+                                             [this](const TelegramAlbums::Items& items) { run_turn(items); });
   auto on = [this](std::int64_t id, const std::optional<tg::InboundMessage>& m, tg::Verdict v) {
     return on_update(id, m, v);
   };
@@ -164,11 +169,13 @@ void TelegramService::start() {
 void TelegramService::stop_polling() {
   if (poller_) poller_->stop();
   if (webhook_) webhook_->stop();
-  // Updates recorded and not started yet stay pending in the store: the next start runs them.
+  // Updates recorded and not started yet stay pending in the store: the next start runs them (an album's
+  // items held here too).
   if (dispatcher_.joinable()) {
     dispatcher_.request_stop();
     dispatcher_.join();
   }
+  if (albums_) albums_->stop();
 }
 
 tg::WebhookReply TelegramService::receive_webhook(std::string_view secret_header, std::string_view body) {
@@ -185,7 +192,7 @@ void TelegramService::dispatch(const std::stop_token& stop) {
       m = std::move(queue_.front());
       queue_.pop_front();
     }
-    run_turn(m);
+    run_turn({std::move(m)});
   }
 }
 
@@ -206,15 +213,22 @@ std::string TelegramService::health_json() const {
 std::set<std::string> TelegramService::running_turns() const { return inbound_->running(); }
 
 void TelegramService::run_pending() {
-  inbound_->resume_pending([this](const std::string& json) {
-    const std::optional<tg::InboundMessage> m = message_of(json);
-    if (m) run_turn(*m);
+  // Gathered first: an album's items resume as one turn, as they were meant.
+  std::vector<tg::InboundMessage> pending;
+  inbound_->resume_pending([&pending](const std::string& json) {
+    std::optional<tg::InboundMessage> m = message_of(json);
+    if (m) pending.push_back(std::move(*m));
     return m.has_value();
   });
+  for (const TelegramAlbums::Items& items : albums_of(std::move(pending))) run_turn(items);
 }
 
 bool TelegramService::on_update(std::int64_t update_id, const std::optional<tg::InboundMessage>& message,
                                 tg::Verdict verdict) {
+  // A group's album mentions the bot in one caption: its other items belong to the album that one started.
+  if (verdict == tg::Verdict::NotAddressed && message && !message->media_group_id.empty() &&
+      albums_->gathering(message->chat_id, message->media_group_id))
+    verdict = tg::Verdict::Admitted;
   if (verdict != tg::Verdict::Admitted || !message) {
     if (log::enabled(log::Level::info)) {
       log::Record r{log::Level::info, "telegram-ignored", {}};
@@ -232,6 +246,10 @@ bool TelegramService::on_update(std::int64_t update_id, const std::optional<tg::
     case ChannelInbound::Recorded::Fresh:
       break;
   }
+  if (!message->media_group_id.empty()) {
+    albums_->add(*message);  // its turn starts when the album is whole
+    return true;
+  }
   if (webhook_) {
     // On the server's io thread: the update is stored; its turn starts on the dispatch thread.
     {
@@ -241,11 +259,13 @@ bool TelegramService::on_update(std::int64_t update_id, const std::optional<tg::
     queue_cv_.notify_one();
     return true;
   }
-  run_turn(*message);
+  run_turn({*message});
   return true;
 }
 
-void TelegramService::run_turn(const tg::InboundMessage& m) {
+void TelegramService::run_turn(const TelegramAlbums::Items& items) {
+  if (items.empty()) return;
+  const tg::InboundMessage& m = items.front();
   tg::TelegramTarget target;
   target.chat_id = m.chat_id;
   target.thread_id = m.thread_id;
@@ -257,23 +277,27 @@ void TelegramService::run_turn(const tg::InboundMessage& m) {
   inbound_->begin(turn_id);
   auto observer = std::make_shared<ChannelTurn<tg::TelegramChannel>>(
       *send_api_, target, outbox_options(target, config_), kTypingEvery,
-      [this, turn_id, key = std::to_string(m.update_id), chat = std::to_string(m.chat_id)](
-          const agent::TurnSummary& summary, const deliver::DeliveryReport& report,
-          const std::vector<std::string>& in_doubt) {
-        inbound_->end(key, turn_id, chat, summary, report, in_doubt);
+      [this, turn_id, items, chat = std::to_string(m.chat_id)](const agent::TurnSummary& summary,
+                                                               const deliver::DeliveryReport& report,
+                                                               const std::vector<std::string>& in_doubt) {
+        for (std::size_t i = 1; i < items.size(); ++i) inbound_->finish(std::to_string(items[i].update_id));
+        inbound_->end(std::to_string(items.front().update_id), turn_id, chat, summary, report, in_doubt);
       });
   observer->start_typing();
   agent::TurnInput in;
   in.user = std::string(kIdPrefix) + std::to_string(m.from_id);
   in.conversation = conversation_of(m.chat_id, m.thread_id);
-  in.text = m.text;
-  if (m.file) {
-    // Downloaded here, after the update was recorded: a crash meanwhile resumes the turn, which downloads
-    // it again to the same name.
-    const std::string line = keep_inbound_file(*send_api_, files_root_, m.chat_id, m.message_id, *m.file,
-                                               config_.max_download_bytes);
-    in.text = in.text.empty() ? line : in.text + "\n\n" + line;
+  // The text (an album's captions) first, then one line per file. Downloaded here, after the update was
+  // recorded: a crash meanwhile resumes the turn, which downloads them again to the same names.
+  std::string files;
+  for (const tg::InboundMessage& item : items) {
+    if (!item.text.empty()) in.text += (in.text.empty() ? "" : "\n\n") + item.text;
+    if (item.file)
+      files += (files.empty() ? "" : "\n") + keep_inbound_file(*send_api_, files_root_, item.chat_id,
+                                                               item.message_id, *item.file,
+                                                               config_.max_download_bytes);
   }
+  if (!files.empty()) in.text = in.text.empty() ? files : in.text + "\n\n" + files;
   in.message_id = std::to_string(m.message_id);
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));

@@ -39,6 +39,7 @@
 
 #include "app/channel_inbound.h"
 #include "app/config.h"
+#include "app/telegram_albums.h"
 #include "sigil/agent/agent.h"
 #include "sigil/channels/telegram/bot_api.h"
 #include "sigil/channels/telegram/update_poller.h"
@@ -89,7 +90,8 @@ class TelegramService {
  private:
   bool on_update(std::int64_t update_id, const std::optional<channels::telegram::InboundMessage>& message,
                  channels::telegram::Verdict verdict);
-  void run_turn(const channels::telegram::InboundMessage& message);
+  // One turn for a message, or for the items of an album together (the first one's update id names it).
+  void run_turn(const TelegramAlbums::Items& items);
   void run_pending();
   void dispatch(const std::stop_token& stop);
   bool webhook_mode() const { return config_.mode == "webhook"; }
@@ -110,6 +112,7 @@ class TelegramService {
   std::condition_variable_any queue_cv_;
   std::deque<channels::telegram::InboundMessage> queue_;
   std::jthread dispatcher_;
+  std::unique_ptr<TelegramAlbums> albums_;  // items of albums until the album is whole
 };
 
 }  // namespace sigil::app

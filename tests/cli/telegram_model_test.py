@@ -16,6 +16,9 @@ request, every request kept). Every wait is for an event (a log line, a journal 
 3. createAIImage in a reply (in the topic): the generated PNG arrives by sendPhoto, the same bytes.
 4. A photo the user sends: downloaded, named to the model, and viewImage with that name puts the very bytes
    into the next model call as an image_url content part.
+5. Albums (items sent together, one message each with the same media_group_id): one turn for the album,
+   with its caption and a line per file, in a private chat and in a group (where only the caption mentions
+   the bot); every item's update is finished, none is answered on its own.
 """
 import base64
 import hashlib
@@ -23,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import sys
 import tempfile
 
@@ -172,6 +176,31 @@ def main():
         check(texts == ["Let me look.", "A small blue square."] or texts == ["Let me look.\n\nA small blue square."],
               f"the answer: {texts}")
 
+        # 5. Albums: one turn each, the caption and one line per item.
+        def album(chat_extra, caption, group):
+            upstream.script("Three pictures.")
+            seq, before = fake.last_seq(), len(upstream.chat_requests)
+            items = [fake.admin("/_fake/messages", {"text": caption if i == 0 else "", "media_group_id": group,
+                                                    "file": {"kind": "photo", "data_base64": base64.b64encode(
+                                                        png_bytes(side=2 + i, rgb=b"\x10\x20\x30")).decode()},
+                                                    **chat_extra}) for i in range(3)]
+            wait_for(f"the album {group}'s turn", lambda: turn_logged(server, items[0]["update_id"]), server)
+            check(len(upstream.chat_requests) == before + 1, f"one model call for album {group}")
+            told = user_texts(upstream.chat_requests[-1])[-1].split("\n")
+            ids = [it["message"]["message_id"] for it in items]
+            check(told[0].endswith(caption) and told[1] == "" and len(told) == 5 and
+                  all(f"-{ids[i]}-photo.jpg" in told[2 + i] or f"/{ids[i]}-" in told[2 + i] for i in range(3)) and
+                  all(t.startswith("[the user sent a photo: ") for t in told[2:]),
+                  f"album {group}: its caption and a line per photo: {told}")
+            check(not any(turn_logged(server, it["update_id"]) for it in items[1:]),
+                  f"album {group}: no item answered on its own")
+            texts = [e["params"]["text"] for e in fake.entries(seq, "api") if e["route"] == "sendMessage"]
+            check(texts == ["Three pictures."], f"album {group}: answered once: {texts}")
+            return items
+
+        album({}, "what do these have in common?", "g-private")
+        album({"chat_id": FORUM, "message_thread_id": TOPIC}, "@sigil_test_bot compare these", "g-forum")
+
         # 2c. The task set in the topic answers in the topic.
         done = wait_for("the task's answer", lambda: [
             e for e in fake.entries(0, "api")
@@ -180,6 +209,10 @@ def main():
               done[0]["params"].get("message_thread_id") == TOPIC, f"the reminder lands in the topic: {done}")
         stop_cleanly(CHECKS, server)
         server = None
+        db = sqlite3.connect(f"file:{os.path.join(tmp, 'data', 'sigil.db')}?mode=ro", uri=True, timeout=5)
+        unfinished = db.execute("SELECT update_key FROM channel_inbound WHERE done_at IS NULL").fetchall()
+        db.close()
+        check(unfinished == [], f"every update is finished, an album's items included: {unfinished}")
         print("telegram_model_test: all checks passed")
     finally:
         clean_up(server, fake, tmp)

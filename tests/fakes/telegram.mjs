@@ -304,6 +304,8 @@ export class TelegramFake {
       replyTo = Number(spec.reply_to_message_id);
       if (!this.storedMessage(chat, replyTo)) throw new Error(`no message ${replyTo} in chat ${chat.id}`);
     }
+    // An album's item: Telegram sends each item of an album as a message of its own with the same id.
+    if (spec.media_group_id !== undefined) fields.media_group_id = String(spec.media_group_id);
     const stored = this.addMessage(chat, fields, { fromBot: false, replyTo, threadId: spec.message_thread_id });
     const update = this.enqueue({ message: this.messageView(chat, stored) });
     return { update_id: update?.update_id ?? null, message: this.messageView(chat, stored) };

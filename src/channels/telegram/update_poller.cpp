@@ -81,6 +81,7 @@ std::optional<InboundMessage> read_update(const boost::json::object& update) {
   if (const auto* reply = object_at(*m, "reply_to_message"))
     if (const auto* from = object_at(*reply, "from")) msg.reply_to_from = int_at(*from, "id");
   msg.file = read_file(*m);
+  msg.media_group_id = string_at(*m, "media_group_id");
   return msg;
 }
 

@@ -57,6 +57,7 @@ struct InboundMessage {
   std::string text;                // text, or a media message's caption; empty for other messages
   std::int64_t reply_to_from = 0;  // the author of the message this one replies to (0: not a reply)
   std::optional<InboundFile> file;
+  std::string media_group_id;  // the album this message is one item of ("": none)
 };
 
 // An update as a message, or nullopt when it carries none (edits, reactions, service updates).
