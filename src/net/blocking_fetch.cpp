@@ -29,4 +29,23 @@ void BlockingFetches::cancel_all() {
   for (const auto& call : open_) call->cancel();
 }
 
+bool StoppableCalls::pause(std::chrono::milliseconds how_long) {
+  std::unique_lock lock(mu_);
+  return !cv_.wait_for(lock, how_long, [&] { return stopped_.load(); });
+}
+
+void StoppableCalls::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopped_.store(true);
+  }
+  fetches_.cancel_all();
+  cv_.notify_all();
+}
+
+CallStats StoppableCalls::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
 }  // namespace sigil::net

@@ -19,12 +19,8 @@
 //   "stopped".
 #pragma once
 
-#include <atomic>
 #include <boost/json/value.hpp>
 #include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,12 +67,7 @@ struct RestOptions {
   std::chrono::milliseconds request_timeout{30'000};
 };
 
-struct RestStats {
-  std::uint64_t calls = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t failures = 0;
-  std::string last_error;
-};
+using RestStats = net::CallStats;
 
 class RestApi {
  public:
@@ -85,25 +76,20 @@ class RestApi {
 
   RestOutcome call(const RestRequest& request);
 
-  void stop();
-  bool stopped() const { return stopped_.load(); }
-  RestStats stats() const;
+  void stop() { calls_.stop(); }
+  bool stopped() const { return calls_.stopped(); }
+  RestStats stats() const { return calls_.stats(); }
   const RateLimits& rate_limits() const { return limits_; }
 
  private:
   RestOutcome once(const RestRequest& request, const std::string& content_type, const std::string& body);
-  bool pause(std::chrono::milliseconds how_long);  // false: stopped
 
   net::HttpClient& client_;
   std::string api_url_;
   std::string token_;
   RestOptions options_;
   RateLimits limits_;
-  std::atomic<bool> stopped_{false};
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  RestStats stats_;
-  net::BlockingFetches fetches_;
+  net::StoppableCalls calls_;
 };
 
 // The bot's user id from its token, whose first part is the id in base64 (not a secret: it names the account
