@@ -1,5 +1,5 @@
-// For the channel sections' config tests ([channels.telegram], [channels.discord]): an environment from a
-// map, and the error a configuration text makes ("(no error)" when it loads).
+// For the configuration tests (config_test, web_config_test, mcp_config_test, the channel sections'): an
+// environment from a map, and the error a configuration text makes ("(no error)" when it loads).
 #pragma once
 
 #include <map>
@@ -19,13 +19,19 @@ inline EnvLookup env_of(std::map<std::string, std::string> vars) {
   };
 }
 
-inline std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
+// The error of loading this text as the file at `path` with these flags and this environment.
+inline std::string config_error(std::string_view toml, const EnvLookup& env, const ConfigFlags& flags = {},
+                                const std::string& path = "/etc/sigil/sigil.toml") {
   try {
-    load_config_text(toml, "/etc/sigil/sigil.toml", {}, env);
+    load_config_text(toml, path, flags, env);
   } catch (const ConfigError& e) {
     return e.what();
   }
   return "(no error)";
+}
+
+inline std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
+  return config_error(toml, env);
 }
 
 }  // namespace sigil::app::testing
