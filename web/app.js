@@ -127,13 +127,8 @@ function updateTyping() {
 
 // ---------------------------------------------------------------- messages
 
-function userMessage(text, { turn, clientId } = {}) {
-  const li = el("li", "msg user");
-  li.dataset.role = "user";
-  if (turn) li.dataset.turn = turn;
-  if (clientId) li.dataset.clientId = clientId;
-  const bubble = el("div", "bubble");
-  bubble.appendChild(el("div", "text", text));
+// Puts a message at the end of the transcript: its bubble, then its meta line (reactions and a note).
+function appendMessage(li, bubble) {
   li.appendChild(bubble);
   const meta = el("div", "meta");
   const reactions = el("span", "reactions");
@@ -144,6 +139,16 @@ function userMessage(text, { turn, clientId } = {}) {
   ui.transcript.appendChild(li);
   updateEmpty();
   return li;
+}
+
+function userMessage(text, { turn, clientId } = {}) {
+  const li = el("li", "msg user");
+  li.dataset.role = "user";
+  if (turn) li.dataset.turn = turn;
+  if (clientId) li.dataset.clientId = clientId;
+  const bubble = el("div", "bubble");
+  bubble.appendChild(el("div", "text", text));
+  return appendMessage(li, bubble);
 }
 
 function setNote(li, text, kind = "") {
@@ -164,16 +169,7 @@ function assistantMessage(turn, scheduledText) {
     if (scheduledText) tag.title = `Scheduled task: ${scheduledText}`;
     bubble.appendChild(tag);
   }
-  li.appendChild(bubble);
-  const meta = el("div", "meta");
-  const reactions = el("span", "reactions");
-  reactions.setAttribute("aria-label", "Reactions");
-  meta.appendChild(reactions);
-  meta.appendChild(el("span", "note"));
-  li.appendChild(meta);
-  ui.transcript.appendChild(li);
-  updateEmpty();
-  return li;
+  return appendMessage(li, bubble);
 }
 
 function turnState(id) {

@@ -29,4 +29,36 @@ void BlockingFetches::cancel_all() {
   for (const auto& call : open_) call->cancel();
 }
 
+Result<std::string> StoppableCalls::download(HttpClient& client, HttpRequest request, std::size_t max_bytes) {
+  HttpResult r = fetches_.fetch(client, std::move(request), max_bytes);
+  const std::string error = r.download_failure(max_bytes);
+  count([&](CallStats& stats) {
+    ++stats.calls;
+    if (error.empty()) return;
+    ++stats.failures;
+    stats.last_error = "download: " + error;
+  });
+  if (!error.empty()) return Failure<std::string>{error};
+  return std::move(r.body);
+}
+
+bool StoppableCalls::pause(std::chrono::milliseconds how_long) {
+  std::unique_lock lock(mu_);
+  return !cv_.wait_for(lock, how_long, [&] { return stopped_.load(); });
+}
+
+void StoppableCalls::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopped_.store(true);
+  }
+  fetches_.cancel_all();
+  cv_.notify_all();
+}
+
+CallStats StoppableCalls::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
 }  // namespace sigil::net

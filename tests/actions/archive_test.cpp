@@ -322,7 +322,7 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
   add_memory_handlers(handlers);
   add_archive_handlers(handlers);
   // Turn 1: setMemory and archiveItems are serial per conversation, so they run in reply order.
-  Turn t1 = run_reply(
+  test::TurnRun t1 = run_reply(
       "[REMEMBER:likes tea] <setMemory>{\"itemId\":\"memory_tz\",\"value\":\"CET\"}</setMemory>"
       "<setMemory>{\"itemId\":\"drink\",\"value\":\"green tea, no sugar\"}</setMemory>"
       "<archiveItems>[\"memory_tz\", \"drink\", \"ghost\"]</archiveItems> Done.",
@@ -338,7 +338,7 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
           .ok());
   exec::TurnIds turn2 = kAlice;
   turn2.turn = "turn-2";
-  Turn t2 = run_reply(
+  test::TurnRun t2 = run_reply(
       "Let me look. <searchArchive>{\"query\":\"tea\",\"topK\":5}</searchArchive> [SEARCH_EPISODIC:CET] "
       "[REQUEST_TIER:1:tea] <searchArchive>{\"query\":\"tea\",\"topK\":99}</searchArchive>",
       handlers, *store, turn2, kT0 + 1h);

@@ -16,6 +16,8 @@
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/expect_each.h"
+#include "support/run_turn.h"
 
 namespace sigil::actions {
 namespace {
@@ -31,65 +33,60 @@ std::string error_of(std::string_view expression) {
 }
 
 TEST(Calculate, Arithmetic) {
-  EXPECT_EQ(calc("2*(3+4)"), "14");
-  EXPECT_EQ(calc("342*15"), "5130");
-  EXPECT_EQ(calc("1+2*3"), "7");
-  EXPECT_EQ(calc("(1+2)*3"), "9");
-  EXPECT_EQ(calc("2-3-4"), "-5");
-  EXPECT_EQ(calc("8/4/2"), "1");
-  EXPECT_EQ(calc("7/2"), "3.5");
-  EXPECT_EQ(calc("1/3"), "0.333333333333");
-  EXPECT_EQ(calc("2/3"), "0.666666666667");
-  EXPECT_EQ(calc("-3*-2"), "6");
-  EXPECT_EQ(calc("2*-3"), "-6");
-  EXPECT_EQ(calc("+3"), "3");
-  EXPECT_EQ(calc("  12 +  30 "), "42");
-  EXPECT_EQ(calc("0.1+0.2"), "0.3");
-  EXPECT_EQ(calc(".5+5."), "5.5");
-  EXPECT_EQ(calc("1e3+1"), "1001");
-  EXPECT_EQ(calc("2.5E-3*4"), "0.01");
-  EXPECT_EQ(calc("1-1"), "0");
-  EXPECT_EQ(calc("-0*1"), "0");  // never "-0"
+  test::expect_each(
+      calc, {
+                {"2*(3+4)", "14"},         {"342*15", "5130"}, {"1+2*3", "7"},   {"(1+2)*3", "9"},
+                {"2-3-4", "-5"},           {"8/4/2", "1"},     {"7/2", "3.5"},   {"1/3", "0.333333333333"},
+                {"2/3", "0.666666666667"}, {"-3*-2", "6"},     {"2*-3", "-6"},   {"+3", "3"},
+                {"  12 +  30 ", "42"},     {"0.1+0.2", "0.3"}, {".5+5.", "5.5"}, {"1e3+1", "1001"},
+                {"2.5E-3*4", "0.01"},      {"1-1", "0"},       {"-0*1", "0"},  // never "-0"
+            });
 }
 
 TEST(Calculate, PowersAndPrecedence) {
-  EXPECT_EQ(calc("2^10"), "1024");
-  EXPECT_EQ(calc("2^3^2"), "512");  // right-associative
-  EXPECT_EQ(calc("-2^2"), "-4");    // the sign applies after the power
-  EXPECT_EQ(calc("2^-1"), "0.5");
-  EXPECT_EQ(calc("2**3"), "8");
-  EXPECT_EQ(calc("2 ** 3 ** 2"), "512");
-  EXPECT_EQ(calc("3+4*2/(1-5)^2"), "3.5");
+  test::expect_each(calc, {
+                              {"2^10", "1024"},
+                              {"2^3^2", "512"},  // right-associative
+                              {"-2^2", "-4"},    // the sign applies after the power
+                              {"2^-1", "0.5"},
+                              {"2**3", "8"},
+                              {"2 ** 3 ** 2", "512"},
+                              {"3+4*2/(1-5)^2", "3.5"},
+                          });
 }
 
 TEST(Calculate, UnicodeOperatorSpellings) {
-  EXPECT_EQ(calc("6×7"), "42");
-  EXPECT_EQ(calc("6·7"), "42");
-  EXPECT_EQ(calc("84÷2"), "42");
-  EXPECT_EQ(calc("50−8"), "42");
+  test::expect_each(calc, {
+                              {"6×7", "42"},
+                              {"6·7", "42"},
+                              {"84÷2", "42"},
+                              {"50−8", "42"},
+                          });
   EXPECT_EQ(calc("2*π"), calc("2*_pi"));
 }
 
 TEST(Calculate, FunctionsAndConstants) {
-  EXPECT_EQ(calc("sqrt(16)"), "4");
-  EXPECT_EQ(calc("sqrt(2)"), "1.41421356237");
-  EXPECT_EQ(calc("abs(-3.5)"), "3.5");
-  EXPECT_EQ(calc("sin(0)"), "0");
-  EXPECT_EQ(calc("sin(_pi/2)"), "1");
-  EXPECT_EQ(calc("cos(_pi)"), "-1");
-  EXPECT_EQ(calc("min(3,1,2)"), "1");
-  EXPECT_EQ(calc("max(3, 1+9, 2)"), "10");
-  EXPECT_EQ(calc("avg(1,2)"), "1.5");
-  EXPECT_EQ(calc("sum(1,2,3,4)"), "10");
-  EXPECT_EQ(calc("max(min(1,2),avg(4,6))"), "5");
-  EXPECT_EQ(calc("ln(_e)"), "1");
-  EXPECT_EQ(calc("log10(1000)"), "3");
-  EXPECT_EQ(calc("log2(8)"), "3");
-  EXPECT_EQ(calc("exp(0)"), "1");
-  EXPECT_EQ(calc("rint(2.6)"), "3");
-  EXPECT_EQ(calc("_pi"), "3.14159265359");
-  EXPECT_EQ(calc("pi"), "3.14159265359");
-  EXPECT_EQ(calc("_e"), "2.71828182846");
+  test::expect_each(calc, {
+                              {"sqrt(16)", "4"},
+                              {"sqrt(2)", "1.41421356237"},
+                              {"abs(-3.5)", "3.5"},
+                              {"sin(0)", "0"},
+                              {"sin(_pi/2)", "1"},
+                              {"cos(_pi)", "-1"},
+                              {"min(3,1,2)", "1"},
+                              {"max(3, 1+9, 2)", "10"},
+                              {"avg(1,2)", "1.5"},
+                              {"sum(1,2,3,4)", "10"},
+                              {"max(min(1,2),avg(4,6))", "5"},
+                              {"ln(_e)", "1"},
+                              {"log10(1000)", "3"},
+                              {"log2(8)", "3"},
+                              {"exp(0)", "1"},
+                              {"rint(2.6)", "3"},
+                              {"_pi", "3.14159265359"},
+                              {"pi", "3.14159265359"},
+                              {"_e", "2.71828182846"},
+                          });
 }
 
 TEST(Calculate, Formatting) {
@@ -117,28 +114,37 @@ TEST(Calculate, ValueMatchesTheText) {
 }
 
 TEST(Calculate, DivisionByZero) {
-  EXPECT_EQ(error_of("1/0"), "calculate: division by zero in \"1/0\"");
-  EXPECT_EQ(error_of("0/0"), "calculate: division by zero in \"0/0\"");
-  EXPECT_EQ(error_of("5/(2-2)"), "calculate: division by zero in \"5/(2-2)\"");
-  EXPECT_EQ(error_of("1/(1/0)"),
-            "calculate: division by zero in \"1/(1/0)\"");  // never hidden by a later step
+  test::expect_each(
+      error_of,
+      {
+          {"1/0", "calculate: division by zero in \"1/0\""},
+          {"0/0", "calculate: division by zero in \"0/0\""},
+          {"5/(2-2)", "calculate: division by zero in \"5/(2-2)\""},
+          {"1/(1/0)", "calculate: division by zero in \"1/(1/0)\""},  // never hidden by a later step
+      });
 }
 
 TEST(Calculate, NonFiniteResults) {
-  EXPECT_EQ(error_of("sqrt(-1)"), "calculate: result is not a finite number in \"sqrt(-1)\"");
-  EXPECT_EQ(error_of("10^400"), "calculate: result is not a finite number in \"10^400\"");
-  EXPECT_EQ(error_of("ln(0)"), "calculate: result is not a finite number in \"ln(0)\"");
+  test::expect_each(error_of, {
+                                  {"sqrt(-1)", "calculate: result is not a finite number in \"sqrt(-1)\""},
+                                  {"10^400", "calculate: result is not a finite number in \"10^400\""},
+                                  {"ln(0)", "calculate: result is not a finite number in \"ln(0)\""},
+                              });
 }
 
 TEST(Calculate, RefusesAssignmentAndVariables) {
-  EXPECT_EQ(error_of("x=3"),
-            "calculate: unexpected \"=\" at character 2 in \"x=3\"; write only the expression: no variables, "
-            "equations or comparisons");
-  EXPECT_EQ(error_of("2+2="),
-            "calculate: unexpected \"=\" at character 4 in \"2+2=\"; write only the expression: "
-            "no variables, equations or comparisons");
-  EXPECT_EQ(error_of("x+1"), "calculate: unexpected token \"x\" at character 1 in \"x+1\"");
-  EXPECT_EQ(error_of("2*foo(1)"), "calculate: unexpected token \"foo\" at character 3 in \"2*foo(1)\"");
+  test::expect_each(
+      error_of,
+      {
+          {"x=3",
+           "calculate: unexpected \"=\" at character 2 in \"x=3\"; write only the expression: no variables, "
+           "equations or comparisons"},
+          {"2+2=",
+           "calculate: unexpected \"=\" at character 4 in \"2+2=\"; write only the expression: "
+           "no variables, equations or comparisons"},
+          {"x+1", "calculate: unexpected token \"x\" at character 1 in \"x+1\""},
+          {"2*foo(1)", "calculate: unexpected token \"foo\" at character 3 in \"2*foo(1)\""},
+      });
 }
 
 TEST(Calculate, RefusesWhatIsNotArithmetic) {
@@ -176,12 +182,15 @@ TEST(Calculate, RefusesAmbiguousLog) {
 }
 
 TEST(Calculate, SyntaxErrorsCarryTheOriginalPosition) {
-  EXPECT_EQ(error_of("2+"), "calculate: unexpected end of expression in \"2+\"");
-  EXPECT_EQ(error_of("2*(3+4"), "calculate: missing parenthesis in \"2*(3+4\"");
-  EXPECT_EQ(error_of("3 4"), "calculate: unexpected value \"4\" at character 3 in \"3 4\"");
-  // Positions count characters of what the model wrote, not bytes of the rewritten string.
-  EXPECT_EQ(error_of("6×7 8"), "calculate: unexpected value \"8\" at character 5 in \"6×7 8\"");
-  EXPECT_EQ(error_of("2**3 4"), "calculate: unexpected value \"4\" at character 6 in \"2**3 4\"");
+  test::expect_each(
+      error_of, {
+                    {"2+", "calculate: unexpected end of expression in \"2+\""},
+                    {"2*(3+4", "calculate: missing parenthesis in \"2*(3+4\""},
+                    {"3 4", "calculate: unexpected value \"4\" at character 3 in \"3 4\""},
+                    // Positions count characters of what the model wrote, not bytes of the rewritten string.
+                    {"6×7 8", "calculate: unexpected value \"8\" at character 5 in \"6×7 8\""},
+                    {"2**3 4", "calculate: unexpected value \"4\" at character 6 in \"2**3 4\""},
+                });
   EXPECT_NE(error_of("min()").find("too few parameters for function \"min\""), std::string::npos);
   EXPECT_NE(error_of("1.5.2").find("at character 4"), std::string::npos);
   EXPECT_EQ(error_of(""), "calculate: the expression is empty in \"\"");
@@ -224,35 +233,12 @@ std::unique_ptr<store::Store> open_store() {
   return std::move(opened).value();
 }
 
-struct Turn {
-  exec::TurnReport report;
-  std::string text;
-  std::string model_message;
-};
-
-Turn run_turn(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store) {
-  static const catalog::Registry registry = catalog::Registry::builtin();
-  exec::RecordingOutbox outbox;
-  exec::Executor ex(registry, handlers, store, outbox, {"alice", "conv-1", "turn-1"});
-  parse::ParserOptions po;
-  po.inline_resolver = ex.inline_resolver();
-  parse::Parser parser(registry, ex.sink(), po);
-  parser.feed(reply);
-  parser.finish();
-  Turn t;
-  t.report = ex.finish();
-  for (const exec::Delivery& d : outbox.ops())
-    if (d.op == exec::Delivery::Op::Text) t.text += d.text;
-  t.model_message = ex.model_message();
-  return t;
-}
-
 TEST(CalculateEndToEnd, ResultReplacesTheDirective) {
   auto store = open_store();
   exec::HandlerTable handlers;
   add_calculate_handlers(handlers);
-  Turn t = run_turn("Total: [CALCULATE:2*(3+4)] apples", handlers, *store);
-  EXPECT_EQ(t.text, "Total: 14 apples");
+  test::TurnRun t = test::run_turn("Total: [CALCULATE:2*(3+4)] apples", handlers, *store);
+  EXPECT_EQ(t.text(), "Total: 14 apples");
   ASSERT_EQ(t.report.results.size(), 1u);
   EXPECT_EQ(t.report.results[0].status, exec::ResultStatus::Ok);
   EXPECT_EQ(boost::json::serialize(t.report.results[0].result), R"j({"expression":"2*(3+4)","value":14})j");
@@ -263,8 +249,9 @@ TEST(CalculateEndToEnd, TagSpellingAndAnErrorForTheModel) {
   auto store = open_store();
   exec::HandlerTable handlers;
   add_calculate_handlers(handlers);
-  Turn t = run_turn("Half: <calculate>1 ÷ 2</calculate>. Broken: [CALCULATE:1/0] done", handlers, *store);
-  EXPECT_EQ(t.text.substr(0, 10), "Half: 0.5.");
+  test::TurnRun t =
+      test::run_turn("Half: <calculate>1 ÷ 2</calculate>. Broken: [CALCULATE:1/0] done", handlers, *store);
+  EXPECT_EQ(t.text().substr(0, 10), "Half: 0.5.");
   ASSERT_EQ(t.report.results.size(), 2u);
   EXPECT_EQ(t.report.results[1].status, exec::ResultStatus::Error);
   EXPECT_EQ(t.model_message, "[2] calculate: error: division by zero in \"1/0\"\n");

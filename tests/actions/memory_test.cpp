@@ -395,7 +395,7 @@ TEST(MemoryEndToEnd, AReplyThroughParserRegistryStoreAndExecutor) {
   auto store = open_memory_store();
   exec::HandlerTable handlers;
   add_memory_handlers(handlers);
-  Turn t = run_reply(
+  test::TurnRun t = run_reply(
       "Noted! [REMEMBER:likes tea] <setMemory>{\"itemId\":\"memory_tz\",\"value\":\"CET\","
       "\"expirationInMinutes\":60}</setMemory> [CORRECT:likes tea:likes green tea] [FORGET_THIS:coffee]"
       "<deleteItem>{\"itemId\":\"nope\"}</deleteItem><cleanupMemory/>",

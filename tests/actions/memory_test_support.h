@@ -20,6 +20,7 @@
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/run_turn.h"
 
 namespace sigil::actions::testing {
 
@@ -63,28 +64,12 @@ struct Harness {
   }
 };
 
-struct Turn {
-  exec::TurnReport report;
-  std::string model_message;
-};
-
 // One reply through the real parser, the built-in registry and the executor, at time `now`.
-inline Turn run_reply(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store,
-                      exec::TurnIds ids, store::TimePoint now = kT0) {
-  static const catalog::Registry registry = catalog::Registry::builtin();
-  exec::RecordingOutbox outbox;
+inline test::TurnRun run_reply(std::string_view reply, const exec::HandlerTable& handlers,
+                               store::Store& store, exec::TurnIds ids, store::TimePoint now = kT0) {
   exec::ExecOptions options;
   options.now = [now] { return now; };
-  exec::Executor ex(registry, handlers, store, outbox, std::move(ids), std::move(options));
-  parse::ParserOptions po;
-  po.inline_resolver = ex.inline_resolver();
-  parse::Parser parser(registry, ex.sink(), po);
-  parser.feed(reply);
-  parser.finish();
-  Turn t;
-  t.report = ex.finish();
-  t.model_message = ex.model_message();
-  return t;
+  return test::run_turn(reply, handlers, store, std::move(ids), std::move(options));
 }
 
 inline bool is_ok(const exec::HandlerResult& r) { return r.status == exec::HandlerResult::Status::Ok; }

@@ -18,6 +18,7 @@
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/expect_each.h"
 
 namespace sigil::actions {
 namespace {
@@ -130,16 +131,19 @@ TEST_F(PagesTest, EmptyAndOversizedAreErrors) {
 }
 
 TEST(PageTitle, Extraction) {
-  EXPECT_EQ(page_title("<TITLE>Caps</TITLE>"), "Caps");
-  EXPECT_EQ(page_title("<title lang=\"en\">  Tom &amp; Jerry &lt;3 &#39;s &#x41; &quot;q&quot; </title>"),
-            "Tom & Jerry <3 's A \"q\"");
-  EXPECT_EQ(page_title("<title>two\n  lines&nbsp;here</title>"), "two lines here");
-  EXPECT_EQ(page_title("<title>&bogus; &#xZZ; &</title>"), "&bogus; &#xZZ; &");
-  EXPECT_EQ(page_title("<titles>no</titles><title>yes</title>"), "yes");
-  EXPECT_EQ(page_title("<title></title>"), "");
-  EXPECT_EQ(page_title("<p>no title</p>"), "");
-  EXPECT_EQ(page_title("<title>never closed"), "");
-  EXPECT_EQ(page_title("<title>&#0;</title>"), "\xEF\xBF\xBD");
+  test::expect_each(page_title,
+                    {
+                        {"<TITLE>Caps</TITLE>", "Caps"},
+                        {"<title lang=\"en\">  Tom &amp; Jerry &lt;3 &#39;s &#x41; &quot;q&quot; </title>",
+                         "Tom & Jerry <3 's A \"q\""},
+                        {"<title>two\n  lines&nbsp;here</title>", "two lines here"},
+                        {"<title>&bogus; &#xZZ; &</title>", "&bogus; &#xZZ; &"},
+                        {"<titles>no</titles><title>yes</title>", "yes"},
+                        {"<title></title>", ""},
+                        {"<p>no title</p>", ""},
+                        {"<title>never closed", ""},
+                        {"<title>&#0;</title>", "\xEF\xBF\xBD"},
+                    });
   const std::string long_title = page_title("<title>" + std::string(200, 'a') + "</title>");
   EXPECT_EQ(long_title, std::string(120, 'a'));
   // Cut at a character boundary: 61 two-byte characters are 122 bytes; 60 fit.

@@ -18,6 +18,7 @@
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/expect_each.h"
 
 namespace sigil::actions {
 namespace {
@@ -128,18 +129,23 @@ TEST(ReactResolve, HandWrittenAliases) {
   EXPECT_EQ(resolve_emoji("like"), kThumbsUp);
   EXPECT_EQ(resolve_emoji("dislike"), "\U0001F44E");
   EXPECT_EQ(resolve_emoji("love"), kHeart);
-  EXPECT_EQ(resolve_emoji("laugh"), "\U0001F602");
-  EXPECT_EQ(resolve_emoji("check"), "\u2705");
-  EXPECT_EQ(resolve_emoji("Done"), "\u2705");
-  EXPECT_EQ(resolve_emoji("thanks"), "\U0001F64F");
+  test::expect_each(resolve_emoji, {
+                                       {"laugh", "\U0001F602"},
+                                       {"check", "\u2705"},
+                                       {"Done", "\u2705"},
+                                       {"thanks", "\U0001F64F"},
+                                   });
 }
 
 TEST(ReactResolve, SkinTones) {
-  EXPECT_EQ(resolve_emoji("thumbsup_tone1"), "\U0001F44D\U0001F3FB");
-  EXPECT_EQ(resolve_emoji(":+1_tone5:"), "\U0001F44D\U0001F3FF");
-  // Slack: skin-tone-2..6 are the five modifiers; skin-tone-1 is the default.
-  EXPECT_EQ(resolve_emoji(":thumbsup::skin-tone-2:"), "\U0001F44D\U0001F3FB");
-  EXPECT_EQ(resolve_emoji(":wave::skin-tone-6:"), "\U0001F44B\U0001F3FF");
+  test::expect_each(resolve_emoji,
+                    {
+                        {"thumbsup_tone1", "\U0001F44D\U0001F3FB"},
+                        {":+1_tone5:", "\U0001F44D\U0001F3FF"},
+                        // Slack: skin-tone-2..6 are the five modifiers; skin-tone-1 is the default.
+                        {":thumbsup::skin-tone-2:", "\U0001F44D\U0001F3FB"},
+                        {":wave::skin-tone-6:", "\U0001F44B\U0001F3FF"},
+                    });
   EXPECT_EQ(resolve_emoji(":thumbsup::skin-tone-1:"), kThumbsUp);
   // An emoji without skin tones ignores the tone.
   EXPECT_EQ(resolve_emoji(":fire::skin-tone-3:"), "\U0001F525");
@@ -161,9 +167,12 @@ TEST(ReactResolve, KnownUnicodePassesThroughFullyQualified) {
   EXPECT_EQ(resolve_emoji(kWomanTechnologist), kWomanTechnologist);
   EXPECT_EQ(resolve_emoji(kFrance), kFrance);
   EXPECT_EQ(resolve_emoji(kEngland), kEngland);
-  EXPECT_EQ(resolve_emoji("\U0001F44D\U0001F3FD"), "\U0001F44D\U0001F3FD");  // with a skin tone
-  EXPECT_EQ(resolve_emoji("1\u20E3"), "1\uFE0F\u20E3");                      // keycap
-  EXPECT_EQ(resolve_emoji("\U0001F3F3\u200D\U0001F308"), "\U0001F3F3\uFE0F\u200D\U0001F308");  // rainbow flag
+  test::expect_each(resolve_emoji,
+                    {
+                        {"\U0001F44D\U0001F3FD", "\U0001F44D\U0001F3FD"},  // with a skin tone
+                        {"1\u20E3", "1\uFE0F\u20E3"},                      // keycap
+                        {"\U0001F3F3\u200D\U0001F308", "\U0001F3F3\uFE0F\u200D\U0001F308"},  // rainbow flag
+                    });
 }
 
 TEST(ReactResolve, UnknownButEmojiLikeUnicodePassesThroughAsWritten) {
@@ -329,60 +338,60 @@ TEST(ReactConfigTest, AnAllowedEntryThatIsNoEmojiIsRefusedAtSetUp) {
 
 // ---- end to end ----
 
-TEST(ReactEndToEnd, ReactionGoesOutBeforeTheTextAfterIt) {
-  auto store = open_store();
+// One reply through the real parser and an executor with the react handlers at kT0; the executor stays, to be
+// asked about the turn afterwards.
+struct ReactTurn {
+  std::unique_ptr<store::Store> store = open_store();
   exec::HandlerTable handlers;
-  add_react_handlers(handlers);
   exec::RecordingOutbox outbox;
-  exec::ExecOptions options;
-  options.now = [] { return kT0; };
   const catalog::Registry registry = catalog::Registry::builtin();
-  exec::Executor ex(registry, handlers, *store, outbox, kIds, std::move(options));
-  parse::ParserOptions po;
-  po.inline_resolver = ex.inline_resolver();
-  parse::Parser parser(registry, ex.sink(), po);
-  parser.feed("<react emoji=\"thumbsup\"/>Great!");
-  parser.finish();
-  exec::TurnReport report = ex.finish();
+  std::unique_ptr<exec::Executor> executor;
+  exec::TurnReport report;
 
-  ASSERT_EQ(outbox.ops().size(), 2u);
-  EXPECT_EQ(outbox.ops()[0].op, Op::Reaction);
-  EXPECT_EQ(outbox.ops()[0].emoji, kThumbsUp);
-  EXPECT_EQ(outbox.ops()[0].message, "");
-  EXPECT_EQ(outbox.ops()[1].op, Op::Text);
-  EXPECT_EQ(outbox.ops()[1].text, "Great!");
-  EXPECT_TRUE(outbox.ended());
-  ASSERT_EQ(report.results.size(), 1u);
-  EXPECT_EQ(report.results[0].action, "react");
-  EXPECT_EQ(report.results[0].status, exec::ResultStatus::Ok);
-  EXPECT_EQ(report.results[0].message, "reacted " + kThumbsUp);
+  ReactTurn(std::string_view reply, bool inline_resolver) {
+    add_react_handlers(handlers);
+    exec::ExecOptions options;
+    options.now = [] { return kT0; };
+    executor = std::make_unique<exec::Executor>(registry, handlers, *store, outbox, kIds, std::move(options));
+    parse::ParserOptions po;
+    if (inline_resolver) po.inline_resolver = executor->inline_resolver();
+    parse::Parser parser(registry, executor->sink(), po);
+    parser.feed(reply);
+    parser.finish();
+    report = executor->finish();
+  }
+};
+
+TEST(ReactEndToEnd, ReactionGoesOutBeforeTheTextAfterIt) {
+  ReactTurn turn("<react emoji=\"thumbsup\"/>Great!", true);
+
+  ASSERT_EQ(turn.outbox.ops().size(), 2u);
+  EXPECT_EQ(turn.outbox.ops()[0].op, Op::Reaction);
+  EXPECT_EQ(turn.outbox.ops()[0].emoji, kThumbsUp);
+  EXPECT_EQ(turn.outbox.ops()[0].message, "");
+  EXPECT_EQ(turn.outbox.ops()[1].op, Op::Text);
+  EXPECT_EQ(turn.outbox.ops()[1].text, "Great!");
+  EXPECT_TRUE(turn.outbox.ended());
+  ASSERT_EQ(turn.report.results.size(), 1u);
+  EXPECT_EQ(turn.report.results[0].action, "react");
+  EXPECT_EQ(turn.report.results[0].status, exec::ResultStatus::Ok);
+  EXPECT_EQ(turn.report.results[0].message, "reacted " + kThumbsUp);
   // react is model_on_error: a success does not call the model again.
-  EXPECT_FALSE(ex.needs_model_call());
+  EXPECT_FALSE(turn.executor->needs_model_call());
 }
 
 TEST(ReactEndToEnd, UnknownEmojiGoesBackToTheModelAndTheTextStillGoesOut) {
-  auto store = open_store();
-  exec::HandlerTable handlers;
-  add_react_handlers(handlers);
-  exec::RecordingOutbox outbox;
-  exec::ExecOptions options;
-  options.now = [] { return kT0; };
-  const catalog::Registry registry = catalog::Registry::builtin();
-  exec::Executor ex(registry, handlers, *store, outbox, kIds, std::move(options));
-  parse::Parser parser(registry, ex.sink());
-  parser.feed("Great! <react emoji=\"thumbs upp\"/>");
-  parser.finish();
-  exec::TurnReport report = ex.finish();
+  ReactTurn turn("Great! <react emoji=\"thumbs upp\"/>", false);
 
-  ASSERT_EQ(outbox.ops().size(), 1u);
-  EXPECT_EQ(outbox.ops()[0].op, Op::Text);
-  EXPECT_EQ(outbox.ops()[0].text, "Great!");
-  ASSERT_EQ(report.results.size(), 1u);
-  EXPECT_EQ(report.results[0].status, exec::ResultStatus::Error);
-  EXPECT_TRUE(ex.needs_model_call());
+  ASSERT_EQ(turn.outbox.ops().size(), 1u);
+  EXPECT_EQ(turn.outbox.ops()[0].op, Op::Text);
+  EXPECT_EQ(turn.outbox.ops()[0].text, "Great!");
+  ASSERT_EQ(turn.report.results.size(), 1u);
+  EXPECT_EQ(turn.report.results[0].status, exec::ResultStatus::Error);
+  EXPECT_TRUE(turn.executor->needs_model_call());
   // The executor drops the message's repeated "react: ".
   EXPECT_EQ(
-      ex.model_message(),
+      turn.executor->model_message(),
       "[1] react: error: unknown emoji \"thumbs upp\"; write a Unicode emoji or a name like thumbsup, heart, "
       "tada\n");
 }

@@ -20,6 +20,8 @@
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/expect_each.h"
+#include "support/run_turn.h"
 
 namespace sigil::actions {
 namespace {
@@ -84,13 +86,17 @@ std::string str(const json::value& v, const char* key) {
 // ------------------------------------------------------------------------------------------ grammar
 
 TEST(ScheduleGrammar, Delays) {
-  EXPECT_EQ(*parse_delay("30m"), 30min);
-  EXPECT_EQ(*parse_delay("1.5h"), 90min);
-  EXPECT_EQ(*parse_delay("2d"), 48h);
-  EXPECT_EQ(*parse_delay("0.25m"), 15s);
-  EXPECT_EQ(*parse_delay("0m"), 0ms);
-  EXPECT_EQ(*parse_delay("1.0000000001h"), 1h);  // below a millisecond: dropped
-  EXPECT_EQ(*parse_delay("007m"), 7min);
+  test::expect_each<std::string, std::chrono::milliseconds>(
+      [](const std::string& text) { return *parse_delay(text); },
+      {
+          {"30m", 30min},
+          {"1.5h", 90min},
+          {"2d", 48h},
+          {"0.25m", 15s},
+          {"0m", 0ms},
+          {"1.0000000001h", 1h},  // below a millisecond: dropped
+          {"007m", 7min},
+      });
   for (const char* bad : {"", "h", "2w", "1.h", ".5h", "1.5", "1e3m", "-1m", "1 m", "1M", "1.5.5h", "30m "}) {
     auto r = parse_delay(bad);
     EXPECT_FALSE(r.ok()) << bad;
@@ -154,17 +160,20 @@ TEST(ScheduleGrammar, TimeErrorsSayWhatIsWrong) {
 }
 
 TEST(ScheduleGrammar, ConfiguredOffsets) {
-  EXPECT_EQ(*parse_utc_offset("UTC"), 0min);
-  EXPECT_EQ(*parse_utc_offset(" utc "), 0min);
-  EXPECT_EQ(*parse_utc_offset("Z"), 0min);
-  EXPECT_EQ(*parse_utc_offset("GMT"), 0min);
-  EXPECT_EQ(*parse_utc_offset("+01:00"), 60min);
-  EXPECT_EQ(*parse_utc_offset("-05:30"), -330min);
-  EXPECT_EQ(*parse_utc_offset("+0530"), 330min);
-  EXPECT_EQ(*parse_utc_offset("+05"), 300min);
-  EXPECT_EQ(*parse_utc_offset("UTC+02:00"), 120min);
-  EXPECT_EQ(*parse_utc_offset("utc-03:00"), -180min);
-  EXPECT_EQ(*parse_utc_offset("+14:00"), 840min);
+  test::expect_each<std::string, std::chrono::minutes>(
+      [](const std::string& text) { return *parse_utc_offset(text); }, {
+                                                                           {"UTC", 0min},
+                                                                           {" utc ", 0min},
+                                                                           {"Z", 0min},
+                                                                           {"GMT", 0min},
+                                                                           {"+01:00", 60min},
+                                                                           {"-05:30", -330min},
+                                                                           {"+0530", 330min},
+                                                                           {"+05", 300min},
+                                                                           {"UTC+02:00", 120min},
+                                                                           {"utc-03:00", -180min},
+                                                                           {"+14:00", 840min},
+                                                                       });
   for (const char* bad :
        {"", "CET", "Europe/Paris", "01:00", "+1:00", "+01:60", "+19:00", "UTC+", "+01:00:00"})
     EXPECT_FALSE(parse_utc_offset(bad).ok()) << bad;
@@ -450,34 +459,18 @@ TEST(DeleteScheduledTask, ArgumentErrors) {
 
 // ------------------------------------------------------------------------------------------ end to end
 
-struct Turn {
-  exec::TurnReport report;
-  std::string model_message;
-};
-
-Turn run_turn(std::string_view reply, store::Store& store, const exec::TurnIds& ids = kAlice,
-              ScheduleConfig cfg = {}) {
-  static const catalog::Registry registry = catalog::Registry::builtin();
+test::TurnRun run_turn(std::string_view reply, store::Store& store, const exec::TurnIds& ids = kAlice,
+                       ScheduleConfig cfg = {}) {
   exec::HandlerTable handlers;
   add_schedule_handlers(handlers, std::move(cfg));
   exec::ExecOptions options;
   options.now = [] { return kNow; };
-  exec::RecordingOutbox outbox;
-  exec::Executor ex(registry, handlers, store, outbox, ids, std::move(options));
-  parse::ParserOptions po;
-  po.inline_resolver = ex.inline_resolver();
-  parse::Parser parser(registry, ex.sink(), po);
-  parser.feed(reply);
-  parser.finish();
-  Turn t;
-  t.report = ex.finish();
-  t.model_message = ex.model_message();
-  return t;
+  return test::run_turn(reply, handlers, store, ids, std::move(options));
 }
 
 TEST(ScheduleEndToEnd, ScheduleTaskThroughTheParser) {
   auto store = open_store();
-  Turn t = run_turn(
+  test::TurnRun t = run_turn(
       R"(Sure. <scheduleTask>{"message": "Call mom", "time": "2026-11-21 18:00+01:00"}</scheduleTask>)",
       *store);
   ASSERT_EQ(t.report.results.size(), 1u);
@@ -503,7 +496,7 @@ TEST(ScheduleEndToEnd, ScheduleTaskThroughTheParser) {
 TEST(ScheduleEndToEnd, GetScheduledTasksGoesToTheModel) {
   auto store = open_store();
   run_turn(R"(<scheduleTask>{"message": "Stretch", "delay": "30m"}</scheduleTask>)", *store);
-  Turn t = run_turn("<getScheduledTasks/>", *store, {"alice", "conv-1", "turn-2"});
+  test::TurnRun t = run_turn("<getScheduledTasks/>", *store, {"alice", "conv-1", "turn-2"});
   ASSERT_EQ(t.report.results.size(), 1u);
   EXPECT_EQ(t.report.results[0].status, exec::ResultStatus::Ok);
   EXPECT_EQ(t.model_message,
@@ -517,11 +510,11 @@ TEST(ScheduleEndToEnd, DeleteScheduledTaskByIdAndByTimestamp) {
   run_turn(R"(<scheduleTask>{"message": "b", "delay": "1h"}</scheduleTask>)", *store,
            {"alice", "conv-1", "turn-1b"});
   const std::string ts = std::to_string(ms_of(kNow + 1h));
-  Turn t = run_turn(R"(<deleteScheduledTask>{"id": "task-1"}</deleteScheduledTask>
+  test::TurnRun t = run_turn(R"(<deleteScheduledTask>{"id": "task-1"}</deleteScheduledTask>
 <deleteScheduledTask>{"timestamp": ")" +
-                        ts + R"("}</deleteScheduledTask>
+                                 ts + R"("}</deleteScheduledTask>
 <deleteScheduledTask>{"id": "task-9"}</deleteScheduledTask>)",
-                    *store, {"alice", "conv-1", "turn-2"});
+                             *store, {"alice", "conv-1", "turn-2"});
   // The three run in parallel: each names a different task.
   ASSERT_EQ(t.report.results.size(), 3u);
   EXPECT_EQ(t.report.results[0].message, "deleted task-1");

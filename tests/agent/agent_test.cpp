@@ -127,17 +127,7 @@ class AgentTest : public ::testing::Test {
   }
 
   std::unique_ptr<model::ModelClient> openai(const FakeOpenAiServer& server) {
-    model::OpenAiConfig config;
-    config.base_url = server.base_url();
-    config.api_key = "sk-test";
-    config.model = "fake-model";
-    config.connect_timeout = 5s;
-    config.first_byte_timeout = 5s;
-    config.idle_timeout = 5s;
-    config.total_timeout = 30s;
-    config.backoff_base = 10ms;
-    config.backoff_cap = 50ms;
-    return model::make_openai_client(config);
+    return model::make_openai_client(openai_config_for(server));
   }
 
   std::unique_ptr<model::ModelClient> replay(const std::vector<std::string>& lines) {

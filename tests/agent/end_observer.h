@@ -1,7 +1,10 @@
-// A turn observer for tests that only wait for a turn's end and read its summary.
+// A turn observer for tests that only wait for a turn's end and read its summary, and a turn of user u1 in
+// conversation c1 run to its end with it.
 #pragma once
 
 #include <future>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "sigil/agent/agent.h"
@@ -19,5 +22,20 @@ class EndObserver final : public TurnObserver {
  private:
   std::promise<TurnSummary> done_;
 };
+
+// Starts the turn of user u1 in conversation c1 that says `text` (with this turn id and platform message id)
+// and waits for its end; its summary.
+inline TurnSummary run_turn_of_u1(Agent& agent, std::string text, std::string turn_id,
+                                  std::string message_id = "") {
+  TurnInput in;
+  in.user = "u1";
+  in.conversation = "c1";
+  in.text = std::move(text);
+  in.turn_id = std::move(turn_id);
+  in.message_id = std::move(message_id);
+  auto observer = std::make_shared<EndObserver>();
+  agent.start_turn(std::move(in), observer);
+  return observer->wait();
+}
 
 }  // namespace sigil::agent::testing

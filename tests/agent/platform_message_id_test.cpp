@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 using sigil::testing::FakeOpenAiServer;
 using sigil::testing::FakeResponse;
 
-using testing::EndObserver;
+using testing::run_turn_of_u1;
 
 TEST(PlatformMessageId, IsStoredAndShownBeforeTheUsersTextOnly) {
   store::testing::TempDir dir;
@@ -33,24 +33,10 @@ TEST(PlatformMessageId, IsStoredAndShownBeforeTheUsersTextOnly) {
   FakeOpenAiServer server;
   server.enqueue(FakeResponse::text_stream({"Noted."}));
   server.enqueue(FakeResponse::text_stream({"Done."}));
-  model::OpenAiConfig config;
-  config.base_url = server.base_url();
-  config.api_key = "sk-test";
-  config.model = "fake-model";
-  config.connect_timeout = 5s;
-  config.first_byte_timeout = 5s;
-  auto client = model::make_openai_client(config);
+  auto client = model::make_openai_client(sigil::testing::openai_config_for(server));
   Agent agent(registry, handlers, *store, *client, AgentConfig{});
   for (const auto& [text, turn, id] : {std::tuple{"first", "t1", "17"}, std::tuple{"second", "t2", "18"}}) {
-    TurnInput in;
-    in.user = "u1";
-    in.conversation = "c1";
-    in.text = text;
-    in.turn_id = turn;
-    in.message_id = id;
-    auto observer = std::make_shared<EndObserver>();
-    agent.start_turn(std::move(in), observer);
-    EXPECT_EQ(observer->wait().status, TurnStatus::Ok);
+    EXPECT_EQ(run_turn_of_u1(agent, text, turn, id).status, TurnStatus::Ok);
   }
   agent.wait_idle();
 

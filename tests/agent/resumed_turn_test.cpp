@@ -15,7 +15,7 @@
 namespace sigil::agent {
 namespace {
 
-using testing::EndObserver;
+using testing::run_turn_of_u1;
 
 TEST(ResumedTurn, DoesNotStoreItsUserMessageTwice) {
   store::testing::TempDir dir;
@@ -31,14 +31,7 @@ TEST(ResumedTurn, DoesNotStoreItsUserMessageTwice) {
   // The first run, the same message resumed after a crash, then another text under the same id (a new
   // message after all: stored as usual).
   for (const auto& [text, turn] : {std::pair{"hi", "tg-7"}, {"hi", "tg-7"}, {"other", "tg-7"}}) {
-    TurnInput in;
-    in.user = "u1";
-    in.conversation = "c1";
-    in.text = text;
-    in.turn_id = turn;
-    auto observer = std::make_shared<EndObserver>();
-    agent.start_turn(std::move(in), observer);
-    EXPECT_EQ(observer->wait().status, TurnStatus::Ok);
+    EXPECT_EQ(run_turn_of_u1(agent, text, turn).status, TurnStatus::Ok);
     agent.wait_idle();
   }
   auto history = store->recent_messages({"u1", "c1", store::MemoryScope::per_user}, 50);

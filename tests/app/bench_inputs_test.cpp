@@ -9,19 +9,14 @@
 #include "sigil/parse/parser.h"
 #include "sigil/parse/summary.h"
 #include "sigil/text/utf8.h"
+#include "support/count.h"
 
 namespace {
 
 namespace bench = sigil::app::bench;
 namespace parse = sigil::parse;
 
-std::size_t count(std::string_view haystack, std::string_view needle) {
-  std::size_t n = 0;
-  for (std::size_t at = haystack.find(needle); at != std::string_view::npos;
-       at = haystack.find(needle, at + 1))
-    ++n;
-  return n;
-}
+using sigil::test::count;
 
 struct Parsed {
   parse::SummarySink sink;

@@ -6,29 +6,20 @@
 #include <map>
 #include <string>
 
+#include "app/config_test_support.h"
 #include "sigil/store/sqlite.h"
 #include "support/temp_dir.h"
 
 namespace sigil::app {
 namespace {
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::config_error;
+using testing::env_of;
 
 const EnvLookup no_env = env_of({});
 
 std::string error_of(std::string_view toml, const ConfigFlags& flags = {}) {
-  try {
-    load_config_text(toml, "/etc/sigil/sigil.toml", flags, no_env);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return config_error(toml, no_env, flags);
 }
 
 TEST(Config, DefaultsWithoutFileEnvOrFlags) {

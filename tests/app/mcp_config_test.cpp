@@ -7,20 +7,14 @@
 #include <vector>
 
 #include "app/config.h"
+#include "app/config_test_support.h"
 
 namespace sigil::app {
 namespace {
 
 const EnvLookup kNoEnv = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
 
-std::string error_of(std::string_view toml) {
-  try {
-    load_config_text(toml, "/etc/sigil/sigil.toml", {}, kNoEnv);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string error_of(std::string_view toml) { return testing::config_error(toml, kNoEnv); }
 
 TEST(McpConfig, OneTablePerServer) {
   const Config c = load_config_text(R"(

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "app/channel_config_support.h"
 #include "app/config.h"
+#include "app/config_test_support.h"
 
 namespace sigil::app {
 namespace {

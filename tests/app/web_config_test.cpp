@@ -5,25 +5,16 @@
 #include <map>
 
 #include "app/config.h"
+#include "app/config_test_support.h"
 
 namespace sigil::app {
 namespace {
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::config_error;
+using testing::env_of;
 
 std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
-  try {
-    load_config_text(toml, "sigil.toml", {}, env);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return config_error(toml, env, {}, "sigil.toml");
 }
 
 TEST(WebConfig, DefaultsAreNoSearchAndFetchingOn) {

@@ -16,6 +16,7 @@
 #include "sigil/catalog/registry.h"
 #include "sigil/parse/parser.h"
 #include "sigil/parse/summary.h"
+#include "support/count.h"
 
 namespace {
 
@@ -35,13 +36,7 @@ bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }
 
-std::size_t count(std::string_view haystack, std::string_view needle) {
-  std::size_t n = 0;
-  for (std::size_t at = haystack.find(needle); at != std::string_view::npos;
-       at = haystack.find(needle, at + 1))
-    ++n;
-  return n;
-}
+using sigil::test::count;
 
 void parse_reply(const Registry& registry, std::string_view reply, bool say_mode, parse::SummarySink& sink) {
   parse::ParserOptions options;

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "sigil/catalog/builtin_catalog.h"
 #include "spec_test_support.h"
@@ -270,15 +272,39 @@ TEST(Registry, RejectsBadActionsAndLeavesItselfUnchanged) {
     EXPECT_EQ(r.spelling_count(), spellings) << why;
     EXPECT_EQ(r.tag_names().size(), tags) << why;
   };
-  {
+  // One change each that breaks a good spec, and why it must be refused.
+  const std::pair<std::function<void(ActionSpec&)>, const char*> broken[] = {
+      {[](ActionSpec& a) { a.name = "react"; }, "action name taken"},
+      {[](ActionSpec& a) { a.name = ""; }, "no name"},
+      {[](ActionSpec& a) { a.spellings.push_back(a.spellings[0]); }, "same tag twice in one action"},
+      {[](ActionSpec& a) { a.body_param = "town"; }, "unknown body param"},
+      {[](ActionSpec& a) { a.body_param = ""; }, "text body without a body param"},
+      {[](ActionSpec& a) { a.params[1].aliases = {"CITY"}; }, "alias clashes with a name"},
+      {[](ActionSpec& a) {
+         a.spellings[2].positional = {"city", "nope"};
+       },
+       "unknown positional"},
+      {[](ActionSpec& a) {
+         a.rules = {{ParamRule::Kind::ExactlyOne, {"city", "nope"}}};
+       },
+       "unknown rule param"},
+      {[](ActionSpec& a) {
+         a.spellings[0].presets = {{"nope", boost::json::value("x"), true}};
+       },
+       "unknown preset"},
+      {[](ActionSpec& a) { a.params[1].type = ParamType::Enum; }, "enum without values"},
+      {[](ActionSpec& a) {
+         a.body_param = "";
+         a.spellings = {make_spelling(Dialect::Bracket, "WEATHER")};
+       },
+       "bracket that cannot tell which parameter ARGS fill"},
+      {[](ActionSpec& a) { a.spellings = {make_spelling(Dialect::Mcp, "", BodyKind::Json)}; },
+       "second MCP spelling"},
+  };
+  for (const auto& [change, why] : broken) {
     ActionSpec a = weather();
-    a.name = "react";
-    rejects(a, "action name taken");
-  }
-  {
-    ActionSpec a = weather();
-    a.name = "";
-    rejects(a, "no name");
+    change(a);
+    rejects(a, why);
   }
   for (const char* taken : {"react", "REACT", "actions", "Think", "no_reply", "googlesearch"}) {
     ActionSpec a = weather();
@@ -294,57 +320,6 @@ TEST(Registry, RejectsBadActionsAndLeavesItselfUnchanged) {
     ActionSpec a = weather();
     a.spellings[2].name = bad;
     rejects(a, bad);
-  }
-  {
-    ActionSpec a = weather();
-    a.spellings.push_back(a.spellings[0]);
-    rejects(a, "same tag twice in one action");
-  }
-  {
-    ActionSpec a = weather();
-    a.body_param = "town";
-    rejects(a, "unknown body param");
-  }
-  {
-    ActionSpec a = weather();
-    a.body_param = "";
-    rejects(a, "text body without a body param");
-  }
-  {
-    ActionSpec a = weather();
-    a.params[1].aliases = {"CITY"};
-    rejects(a, "alias clashes with a name");
-  }
-  {
-    ActionSpec a = weather();
-    a.spellings[2].positional = {"city", "nope"};
-    rejects(a, "unknown positional");
-  }
-  {
-    ActionSpec a = weather();
-    a.rules = {{ParamRule::Kind::ExactlyOne, {"city", "nope"}}};
-    rejects(a, "unknown rule param");
-  }
-  {
-    ActionSpec a = weather();
-    a.spellings[0].presets = {{"nope", boost::json::value("x"), true}};
-    rejects(a, "unknown preset");
-  }
-  {
-    ActionSpec a = weather();
-    a.params[1].type = ParamType::Enum;
-    rejects(a, "enum without values");
-  }
-  {
-    ActionSpec a = weather();
-    a.body_param = "";
-    a.spellings = {make_spelling(Dialect::Bracket, "WEATHER")};
-    rejects(a, "bracket that cannot tell which parameter ARGS fill");
-  }
-  {
-    ActionSpec a = weather();
-    a.spellings = {make_spelling(Dialect::Mcp, "", BodyKind::Json)};
-    rejects(a, "second MCP spelling");
   }
   r.add(weather());  // still usable after all that
   EXPECT_EQ(r.spelling_count(), spellings + 3);

@@ -15,6 +15,7 @@
 #include "sigil/catalog/registry.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/char_refs.h"
+#include "support/run_parse.h"
 
 namespace sigil::catalog::test_support {
 
@@ -253,38 +254,9 @@ inline parse::Validated validate_markup(const Registry& reg, std::string_view ma
   return validate_toy(reg, read_toy(reg, markup));
 }
 
-// Deep equality as the conformance runner compares `args`: numbers by value, everything else exactly.
-inline bool same_json(const boost::json::value& a, const boost::json::value& b) {
-  if (a.is_number() && b.is_number()) {
-    if (a.is_double() || b.is_double()) return a.to_number<double>() == b.to_number<double>();
-    if (a.is_int64() && b.is_int64()) return a.get_int64() == b.get_int64();
-    if (a.is_uint64() && b.is_uint64()) return a.get_uint64() == b.get_uint64();
-    const boost::json::value& s = a.is_int64() ? a : b;
-    const boost::json::value& u = a.is_int64() ? b : a;
-    return s.get_int64() >= 0 && static_cast<std::uint64_t>(s.get_int64()) == u.get_uint64();
-  }
-  if (a.kind() != b.kind()) return false;
-  if (a.is_object()) {
-    const auto& x = a.get_object();
-    const auto& y = b.get_object();
-    if (x.size() != y.size()) return false;
-    for (const auto& kv : x) {
-      const boost::json::value* other = y.if_contains(kv.key());
-      if (other == nullptr || !same_json(kv.value(), *other)) return false;
-    }
-    return true;
-  }
-  if (a.is_array()) {
-    const auto& x = a.get_array();
-    const auto& y = b.get_array();
-    if (x.size() != y.size()) return false;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (!same_json(x[i], y[i])) return false;
-    }
-    return true;
-  }
-  return a == b;
-}
+// Deep equality as the conformance runner compares `args` (support/run_parse.h): numbers by value, everything
+// else exactly.
+using sigil::testing::same_json;
 
 inline Registry conformance_registry() {
   RegistryOptions options;

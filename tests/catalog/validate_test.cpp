@@ -187,12 +187,12 @@ TEST(ValidateConvert, Integers) {
     return v(std::string(R"(<searchArchive>{"query": "q", "topK": )") + std::string(topk) +
              "}</searchArchive>");
   };
-  expect_args(r("\"10\""), R"({"query": "q", "topK": 10})");
-  expect_args(r("\" 7 \""), R"({"query": "q", "topK": 7})");
-  expect_args(r("\"+3\""), R"({"query": "q", "topK": 3})");
-  expect_args(r("\"5.0\""), R"({"query": "q", "topK": 5})");
-  expect_args(r("4.0"), R"({"query": "q", "topK": 4})");
-  expect_args(r("-2"), R"({"query": "q", "topK": -2})");
+  const std::pair<std::string_view, std::string_view> converted[] = {
+      {"\"10\"", R"({"query": "q", "topK": 10})"}, {"\" 7 \"", R"({"query": "q", "topK": 7})"},
+      {"\"+3\"", R"({"query": "q", "topK": 3})"},  {"\"5.0\"", R"({"query": "q", "topK": 5})"},
+      {"4.0", R"({"query": "q", "topK": 4})"},     {"-2", R"({"query": "q", "topK": -2})"},
+  };
+  for (const auto& [written, want] : converted) expect_args(r(written), want);
   for (std::string_view bad : {"\"many\"", "2.5", "\"2.5\"", "true", "\"\"", "\"1x\"", "\"inf\"", "\"nan\"",
                                "\"99999999999999999999\"", "[1]"}) {
     auto got = r(bad);
@@ -214,11 +214,14 @@ TEST(ValidateConvert, Numbers) {
     return v(std::string(R"(<searchArchive>{"query": "q", "minScore": )") + std::string(score) +
              "}</searchArchive>");
   };
-  expect_args(r("\"0.25\""), R"({"query": "q", "minScore": 0.25})");
-  expect_args(r("\"-1e2\""), R"({"query": "q", "minScore": -100})");
-  expect_args(r("\"3\""), R"({"query": "q", "minScore": 3})");
+  const std::pair<std::string_view, std::string_view> converted[] = {
+      {"\"0.25\"", R"({"query": "q", "minScore": 0.25})"},
+      {"\"-1e2\"", R"({"query": "q", "minScore": -100})"},
+      {"\"3\"", R"({"query": "q", "minScore": 3})"},
+      {"0.5", R"({"query": "q", "minScore": 0.5})"},
+  };
+  for (const auto& [written, want] : converted) expect_args(r(written), want);
   EXPECT_TRUE(r("\"3\"").args.at("minScore").is_int64());
-  expect_args(r("0.5"), R"({"query": "q", "minScore": 0.5})");
   for (std::string_view bad : {"\"soon\"", "\"inf\"", "\"NaN\"", "\"0x10\"", "\"1,5\"", "\"++1\"", "false"}) {
     auto got = r(bad);
     EXPECT_FALSE(got.valid) << bad;

@@ -17,21 +17,14 @@ import signal
 import sys
 import tempfile
 
-from sigil_serve import SigilServe, request, sse_events
+from sigil_serve import Checks, SigilServe, replay_model_toml, request, serve_toml, sse_events, write_toml
 
 REPLY = ('<say>Here is the report <file mode="doc">report.bin</file> and a note.</say> '
          '<voice>This voice note is for the download test.</voice>')
 
 
-def fail(message):
-    print(f"api_media_test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        fail(message)
+CHECKS = Checks("api_media_test")
+fail, check = CHECKS.fail, CHECKS.check
 
 
 def check_deliveries(base, deliveries, expected_file, label):
@@ -61,11 +54,9 @@ def main():
         replay = os.path.join(tmp, "replay.jsonl")
         with open(replay, "w", encoding="utf-8") as f:
             f.write(json.dumps({"reply": REPLY}) + "\n")
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\nmessages_per_minute = 0\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nreplay = "{replay}"\ntokens_per_second = 0\n'
-                    f'[actions]\nfile_roots = ["{files}"]\n')
+        config = write_toml(tmp, serve_toml(tmp, rate_limited=False) +
+                                 replay_model_toml(replay, 0) +
+                                 f'[actions]\nfile_roots = ["{files}"]\n')
         server = SigilServe(sigil, ["--config", config], cwd=tmp)
         if not server.wait_listening():
             server.stop(signal.SIGKILL)
@@ -90,9 +81,7 @@ def main():
             check_deliveries(base, history.get("deliveries", []), payload, "the conversation's history")
             check(all(d.get("turn") for d in history["deliveries"]), "history deliveries name their turn")
         finally:
-            code = server.stop()
-            if code != 0:
-                fail(f"sigil serve did not stop cleanly ({code}):\n{server.stderr_text()}")
+            server.stop_or_fail(fail)
     print("api_media_test: passed")
 
 

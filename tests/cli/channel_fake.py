@@ -1,6 +1,6 @@
 """What the chat channel end-to-end tests share (telegram_channel_test.py, discord_channel_test.py): a fake
-platform (tests/fakes/*.mjs) as a child process with its admin API, the check/fail reporting and waiting for
-an event (never a fixed sleep)."""
+platform (tests/fakes/*.mjs) as a child process with its admin API, sigil serve's start and stop around it.
+The check/fail reporting and waiting for an event (never a fixed sleep) are sigil_serve.Checks."""
 import json
 import os
 import re
@@ -8,41 +8,18 @@ import shutil
 import signal
 import struct
 import subprocess
-import sys
-import time
+import tempfile
 import urllib.request
 import zlib
 
-from sigil_serve import SigilServe
+# Checks and write_replay: the channel tests import them from here.
+from sigil_serve import Checks, SigilServe, write_replay  # noqa: F401
 
-WAIT = 120  # seconds: an ASan build on a loaded 2-core machine is slow
-
-
-class Checks:
-    """check() prints one line per check; the first failed one ends the test with exit status 1."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def fail(self, message):
-        print(f"{self.name}: FAIL: {message}", file=sys.stderr)
-        sys.exit(1)
-
-    def check(self, ok, message):
-        print(("ok   " if ok else "FAIL ") + message)
-        if not ok:
-            self.fail(message)
-
-    def wait_for(self, what, predicate, server=None):
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            value = predicate()
-            if value:
-                return value
-            if server is not None and server.proc.poll() is not None:
-                self.fail(f"sigil serve exited while waiting for {what}:\n{server.stderr_text()}")
-            time.sleep(0.05)
-        self.fail(f"timed out waiting for {what}" + (f"\nserver log:\n{server.stderr_text()}" if server else ""))
+# The fakes and the bot tokens they accept (tests/fakes/*.mjs; not secrets).
+FAKES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fakes")
+TELEGRAM_FAKE, TELEGRAM_TOKEN = os.path.join(FAKES, "telegram.mjs"), "123456789:AAHfakeTokenForSigilTests00000000000"
+DISCORD_FAKE = os.path.join(FAKES, "discord.mjs")
+DISCORD_TOKEN = "MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"
 
 
 class FakeServer:
@@ -77,13 +54,6 @@ class FakeServer:
         self.proc.wait(timeout=30)
 
 
-def write_replay(path, replies):
-    """A replay model's file: one JSON object ({match?, reply}) per line."""
-    with open(path, "w", encoding="utf-8") as f:
-        for line in replies:
-            f.write(json.dumps(line) + "\n")
-
-
 def start_serve(checks, sigil, config, tmp, log_name):
     """`sigil serve --config CONFIG` in TMP, its stderr also in TMP/LOG_NAME, once it says it listens."""
     s = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True, log_path=os.path.join(tmp, log_name))
@@ -105,6 +75,54 @@ def clean_up(server, fake, tmp):
         server.stop(signal.SIGKILL)
     fake.stop()
     shutil.rmtree(tmp, ignore_errors=True)
+
+
+class ChannelRun:
+    """One channel test's run, as `with ChannelRun(CHECKS, "Telegram", "sigil-tg-", make_fake) as run:` — a
+    temporary folder (run.tmp) holding the fake platform's state (run.fake = make_fake(state folder)) and, once
+    run.start() is called, sigil serve (run.server). Leaving the block, passed or not, kills sigil serve if it
+    still runs, stops the fake, removes the folder and calls what was added to run.at_exit."""
+
+    def __init__(self, checks, platform, prefix, make_fake):
+        if shutil.which("node") is None:
+            checks.fail(f"node is not installed (the {platform} fake runs on Node 20+)")
+        self.checks = checks
+        self.tmp = tempfile.mkdtemp(prefix=prefix)
+        self.fake = make_fake(os.path.join(self.tmp, "fake"))
+        self.server = None
+        self.at_exit = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        clean_up(self.server, self.fake, self.tmp)
+        for call in self.at_exit:
+            call()
+        return False
+
+    def start(self, sigil, config, log_name="serve.log"):
+        """start_serve() with this run's folder; the server, also kept as run.server."""
+        self.server = start_serve(self.checks, sigil, config, self.tmp, log_name)
+        return self.server
+
+    def stop_cleanly(self, what="sigil serve stops cleanly on SIGTERM"):
+        stop_cleanly(self.checks, self.server, what)
+        self.server = None
+
+
+def channel_health(checks, server, channel):
+    """GET /healthz, checked to answer 200 with status ok while the channel runs; the channel's part of it."""
+    with urllib.request.urlopen(server.url + "/healthz", timeout=30) as r:
+        health = json.loads(r.read())
+        checks.check(r.status == 200 and health["status"] == "ok", "/healthz stays ok with the channel running")
+    return health["channels"][channel]
+
+
+def metrics_text(server):
+    """GET /metrics: the Prometheus text."""
+    with urllib.request.urlopen(server.url + "/metrics", timeout=30) as r:
+        return r.read().decode()
 
 
 def png_bytes(side=2, rgb=b"\xff\x00\x00"):

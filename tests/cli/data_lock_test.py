@@ -18,26 +18,11 @@ import tempfile
 import time
 import urllib.request
 
-from sigil_serve import SigilServe
+from sigil_serve import Checks, SigilServe, db_rows
 
 
-def fail(message):
-    print(f"data_lock_test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        fail(message)
-
-
-def rows(data, sql, *params):
-    db = sqlite3.connect(os.path.join(data, "sigil.db"), timeout=30)
-    try:
-        return db.execute(sql, params).fetchall()
-    finally:
-        db.close()
+CHECKS = Checks("data_lock_test")
+fail, check = CHECKS.fail, CHECKS.check
 
 
 def start(sigil, data, cwd):
@@ -95,16 +80,16 @@ def main():
             # Both schedulers look at the store at least every 30 s.
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
-                if rows(data, "SELECT fired_at IS NOT NULL FROM tasks WHERE id = 'task-once'") == [(1,)]:
+                if db_rows(data, "SELECT fired_at IS NOT NULL FROM tasks WHERE id = 'task-once'") == [(1,)]:
                     break
                 time.sleep(0.5)
             # Let both sweep at least once more after it fired, then count.
             time.sleep(35)
-            fired = rows(data, "SELECT fired_at IS NOT NULL FROM tasks WHERE id = 'task-once'")
+            fired = db_rows(data, "SELECT fired_at IS NOT NULL FROM tasks WHERE id = 'task-once'")
             check(fired == [(1,)], f"the task is marked fired: {fired}")
-            asked = rows(data, "SELECT COUNT(*) FROM messages WHERE conversation_id = 'twice' AND role = 'user' "
+            asked = db_rows(data, "SELECT COUNT(*) FROM messages WHERE conversation_id = 'twice' AND role = 'user' "
                                "AND text LIKE '%water the plants%' AND task_id = 'task-once'")[0][0]
-            replies = rows(data, "SELECT COUNT(*) FROM messages WHERE conversation_id = 'twice' "
+            replies = db_rows(data, "SELECT COUNT(*) FROM messages WHERE conversation_id = 'twice' "
                                  "AND role = 'assistant'")[0][0]
             check(asked == 1, f"two servers on one folder: the task's turn ran once (task messages: {asked})")
             check(replies == 1, f"... and was answered once (replies: {replies})")
@@ -114,9 +99,7 @@ def main():
                   f"the log has one turn line for it, ok: {turn_lines}")
         finally:
             for server in (other, again):
-                code = server.stop()
-                if code != 0:
-                    fail(f"a server did not stop cleanly ({code}):\n{server.stderr_text()}")
+                server.stop_or_fail(fail, "a server")
     print("data_lock_test: all passed")
 
 

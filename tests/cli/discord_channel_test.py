@@ -23,22 +23,18 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import sys
-import tempfile
-import urllib.request
 
-from channel_fake import Checks, FakeServer, clean_up, start_serve, stop_cleanly, write_replay
+from channel_fake import ChannelRun, Checks, FakeServer, channel_health, metrics_text, write_replay
+from channel_fake import DISCORD_FAKE as FAKE, DISCORD_TOKEN as TOKEN
+from sigil_serve import replay_model_toml, serve_toml, write_toml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "..", "fakes", "discord.mjs")
-TOKEN = "MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"
 BOT = "1200000000000000001"
 ALICE, BOB = "1200000000000000300", "1200000000000000301"
 GENERAL, RANDOM, DM = "1200000000000000200", "1200000000000000201", "1200000000000000400"
 CHECKS = Checks("discord_channel_test")
-fail, check = CHECKS.fail, CHECKS.check
+fail, check, wait_for = CHECKS.fail, CHECKS.check, CHECKS.wait_for
 
 REPORT_REPLY = ('I should send the report first. <react emoji="👍"/><say>Here is **the report**: it has `code`, '
                 'snake_case and a < b.</say><file path="report.pdf" mode="doc"/>'
@@ -68,10 +64,6 @@ class Fake(FakeServer):
     def bot_messages(self, channel):
         chan = self.admin(f"/_fake/channels/{channel}")["channel"]
         return [m for m in chan["messages"] if m["author"]["id"] == BOT]
-
-
-def wait_for(what, predicate, server=None):
-    return CHECKS.wait_for(what, predicate, server)
 
 
 def turn_logged(server, message_id):
@@ -113,13 +105,9 @@ def kind_of(e):
 
 def main():
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (the Discord fake runs on Node 20+)")
-    tmp = tempfile.mkdtemp(prefix="sigil-discord-")
-    fake = Fake(os.path.join(tmp, "fake"))
-    server = None
     written = []  # (message id, marker that its answer carries, channel)
-    try:
+    with ChannelRun(CHECKS, "Discord", "sigil-discord-", lambda state_dir: Fake(state_dir)) as run:
+        tmp, fake = run.tmp, run.fake
         files = os.path.join(tmp, "files")
         os.makedirs(files)
         report = os.urandom(3000) + b"%PDF-not-really"
@@ -134,17 +122,15 @@ def main():
                               {"match": "remind", "reply": REMIND_REPLY},
                               {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},
                               {"reply": "<say>Fallback.</say>"}))
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nreplay = "{replay}"\ntokens_per_second = 40\n[agent]\nsay_mode = true\n'
-                    f'[actions]\nfile_roots = ["{files}"]\n'
-                    f'[[actions.message_targets]]\nchannel = "discord"\nchat = "{RANDOM}"\n'
-                    f'[channels.discord]\ntoken = "{TOKEN}"\napi_url = "{fake.url}/api/v10"\n'
-                    f'allowed_users = ["{ALICE}"]\nrequest_timeout = 3\n')
+        config = write_toml(tmp, serve_toml(tmp) +
+                                 replay_model_toml(replay, 40) + '[agent]\nsay_mode = true\n'
+                                 f'[actions]\nfile_roots = ["{files}"]\n'
+                                 f'[[actions.message_targets]]\nchannel = "discord"\nchat = "{RANDOM}"\n'
+                                 f'[channels.discord]\ntoken = "{TOKEN}"\napi_url = "{fake.url}/api/v10"\n'
+                                 f'allowed_users = ["{ALICE}"]\nrequest_timeout = 3\n')
 
         def start(name):
-            return start_serve(CHECKS, sigil, config, tmp, name)
+            return run.start(sigil, config, name)
 
         def sessions():
             return fake.admin("/_fake/gateway/sessions")["sessions"]
@@ -254,33 +240,28 @@ def main():
         check(len(done) == 1 and done[0]["body"]["content"] == "Time to stretch! TASK-DONE" and
               done[0]["body"].get("enforce_nonce") is True, "the reminder arrives once, whole, with a nonce")
 
-        # 3. Faults. A 429 with retry_after: one retry after the wait.
-        fake.admin("/_fake/faults", {"match": "POST /channels/*/messages", "kind": "rate_limit", "retry_after": 1})
-        seq = fake.last_seq()
-        msg = fake.write("MARK-429")
-        written.append((msg["id"], "Answer to MARK-ECHO.", DM))
-        wait_for("the 429 turn", lambda: turn_logged(server, msg["id"]), server)
-        sends = [e for e in calls_in(fake.journal(seq), DM) if kind_of(e) == "text"]
+        # 3. Faults.
+        def text_sends_under(fault, mark, what):
+            """With the fault set on message creates, a message MARK is written; the text sends of its turn."""
+            fake.admin("/_fake/faults", {"match": "POST /channels/*/messages", **fault})
+            seq = fake.last_seq()
+            msg = fake.write(mark)
+            written.append((msg["id"], "Answer to MARK-ECHO.", DM))
+            wait_for(what, lambda: turn_logged(server, msg["id"]), server)
+            return [e for e in calls_in(fake.journal(seq), DM) if kind_of(e) == "text"]
+
+        # A 429 with retry_after: one retry after the wait.
+        sends = text_sends_under({"kind": "rate_limit", "retry_after": 1}, "MARK-429", "the 429 turn")
         check([e["status"] for e in sends] == [429, 200], f"429, then sent once: {[e['status'] for e in sends]}")
         check(sends[1]["t_ms"] - sends[0]["t_ms"] >= 950, "the retry waited retry_after (1 s)")
 
         # A 502 on the create: sent again with the same nonce.
-        fake.admin("/_fake/faults", {"match": "POST /channels/*/messages", "kind": "status", "status": 502})
-        seq = fake.last_seq()
-        msg = fake.write("MARK-502")
-        written.append((msg["id"], "Answer to MARK-ECHO.", DM))
-        wait_for("the 502 turn", lambda: turn_logged(server, msg["id"]), server)
-        sends = [e for e in calls_in(fake.journal(seq), DM) if kind_of(e) == "text"]
+        sends = text_sends_under({"kind": "status", "status": 502}, "MARK-502", "the 502 turn")
         check([e["status"] for e in sends] == [502, 200] and sends[0]["body"]["nonce"] == sends[1]["body"]["nonce"],
               "502, then the same create (same nonce) again")
 
         # A time-out after the send went through: sent again, the nonce keeps it one message.
-        fake.admin("/_fake/faults", {"match": "POST /channels/*/messages", "kind": "timeout"})
-        seq = fake.last_seq()
-        msg = fake.write("MARK-TIMEOUT")
-        written.append((msg["id"], "Answer to MARK-ECHO.", DM))
-        wait_for("the time-out turn", lambda: turn_logged(server, msg["id"]), server)
-        sends = [e for e in calls_in(fake.journal(seq), DM) if kind_of(e) == "text"]
+        sends = text_sends_under({"kind": "timeout"}, "MARK-TIMEOUT", "the time-out turn")
         check(len(sends) == 2 and sends[0]["body"]["nonce"] == sends[1]["body"]["nonce"],
               "the create whose answer never came was made again with its nonce")
         check(sends[1]["status"] == 200 and
@@ -296,15 +277,11 @@ def main():
         resume = [e for e in fake.journal(kind="gateway") if e.get("direction") == "in" and e.get("op") == 6]
         check(len(resume) >= 1 and resume[0].get("resume_seq", 0) > 0, "RESUME carried the last seq")
 
-        with urllib.request.urlopen(server.url + "/healthz", timeout=30) as r:
-            health = json.loads(r.read())
-            check(r.status == 200 and health["status"] == "ok", "/healthz stays ok with the channel running")
-        discord = health["channels"]["discord"]
+        discord = channel_health(CHECKS, server, "discord")
         check(discord["mode"] == "gateway" and discord["state"] == "connected" and
               isinstance(discord["running_turns"], int) and isinstance(discord["pending_updates"], int),
               f"/healthz shows the Discord channel's state: {discord}")
-        with urllib.request.urlopen(server.url + "/metrics", timeout=30) as r:
-            metrics = r.read().decode()
+        metrics = metrics_text(server)
         retries = re.search(r'^sigil_channel_retries_total\{channel="discord",api="rest"\} (\d+)$', metrics, re.M)
         check(retries is not None and int(retries.group(1)) >= 3, "/metrics counts the Discord retries")
         check(re.search(r'^sigil_channel_connected\{channel="discord"\} 1$', metrics, re.M) is not None,
@@ -351,11 +328,8 @@ def main():
         shown_ids = [e["response"]["id"] for e in creates if e.get("response")]
         check(len(shown_ids) - len(set(shown_ids)) == dupes, "every repeated nonce came back as the same message")
 
-        stop_cleanly(CHECKS, server, "sigil serve stops cleanly on SIGTERM")
-        server = None
+        run.stop_cleanly("sigil serve stops cleanly on SIGTERM")
         print("discord_channel_test: all checks passed")
-    finally:
-        clean_up(server, fake, tmp)
 
 
 if __name__ == "__main__":

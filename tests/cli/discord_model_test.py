@@ -15,17 +15,14 @@ Gateway) and the model at a recording fake upstream (images_test.Upstream). Ever
 import base64
 import hashlib
 import os
-import shutil
 import sys
-import tempfile
 
-from channel_fake import Checks, FakeServer, clean_up, start_serve, stop_cleanly
+from channel_fake import ChannelRun, Checks, FakeServer
+from channel_fake import DISCORD_FAKE as FAKE, DISCORD_TOKEN as TOKEN
+from sigil_serve import serve_toml, write_toml
 from images_test import PNG, Upstream
 from telegram_model_test import user_texts
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "..", "fakes", "discord.mjs")
-TOKEN = "MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret"
 ALICE, DM = "1200000000000000300", "1200000000000000400"
 CHECKS = Checks("discord_model_test")
 fail, check = CHECKS.fail, CHECKS.check
@@ -33,24 +30,19 @@ fail, check = CHECKS.fail, CHECKS.check
 
 def main():
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (the Discord fake runs on Node 20+)")
     upstream = Upstream()
-    tmp = tempfile.mkdtemp(prefix="sigil-discord-model-")
-    fake = FakeServer(CHECKS, FAKE, os.path.join(tmp, "fake"), ["--heartbeat-ms", "1000"])
-    server = None
-    try:
+    with ChannelRun(CHECKS, "Discord", "sigil-discord-model-",
+                    lambda state_dir: FakeServer(CHECKS, FAKE, state_dir, ["--heartbeat-ms", "1000"])) as run:
+        tmp, fake = run.tmp, run.fake
+        run.at_exit.append(upstream.server.shutdown)
         files = os.path.join(tmp, "files")
         os.makedirs(files)
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nurl = "{upstream.url}"\nname = "chat-model"\ntools = "off"\n'
-                    f'embeddings_model = ""\nimage_model = "dall-e-3"\n'
-                    f'[actions]\nfile_roots = ["{files}"]\n'
-                    f'[channels.discord]\ntoken = "{TOKEN}"\napi_url = "{fake.url}/api/v10"\n'
-                    f'allowed_users = ["{ALICE}"]\nmax_download_mb = 1\n')
-        server = start_serve(CHECKS, sigil, config, tmp, "serve.log")
+        config = write_toml(tmp, serve_toml(tmp) +
+                                 upstream.model_toml() +
+                                 f'[actions]\nfile_roots = ["{files}"]\n'
+                                 f'[channels.discord]\ntoken = "{TOKEN}"\napi_url = "{fake.url}/api/v10"\n'
+                                 f'allowed_users = ["{ALICE}"]\nmax_download_mb = 1\n')
+        server = run.start(sigil, config, "serve.log")
         CHECKS.wait_for("READY", lambda: any(e.get("t") == "READY" for e in fake.entries(0, "gateway")), server)
 
         def say(content, replies, attachments=()):
@@ -110,12 +102,8 @@ def main():
         check(told == f"[message {alone['id']}] [the user sent an image: discord/{DM}/{alone['id']}-dog.png "
               f"(image/png, {len(PNG)} B)]", f"a file without text starts a turn: {told!r}")
 
-        stop_cleanly(CHECKS, server)
-        server = None
+        run.stop_cleanly()
         print("discord_model_test: all checks passed")
-    finally:
-        clean_up(server, fake, tmp)
-        upstream.server.shutdown()
 
 
 if __name__ == "__main__":

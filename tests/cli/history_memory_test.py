@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from sigil_serve import SigilServe
+from sigil_serve import SigilServe, write_toml
 
 MESSAGES = 50
 MESSAGE_BYTES = 1 << 20
@@ -118,9 +118,7 @@ def main():
         replay = os.path.join(tmp, "replay.jsonl")
         with open(replay, "w", encoding="utf-8") as f:
             f.write(json.dumps({"reply": "Noted."}) + "\n")
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(CONFIG.format(data=os.path.join(tmp, "data"), replay=replay))
+        config = write_toml(tmp, CONFIG.format(data=os.path.join(tmp, "data"), replay=replay))
         env = dict(os.environ)
         env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") + ":quarantine_size_mb=8").lstrip(":")
         server = SigilServe(sigil, ["--config", config], cwd=tmp, env=env, log_path=os.path.join(tmp, "serve.log"))

@@ -26,21 +26,14 @@ import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from sigil_serve import SigilServe, request, sse_events
+from sigil_serve import Checks, SigilServe, request, serve_toml, sse_events, write_toml
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
 
 
-def fail(message):
-    print(f"images_test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        fail(message)
+CHECKS = Checks("images_test")
+fail, check = CHECKS.fail, CHECKS.check
 
 
 class Upstream:
@@ -101,6 +94,11 @@ class Upstream:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
+    def model_toml(self, vision=False):
+        """The [model] section of sigil.toml for this server: chat, no tools, DALL-E 3 pictures."""
+        return (f'[model]\nurl = "{self.url}"\nname = "chat-model"\ntools = "off"\nembeddings_model = ""\n'
+                f'image_model = "dall-e-3"\n' + ("vision = true\n" if vision else ""))
+
     def script(self, *replies):
         with self.lock:
             self.replies = list(replies)
@@ -135,12 +133,9 @@ def main():
         os.makedirs(files)
         with open(os.path.join(files, "pic.png"), "wb") as f:
             f.write(PNG)
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\nmessages_per_minute = 0\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nurl = "{upstream.url}"\nname = "chat-model"\ntools = "off"\n'
-                    f'embeddings_model = ""\nimage_model = "dall-e-3"\nvision = true\n'
-                    f'[actions]\nfile_roots = ["{files}"]\n')
+        config = write_toml(tmp, serve_toml(tmp, rate_limited=False) +
+                                 upstream.model_toml(vision=True) +
+                                 f'[actions]\nfile_roots = ["{files}"]\n')
         server = SigilServe(sigil, ["--config", config], cwd=tmp, log_path=os.path.join(tmp, "serve.log"))
         if not server.wait_listening():
             server.stop(signal.SIGKILL)
@@ -194,10 +189,8 @@ def main():
             check(isinstance(results, str) and "refused" in results and "loopback" in results,
                   f"the SSRF refusal goes back to the model: {results!r}")
         finally:
-            code = server.stop()
             upstream.server.shutdown()
-            if code != 0:
-                fail(f"sigil serve did not stop cleanly ({code}):\n{server.stderr_text()}")
+            server.stop_or_fail(fail)
     print("images_test: passed")
 
 

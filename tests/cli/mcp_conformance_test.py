@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from sigil_serve import SigilServe, sse_turn
+from sigil_serve import SigilServe, Tally, replay_serve_toml, sse_turn, write_toml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -52,13 +52,8 @@ MUST_PASS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", 
 EXPECTED_TO_FAIL = []
 # The suite's client id metadata document URL (auth/basic-cimd checks the client uses it as its client id).
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+TALLY = Tally("mcp_conformance_test")
+check = TALLY.check
 
 
 def run_scenario(sigil, scenario, work):
@@ -120,17 +115,7 @@ def reference_servers(sigil):
                 line = json.dumps(entry).replace("__ROOT__", root.replace("\\", "/"))
                 f.write(line + "\n")
         memory_file = os.path.join(tmp, "memory.jsonl")
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w") as f:
-            f.write(f"""[server]
-listen = "127.0.0.1:0"
-messages_per_minute = 0
-[store]
-data = "{tmp}/data"
-[model]
-replay = "replay.jsonl"
-tokens_per_second = 0
-[mcp.servers.files]
+        config = write_toml(tmp, replay_serve_toml(tmp) + f"""[mcp.servers.files]
 command = ["node", {json.dumps(FILESYSTEM)}, {json.dumps(root)}]
 [mcp.servers.memory]
 command = ["node", {json.dumps(MEMORY)}]
@@ -169,10 +154,7 @@ def main():
         sys.exit(1)
     conformance(sigil)
     reference_servers(sigil)
-    if failures:
-        print(f"mcp_conformance_test: {len(failures)} failed", file=sys.stderr)
-        sys.exit(1)
-    print("mcp_conformance_test: passed")
+    TALLY.end()
 
 
 if __name__ == "__main__":

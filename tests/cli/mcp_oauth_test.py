@@ -20,19 +20,14 @@ import sys
 import tempfile
 import time
 
-from sigil_serve import SigilServe, sse_turn
+from sigil_serve import SigilServe, Tally, replay_serve_toml, sse_turn, write_replay, write_toml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 OAUTH_SERVER = os.path.join(ROOT, "tests", "support", "mcp_oauth_test_server.py")
 SECRET = "sec"  # what the test server expects; short, so the log check below looks for the whole form body
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+TALLY = Tally("mcp_oauth_test")
+check = TALLY.check
 
 
 def free_port():
@@ -64,22 +59,11 @@ def main():
         server = subprocess.Popen(["python3", OAUTH_SERVER, str(port), log, "credentials"])
         try:
             check(wait_port(port), "the OAuth test server listens")
-            with open(os.path.join(tmp, "replay.jsonl"), "w") as f:
-                for entry in [{"match": "authorized", "reply": "WHO {{result}}"},
-                              {"match": "who is it", "reply": "<mcp_remote_who>{}</mcp_remote_who>"},
-                              {"reply": "Fallback."}]:
-                    f.write(json.dumps(entry) + "\n")
-            config = os.path.join(tmp, "sigil.toml")
-            with open(config, "w") as f:
-                f.write(f"""[server]
-listen = "127.0.0.1:0"
-messages_per_minute = 0
-[store]
-data = "{tmp}/data"
-[model]
-replay = "replay.jsonl"
-tokens_per_second = 0
-[mcp.servers.remote]
+            write_replay(os.path.join(tmp, "replay.jsonl"),
+                         [{"match": "authorized", "reply": "WHO {{result}}"},
+                          {"match": "who is it", "reply": "<mcp_remote_who>{}</mcp_remote_who>"},
+                          {"reply": "Fallback."}])
+            config = write_toml(tmp, replay_serve_toml(tmp) + f"""[mcp.servers.remote]
 url = "http://127.0.0.1:{port}/mcp"
 oauth = {{ client_id = "cid", client_secret_env = "SIGIL_TEST_MCP_SECRET" }}
 """)
@@ -111,10 +95,7 @@ oauth = {{ client_id = "cid", client_secret_env = "SIGIL_TEST_MCP_SECRET" }}
         finally:
             server.kill()
             server.wait()
-    if failures:
-        print(f"mcp_oauth_test: {len(failures)} failed", file=sys.stderr)
-        sys.exit(1)
-    print("mcp_oauth_test: passed")
+    TALLY.end()
 
 
 if __name__ == "__main__":

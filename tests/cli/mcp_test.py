@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from sigil_serve import SigilServe, sse_turn
+from sigil_serve import SigilServe, Tally, sse_turn, write_toml
 
 SIGIL = None
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,14 +34,8 @@ EVERYTHING = os.path.join(ROOT, "tests", "e2e", "node_modules", "@modelcontextpr
                           "dist", "index.js")
 TEST_SERVER = os.path.join(ROOT, "tests", "support", "mcp_test_server.py")
 TIMEOUT = 120
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-    return cond
+TALLY = Tally("mcp_test")
+check, failures = TALLY.check, TALLY.failures
 
 
 # First matching line wins: the answers to results come before the lines that start calls.
@@ -74,9 +68,7 @@ def write_config(tmp):
     with open(os.path.join(tmp, "replay.jsonl"), "w") as f:
         for entry in REPLAY:
             f.write(json.dumps(entry) + "\n")
-    config = os.path.join(tmp, "sigil.toml")
-    with open(config, "w") as f:
-        f.write(f"""# written by tests/cli/mcp_test.py
+    config = write_toml(tmp, f"""# written by tests/cli/mcp_test.py
 [server]
 messages_per_minute = 0
 

@@ -15,15 +15,9 @@ import json
 import os
 import secrets
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 
-from sigil_serve import STOP_TIMEOUT, SigilServe
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-E2E = os.path.join(ROOT, "tests", "e2e")
+from sigil_serve import E2E, run_against, serve_logged, test_folder, write_toml
 
 # Each case: the prompt (a unique word picks the replay line), the model's reply with markup, and the clean
 # text the caller must get. The one line without "match" answers the second model call of the search case
@@ -78,9 +72,7 @@ def write_config(tmp, token):
                 line["error"] = case["error"]
             f.write(json.dumps(line) + "\n")
         f.write(json.dumps(FALLBACK) + "\n")
-    path = os.path.join(tmp, "sigil.toml")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(f"""[server]
+    return write_toml(tmp, f"""[server]
 listen = "127.0.0.1:0"
 api_token = "{token}"
 # The test sends its requests quickly; the default rate is for people.
@@ -94,7 +86,6 @@ replay = "{replay}"
 # Fast, yet every reply arrives in many pieces (cut anywhere, markup characters alone).
 tokens_per_second = 400
 """)
-    return path
 
 
 def main():
@@ -102,42 +93,16 @@ def main():
         fail("usage: openai_client_test.py PATH_TO_SIGIL")
     sigil = os.path.abspath(sys.argv[1])
     check_tools()
-    tmp = tempfile.mkdtemp(prefix="sigil-openai-client-")
-    ok = False
-    try:
+    with test_folder("sigil-openai-client-", "openai_client_test") as tmp:
         token = secrets.token_hex(16)
         config = write_config(tmp, token)
-        server = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True,
-                            log_path=os.path.join(tmp, "serve.log"))
-        if not server.wait_listening():
-            code = server.stop(signal.SIGKILL)
-            fail(f"sigil serve did not print its listening line (exit {code}):\n{server.stderr_text()}")
+        server = serve_logged(sigil, config, tmp, fail)
         env = dict(os.environ, SIGIL_BASE_URL=server.url + "/v1", SIGIL_API_KEY=token,
                    SIGIL_OPENAI_CASES=json.dumps({k: {"prompt": v["prompt"], "clean": v["clean"]}
                                                   for k, v in CASES.items()}))
-        try:
-            test = subprocess.run(["node", "--test", "--test-reporter=spec",
-                                   os.path.join(E2E, "openai_client.test.mjs")],
-                                  cwd=E2E, env=env, timeout=540)
-        except subprocess.TimeoutExpired:
-            test = None
-        code = server.stop()
-        server_log = server.stderr_text()
-        if code is None:
-            fail(f"sigil serve did not stop within {STOP_TIMEOUT} s of SIGTERM:\n{server_log}")
-        if test is None:
-            fail(f"the node test did not finish within 540 s\nserver log:\n{server_log}")
-        if test.returncode != 0:
-            fail(f"the node test failed (exit {test.returncode})\nserver log:\n{server_log}")
-        if code != 0:
-            fail(f"sigil serve exited with {code} after SIGTERM\nserver log:\n{server_log}")
+        run_against(server, ["node", "--test", "--test-reporter=spec", os.path.join(E2E, "openai_client.test.mjs")],
+                    E2E, 540, fail, env=env)
         print("openai_client_test: passed")
-        ok = True
-    finally:
-        if ok or os.environ.get("SIGIL_KEEP_TMP") is None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print(f"openai_client_test: kept {tmp} (SIGIL_KEEP_TMP)")
 
 
 if __name__ == "__main__":

@@ -12,16 +12,11 @@ import functools
 import http.server
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import threading
 
-from sigil_serve import SigilServe, run_against
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-E2E = os.path.join(ROOT, "tests", "e2e")
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+from sigil_serve import E2E, need_browser, run_against, serve_logged, write_toml
 
 CONFIG = """
 [server]
@@ -54,30 +49,19 @@ def main():
     if len(sys.argv) < 2:
         fail("usage: origin_e2e_test.py PATH_TO_SIGIL")
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (Node 20+ is needed)")
-    if not os.path.isdir(os.path.join(E2E, "node_modules", "playwright-core")):
-        fail("tests/e2e/node_modules is missing: run scripts/npm-deps (make test does)")
-    if not os.access(CHROMIUM, os.X_OK):
-        fail(f"{CHROMIUM} is missing: run scripts/bootstrap as root (Debian package chromium)")
+    need_browser(fail)
 
     tmp = tempfile.mkdtemp(prefix="sigil-origin-e2e-")
     attacker = None
     try:
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(CONFIG.format(data=os.path.join(tmp, "data"),
-                                  replay=os.path.join(E2E, "origin-replay.jsonl")))
+        config = write_toml(tmp, CONFIG.format(data=os.path.join(tmp, "data"),
+                                               replay=os.path.join(E2E, "origin-replay.jsonl")))
         handler = functools.partial(QuietHandler, directory=E2E)
         attacker = http.server.ThreadingHTTPServer(("127.0.0.2", 0), handler)
         threading.Thread(target=attacker.serve_forever, daemon=True).start()
         attacker_url = f"http://127.0.0.2:{attacker.server_address[1]}"
 
-        server = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True,
-                            log_path=os.path.join(tmp, "serve.log"))
-        if not server.wait_listening():
-            code = server.stop(signal.SIGKILL)
-            fail(f"sigil serve did not print its listening line (exit {code}):\n{server.stderr_text()}")
+        server = serve_logged(sigil, config, tmp, fail)
         cmd = ["node", os.path.join(E2E, "origin.e2e.mjs"), "--gateway", server.url, "--attacker", attacker_url]
         run_against(server, cmd, E2E, 300, fail)
         print("origin_e2e_test: 1 passed, 0 failed")

@@ -14,16 +14,11 @@ import subprocess
 import sys
 import tempfile
 
-
-def fail(message):
-    print(f"prompt_config_test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
+from sigil_serve import Checks
 
 
-def check(ok, message):
-    print(("ok   " if ok else "FAIL ") + message)
-    if not ok:
-        fail(message)
+CHECKS = Checks("prompt_config_test")
+fail, check = CHECKS.fail, CHECKS.check
 
 
 def run(sigil, cwd, *args):

@@ -15,13 +15,12 @@ import http.client
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 
-from sigil_serve import SigilServe, sse_turn
+from sigil_serve import SigilServe, db_rows, sse_turn, write_replay, write_toml
 
 SIGIL = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -74,14 +73,6 @@ def http_get(port, path):
     return resp.status, body
 
 
-def db_rows(data, sql, *params):
-    db = sqlite3.connect(os.path.join(data, "sigil.db"), timeout=30)
-    try:
-        return db.execute(sql, params).fetchall()
-    finally:
-        db.close()
-
-
 def history(port, data, conversation, user="web"):
     """The conversation's stored messages as (role, text): from the server when it has the endpoint, else
     from the SQLite file."""
@@ -127,25 +118,16 @@ def test_bad_config(tmp):
     check(r.returncode == 2, f"unknown key: exit 2 (got {r.returncode})")
     check(f"{bad}:2:" in r.stderr and 'unknown key "lisen"' in r.stderr, f"unknown key message: {r.stderr.strip()}")
 
-    with open(bad, "w") as f:
-        f.write("[model]\ntokens_per_second = \"fast\"\n")
-    r = subprocess.run([SIGIL, "serve", "--config", bad], capture_output=True, text=True, timeout=TIMEOUT)
-    check(r.returncode == 2 and "tokens_per_second must be a number" in r.stderr,
-          f"wrong type: exit 2 with the message: {r.stderr.strip()}")
-
-    with open(bad, "w") as f:
-        f.write("[agent]\ndenied_actions = [\"launch-rockets\"]\n")
-    r = subprocess.run([SIGIL, "serve", "--config", bad, "--listen", "127.0.0.1:0", "--data",
-                        os.path.join(tmp, "bad-data")], capture_output=True, text=True, timeout=TIMEOUT)
-    check(r.returncode == 2 and 'no action named "launch-rockets"' in r.stderr,
-          f"unknown denied action: exit 2 with the message: {r.stderr.strip()}")
-
-    with open(bad, "w") as f:
-        f.write("[model]\nreplay = \"missing.jsonl\"\n")
-    r = subprocess.run([SIGIL, "serve", "--config", bad, "--listen", "127.0.0.1:0", "--data",
-                        os.path.join(tmp, "bad-data")], capture_output=True, text=True, timeout=TIMEOUT)
-    check(r.returncode == 2 and "missing.jsonl" in r.stderr,
-          f"missing replay file: exit 2 with the message: {r.stderr.strip()}")
+    listen_data = ["--listen", "127.0.0.1:0", "--data", os.path.join(tmp, "bad-data")]
+    for text, args, expected, label in (
+            ("[model]\ntokens_per_second = \"fast\"\n", [], "tokens_per_second must be a number", "wrong type"),
+            ("[agent]\ndenied_actions = [\"launch-rockets\"]\n", listen_data, 'no action named "launch-rockets"',
+             "unknown denied action"),
+            ("[model]\nreplay = \"missing.jsonl\"\n", listen_data, "missing.jsonl", "missing replay file")):
+        with open(bad, "w") as f:
+            f.write(text)
+        r = subprocess.run([SIGIL, "serve", "--config", bad, *args], capture_output=True, text=True, timeout=TIMEOUT)
+        check(r.returncode == 2 and expected in r.stderr, f"{label}: exit 2 with the message: {r.stderr.strip()}")
 
     good = os.path.join(tmp, "good.toml")
     with open(good, "w") as f:
@@ -173,13 +155,8 @@ TEST_REPLAY = [
 
 
 def write_config(tmp, data):
-    replay = os.path.join(tmp, "replay.jsonl")
-    with open(replay, "w") as f:
-        for entry in TEST_REPLAY:
-            f.write(json.dumps(entry) + "\n")
-    config = os.path.join(tmp, "sigil.toml")
-    with open(config, "w") as f:
-        f.write(f"""# written by tests/cli/serve_test.py
+    write_replay(os.path.join(tmp, "replay.jsonl"), TEST_REPLAY)
+    return write_toml(tmp, f"""# written by tests/cli/serve_test.py
 [server]
 listen = "127.0.0.1:8080"   # --listen overrides it
 public_url = "http://sigil.test"
@@ -192,7 +169,6 @@ data = "{data}"
 replay = "replay.jsonl"     # relative to this file
 tokens_per_second = 400
 """)
-    return config
 
 
 def test_restart(tmp):

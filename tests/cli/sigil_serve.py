@@ -10,13 +10,17 @@ The tests import it from their own folder (python puts the script's folder first
     ... server.url, server.port ...
     code = server.stop()  # SIGTERM; None when it did not exit in time (it is killed then)
 """
+import contextlib
 import http.client
 import json
 import os
 import re
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -27,6 +31,136 @@ START_TIMEOUT = 120
 STOP_TIMEOUT = 60
 
 LISTENING = re.compile(r"sigil: listening on (http://\S+)")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+E2E = os.path.join(ROOT, "tests", "e2e")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+class Checks:
+    """check() prints one line per check; the first failed one ends the test with exit status 1."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def fail(self, message):
+        print(f"{self.name}: FAIL: {message}", file=sys.stderr)
+        sys.exit(1)
+
+    def check(self, ok, message):
+        print(("ok   " if ok else "FAIL ") + message)
+        if not ok:
+            self.fail(message)
+
+    def wait_for(self, what, predicate, server=None, timeout=START_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = predicate()
+            if value:
+                return value
+            if server is not None and server.proc.poll() is not None:
+                self.fail(f"sigil serve exited while waiting for {what}:\n{server.stderr_text()}")
+            time.sleep(0.05)
+        self.fail(f"timed out waiting for {what}" + (f"\nserver log:\n{server.stderr_text()}" if server else ""))
+
+
+class Tally:
+    """Checks that go on after a failure: check() prints one line per check and keeps the failed ones in
+    `failures`; end() exits 1 naming how many failed, or prints `NAME: passed`."""
+
+    def __init__(self, name):
+        self.name = name
+        self.failures = []
+
+    def check(self, ok, what):
+        print(("ok   " if ok else "FAIL ") + what)
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+    def end(self):
+        if self.failures:
+            print(f"{self.name}: {len(self.failures)} failed", file=sys.stderr)
+            sys.exit(1)
+        print(f"{self.name}: passed")
+
+
+def write_toml(tmp, text):
+    """TMP/sigil.toml with this text; its path."""
+    path = os.path.join(tmp, "sigil.toml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def serve_toml(tmp, listen="127.0.0.1:0", rate_limited=True):
+    """The [server] and [store] sections of a test's sigil.toml: LISTEN, data in TMP/data; without the
+    message rate limit unless RATE_LIMITED."""
+    limit = "" if rate_limited else "messages_per_minute = 0\n"
+    return f'[server]\nlisten = "{listen}"\n{limit}[store]\ndata = "{tmp}/data"\n'
+
+
+def replay_model_toml(replay, tokens_per_second):
+    """The [model] section of the replay model playing the file REPLAY at TOKENS_PER_SECOND (0: at once)."""
+    return f'[model]\nreplay = "{replay}"\ntokens_per_second = {tokens_per_second}\n'
+
+
+def replay_serve_toml(tmp):
+    """The head of a test's sigil.toml: a free loopback port, no message rate limit, data in TMP/data and the
+    replay model reading TMP/replay.jsonl at full speed."""
+    return serve_toml(tmp, rate_limited=False) + replay_model_toml("replay.jsonl", 0)
+
+
+def write_replay(path, replies):
+    """A replay model's file: one JSON object ({match?, reply}) per line."""
+    with open(path, "w", encoding="utf-8") as f:
+        for line in replies:
+            f.write(json.dumps(line) + "\n")
+
+
+def db_rows(data, sql, *params):
+    """The rows of one query on DATA/sigil.db (a connection of its own, closed again)."""
+    db = sqlite3.connect(os.path.join(data, "sigil.db"), timeout=30)
+    try:
+        return db.execute(sql, params).fetchall()
+    finally:
+        db.close()
+
+
+def need_browser(fail):
+    """The browser tests fail (never skip) without node, tests/e2e/node_modules or Debian's Chromium."""
+    if shutil.which("node") is None:
+        fail("node is not installed (Node 20+ is needed)")
+    if not os.path.isdir(os.path.join(E2E, "node_modules", "playwright-core")):
+        fail("tests/e2e/node_modules is missing: run scripts/npm-deps (make test does)")
+    if not os.access(CHROMIUM, os.X_OK):
+        fail(f"{CHROMIUM} is missing: run scripts/bootstrap as root (Debian package chromium)")
+
+
+def serve_logged(sigil, config, tmp, fail):
+    """`sigil serve --config CONFIG` in TMP, echoed and logged to TMP/serve.log, once it listens; fail(...)
+    with its log when it never says so."""
+    server = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True, log_path=os.path.join(tmp, "serve.log"))
+    if not server.wait_listening():
+        code = server.stop(signal.SIGKILL)
+        fail(f"sigil serve did not print its listening line (exit {code}):\n{server.stderr_text()}")
+    return server
+
+
+@contextlib.contextmanager
+def test_folder(prefix, name):
+    """A fresh temporary folder for the `with` block: removed after it, unless the block failed (an exception or
+    sys.exit) and SIGIL_KEEP_TMP is set, when NAME says where it is kept."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    ok = False
+    try:
+        yield tmp
+        ok = True
+    finally:
+        if ok or os.environ.get("SIGIL_KEEP_TMP") is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"{name}: kept {tmp} (SIGIL_KEEP_TMP)")
 
 
 class SigilServe:
@@ -97,6 +231,12 @@ class SigilServe:
     def stderr_text(self):
         return "".join(self.err)
 
+    def stop_or_fail(self, fail, who="sigil serve"):
+        """stop() with SIGTERM; fail(message with the log) unless it exited 0."""
+        code = self.stop()
+        if code != 0:
+            fail(f"{who} did not stop cleanly ({code}):\n{self.stderr_text()}")
+
 
 def request(url, body=None, headers=None, timeout=120):
     """GET (no body) or POST a JSON body; the answer's bytes."""
@@ -153,12 +293,12 @@ def sse_turn(port, conversation, text, user="web", stop_at=None, timeout=START_T
     return events, 200
 
 
-def run_against(server, cmd, cwd, timeout, fail):
+def run_against(server, cmd, cwd, timeout, fail, env=None):
     """Runs a test program (`cmd`, e.g. a node browser test) against a started server, then stops the server
     with SIGTERM; calls fail(message) when the program failed or timed out, or the server did not stop
     cleanly. The server's log is part of every failure message."""
     try:
-        test = subprocess.run(cmd, cwd=cwd, timeout=timeout)
+        test = subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         test = None
     code = server.stop()
@@ -178,22 +318,14 @@ def browser_test_with_token(sigil_path, script, name):
     browser test tests/e2e/<script> with --url and --token against it (Debian's Chromium via Playwright),
     and checks that the token never appears in the server's output. Exits 1 with `name: ...` on failure."""
     import secrets
-    import shutil
     import tempfile
-
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    e2e = os.path.join(root, "tests", "e2e")
-    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
     def fail(message):
         print(f"{name}: {message}", file=sys.stderr)
         sys.exit(1)
 
     sigil = os.path.abspath(sigil_path)
-    if shutil.which("node") is None or not os.path.isdir(os.path.join(e2e, "node_modules", "playwright-core")):
-        fail("node and tests/e2e/node_modules are needed: run scripts/npm-deps (make test does)")
-    if not os.access(chromium, os.X_OK):
-        fail(f"{chromium} is missing: run scripts/bootstrap as root (Debian package chromium)")
+    need_browser(fail)
     token = secrets.token_urlsafe(16)
     with tempfile.TemporaryDirectory(prefix=f"sigil-{name}-") as tmp:
         env = dict(os.environ, SIGIL_API_TOKEN=token)
@@ -202,7 +334,7 @@ def browser_test_with_token(sigil_path, script, name):
         if not server.wait_listening():
             server.stop(signal.SIGKILL)
             fail("sigil serve did not start:\n" + server.stderr_text())
-        run_against(server, ["node", os.path.join(e2e, script), "--url", server.url + "/", "--token", token], e2e,
+        run_against(server, ["node", os.path.join(E2E, script), "--url", server.url + "/", "--token", token], E2E,
                     300, fail)
         if token in server.stderr_text() or any(token in line for line in server.out):
             fail("the token appears in the server's output")

@@ -18,23 +18,18 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
 Every wait is for an event (a journal entry, a log line), never a fixed sleep.
 """
 import hashlib
-import json
 import os
 import re
-import shutil
 import signal
 import sys
-import tempfile
-import urllib.request
 
-from channel_fake import Checks, FakeServer, clean_up, png_bytes, start_serve, stop_cleanly, write_replay
+from channel_fake import ChannelRun, Checks, FakeServer, channel_health, metrics_text, png_bytes, write_replay
+from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
+from sigil_serve import replay_model_toml, serve_toml, write_toml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
-TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000"
 ALICE = 1001
 CHECKS = Checks("telegram_channel_test")
-fail, check = CHECKS.fail, CHECKS.check
+fail, check, wait_for = CHECKS.fail, CHECKS.check, CHECKS.wait_for
 
 REPORT_REPLY = ('<react emoji="👍"/>Here is **the report** you asked for: it has `code`, a < b & c, and '
                 '[a link](https://example.com/?a=1&b=2).\n\n<file path="report.pdf" mode="doc"/>'
@@ -65,10 +60,6 @@ class Fake(FakeServer):
         return self.admin("/_fake/messages", body)
 
 
-def wait_for(what, predicate, server=None):
-    return CHECKS.wait_for(what, predicate, server)
-
-
 def turn_logged(server, update_id):
     return any(f"telegram-turn turn=tg-{update_id} " in line for line in server.err)
 
@@ -80,12 +71,8 @@ def calls_for(entries, chat):
 
 def main():
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (the Telegram fake runs on Node 20+)")
-    tmp = tempfile.mkdtemp(prefix="sigil-telegram-")
-    fake = Fake(os.path.join(tmp, "fake"))
-    server = None
-    try:
+    with ChannelRun(CHECKS, "Telegram", "sigil-telegram-", lambda state_dir: Fake(state_dir)) as run:
+        tmp, fake = run.tmp, run.fake
         files = os.path.join(tmp, "files")
         os.makedirs(files)
         report = os.urandom(3000) + b"%PDF-not-really"
@@ -101,19 +88,17 @@ def main():
                               {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
                               {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
                               {"reply": "Fallback."}))
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nreplay = "{replay}"\ntokens_per_second = 40\n'
-                    f'[actions]\nfile_roots = ["{files}"]\n'
-                    f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
-                    f'allowed_users = [{ALICE}]\npoll_timeout = 5\n'
-                    # Each message sent once, final: the exact call sequences below (streaming by edits has
-                    # its own test, telegram_stream_test.py).
-                    'stream = false\n')
+        config = write_toml(tmp, serve_toml(tmp) +
+                                 replay_model_toml(replay, 40) +
+                                 f'[actions]\nfile_roots = ["{files}"]\n'
+                                 f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
+                                 f'allowed_users = [{ALICE}]\npoll_timeout = 5\n'
+                                 # Each message sent once, final: the exact call sequences below (streaming by edits has
+                                 # its own test, telegram_stream_test.py).
+                                 'stream = false\n')
 
         def start(name):
-            return start_serve(CHECKS, sigil, config, tmp, name)
+            return run.start(sigil, config, name)
 
         server = start("serve1.log")
         check(any("sigil: telegram: polling " + fake.url in line for line in server.out),
@@ -207,16 +192,12 @@ def main():
         mine = [m for m in chat["messages"] if m.get("from", {}).get("is_bot") and m.get("text") == QUOTA_REPLY]
         check(len(mine) == 1, "the user sees the answer once")
 
-        with urllib.request.urlopen(server.url + "/healthz", timeout=30) as r:
-            health = json.loads(r.read())
-            check(r.status == 200 and health["status"] == "ok", "/healthz stays ok with the channel running")
-        telegram = health["channels"]["telegram"]
+        telegram = channel_health(CHECKS, server, "telegram")
         # The last call that failed for good was the refused voice note (1c); the 429 was waited out.
         check(telegram["mode"] == "polling" and telegram["state"] == "polling" and
               "VOICE_MESSAGES_FORBIDDEN" in (telegram["last_error"] or "") and telegram["pending_updates"] == 0,
               f"/healthz shows the Telegram channel's state and its last error: {telegram}")
-        with urllib.request.urlopen(server.url + "/metrics", timeout=30) as r:
-            metrics = r.read().decode()
+        metrics = metrics_text(server)
         retries = re.search(r'^sigil_channel_retries_total\{channel="telegram",api="send"\} (\d+)$', metrics, re.M)
         check(retries is not None and int(retries.group(1)) >= 1, "/metrics counts the Telegram retry")
         check(TOKEN not in metrics, "/metrics never shows the token")
@@ -300,8 +281,7 @@ def main():
         check(sum(f"turn=tg-{slow_id} " in line for line in turns) == 1 and
               sum(f"turn=tg-{quick_id} " in line for line in turns) == 1, "one finished turn each")
 
-        stop_cleanly(CHECKS, server, "sigil serve stops cleanly on SIGTERM")
-        server = None
+        run.stop_cleanly("sigil serve stops cleanly on SIGTERM")
 
         # 6. Telegram sends an update again that sigil had recorded (its confirmation was lost): no second turn.
         # A second fake whose update ids start at the first message's id plays Telegram redelivering it.
@@ -317,13 +297,10 @@ def main():
             wait_for("the duplicate", lambda: any(f"telegram-duplicate update={update_id}" in line
                                                   for line in server.err), server)
             check(calls_for(fake2.journal(), ALICE) == [], "a redelivered update starts no turn and sends nothing")
-            stop_cleanly(CHECKS, server, "sigil serve stops cleanly again")
-            server = None
+            run.stop_cleanly("sigil serve stops cleanly again")
         finally:
             fake2.stop()
         print("telegram_channel_test: all checks passed")
-    finally:
-        clean_up(server, fake, tmp)
 
 
 if __name__ == "__main__":

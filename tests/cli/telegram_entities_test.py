@@ -20,19 +20,15 @@ which reply). Then every sendMessage and editMessageText sigil made is parsed by
 A missing libtdjson fails the test (run scripts/npm-deps); it never skips.
 """
 import os
-import shutil
-import signal
 import sys
-import tempfile
 import time
 
-from channel_fake import Checks, FakeServer, start_serve, write_replay
+from channel_fake import ChannelRun, Checks, FakeServer, write_replay
+from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
+from sigil_serve import replay_model_toml, serve_toml, write_toml
 from tdlib_entities import TdLib, TdLibMissing, nesting_problems, utf16_units
 from telegram_markdown_corpus import chaos, demo_replies, fuzzed, hand_written
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
-TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000"
 FIRST_CHAT = 70000  # sample i is written by user FIRST_CHAT + i in their private chat
 # Fixed, so a run is reproducible; SIGIL_ENTITIES_SEED=N explores other corpora (and SIGIL_ENTITIES_COUNT=M
 # more of them) by hand.
@@ -106,8 +102,6 @@ def describe(part):
 
 def main():
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (the Telegram fake runs on Node 20+)")
     try:
         td = TdLib.load()
     except TdLibMissing as e:
@@ -123,20 +117,17 @@ def main():
           f"TDLib parses good HTML into entities: {describe(good)}")
 
     samples = hand_written() + demo_replies() + fuzzed(SEED, FUZZED) + chaos(SEED, CHAOS)
-    tmp = tempfile.mkdtemp(prefix="sigil-tg-entities-")
-    fake = FakeServer(CHECKS, FAKE, os.path.join(tmp, "fake"))
-    server = None
-    try:
+    with ChannelRun(CHECKS, "Telegram", "sigil-tg-entities-",
+                    lambda state_dir: FakeServer(CHECKS, FAKE, state_dir)) as run:
+        tmp, fake = run.tmp, run.fake
         replay = os.path.join(tmp, "replay.jsonl")
         write_replay(replay, [{"match": key(i), "reply": md} for i, (_, md, _) in enumerate(samples)] +
                      [{"reply": "No such sample."}])
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nreplay = "{replay}"\ntokens_per_second = 0\n'
-                    f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
-                    f'allowed_users = []\npoll_timeout = 5\n')
-        server = start_serve(CHECKS, sigil, config, tmp, "serve.log")
+        config = write_toml(tmp, serve_toml(tmp) +
+                                 replay_model_toml(replay, 0) +
+                                 f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
+                                 f'allowed_users = []\npoll_timeout = 5\n')
+        server = run.start(sigil, config, "serve.log")
 
         for first in range(0, len(samples), BATCH):
             started = time.monotonic()
@@ -210,14 +201,8 @@ def main():
         check(parsed_count >= len(samples), f"TDLib parsed {parsed_count} messages of {len(samples)} replies")
         check(not problems, f"every message parses in TDLib with the intended entities ({expectations} "
                             f"expectations; {len(problems)} problems)")
-        code = server.stop()
-        check(code == 0, f"sigil serve stops cleanly on SIGTERM (exit {code})")
+        run.stop_cleanly()
         print("telegram_entities_test: all checks passed")
-    finally:
-        if server is not None and server.proc.poll() is None:  # a check failed while it ran
-            server.stop(signal.SIGKILL)
-        fake.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

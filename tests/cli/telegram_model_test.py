@@ -25,25 +25,18 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import sqlite3
 import sys
-import tempfile
 
-from channel_fake import Checks, FakeServer, clean_up, png_bytes, start_serve, stop_cleanly
+from channel_fake import ChannelRun, Checks, FakeServer, png_bytes
+from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
+from sigil_serve import serve_toml, write_toml
 from images_test import PNG, Upstream, image_parts
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
-TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000"
 ALICE = 1001
 FORUM, TOPIC = -100555, 5
 CHECKS = Checks("telegram_model_test")
-fail, check = CHECKS.fail, CHECKS.check
-
-
-def wait_for(what, predicate, server=None):
-    return CHECKS.wait_for(what, predicate, server)
+fail, check, wait_for = CHECKS.fail, CHECKS.check, CHECKS.wait_for
 
 
 def turn_logged(server, update_id):
@@ -63,24 +56,19 @@ def user_texts(chat_request):
 
 def main():
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (the Telegram fake runs on Node 20+)")
     upstream = Upstream()
-    tmp = tempfile.mkdtemp(prefix="sigil-telegram-model-")
-    fake = FakeServer(CHECKS, FAKE, os.path.join(tmp, "fake"))
-    server = None
-    try:
+    with ChannelRun(CHECKS, "Telegram", "sigil-telegram-model-",
+                    lambda state_dir: FakeServer(CHECKS, FAKE, state_dir)) as run:
+        tmp, fake = run.tmp, run.fake
+        run.at_exit.append(upstream.server.shutdown)
         files = os.path.join(tmp, "files")
         os.makedirs(files)
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nurl = "{upstream.url}"\nname = "chat-model"\ntools = "off"\n'
-                    f'embeddings_model = ""\nimage_model = "dall-e-3"\nvision = true\n'
-                    f'[actions]\nfile_roots = ["{files}"]\n'
-                    f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
-                    f'allowed_users = [{ALICE}]\npoll_timeout = 5\nstream = false\n')
-        server = start_serve(CHECKS, sigil, config, tmp, "serve.log")
+        config = write_toml(tmp, serve_toml(tmp) +
+                                 upstream.model_toml(vision=True) +
+                                 f'[actions]\nfile_roots = ["{files}"]\n'
+                                 f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
+                                 f'allowed_users = [{ALICE}]\npoll_timeout = 5\nstream = false\n')
+        server = run.start(sigil, config, "serve.log")
         wait_for("the first getUpdates", lambda: any(e["route"] == "getUpdates" for e in fake.entries(0, "api")),
                  server)
 
@@ -207,16 +195,12 @@ def main():
             if e["route"] == "sendMessage" and "TOPIC-TASK-DONE" in e["params"].get("text", "")], server)
         check(len(done) == 1 and str(done[0]["params"]["chat_id"]) == str(FORUM) and
               done[0]["params"].get("message_thread_id") == TOPIC, f"the reminder lands in the topic: {done}")
-        stop_cleanly(CHECKS, server)
-        server = None
+        run.stop_cleanly()
         db = sqlite3.connect(f"file:{os.path.join(tmp, 'data', 'sigil.db')}?mode=ro", uri=True, timeout=5)
         unfinished = db.execute("SELECT update_key FROM channel_inbound WHERE done_at IS NULL").fetchall()
         db.close()
         check(unfinished == [], f"every update is finished, an album's items included: {unfinished}")
         print("telegram_model_test: all checks passed")
-    finally:
-        clean_up(server, fake, tmp)
-        upstream.server.shutdown()
 
 
 if __name__ == "__main__":

@@ -18,18 +18,15 @@ slowly. The fake's journal and its view of the chat (what the user sees after ed
 import base64
 import hashlib
 import os
-import shutil
 import sys
-import tempfile
 
-from channel_fake import Checks, FakeServer, clean_up, png_bytes, start_serve, stop_cleanly, write_replay
+from channel_fake import ChannelRun, Checks, FakeServer, png_bytes, write_replay
+from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
+from sigil_serve import replay_model_toml, serve_toml, write_toml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
-TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000"
 ALICE = 1001
 CHECKS = Checks("telegram_stream_test")
-fail, check = CHECKS.fail, CHECKS.check
+fail, check, wait_for = CHECKS.fail, CHECKS.check, CHECKS.wait_for
 
 STREAM_REPLY = ("Here is a **streamed answer** MARK-STREAM that grows while the model writes it: " +
                 " ".join(f"piece{i}" for i in range(180)) + " and that is the end.")
@@ -39,22 +36,15 @@ LONG_REPLY = "MARK-LONG " + " ".join([LONG_WORD] * 100) + " END-LONG"
 SILENT_REPLY = "I was going to say something MARK-SILENT " + " ".join(f"w{i}" for i in range(120)) + " <no-reply/>"
 
 
-def wait_for(what, predicate, server=None):
-    return CHECKS.wait_for(what, predicate, server)
-
-
 def turn_logged(server, update_id):
     return any(f"telegram-turn turn=tg-{update_id} " in line for line in server.err)
 
 
 def main():
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (the Telegram fake runs on Node 20+)")
-    tmp = tempfile.mkdtemp(prefix="sigil-tg-stream-")
-    fake = FakeServer(CHECKS, FAKE, os.path.join(tmp, "fake"))
-    server = None
-    try:
+    with ChannelRun(CHECKS, "Telegram", "sigil-tg-stream-",
+                    lambda state_dir: FakeServer(CHECKS, FAKE, state_dir)) as run:
+        tmp, fake = run.tmp, run.fake
         files = os.path.join(tmp, "files")
         os.makedirs(files)
         replay = os.path.join(tmp, "replay.jsonl")
@@ -63,15 +53,13 @@ def main():
                               {"match": "telegram/", "reply": "Got your file MARK-FILE."},
                               {"match": "not downloaded", "reply": "Too big MARK-BIG."},
                               {"reply": "Fallback."}))
-        config = os.path.join(tmp, "sigil.toml")
-        with open(config, "w", encoding="utf-8") as f:
-            f.write(f'[server]\nlisten = "127.0.0.1:0"\n[store]\ndata = "{tmp}/data"\n'
-                    f'[model]\nreplay = "{replay}"\ntokens_per_second = 200\n'
-                    f'[actions]\nfile_roots = ["{files}"]\n'
-                    f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
-                    f'allowed_users = [{ALICE}]\npoll_timeout = 5\nstream = true\nedit_interval_ms = 1000\n'
-                    f'max_download_mb = 1\n')
-        server = start_serve(CHECKS, sigil, config, tmp, "serve.log")
+        config = write_toml(tmp, serve_toml(tmp) +
+                                 replay_model_toml(replay, 200) +
+                                 f'[actions]\nfile_roots = ["{files}"]\n'
+                                 f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
+                                 f'allowed_users = [{ALICE}]\npoll_timeout = 5\nstream = true\n'
+                                 f'edit_interval_ms = 1000\nmax_download_mb = 1\n')
+        server = run.start(sigil, config, "serve.log")
 
         def calls(since):
             return [e for e in fake.entries(since, "api") if str(e.get("params", {}).get("chat_id")) == str(ALICE)]
@@ -189,11 +177,8 @@ def main():
         check(not os.path.exists(os.path.join(files, f"telegram/{ALICE}/{big['message']['message_id']}-big.bin")),
               "the big file is not kept")
 
-        stop_cleanly(CHECKS, server, "sigil serve stops cleanly")
-        server = None
+        run.stop_cleanly("sigil serve stops cleanly")
         print("telegram_stream_test: all checks passed")
-    finally:
-        clean_up(server, fake, tmp)
 
 
 if __name__ == "__main__":

@@ -20,18 +20,15 @@ Nothing is lost, nothing is sent twice: every user message gets exactly one answ
 """
 import json
 import os
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import urllib.request
 
-from channel_fake import Checks, FakeServer, clean_up, start_serve, stop_cleanly, write_replay
+from channel_fake import ChannelRun, Checks, FakeServer, write_replay
+from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
+from sigil_serve import replay_model_toml, serve_toml, write_toml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, "..", "fakes", "telegram.mjs")
-TOKEN = "123456789:AAHfakeTokenForSigilTests00000000000"
 SECRET = "webhook-Secret_0123456789"
 ALICE = 1001
 CHECKS = Checks("telegram_webhook_test")
@@ -62,12 +59,9 @@ def get_json(url):
 
 def main():
     sigil = os.path.abspath(sys.argv[1])
-    if shutil.which("node") is None:
-        fail("node is not installed (the Telegram fake runs on Node 20+)")
-    tmp = tempfile.mkdtemp(prefix="sigil-tg-webhook-")
-    fake = FakeServer(CHECKS, FAKE, os.path.join(tmp, "fake"), ["--webhook-retry-ms", "200"])
-    server = None
-    try:
+    with ChannelRun(CHECKS, "Telegram", "sigil-tg-webhook-",
+                    lambda state_dir: FakeServer(CHECKS, FAKE, state_dir, ["--webhook-retry-ms", "200"])) as run:
+        tmp, fake = run.tmp, run.fake
         replay = os.path.join(tmp, "replay.jsonl")
         write_replay(replay, ({"match": "slow", "reply": SLOW_REPLY},
                               {"match": "hello", "reply": "Hello back MARK-HELLO."},
@@ -79,15 +73,14 @@ def main():
         config = os.path.join(tmp, "sigil.toml")
 
         def write_config(mode):
-            with open(config, "w", encoding="utf-8") as f:
-                f.write(f'[server]\nlisten = "127.0.0.1:{port}"\n[store]\ndata = "{tmp}/data"\n'
-                        f'[model]\nreplay = "{replay}"\ntokens_per_second = 20\n'
-                        f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
-                        f'allowed_users = [{ALICE}]\npoll_timeout = 5\nstream = false\nmode = "{mode}"\n'
-                        f'webhook_url = "{hook}"\nwebhook_secret = "{SECRET}"\n')
+            write_toml(tmp, serve_toml(tmp, f"127.0.0.1:{port}") +
+                            replay_model_toml(replay, 20) +
+                            f'[channels.telegram]\ntoken = "{TOKEN}"\napi_url = "{fake.url}"\n'
+                            f'allowed_users = [{ALICE}]\npoll_timeout = 5\nstream = false\nmode = "{mode}"\n'
+                            f'webhook_url = "{hook}"\nwebhook_secret = "{SECRET}"\n')
 
         def start(name):
-            return start_serve(CHECKS, sigil, config, tmp, name)
+            return run.start(sigil, config, name)
 
         def api(route, since=0):
             return [e for e in fake.entries(since, "api") if e["route"] == route]
@@ -192,8 +185,7 @@ def main():
         check(answers("MARK-FORGED") == [], "the forged updates were never answered")
 
         # 6. Back to polling: deleteWebhook, then getUpdates; a message is answered; /healthz says polling.
-        stop_cleanly(CHECKS, server, "sigil serve stops cleanly")
-        server = None
+        run.stop_cleanly("sigil serve stops cleanly")
         write_config("polling")
         seq = fake.last_seq()
         server = start("serve3.log")
@@ -218,11 +210,8 @@ def main():
                 not any(f"tg-{e['update_id']} " in line for s in ("serve1.log", "serve2.log", "serve2b.log", "serve3.log")
                         for line in open(os.path.join(tmp, s)) if "telegram-turn turn=" in line)]
         check(lost == [], f"every update the fake created had its turn: lost {lost}")
-        stop_cleanly(CHECKS, server, "sigil serve stops cleanly again")
-        server = None
+        run.stop_cleanly("sigil serve stops cleanly again")
         print("telegram_webhook_test: all checks passed")
-    finally:
-        clean_up(server, fake, tmp)
 
 
 if __name__ == "__main__":

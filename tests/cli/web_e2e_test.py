@@ -19,18 +19,11 @@ when one is missing the test fails and says which.
 import os
 import re
 import secrets
-import shutil
-import signal
 import struct
 import sys
-import tempfile
 import zlib
 
-from sigil_serve import SigilServe, run_against
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-E2E = os.path.join(ROOT, "tests", "e2e")
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+from sigil_serve import E2E, need_browser, run_against, serve_logged, test_folder, write_toml
 
 
 def fail(message):
@@ -46,15 +39,6 @@ def png_1x1():
     raw = b"\x00" + bytes([0x4F, 0x46, 0xE5])
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)) +
             chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-
-
-def check_tools():
-    if shutil.which("node") is None:
-        fail("node is not installed (Node 20+ is needed)")
-    if not os.path.isdir(os.path.join(E2E, "node_modules", "playwright-core")):
-        fail("tests/e2e/node_modules is missing: run scripts/npm-deps (make test does)")
-    if not os.access(CHROMIUM, os.X_OK):
-        fail(f"{CHROMIUM} is missing: run scripts/bootstrap as root (Debian package chromium)")
 
 
 def write_config(tmp, demo):
@@ -76,10 +60,7 @@ def write_config(tmp, demo):
         # No replay file and no file folder: the server plays its embedded demo script, which sends the
         # sample files it puts in DATA/files.
         config = re.sub(r'(?m)^(replay|file_roots) = .*\n', "", config)
-    path = os.path.join(tmp, "sigil.toml")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(config)
-    return path, files
+    return write_toml(tmp, config), files
 
 
 def main():
@@ -93,17 +74,11 @@ def main():
         prompts = sys.argv[sys.argv.index("--demo") + 1]
     if "--screenshot" in sys.argv:
         screenshot_out = os.path.abspath(sys.argv[sys.argv.index("--screenshot") + 1])
-    check_tools()
+    need_browser(fail)
 
-    tmp = tempfile.mkdtemp(prefix="sigil-web-e2e-")
-    ok = False
-    try:
+    with test_folder("sigil-web-e2e-", "web_e2e_test") as tmp:
         config, files = write_config(tmp, demo)
-        server = SigilServe(sigil, ["--config", config], cwd=tmp, echo=True,
-                            log_path=os.path.join(tmp, "serve.log"))
-        if not server.wait_listening():
-            code = server.stop(signal.SIGKILL)
-            fail(f"sigil serve did not print its listening line (exit {code}):\n{server.stderr_text()}")
+        server = serve_logged(sigil, config, tmp, fail)
         url = server.url + "/"
         shot = screenshot_out or os.path.join(tmp, "chat.png")
         cmd = ["node", os.path.join(E2E, "chat.e2e.mjs"), "--url", url, "--screenshot", shot]
@@ -112,12 +87,6 @@ def main():
         if os.path.exists(shot):
             print(f"web_e2e_test: screenshot {shot} ({os.path.getsize(shot)} bytes)")
         print("web_e2e_test: 1 passed, 0 failed")
-        ok = True
-    finally:
-        if ok or os.environ.get("SIGIL_KEEP_TMP") is None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            print(f"web_e2e_test: kept {tmp} (SIGIL_KEEP_TMP)")
 
 
 if __name__ == "__main__":

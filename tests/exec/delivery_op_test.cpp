@@ -8,6 +8,7 @@
 
 #include "sigil/exec/handler.h"
 #include "sigil/exec/turn_report.h"
+#include "support/expect_each.h"
 
 namespace sigil::exec {
 namespace {
@@ -16,11 +17,14 @@ using Op = Delivery::Op;
 constexpr Op kAllOps[] = {Op::Text, Op::File, Op::Voice, Op::Reaction, Op::Message};
 
 TEST(DeliveryOpName, NamesAreTheWireNames) {
-  EXPECT_EQ(to_string(Op::Text), "text");
-  EXPECT_EQ(to_string(Op::File), "file");
-  EXPECT_EQ(to_string(Op::Voice), "voice");
-  EXPECT_EQ(to_string(Op::Reaction), "reaction");
-  EXPECT_EQ(to_string(Op::Message), "message");
+  const auto name = [](Op op) { return to_string(op); };
+  test::expect_each<Op>(name, {
+                                  {Op::Text, "text"},
+                                  {Op::File, "file"},
+                                  {Op::Voice, "voice"},
+                                  {Op::Reaction, "reaction"},
+                                  {Op::Message, "message"},
+                              });
 }
 
 TEST(DeliveryOpName, EveryOpHasADistinctName) {

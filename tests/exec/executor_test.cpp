@@ -112,6 +112,14 @@ HandlerResult echo(const Directive& d, ActionContext&) {
   return HandlerResult::ok("echo " + canonical_json(d.args), boost::json::value(d.args));
 }
 
+// `name` answers with echo() and counts its calls.
+void add_counted_echo(HandlerTable& handlers, const std::string& name, std::atomic<int>& calls) {
+  handlers.add(name, [&calls](const Directive& d, ActionContext& c) {
+    ++calls;
+    return echo(d, c);
+  });
+}
+
 HandlerResult react(const Directive& d, ActionContext&) {
   HandlerResult r = HandlerResult::ok("reacted");
   Delivery del;
@@ -315,10 +323,7 @@ TEST(ExecRefusal, InvalidDirectiveIsRefusedWithTheParsersError) {
   auto store = open_store();
   std::atomic<int> calls{0};
   HandlerTable handlers;
-  handlers.add("searchArchive", [&](const Directive& d, ActionContext& c) {
-    ++calls;
-    return echo(d, c);
-  });
+  add_counted_echo(handlers, "searchArchive", calls);
   RecordingOutbox outbox;
   Turn t = run_turn("Look <searchArchive>{\"topK\":3}</searchArchive> done", handlers, *store, outbox);
   EXPECT_EQ(calls.load(), 0);
@@ -360,10 +365,7 @@ TEST(ExecOnce, SecondRunOfTheSameTurnIsDuplicateWithoutDeliveries) {
   auto store = open_store();
   std::atomic<int> calls{0};
   HandlerTable handlers;
-  handlers.add("searchArchive", [&](const Directive& d, ActionContext& c) {
-    ++calls;
-    return echo(d, c);
-  });
+  add_counted_echo(handlers, "searchArchive", calls);
   handlers.add("react", [&](const Directive& d, ActionContext& c) {
     ++calls;
     return react(d, c);
@@ -411,10 +413,7 @@ TEST(ExecOnce, KeyBegunByACrashedProcessIsRefusedInDoubt) {
   auto store = open_store(path);
   std::atomic<int> calls{0};
   HandlerTable handlers;
-  handlers.add("searchArchive", [&](const Directive& d, ActionContext& c) {
-    ++calls;
-    return echo(d, c);
-  });
+  add_counted_echo(handlers, "searchArchive", calls);
   RecordingOutbox outbox;
   Turn t = run_turn("<searchArchive>{\"query\":\"tea\"}</searchArchive>", handlers, *store, outbox);
   EXPECT_EQ(calls.load(), 0);

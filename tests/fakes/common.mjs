@@ -368,6 +368,74 @@ export function commonAdmin(req, res, url, body, { journal, faults }) {
   return false;
 }
 
+// The admin API of a fake: the JSON body, the routes every fake shares (commonAdmin), then the fake's own:
+// `own(body, path)` answers and returns true, or returns false for a route it does not have (404). What it
+// throws is answered with statusOf(error) (400 unless the fake says otherwise).
+export async function serveAdmin(req, res, url, fake, own, statusOf = () => 400) {
+  let body;
+  try {
+    body = req.method === "GET" ? {} : await adminJson(req);
+  } catch (e) {
+    sendJson(res, 400, { error: `bad JSON: ${e.message}` });
+    return;
+  }
+  if (commonAdmin(req, res, url, body, fake)) return;
+  try {
+    if (!(await own(body, url.pathname))) sendJson(res, 404, { error: `no admin route ${req.method} ${url.pathname}` });
+  } catch (e) {
+    sendJson(res, statusOf(e), { error: e.message });
+  }
+}
+
+// A platform request's body, read (at most maxBytes) and parsed (JSON, form or multipart); null when it was
+// too large (413) or could not be parsed (400), which is answered and journalled here with the platform's
+// error body for that status (errorBody(status)).
+export async function readParsedBody(req, res, maxBytes, finish, errorBody) {
+  const refuse = (status) => {
+    const body = errorBody(status);
+    finish(status, body);
+    sendJson(res, status, body);
+    return null;
+  };
+  let raw;
+  try {
+    raw = await readBody(req, maxBytes);
+  } catch (e) {
+    if (!(e instanceof BodyTooLarge)) throw e;
+    return refuse(413);
+  }
+  try {
+    return parseBody(req.headers["content-type"], raw);
+  } catch {
+    return refuse(400);
+  }
+}
+
+// A chat's stored messages, [id, stored] in order, as a user sees them now: view(stored) of each one not
+// deleted, and the ids of the deleted ones.
+export function shownAndDeleted(entries, view) {
+  const messages = [];
+  const deleted = [];
+  for (const [id, stored] of entries) {
+    if (stored.deleted) deleted.push(id);
+    else messages.push(view(stored));
+  }
+  return { messages, deleted };
+}
+
+// The fault set for this call, if any, noted in its journal entry; a "drop" is carried out here (the entry
+// finished without an answer, the connection closed), and the caller only returns.
+export function takeFault(faults, key, entry, req, finish) {
+  const fault = faults.take(key);
+  if (!fault) return null;
+  entry.fault = fault.kind;
+  if (fault.kind === "drop") {
+    finish(null, null);
+    req.socket.destroy();
+  }
+  return fault;
+}
+
 // Sends a held-back or normal answer according to a fault of kind drop_after_send or timeout.
 export function answerAfterFault(fault, req, res, answer) {
   if (!fault || (fault.kind !== "drop_after_send" && fault.kind !== "timeout")) {

@@ -11,21 +11,20 @@ import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 
 import {
-  BodyTooLarge,
   Faults,
   Journal,
   WebSocketConnection,
-  adminJson,
   answerAfterFault,
   codePointLength,
-  commonAdmin,
   fileSummary,
   listen,
   mimeFor,
-  parseBody,
   parseOptions,
-  readBody,
+  readParsedBody,
   sendJson,
+  serveAdmin,
+  shownAndDeleted,
+  takeFault,
 } from "./common.mjs";
 
 export const IDS = {
@@ -607,25 +606,9 @@ export class DiscordFake {
     const finish = (status, body, extra = {}) =>
       this.journal.record({ ...entry, ...extra, status, response: body ?? null, duration_ms: Date.now() - started });
 
-    let raw;
-    try {
-      raw = await readBody(req, 8 * UPLOAD_LIMIT);
-    } catch (e) {
-      if (!(e instanceof BodyTooLarge)) throw e;
-      const body = { message: "Request entity too large", code: 40005 };
-      finish(413, body);
-      sendJson(res, 413, body);
-      return;
-    }
-    let parsed;
-    try {
-      parsed = parseBody(req.headers["content-type"], raw);
-    } catch {
-      const body = { message: "400: Bad Request", code: 0 };
-      finish(400, body);
-      sendJson(res, 400, body);
-      return;
-    }
+    const parsed = await readParsedBody(req, res, 8 * UPLOAD_LIMIT, finish, (status) =>
+      (status === 413 ? { message: "Request entity too large", code: 40005 } : { message: "400: Bad Request", code: 0 }));
+    if (!parsed) return;
     let payload = parsed.json ?? {};
     if (parsed.type === "multipart/form-data") {
       payload = parsed.fields.payload_json ? JSON.parse(parsed.fields.payload_json) : { ...parsed.fields };
@@ -650,13 +633,8 @@ export class DiscordFake {
       sendJson(res, 401, body);
       return;
     }
-    const fault = this.faults.take(route);
-    if (fault) entry.fault = fault.kind;
-    if (fault?.kind === "drop") {
-      finish(null, null);
-      req.socket.destroy();
-      return;
-    }
+    const fault = takeFault(this.faults, route, entry, req, finish);
+    if (fault?.kind === "drop") return;
     const tooMany = (retryAfter, global, scope) => {
       const body = { message: "You are being rate limited.", retry_after: retryAfter, global };
       const h = { ...headers(), "Retry-After": String(Math.ceil(retryAfter)), "X-RateLimit-Scope": scope,
@@ -809,93 +787,80 @@ export class DiscordFake {
 
   // ---------------------------------------------------------------- admin API
 
-  async admin(req, res, url) {
-    let body;
-    try {
-      body = req.method === "GET" ? {} : await adminJson(req);
-    } catch (e) {
-      sendJson(res, 400, { error: `bad JSON: ${e.message}` });
-      return;
-    }
-    if (commonAdmin(req, res, url, body, this)) return;
-    const p = url.pathname;
-    try {
-      let m;
-      if (req.method === "POST" && p === "/_fake/messages") {
-        sendJson(res, 200, this.injectMessage(body));
-      } else if (req.method === "POST" && p === "/_fake/users") {
-        sendJson(res, 200, { user: this.addUser(body) });
-      } else if (req.method === "POST" && p === "/_fake/guilds") {
-        const guild = this.addGuild(body);
-        // A guild added while connected arrives as GUILD_CREATE, as when a bot joins one.
-        this.dispatch("GUILD_CREATE", this.guildCreate(guild), INTENTS.GUILDS);
-        sendJson(res, 200, { guild: this.guildCreate(guild) });
-      } else if (req.method === "POST" && p === "/_fake/channels") {
-        sendJson(res, 200, { channel: this.channelObject(this.addChannel(body)) });
-      } else if (req.method === "POST" && p === "/_fake/config") {
-        if (body.privileged_intents) Object.assign(this.privileged, body.privileged_intents);
-        if (body.heartbeat_interval) this.heartbeatMs = Number(body.heartbeat_interval);
-        if (body.rate_limit) {
-          this.rateLimit = { ...this.rateLimit, ...body.rate_limit };
-          this.buckets.clear();
-        }
-        if (body.manage_messages !== undefined) this.manageMessages = Boolean(body.manage_messages);
-        if (body.ack_heartbeats !== undefined) this.ackHeartbeats = Boolean(body.ack_heartbeats);
-        sendJson(res, 200, { privileged_intents: this.privileged, heartbeat_interval: this.heartbeatMs,
-          rate_limit: this.rateLimit, manage_messages: this.manageMessages, ack_heartbeats: this.ackHeartbeats });
-      } else if (req.method === "GET" && (m = /^\/_fake\/channels\/(\d+)$/.exec(p))) {
-        const channel = this.channels.get(m[1]);
-        if (!channel) sendJson(res, 404, { error: "no such channel" });
-        else sendJson(res, 200, { channel: this.channelState(channel) });
-      } else if (req.method === "POST" && p === "/_fake/gateway/drop") {
-        const live = [...this.connections].filter((c) => c.session);
-        for (const c of live) {
-          if (body.code) c.ws.close(Number(body.code), body.reason ?? "");
-          else c.ws.terminate();
-        }
-        this.journal.record({ kind: "gateway", direction: "admin", action: "drop", code: body.code ?? null,
-          connections: live.map((c) => c.n) });
-        sendJson(res, 200, { dropped: live.length });
-      } else if (req.method === "POST" && p === "/_fake/gateway/reconnect") {
-        const live = [...this.connections].filter((c) => c.session);
-        for (const c of live) this.sendPayload(c, { t: null, s: null, op: 7, d: null });
-        sendJson(res, 200, { sent: live.length });
-      } else if (req.method === "POST" && p === "/_fake/gateway/invalidate") {
-        const resumable = Boolean(body.resumable);
-        const live = [...this.connections].filter((c) => c.session);
-        for (const c of live) {
-          if (!resumable) c.session.invalid = true;
-          this.sendPayload(c, { t: null, s: null, op: 9, d: resumable });
-        }
-        sendJson(res, 200, { sent: live.length });
-      } else if (req.method === "GET" && p === "/_fake/gateway/sessions") {
-        sendJson(res, 200, { sessions: [...this.sessions.values()].map((s) => ({ session_id: s.id, seq: s.seq,
-          intents: s.intents, connected: s.conn !== null, invalid: s.invalid, resumes: s.resumes,
-          identified_at: s.identified_at })) });
-      } else {
-        sendJson(res, 404, { error: `no admin route ${req.method} ${p}` });
+  admin(req, res, url) {
+    return serveAdmin(req, res, url, this, (body, p) => this.ownAdmin(req, res, body, p),
+      (e) => (e instanceof ApiError ? e.status : 400));
+  }
+
+  // This fake's own admin routes (README); false for a route it does not have.
+  async ownAdmin(req, res, body, p) {
+    let m;
+    if (req.method === "POST" && p === "/_fake/messages") {
+      sendJson(res, 200, this.injectMessage(body));
+    } else if (req.method === "POST" && p === "/_fake/users") {
+      sendJson(res, 200, { user: this.addUser(body) });
+    } else if (req.method === "POST" && p === "/_fake/guilds") {
+      const guild = this.addGuild(body);
+      // A guild added while connected arrives as GUILD_CREATE, as when a bot joins one.
+      this.dispatch("GUILD_CREATE", this.guildCreate(guild), INTENTS.GUILDS);
+      sendJson(res, 200, { guild: this.guildCreate(guild) });
+    } else if (req.method === "POST" && p === "/_fake/channels") {
+      sendJson(res, 200, { channel: this.channelObject(this.addChannel(body)) });
+    } else if (req.method === "POST" && p === "/_fake/config") {
+      if (body.privileged_intents) Object.assign(this.privileged, body.privileged_intents);
+      if (body.heartbeat_interval) this.heartbeatMs = Number(body.heartbeat_interval);
+      if (body.rate_limit) {
+        this.rateLimit = { ...this.rateLimit, ...body.rate_limit };
+        this.buckets.clear();
       }
-    } catch (e) {
-      sendJson(res, e instanceof ApiError ? e.status : 400, { error: e.message });
+      if (body.manage_messages !== undefined) this.manageMessages = Boolean(body.manage_messages);
+      if (body.ack_heartbeats !== undefined) this.ackHeartbeats = Boolean(body.ack_heartbeats);
+      sendJson(res, 200, { privileged_intents: this.privileged, heartbeat_interval: this.heartbeatMs,
+        rate_limit: this.rateLimit, manage_messages: this.manageMessages, ack_heartbeats: this.ackHeartbeats });
+    } else if (req.method === "GET" && (m = /^\/_fake\/channels\/(\d+)$/.exec(p))) {
+      const channel = this.channels.get(m[1]);
+      if (!channel) sendJson(res, 404, { error: "no such channel" });
+      else sendJson(res, 200, { channel: this.channelState(channel) });
+    } else if (req.method === "POST" && p === "/_fake/gateway/drop") {
+      const live = [...this.connections].filter((c) => c.session);
+      for (const c of live) {
+        if (body.code) c.ws.close(Number(body.code), body.reason ?? "");
+        else c.ws.terminate();
+      }
+      this.journal.record({ kind: "gateway", direction: "admin", action: "drop", code: body.code ?? null,
+        connections: live.map((c) => c.n) });
+      sendJson(res, 200, { dropped: live.length });
+    } else if (req.method === "POST" && p === "/_fake/gateway/reconnect") {
+      const live = [...this.connections].filter((c) => c.session);
+      for (const c of live) this.sendPayload(c, { t: null, s: null, op: 7, d: null });
+      sendJson(res, 200, { sent: live.length });
+    } else if (req.method === "POST" && p === "/_fake/gateway/invalidate") {
+      const resumable = Boolean(body.resumable);
+      const live = [...this.connections].filter((c) => c.session);
+      for (const c of live) {
+        if (!resumable) c.session.invalid = true;
+        this.sendPayload(c, { t: null, s: null, op: 9, d: resumable });
+      }
+      sendJson(res, 200, { sent: live.length });
+    } else if (req.method === "GET" && p === "/_fake/gateway/sessions") {
+      sendJson(res, 200, { sessions: [...this.sessions.values()].map((s) => ({ session_id: s.id, seq: s.seq,
+        intents: s.intents, connected: s.conn !== null, invalid: s.invalid, resumes: s.resumes,
+        identified_at: s.identified_at })) });
+    } else {
+      return false;
     }
+    return true;
   }
 
   // A channel as a user sees it now: messages after edits and deletes, with reactions and who reacted.
   channelState(channel) {
-    const messages = [];
-    const deleted = [];
-    for (const id of channel.order) {
-      const stored = channel.messages.get(id);
-      if (stored.deleted) {
-        deleted.push(id);
-        continue;
-      }
+    const { messages, deleted } = shownAndDeleted(channel.order.map((id) => [id, channel.messages.get(id)]), (stored) => {
       const view = this.messageView(channel, stored);
       view.reactions = stored.reactions.map((r) => ({ emoji: r.emoji, count: r.users.size, me: r.users.has(this.bot.id),
         users: [...r.users] }));
       view.edits = stored.edits;
-      messages.push(view);
-    }
+      return view;
+    });
     return { ...this.channelObject(channel), messages, deleted, typing: channel.typing };
   }
 }

@@ -9,20 +9,19 @@
 import { pathToFileURL } from "node:url";
 
 import {
-  BodyTooLarge,
   Faults,
   Journal,
-  adminJson,
   answerAfterFault,
-  commonAdmin,
   fileSummary,
   listen,
-  parseBody,
   parseOptions,
   randomToken,
   mimeFor,
-  readBody,
+  readParsedBody,
   sendJson,
+  serveAdmin,
+  shownAndDeleted,
+  takeFault,
   sniffMime,
 } from "./common.mjs";
 import { HtmlParseError, parseHtml } from "./telegram-html.mjs";
@@ -642,25 +641,9 @@ export class TelegramFake {
       if (parameters) body.parameters = parameters;
       return body;
     };
-    let body;
-    try {
-      body = await readBody(req, UPLOAD_LIMIT + 1024 * 1024);
-    } catch (e) {
-      if (!(e instanceof BodyTooLarge)) throw e;
-      const out = fail(413, "Request Entity Too Large");
-      finish(413, out);
-      sendJson(res, 413, out);
-      return;
-    }
-    let parsed;
-    try {
-      parsed = parseBody(req.headers["content-type"], body);
-    } catch {
-      const out = fail(400, "Bad Request: can't parse request body");
-      finish(400, out);
-      sendJson(res, 400, out);
-      return;
-    }
+    const parsed = await readParsedBody(req, res, UPLOAD_LIMIT + 1024 * 1024, finish, (status) =>
+      (status === 413 ? fail(413, "Request Entity Too Large") : fail(400, "Bad Request: can't parse request body")));
+    if (!parsed) return;
     const params = { ...Object.fromEntries(url.searchParams), ...parsed.fields, ...(parsed.json ?? {}) };
     entry.params = journalParams(params);
     entry.files = parsed.files.map(fileSummary);
@@ -670,13 +653,8 @@ export class TelegramFake {
       sendJson(res, 401, out);
       return;
     }
-    const fault = this.faults.take(method);
-    if (fault) entry.fault = fault.kind;
-    if (fault?.kind === "drop") {
-      finish(null, null);
-      req.socket.destroy();
-      return;
-    }
+    const fault = takeFault(this.faults, method, entry, req, finish);
+    if (fault?.kind === "drop") return;
     if (fault?.kind === "rate_limit") {
       const retry = Math.max(1, Math.round(fault.retry_after ?? 1));
       const out = fail(429, `Too Many Requests: retry after ${retry}`, { retry_after: retry });
@@ -731,61 +709,48 @@ export class TelegramFake {
 
   // ---------------------------------------------------------------- admin API
 
-  async admin(req, res, url) {
-    let body;
-    try {
-      body = req.method === "GET" ? {} : await adminJson(req);
-    } catch (e) {
-      sendJson(res, 400, { error: `bad JSON: ${e.message}` });
-      return;
+  admin(req, res, url) {
+    return serveAdmin(req, res, url, this, (body, p) => this.ownAdmin(req, res, body, p));
+  }
+
+  // This fake's own admin routes (README); false for a route it does not have.
+  async ownAdmin(req, res, body, p) {
+    if (req.method === "POST" && p === "/_fake/chats") {
+      sendJson(res, 200, { chat: this.chatState(this.configureChat(body)) });
+    } else if (req.method === "GET" && p === "/_fake/chats") {
+      sendJson(res, 200, { chats: [...this.chats.values()].map((c) => this.chatState(c)) });
+    } else if (req.method === "GET" && p.startsWith("/_fake/chats/")) {
+      const chat = this.chats.get(Number(p.slice("/_fake/chats/".length)));
+      if (!chat) sendJson(res, 404, { error: "no such chat" });
+      else sendJson(res, 200, { chat: this.chatState(chat) });
+    } else if (req.method === "POST" && p === "/_fake/messages") {
+      sendJson(res, 200, this.injectMessage(body));
+    } else if (req.method === "POST" && p === "/_fake/updates") {
+      const update = this.enqueue(body);
+      sendJson(res, 200, { update });
+    } else if (req.method === "POST" && p === "/_fake/webhook/post") {
+      sendJson(res, 200, await this.postToWebhook(body));
+    } else if (req.method === "GET" && p === "/_fake/state") {
+      sendJson(res, 200, {
+        bot: this.bot,
+        pending_updates: this.updates,
+        allowed_updates: this.allowedUpdates,
+        polling: this.poller !== null,
+        webhook: { url: this.webhook.url, secret_token: this.webhook.secret,
+          last_error_message: this.webhook.lastErrorMessage },
+      });
+    } else {
+      return false;
     }
-    if (commonAdmin(req, res, url, body, this)) return;
-    const p = url.pathname;
-    try {
-      if (req.method === "POST" && p === "/_fake/chats") {
-        sendJson(res, 200, { chat: this.chatState(this.configureChat(body)) });
-      } else if (req.method === "GET" && p === "/_fake/chats") {
-        sendJson(res, 200, { chats: [...this.chats.values()].map((c) => this.chatState(c)) });
-      } else if (req.method === "GET" && p.startsWith("/_fake/chats/")) {
-        const chat = this.chats.get(Number(p.slice("/_fake/chats/".length)));
-        if (!chat) sendJson(res, 404, { error: "no such chat" });
-        else sendJson(res, 200, { chat: this.chatState(chat) });
-      } else if (req.method === "POST" && p === "/_fake/messages") {
-        sendJson(res, 200, this.injectMessage(body));
-      } else if (req.method === "POST" && p === "/_fake/updates") {
-        const update = this.enqueue(body);
-        sendJson(res, 200, { update });
-      } else if (req.method === "POST" && p === "/_fake/webhook/post") {
-        sendJson(res, 200, await this.postToWebhook(body));
-      } else if (req.method === "GET" && p === "/_fake/state") {
-        sendJson(res, 200, {
-          bot: this.bot,
-          pending_updates: this.updates,
-          allowed_updates: this.allowedUpdates,
-          polling: this.poller !== null,
-          webhook: { url: this.webhook.url, secret_token: this.webhook.secret,
-            last_error_message: this.webhook.lastErrorMessage },
-        });
-      } else {
-        sendJson(res, 404, { error: `no admin route ${req.method} ${p}` });
-      }
-    } catch (e) {
-      sendJson(res, 400, { error: e.message });
-    }
+    return true;
   }
 
   // A chat as a user sees it now: messages after edits and deletes, with the bot's reactions; plus the chat
   // actions and drafts the bot sent.
   chatState(chat) {
-    const messages = [];
-    const deleted = [];
-    for (const stored of chat.messages.values()) {
-      if (stored.deleted) {
-        deleted.push(stored.message.message_id);
-        continue;
-      }
-      messages.push({ ...this.messageView(chat, stored), reactions: stored.reactions.bot, edits: stored.edits });
-    }
+    const { messages, deleted } = shownAndDeleted(
+      [...chat.messages.values()].map((stored) => [stored.message.message_id, stored]),
+      (stored) => ({ ...this.messageView(chat, stored), reactions: stored.reactions.bot, edits: stored.edits }));
     const config = {};
     for (const key of ["available_reactions", "voice_forbidden", "blocked", "bot_is_admin", "topics"]) {
       if (chat[key] !== undefined) config[key] = chat[key];

@@ -4,6 +4,8 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "support/expect_each.h"
+
 namespace sigil::model::openai {
 namespace {
 
@@ -45,11 +47,13 @@ TEST(ChatProtocol, PicturesAreVisionContentPartsAfterTheText) {
 }
 
 TEST(ChatProtocol, ApiErrorMessage) {
-  EXPECT_EQ(api_error_message(R"({"error":{"message":"Rate limit\nreached","type":"x"}})"),
-            "Rate limit reached");
-  EXPECT_EQ(api_error_message(R"({"error":"nope"})"), "nope");
-  EXPECT_EQ(api_error_message("<html>bad gateway</html>"), "<html>bad gateway</html>");
-  EXPECT_EQ(api_error_message(""), "empty body");
+  test::expect_each(api_error_message,
+                    {
+                        {R"({"error":{"message":"Rate limit\nreached","type":"x"}})", "Rate limit reached"},
+                        {R"({"error":"nope"})", "nope"},
+                        {"<html>bad gateway</html>", "<html>bad gateway</html>"},
+                        {"", "empty body"},
+                    });
 }
 
 TEST(ChatProtocol, DecodesTextFinishAndDone) {

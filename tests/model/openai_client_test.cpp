@@ -24,19 +24,7 @@ ChatRequest ask(const std::string& user) {
   return request;
 }
 
-OpenAiConfig config_for(const FakeOpenAiServer& server) {
-  OpenAiConfig config;
-  config.base_url = server.base_url();
-  config.api_key = "sk-test";
-  config.model = "fake-model";
-  config.connect_timeout = 5s;
-  config.first_byte_timeout = 5s;
-  config.idle_timeout = 5s;
-  config.total_timeout = 30s;
-  config.backoff_base = 10ms;
-  config.backoff_cap = 50ms;
-  return config;
-}
+OpenAiConfig config_for(const FakeOpenAiServer& server) { return openai_config_for(server); }
 
 std::shared_ptr<RecordingSink> run(ModelClient& client, ChatRequest request = ask("hi")) {
   auto sink = std::make_shared<RecordingSink>();

@@ -5,6 +5,7 @@
 
 #include "model/recording_sink.h"
 #include "sigil/model/replay.h"
+#include "support/expect_each.h"
 
 namespace sigil::model {
 namespace {
@@ -78,9 +79,11 @@ TEST(ReplayClient, RoundRobinOverLinesWithoutMatch) {
       "{\"match\":\"weather\",\"reply\":\"sunny\"}\n"
       "{\"reply\":\"two\"}\n");
   auto client = make_replay_client({file.path(), 0});
-  EXPECT_EQ(run_one(*client, "a"), "one");
-  EXPECT_EQ(run_one(*client, "b"), "two");
-  EXPECT_EQ(run_one(*client, "c"), "one");
+  test::expect_each([&](const std::string& text) { return run_one(*client, text); }, {
+                                                                                         {"a", "one"},
+                                                                                         {"b", "two"},
+                                                                                         {"c", "one"},
+                                                                                     });
   EXPECT_NE(client->describe().find("3 replies"), std::string::npos);
 }
 
@@ -91,9 +94,12 @@ TEST(ReplayClient, FirstMatchingLineWins) {
       "{\"match\":\"weather in Oslo\",\"reply\":\"rainy\"}\n"
       "{\"match\":\"Oslo\",\"reply\":\"fjords\"}\n");
   auto client = make_replay_client({file.path(), 0});
-  EXPECT_EQ(run_one(*client, "what is the weather in Oslo?"), "sunny");
-  EXPECT_EQ(run_one(*client, "visit Oslo"), "fjords");
-  EXPECT_EQ(run_one(*client, "hello"), "fallback");
+  test::expect_each([&](const std::string& text) { return run_one(*client, text); },
+                    {
+                        {"what is the weather in Oslo?", "sunny"},
+                        {"visit Oslo", "fjords"},
+                        {"hello", "fallback"},
+                    });
   // Only the last user message counts.
   ChatRequest request = ask("weather");
   request.messages.push_back({"assistant", "sunny", "", {}, {}});

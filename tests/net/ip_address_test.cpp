@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/expect_each.h"
+
 namespace sigil::net {
 namespace {
 
@@ -77,11 +79,15 @@ TEST(SpecialPurpose, RefusesEveryInternalRange) {
 }
 
 TEST(SpecialPurpose, SaysWhichRange) {
-  EXPECT_EQ(why("127.0.0.1"), "loopback (127.0.0.0/8)");
-  EXPECT_EQ(why("::1"), "loopback (::1)");
-  EXPECT_EQ(why("169.254.169.254"), "link-local (169.254.0.0/16; cloud metadata lives at 169.254.169.254)");
-  EXPECT_EQ(why("::ffff:127.0.0.1"), "loopback (127.0.0.0/8) inside the IPv6 address ::ffff:127.0.0.1");
-  EXPECT_EQ(why("fd12::1"), "unique local, private (fc00::/7)");
+  test::expect_each(
+      [](const std::string& address) { return why(address.c_str()); },
+      {
+          {"127.0.0.1", "loopback (127.0.0.0/8)"},
+          {"::1", "loopback (::1)"},
+          {"169.254.169.254", "link-local (169.254.0.0/16; cloud metadata lives at 169.254.169.254)"},
+          {"::ffff:127.0.0.1", "loopback (127.0.0.0/8) inside the IPv6 address ::ffff:127.0.0.1"},
+          {"fd12::1", "unique local, private (fc00::/7)"},
+      });
 }
 
 TEST(SpecialPurpose, LetsPublicAddressesThrough) {

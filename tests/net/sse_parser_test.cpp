@@ -23,23 +23,26 @@ std::vector<SseEvent> parse_in_pieces(std::string_view stream, const std::vector
 
 std::vector<SseEvent> parse_whole(std::string_view stream) { return parse_in_pieces(stream, {}); }
 
+// The data of each event the whole stream makes, in order.
+std::vector<std::string> data_of(std::string_view stream) {
+  std::vector<std::string> data;
+  for (const SseEvent& e : parse_whole(stream)) data.push_back(e.data);
+  return data;
+}
+
 TEST(SseParser, OpenAiStyleEvents) {
-  auto events = parse_whole("data: {\"a\":1}\n\ndata: [DONE]\n\n");
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].data, "{\"a\":1}");
-  EXPECT_EQ(events[1].data, "[DONE]");
+  EXPECT_EQ(data_of("data: {\"a\":1}\n\ndata: [DONE]\n\n"),
+            (std::vector<std::string>{"{\"a\":1}", "[DONE]"}));
 }
 
 TEST(SseParser, MultiLineDataJoinsWithNewline) {
-  auto events = parse_whole("data: first\ndata: second\ndata:third\n\n");
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].data, "first\nsecond\nthird");
+  EXPECT_EQ(data_of("data: first\ndata: second\ndata:third\n\n"),
+            (std::vector<std::string>{"first\nsecond\nthird"}));
 }
 
 TEST(SseParser, CommentsAndUnknownFieldsAreIgnored) {
-  auto events = parse_whole(": keep-alive\nretry: 10\nfoo: bar\ndata: x\n\n: another\n\n");
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].data, "x");
+  EXPECT_EQ(data_of(": keep-alive\nretry: 10\nfoo: bar\ndata: x\n\n: another\n\n"),
+            (std::vector<std::string>{"x"}));
 }
 
 // MCP's Streamable HTTP resumes a dropped stream from the last id after the server's `retry:` delay; a
@@ -70,38 +73,25 @@ TEST(SseParser, EventTypeAndIdAreKept) {
 }
 
 TEST(SseParser, CrLfAndLoneCrEndLines) {
-  auto events = parse_whole("data: a\r\n\r\ndata: b\r\rdata: c\n\n");
-  ASSERT_EQ(events.size(), 3u);
-  EXPECT_EQ(events[0].data, "a");
-  EXPECT_EQ(events[1].data, "b");
-  EXPECT_EQ(events[2].data, "c");
+  EXPECT_EQ(data_of("data: a\r\n\r\ndata: b\r\rdata: c\n\n"), (std::vector<std::string>{"a", "b", "c"}));
 }
 
 TEST(SseParser, OnlyOneLeadingSpaceIsDropped) {
-  auto events = parse_whole("data:  two spaces\n\n");
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].data, " two spaces");
+  EXPECT_EQ(data_of("data:  two spaces\n\n"), (std::vector<std::string>{" two spaces"}));
 }
 
 TEST(SseParser, EmptyDataFieldStillDispatches) {
-  auto events = parse_whole("data\n\ndata:\n\n\n\n");
-  ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0].data, "");
-  EXPECT_EQ(events[1].data, "");
+  EXPECT_EQ(data_of("data\n\ndata:\n\n\n\n"), (std::vector<std::string>{"", ""}));
 }
 
 TEST(SseParser, UnterminatedEventIsDroppedAtEnd) {
-  auto events = parse_whole("data: complete\n\ndata: partial\n");
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].data, "complete");
+  EXPECT_EQ(data_of("data: complete\n\ndata: partial\n"), (std::vector<std::string>{"complete"}));
 }
 
 TEST(SseParser, LeadingBomIsDropped) {
-  auto events = parse_whole(
-      "\xEF\xBB\xBF"
-      "data: x\n\n");
-  ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].data, "x");
+  EXPECT_EQ(data_of("\xEF\xBB\xBF"
+                    "data: x\n\n"),
+            (std::vector<std::string>{"x"}));
 }
 
 TEST(SseParser, OverlongLineFails) {

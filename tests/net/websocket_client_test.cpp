@@ -26,18 +26,14 @@
 #include <mutex>
 #include <thread>
 
+#include "support/beast_names.h"
 #include "support/fake_openai_server.h"
 #include "support/temp_dir.h"
 
 namespace sigil::net {
 namespace {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace websocket = beast::websocket;
-namespace ssl = asio::ssl;
-using tcp = asio::ip::tcp;
+using namespace sigil::testing::beast_names;
 using namespace std::chrono_literals;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 

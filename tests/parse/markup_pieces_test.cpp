@@ -9,6 +9,7 @@
 #include "parse/open_tag_scan.h"
 #include "parse/opener_scan.h"
 #include "sigil/text/char_refs.h"
+#include "support/expect_each.h"
 #include "support/run_parse.h"
 
 namespace sigil::parse {
@@ -17,17 +18,19 @@ namespace {
 using text::decode_char_refs;
 
 TEST(CharRefs, NamedNumericAndUnknown) {
-  EXPECT_EQ(decode_char_refs("Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos; &gt;"),
-            "Tom & Jerry <3 \"hi\" 'yo' >");
-  EXPECT_EQ(decode_char_refs("&#x1F44D;&#127881;"), "\xF0\x9F\x91\x8D\xF0\x9F\x8E\x89");
-  EXPECT_EQ(decode_char_refs("a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;"),
-            "a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;");
-  EXPECT_EQ(decode_char_refs("a&#0;b &#xD800; &#x110000; &#99999999999999999999;"),
-            "a\xEF\xBF\xBD"
-            "b \xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD");
-  EXPECT_EQ(decode_char_refs("&#65;&#x42;&#X43;"), "ABC");
-  EXPECT_EQ(decode_char_refs(""), "");
-  EXPECT_EQ(decode_char_refs("&"), "&");
+  test::expect_each(
+      decode_char_refs,
+      {
+          {"Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos; &gt;", "Tom & Jerry <3 \"hi\" 'yo' >"},
+          {"&#x1F44D;&#127881;", "\xF0\x9F\x91\x8D\xF0\x9F\x8E\x89"},
+          {"a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;", "a&nbsp;b &foo; &copy; & &; &#; &#x; &#xZZ;"},
+          {"a&#0;b &#xD800; &#x110000; &#99999999999999999999;",
+           "a\xEF\xBF\xBD"
+           "b \xEF\xBF\xBD \xEF\xBF\xBD \xEF\xBF\xBD"},
+          {"&#65;&#x42;&#X43;", "ABC"},
+          {"", ""},
+          {"&", "&"},
+      });
 }
 
 struct Scanned {
@@ -54,25 +57,31 @@ TEST_F(OpenerScanTest, RegisteredTagNamesAreWholeWords) {
   using K = OpenerScan::Kind;
   EXPECT_EQ(scan(scanner, "<react ").kind, K::TagOpen);
   EXPECT_EQ(scanner.name(), "react");
-  EXPECT_EQ(scan(scanner, "<REACT/").kind, K::TagOpen);
-  EXPECT_EQ(scan(scanner, "<react>").kind, K::TagOpen);
-  EXPECT_EQ(scan(scanner, "<react-x ").kind, K::NotMarkup);
-  EXPECT_EQ(scan(scanner, "<reaction ").kind, K::NotMarkup);
-  EXPECT_EQ(scan(scanner, "<react,").kind, K::NotMarkup);
-  EXPECT_EQ(scan(scanner, "< react").kind, K::NotMarkup);
+  const auto kind_of = [this](const std::string& text) { return scan(scanner, text).kind; };
+  test::expect_each<std::string, K>(kind_of, {
+                                                 {"<REACT/", K::TagOpen},
+                                                 {"<react>", K::TagOpen},
+                                                 {"<react-x ", K::NotMarkup},
+                                                 {"<reaction ", K::NotMarkup},
+                                                 {"<react,", K::NotMarkup},
+                                                 {"< react", K::NotMarkup},
+                                             });
   // Gives up at the first byte that rules markup out, not later.
   EXPECT_EQ(scan(scanner, "<bxxxxxxxx").consumed, 1u);
 }
 
 TEST_F(OpenerScanTest, CloseTagsCommentsAndCdata) {
   using K = OpenerScan::Kind;
-  EXPECT_EQ(scan(scanner, "</voice>").kind, K::CloseTag);
-  EXPECT_EQ(scan(scanner, "</VOICE \n>").kind, K::CloseTag);
-  EXPECT_EQ(scan(scanner, "</b>").kind, K::NotMarkup);
-  EXPECT_EQ(scan(scanner, "<!--").kind, K::CommentOpen);
-  EXPECT_EQ(scan(scanner, "<![CDATA[").kind, K::CdataOpen);
-  EXPECT_EQ(scan(scanner, "<!-x").kind, K::NotMarkup);
-  EXPECT_EQ(scan(scanner, "<![CDAT ").kind, K::NotMarkup);
+  const auto kind_of = [this](const std::string& text) { return scan(scanner, text).kind; };
+  test::expect_each<std::string, K>(kind_of, {
+                                                 {"</voice>", K::CloseTag},
+                                                 {"</VOICE \n>", K::CloseTag},
+                                                 {"</b>", K::NotMarkup},
+                                                 {"<!--", K::CommentOpen},
+                                                 {"<![CDATA[", K::CdataOpen},
+                                                 {"<!-x", K::NotMarkup},
+                                                 {"<![CDAT ", K::NotMarkup},
+                                             });
 }
 
 TEST_F(OpenerScanTest, Brackets) {

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/gateway_fixture.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
@@ -31,7 +32,6 @@ namespace sigil::server {
 namespace {
 
 namespace json = boost::json;
-using store::testing::TempDir;
 using namespace completions;
 
 // ---- the request on its own
@@ -242,13 +242,10 @@ std::vector<std::string> data_lines(const std::string& body) {
 constexpr const char* kHello = "<react emoji=\"thumbsup\"/>Hello there, <b>friend</b>. [REMEMBER:likes tea]";
 constexpr const char* kHelloClean = "Hello there, <b>friend</b>.";
 
-class ChatCompletionsTest : public ::testing::Test {
+class ChatCompletionsTest : public testing::GatewayFixture {
  protected:
-  ChatCompletionsTest() : registry_(catalog::Registry::builtin()) {
-    store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
-    auto handlers = actions::builtin_handlers(actions::BuiltinConfig{});
-    EXPECT_TRUE(handlers.ok());
-    if (handlers.ok()) handlers_ = std::move(*handlers);
+  ChatCompletionsTest() {
+    load_handlers();
     // Lines are picked by a word of the request's last user message; the one line without "match" answers
     // the second model call of a turn (its last user message is the results of the first).
     use_model({
@@ -264,26 +261,12 @@ class ChatCompletionsTest : public ::testing::Test {
     });
   }
 
-  ~ChatCompletionsTest() override {
-    server_.reset();
-    agent_.reset();
-  }
-
   void use_model(const std::vector<json::object>& lines, double tokens_per_second = 0) {
     server_.reset();
-    agent_.reset();
-    const std::string path = dir_.file("replay-" + std::to_string(++models_) + ".jsonl");
-    std::ofstream file(path);
-    for (const auto& line : lines) file << json::serialize(line) << '\n';
-    file.close();
-    model::ReplayConfig config;
-    config.path = path;
-    config.tokens_per_second = tokens_per_second;
-    if (tokens_per_second > 0) config.split = model::TokenSplit::words;
-    client_ = model::make_replay_client(config);
-    agent::AgentConfig agent_config;
-    agent_config.max_model_calls = 3;
-    agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *client_, agent_config);
+    std::vector<std::string> serialized;
+    for (const auto& line : lines) serialized.push_back(json::serialize(line));
+    use_replay(serialized, tokens_per_second,
+               tokens_per_second > 0 ? model::TokenSplit::words : model::TokenSplit::awkward, 3);
   }
 
   unsigned short start() {
@@ -296,24 +279,6 @@ class ChatCompletionsTest : public ::testing::Test {
     EXPECT_TRUE(tasks.ok());
     return tasks.ok() ? tasks->size() : 0;
   }
-
-  bool idle_within(std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (agent_->active_turns() != 0) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-  }
-
-  TempDir dir_;
-  catalog::Registry registry_;
-  std::unique_ptr<store::Store> store_;
-  exec::HandlerTable handlers_;
-  std::unique_ptr<model::ModelClient> client_;
-  std::unique_ptr<agent::Agent> agent_;
-  std::unique_ptr<HttpServer> server_;
-  int models_ = 0;
 };
 
 const json::object* find_result(const json::object& report, std::string_view action) {

@@ -17,6 +17,7 @@
 #include "server/ws_frames.h"
 #include "sigil/store/sha256.h"
 #include "store/store_test_support.h"
+#include "support/expect_each.h"
 
 namespace sigil::server {
 namespace {
@@ -308,19 +309,22 @@ TEST(WsFramesTest, MediaUrlsPercentEncodeTheName) {
 }
 
 TEST(MimeTypesTest, ByExtension) {
-  EXPECT_EQ(mime_for_name("index.html"), "text/html; charset=utf-8");
-  EXPECT_EQ(mime_for_name("app.JS"), "text/javascript; charset=utf-8");
-  EXPECT_EQ(mime_for_name("style.css"), "text/css; charset=utf-8");
-  EXPECT_EQ(mime_for_name("a/b.svg"), "image/svg+xml");
-  EXPECT_EQ(mime_for_name("noext"), "application/octet-stream");
-  EXPECT_EQ(mime_for_name("x.unknown"), "application/octet-stream");
-  // The one table (text/media_types.h): send-file's extensions are the gateway's too, and ".opus" is Ogg
-  // Opus.
-  EXPECT_EQ(mime_for_name("note.opus"), "audio/ogg; codecs=opus");
-  EXPECT_EQ(mime_for_name("photo.HEIC"), "image/heic");
-  EXPECT_EQ(mime_for_name("notes.txt"), "text/plain; charset=utf-8");
-  EXPECT_EQ(mime_for_name("data.json"), "application/json");      // no charset: not a text/ type
-  EXPECT_EQ(mime_for_name(".html"), "application/octet-stream");  // a leading dot is no extension
+  test::expect_each(mime_for_name,
+                    {
+                        {"index.html", "text/html; charset=utf-8"},
+                        {"app.JS", "text/javascript; charset=utf-8"},
+                        {"style.css", "text/css; charset=utf-8"},
+                        {"a/b.svg", "image/svg+xml"},
+                        {"noext", "application/octet-stream"},
+                        {"x.unknown", "application/octet-stream"},
+                        // The one table (text/media_types.h): send-file's extensions are the
+                        // gateway's too, and ".opus" is Ogg Opus.
+                        {"note.opus", "audio/ogg; codecs=opus"},
+                        {"photo.HEIC", "image/heic"},
+                        {"notes.txt", "text/plain; charset=utf-8"},
+                        {"data.json", "application/json"},      // no charset: not a text/ type
+                        {".html", "application/octet-stream"},  // a leading dot is no extension
+                    });
 }
 
 }  // namespace

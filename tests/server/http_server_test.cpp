@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/gateway_fixture.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
@@ -28,8 +29,6 @@
 
 namespace sigil::server {
 namespace {
-
-using store::testing::TempDir;
 
 using sigil::test_http::connect_and_send;
 using sigil::test_http::http_exchange;
@@ -75,61 +74,20 @@ std::vector<SseEvent> parse_sse(const std::string& body) {
 
 constexpr const char* kReply = "<react emoji=\"thumbsup\"/>Hello <b>there</b> [REMEMBER:likes tea]";
 
-class HttpServerTest : public ::testing::Test {
+class HttpServerTest : public testing::GatewayFixture {
  protected:
-  HttpServerTest() : registry_(catalog::Registry::builtin()) {
-    store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
-    auto handlers = actions::builtin_handlers(actions::BuiltinConfig{});
-    EXPECT_TRUE(handlers.ok());
-    if (handlers.ok()) handlers_ = std::move(*handlers);
-
-    const std::string path = dir_.file("replay.jsonl");
-    std::ofstream file(path);
-    file << boost::json::serialize(boost::json::object{{"reply", kReply}}) << '\n';
-    file.close();
-    model::ReplayConfig config;
-    config.path = path;
-    config.tokens_per_second = 0;
-    client_ = model::make_replay_client(config);
-    make_agent();
-  }
-
-  void make_agent() {
-    agent::AgentConfig agent_config;
-    agent_config.max_model_calls = 2;
-    agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *client_, agent_config);
+  HttpServerTest() {
+    load_handlers();
+    use_replay({boost::json::serialize(boost::json::object{{"reply", kReply}})}, 0,
+               model::TokenSplit::awkward, 2);
   }
 
   // A reply that takes about 20 s to stream, for tests that end a stream half-way.
   void use_slow_model() {
-    agent_.reset();
-    const std::string path = dir_.file("slow.jsonl");
     std::string reply;
     for (int i = 0; i < 400; ++i) reply += "word ";
-    std::ofstream file(path);
-    file << boost::json::serialize(boost::json::object{{"reply", reply}}) << '\n';
-    file.close();
-    model::ReplayConfig config;
-    config.path = path;
-    config.tokens_per_second = 20;
-    config.split = model::TokenSplit::words;
-    client_ = model::make_replay_client(config);
-    make_agent();
-  }
-
-  // True when the agent has no turn left within `limit`.
-  bool idle_within(std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (agent_->active_turns() != 0) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
-  }
-
-  ~HttpServerTest() override {
-    server_.reset();
-    agent_.reset();
+    use_replay({boost::json::serialize(boost::json::object{{"reply", reply}})}, 20, model::TokenSplit::words,
+               2);
   }
 
   unsigned short start(HttpServerOptions options = {}) {
@@ -137,13 +95,16 @@ class HttpServerTest : public ::testing::Test {
     return server_->start();
   }
 
-  TempDir dir_;
-  catalog::Registry registry_;
-  std::unique_ptr<store::Store> store_;
-  exec::HandlerTable handlers_;
-  std::unique_ptr<model::ModelClient> client_;
-  std::unique_ptr<agent::Agent> agent_;
-  std::unique_ptr<HttpServer> server_;
+  // The server on the slow model, and a message whose SSE stream has begun (its first text event read into
+  // `raw`); the open socket, or -1.
+  int open_slow_stream(std::string& raw) {
+    use_slow_model();
+    const unsigned short port = start();
+    const int fd = connect_and_send(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})"));
+    if (fd < 0) return fd;
+    EXPECT_TRUE(read_until(fd, raw, "event: text"));
+    return fd;
+  }
 };
 
 TEST_F(HttpServerTest, HealthzSaysOk) {
@@ -355,12 +316,9 @@ TEST_F(HttpServerTest, StopIsIdempotentAndLeavesNoTurnOpen) {
 }
 
 TEST_F(HttpServerTest, ClientHangingUpCancelsItsTurn) {
-  use_slow_model();
-  const unsigned short port = start();
-  const int fd = connect_and_send(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})"));
-  ASSERT_GE(fd, 0);
   std::string raw;
-  EXPECT_TRUE(read_until(fd, raw, "event: text"));
+  const int fd = open_slow_stream(raw);
+  ASSERT_GE(fd, 0);
   EXPECT_EQ(agent_->active_turns(), 1u);
   ::close(fd);
   // The reply would take ~20 s; the hang-up cancels it.
@@ -368,12 +326,9 @@ TEST_F(HttpServerTest, ClientHangingUpCancelsItsTurn) {
 }
 
 TEST_F(HttpServerTest, StopEndsAnOpenStreamAndItsTurn) {
-  use_slow_model();
-  const unsigned short port = start();
-  const int fd = connect_and_send(port, post("/v1/conversations/c1/messages", R"({"text":"hi"})"));
-  ASSERT_GE(fd, 0);
   std::string raw;
-  EXPECT_TRUE(read_until(fd, raw, "event: text"));
+  const int fd = open_slow_stream(raw);
+  ASSERT_GE(fd, 0);
   const auto before = std::chrono::steady_clock::now();
   server_->stop();
   EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(5));

@@ -2,29 +2,36 @@
 
 #include <gtest/gtest.h>
 
+#include "support/expect_each.h"
+
 namespace sigil::server {
 namespace {
 
 TEST(OriginPolicyTest, HostNamesAreParsedStrictly) {
-  EXPECT_EQ(OriginPolicy::host_name("LocalHost:8080"), "localhost");
-  EXPECT_EQ(OriginPolicy::host_name("[::1]:80"), "::1");
-  EXPECT_EQ(OriginPolicy::host_name(" example.com. "), "example.com");
-  EXPECT_EQ(OriginPolicy::host_name("a.b:"), "");
-  EXPECT_EQ(OriginPolicy::host_name("a.b:99999999"), "");
-  EXPECT_EQ(OriginPolicy::host_name("a.b:80x"), "");
-  EXPECT_EQ(OriginPolicy::host_name("evil.example@127.0.0.1"), "");
-  EXPECT_EQ(OriginPolicy::host_name("[::1"), "");
-  EXPECT_EQ(OriginPolicy::host_name(""), "");
+  test::expect_each(OriginPolicy::host_name, {
+                                                 {"LocalHost:8080", "localhost"},
+                                                 {"[::1]:80", "::1"},
+                                                 {" example.com. ", "example.com"},
+                                                 {"a.b:", ""},
+                                                 {"a.b:99999999", ""},
+                                                 {"a.b:80x", ""},
+                                                 {"evil.example@127.0.0.1", ""},
+                                                 {"[::1", ""},
+                                                 {"", ""},
+                                             });
 }
 
 TEST(OriginPolicyTest, OriginsAreNormalized) {
-  EXPECT_EQ(OriginPolicy::normalize_origin("HTTP://LocalHost:80"), "http://localhost");
-  EXPECT_EQ(OriginPolicy::normalize_origin("https://a.example:443"), "https://a.example");
-  EXPECT_EQ(OriginPolicy::normalize_origin("https://a.example:8443/path?q"), "https://a.example:8443");
-  EXPECT_EQ(OriginPolicy::normalize_origin("http://[::1]:8080"), "http://[::1]:8080");
-  EXPECT_EQ(OriginPolicy::normalize_origin("null"), "");
-  EXPECT_EQ(OriginPolicy::normalize_origin("file://"), "");
-  EXPECT_EQ(OriginPolicy::normalize_origin("chrome-extension://abc"), "");
+  test::expect_each(OriginPolicy::normalize_origin,
+                    {
+                        {"HTTP://LocalHost:80", "http://localhost"},
+                        {"https://a.example:443", "https://a.example"},
+                        {"https://a.example:8443/path?q", "https://a.example:8443"},
+                        {"http://[::1]:8080", "http://[::1]:8080"},
+                        {"null", ""},
+                        {"file://", ""},
+                        {"chrome-extension://abc", ""},
+                    });
 }
 
 TEST(OriginPolicyTest, ALoopbackGatewayAnswersToItsOwnNamesOnly) {

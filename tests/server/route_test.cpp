@@ -3,10 +3,28 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string_view>
+
+#include "support/expect_each.h"
+
 namespace sigil::server {
 namespace {
 
 using Kind = Route::Kind;
+
+// route_of(target) is of this kind, with this param and this label where the test names them.
+void expect_route(std::string_view target, Kind kind, std::optional<std::string_view> param,
+                  std::optional<std::string_view> label = std::nullopt) {
+  const Route r = route_of(target);
+  EXPECT_EQ(r.kind, kind) << target;
+  if (param) {
+    EXPECT_EQ(r.param, *param) << target;
+  }
+  if (label) {
+    EXPECT_EQ(r.label, *label) << target;
+  }
+}
 
 TEST(RouteTest, FixedPathsIgnoreTheQuery) {
   EXPECT_EQ(route_of("/healthz").kind, Kind::Health);
@@ -21,46 +39,27 @@ TEST(RouteTest, FixedPathsIgnoreTheQuery) {
 }
 
 TEST(RouteTest, TemplatesCarryTheirParamAndLabelNeverTheUrl) {
-  const Route messages = route_of("/v1/conversations/c-1/messages?user=u&limit=5");
-  EXPECT_EQ(messages.kind, Kind::Messages);
-  EXPECT_EQ(messages.param, "c-1");
-  EXPECT_EQ(messages.label, "/v1/conversations/{id}/messages");
+  expect_route("/v1/conversations/c-1/messages?user=u&limit=5", Kind::Messages, "c-1",
+               "/v1/conversations/{id}/messages");
+  // raw: the handler checks the id as given
+  expect_route("/v1/conversations/c%2E1/settings", Kind::Settings, "c%2E1",
+               "/v1/conversations/{id}/settings");
 
-  const Route settings = route_of("/v1/conversations/c%2E1/settings");
-  EXPECT_EQ(settings.kind, Kind::Settings);
-  EXPECT_EQ(settings.param, "c%2E1");  // raw: the handler checks the id as given
-  EXPECT_EQ(settings.label, "/v1/conversations/{id}/settings");
-
-  const Route media = route_of("/media/abc/a%20b.png");
-  EXPECT_EQ(media.kind, Kind::Media);
-  EXPECT_EQ(media.param, "abc/a%20b.png");
-  EXPECT_EQ(media.label, "/media/{sha256}");
+  expect_route("/media/abc/a%20b.png", Kind::Media, "abc/a%20b.png", "/media/{sha256}");
   EXPECT_EQ(route_of("/media/").param, "");  // the handler answers 400
 
-  const Route asset = route_of("/assets/js/app.js");
-  EXPECT_EQ(asset.kind, Kind::Asset);
-  EXPECT_EQ(asset.param, "js/app.js");
+  expect_route("/assets/js/app.js", Kind::Asset, "js/app.js");
   EXPECT_EQ(route_of("/assets/").kind, Kind::Unknown);
 
-  const Route page = route_of("/pages/holiday-1f2e");
-  EXPECT_EQ(page.kind, Kind::Page);
-  EXPECT_EQ(page.param, "holiday-1f2e");
-  EXPECT_EQ(page.label, "/pages/{slug}");
+  expect_route("/pages/holiday-1f2e", Kind::Page, "holiday-1f2e", "/pages/{slug}");
   EXPECT_EQ(route_of("/pages/").kind, Kind::Unknown);
   EXPECT_EQ(route_of("/pages/a/b").kind, Kind::Unknown);
 
-  const Route models = route_of("/v1/models");
-  EXPECT_EQ(models.kind, Kind::Models);
-  EXPECT_EQ(models.param, "");
-  const Route model = route_of("/v1/models/sigil");
-  EXPECT_EQ(model.kind, Kind::Models);
-  EXPECT_EQ(model.param, "sigil");
-  EXPECT_EQ(model.label, "/v1/models/{id}");
+  expect_route("/v1/models", Kind::Models, "");
+  expect_route("/v1/models/sigil", Kind::Models, "sigil", "/v1/models/{id}");
   EXPECT_EQ(route_of("/v1/models/a/b").kind, Kind::Unknown);
 
-  const Route other = route_of("/secret/path/42");
-  EXPECT_EQ(other.kind, Kind::Unknown);
-  EXPECT_EQ(other.label, "other");
+  expect_route("/secret/path/42", Kind::Unknown, std::nullopt, "other");
 }
 
 TEST(RouteTest, ConversationRoutesNeedOneNonEmptySegment) {
@@ -68,27 +67,24 @@ TEST(RouteTest, ConversationRoutesNeedOneNonEmptySegment) {
   EXPECT_EQ(route_of("/v1/conversations/a/b/messages").kind, Kind::Unknown);
   EXPECT_EQ(route_of("/v1/conversations/").kind, Kind::Unknown);
   // One segment names a conversation as a whole, whatever its id spells.
-  const Route whole = route_of("/v1/conversations/messages?user=u");
-  EXPECT_EQ(whole.kind, Kind::Conversation);
-  EXPECT_EQ(whole.param, "messages");
-  EXPECT_EQ(whole.label, "/v1/conversations/{id}");
-  const Route list = route_of("/v1/conversations?user=u&limit=5");
-  EXPECT_EQ(list.kind, Kind::Conversations);
-  EXPECT_EQ(list.label, "/v1/conversations");
+  expect_route("/v1/conversations/messages?user=u", Kind::Conversation, "messages", "/v1/conversations/{id}");
+  expect_route("/v1/conversations?user=u&limit=5", Kind::Conversations, std::nullopt, "/v1/conversations");
   EXPECT_EQ(route_of("/v1/conversations/a/settings/").kind, Kind::Unknown);
   EXPECT_EQ(route_of("/v1/conversations/a/other").kind, Kind::Unknown);
 }
 
 TEST(RouteTest, MethodsPerRoute) {
-  EXPECT_EQ(allowed_methods(Kind::Messages), "GET, HEAD, POST");
-  EXPECT_EQ(allowed_methods(Kind::Settings), "GET, HEAD, PUT");
-  EXPECT_EQ(allowed_methods(Kind::Completions), "POST");
-  EXPECT_EQ(allowed_methods(Kind::Conversations), "GET, HEAD");
-  EXPECT_EQ(allowed_methods(Kind::Conversation), "DELETE");
-  EXPECT_EQ(allowed_methods(Kind::Health), "GET, HEAD");
-  EXPECT_EQ(allowed_methods(Kind::Models), "GET, HEAD");
-  EXPECT_EQ(allowed_methods(Kind::WebSocket), "GET");  // an upgrade has no HEAD form
-  EXPECT_EQ(allowed_methods(Kind::Unknown), "");
+  test::expect_each<Kind>(allowed_methods, {
+                                               {Kind::Messages, "GET, HEAD, POST"},
+                                               {Kind::Settings, "GET, HEAD, PUT"},
+                                               {Kind::Completions, "POST"},
+                                               {Kind::Conversations, "GET, HEAD"},
+                                               {Kind::Conversation, "DELETE"},
+                                               {Kind::Health, "GET, HEAD"},
+                                               {Kind::Models, "GET, HEAD"},
+                                               {Kind::WebSocket, "GET"},  // an upgrade has no HEAD form
+                                               {Kind::Unknown, ""},
+                                           });
   EXPECT_TRUE(method_allowed(Kind::Messages, "GET"));
   EXPECT_TRUE(method_allowed(Kind::Messages, "POST"));
   EXPECT_FALSE(method_allowed(Kind::Messages, "PUT"));

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/gateway_fixture.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
@@ -29,17 +30,12 @@
 #include "sigil/server/http_server.h"
 #include "sigil/store/sha256.h"
 #include "store/store_test_support.h"
+#include "support/beast_names.h"
 
 namespace sigil::server {
 namespace {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace websocket = beast::websocket;
-namespace json = boost::json;
-using tcp = asio::ip::tcp;
-using store::testing::TempDir;
+using namespace sigil::testing::beast_names;
 using namespace std::chrono_literals;
 
 // Generous: the machine may be loaded; a healthy run never waits this long.
@@ -223,10 +219,9 @@ std::string binary_bytes(std::size_t n) {
   return out;
 }
 
-class WsTest : public ::testing::Test {
+class WsTest : public testing::GatewayFixture {
  protected:
-  WsTest() : registry_(catalog::Registry::builtin()) {
-    store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
+  WsTest() {
     files_dir_ = dir_.file("files");
     std::filesystem::create_directories(files_dir_);
     file_bytes_ = binary_bytes(150 * 1024 + 3);
@@ -235,9 +230,7 @@ class WsTest : public ::testing::Test {
 
     actions::BuiltinConfig config;
     config.file_roots = {files_dir_};
-    auto handlers = actions::builtin_handlers(config);
-    EXPECT_TRUE(handlers.ok());
-    if (handlers.ok()) handlers_ = std::move(*handlers);
+    load_handlers(config);
     // A voice note without espeak-ng: fixed bytes.
     handlers_.add("voice", [this](const exec::Directive&, exec::ActionContext&) {
       exec::HandlerResult result = exec::HandlerResult::ok("voice note sent");
@@ -265,19 +258,7 @@ class WsTest : public ::testing::Test {
 
   template <std::size_t N>
   void use_model(double tokens_per_second, const char* const (&lines)[N]) {
-    agent_.reset();
-    const std::string path = dir_.file("replay-" + std::to_string(++models_) + ".jsonl");
-    std::ofstream file(path);
-    for (const char* line : lines) file << line << '\n';
-    file.close();
-    model::ReplayConfig config;
-    config.path = path;
-    config.tokens_per_second = tokens_per_second;
-    config.split = model::TokenSplit::words;
-    client_ = model::make_replay_client(config);
-    agent::AgentConfig agent_config;
-    agent_config.max_model_calls = 2;
-    agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *client_, agent_config);
+    use_replay({std::begin(lines), std::end(lines)}, tokens_per_second, model::TokenSplit::words, 2);
   }
 
   // A reply that takes about 20 s to stream.
@@ -289,11 +270,6 @@ class WsTest : public ::testing::Test {
     }();
     const char* const lines[] = {reply.c_str()};
     use_model(20, lines);
-  }
-
-  ~WsTest() override {
-    server_.reset();
-    agent_.reset();
   }
 
   unsigned short start(HttpServerOptions options = {}) {
@@ -314,15 +290,6 @@ class WsTest : public ::testing::Test {
     return client;
   }
 
-  bool idle_within(std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (agent_->active_turns() != 0) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(10ms);
-    }
-    return true;
-  }
-
   static const json::object* find(const std::vector<json::object>& frames, const std::string& type,
                                   const std::string& op = "") {
     for (const auto& f : frames)
@@ -330,16 +297,8 @@ class WsTest : public ::testing::Test {
     return nullptr;
   }
 
-  TempDir dir_;
-  catalog::Registry registry_;
-  std::unique_ptr<store::Store> store_;
-  exec::HandlerTable handlers_;
-  std::unique_ptr<model::ModelClient> client_;
-  std::unique_ptr<agent::Agent> agent_;
-  std::unique_ptr<HttpServer> server_;
   std::string files_dir_, file_bytes_, voice_bytes_;
   unsigned short port_ = 0;
-  int models_ = 0;
 };
 
 TEST_F(WsTest, HelloCarriesModelAndTheHistoryWithoutResultLines) {

@@ -28,14 +28,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "support/beast_names.h"
+
 namespace sigil::testing {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace ssl = asio::ssl;
-namespace json = boost::json;
-using tcp = asio::ip::tcp;
+using namespace sigil::testing::beast_names;
 
 namespace {
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);

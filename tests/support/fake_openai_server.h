@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "sigil/model/openai.h"
+
 namespace sigil::testing {
 
 struct FakeResponse {
@@ -94,5 +96,22 @@ class FakeOpenAiServer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// An OpenAI client's configuration for this server: its URL, a test key and model name, and time-outs and
+// back-offs short enough that a failing case ends in seconds.
+inline model::OpenAiConfig openai_config_for(const FakeOpenAiServer& server) {
+  using namespace std::chrono_literals;
+  model::OpenAiConfig config;
+  config.base_url = server.base_url();
+  config.api_key = "sk-test";
+  config.model = "fake-model";
+  config.connect_timeout = 5s;
+  config.first_byte_timeout = 5s;
+  config.idle_timeout = 5s;
+  config.total_timeout = 30s;
+  config.backoff_base = 10ms;
+  config.backoff_cap = 50ms;
+  return config;
+}
 
 }  // namespace sigil::testing

@@ -17,29 +17,19 @@ request received to LOG: method, headers, JSON-RPC body, time)
 """
 import json
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from http_test_server import JsonLog, QuietHandler
 
 PORT = int(sys.argv[1])
 LOG = sys.argv[2]
 SESSION = "session-1"
-log_lock = threading.Lock()
 pending = {}  # last event id -> (request id, answer text or None for "never")
+log = JsonLog(LOG)  # log(entry): one JSON line per request
 
 
-def log(entry):
-    with log_lock:
-        with open(LOG, "a") as f:
-            f.write(json.dumps(entry) + "\n")
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class Handler(QuietHandler):
     def start_sse(self):
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")

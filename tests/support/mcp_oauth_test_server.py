@@ -25,30 +25,20 @@ import base64
 import hashlib
 import json
 import sys
-import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from http_test_server import JsonLog, QuietHandler
 
 PORT = int(sys.argv[1])
 LOG = sys.argv[2]
 MODE = sys.argv[3]
 BASE = f"http://127.0.0.1:{PORT}"
-lock = threading.Lock()
 state = {"challenge": None, "tokens": set(), "n": 0}
+log = JsonLog(LOG)  # log(entry): one JSON line per request
 
 
-def log(entry):
-    with lock:
-        with open(LOG, "a") as f:
-            f.write(json.dumps(entry) + "\n")
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
+class Handler(QuietHandler):
     def answer(self, status, body=None, headers=()):
         data = json.dumps(body).encode() if body is not None else b""
         self.send_response(status)

@@ -1,5 +1,6 @@
 #include "run_parse.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 
@@ -80,7 +81,15 @@ std::string base64_decode(std::string_view in) {
 }
 
 bool same_json(const boost::json::value& a, const boost::json::value& b) {
-  if (a.is_number() && b.is_number()) return a.to_number<double>() == b.to_number<double>();
+  if (a.is_number() && b.is_number()) {
+    // Integers exactly (a double would round two large ones to the same value), a double by value.
+    if (a.is_double() || b.is_double()) return a.to_number<double>() == b.to_number<double>();
+    if (a.is_int64() && b.is_int64()) return a.get_int64() == b.get_int64();
+    if (a.is_uint64() && b.is_uint64()) return a.get_uint64() == b.get_uint64();
+    const boost::json::value& s = a.is_int64() ? a : b;
+    const boost::json::value& u = a.is_int64() ? b : a;
+    return s.get_int64() >= 0 && static_cast<std::uint64_t>(s.get_int64()) == u.get_uint64();
+  }
   if (a.kind() != b.kind()) return false;
   if (a.is_object()) {
     const auto& x = a.get_object();

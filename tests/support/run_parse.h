@@ -37,7 +37,7 @@ RunResult run_parse(std::string_view reply, const RunOptions& options, std::size
 // Standard base64 (padding and non-alphabet bytes ignored), for the vectors' `input_b64`.
 std::string base64_decode(std::string_view in);
 
-// Deep equality with numbers compared by value (90 == 90.0) and objects by key set.
+// Deep equality with numbers compared by value (90 == 90.0; integers exactly) and objects by key set.
 bool same_json(const boost::json::value& a, const boost::json::value& b);
 
 }  // namespace sigil::testing

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "support/expect_each.h"
+
 namespace sigil::text::ascii {
 namespace {
 
@@ -88,9 +90,11 @@ TEST(Ascii, TrimDropsTheNamedSetFromTheChosenEnds) {
   EXPECT_EQ(trim(s), "x y");
   EXPECT_EQ(trim_left(s), "x y\v\f\r\n\t ");
   EXPECT_EQ(trim_right(s), " \t\n\r\f\vx y");
-  EXPECT_EQ(trim("   "), "");
-  EXPECT_EQ(trim(""), "");
-  EXPECT_EQ(trim("\xC2\xA0x\xC2\xA0"), "\xC2\xA0x\xC2\xA0");  // U+00A0 is no ASCII space
+  test::expect_each(
+      [](std::string_view text) { return trim(text); },
+      {
+          {"   ", ""}, {"", ""}, {"\xC2\xA0x\xC2\xA0", "\xC2\xA0x\xC2\xA0"},  // U+00A0 is no ASCII space
+      });
 
   EXPECT_EQ(trim(" \n{}\f\v\r\n", is_markup_space), "{}\f\v");  // FF and VT are content in markup
   EXPECT_EQ(trim(" \t 5 \t\n", is_blank), "5 \t\n");            // HTTP's optional whitespace

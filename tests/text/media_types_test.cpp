@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "sigil/text/ascii.h"
+#include "support/expect_each.h"
 
 namespace sigil::text {
 namespace {
@@ -95,14 +96,17 @@ TEST(MediaTypes, KindsAreSpec14sListsAndEverythingElseIsADocument) {
 TEST(MediaTypes, NameRules) {
   EXPECT_EQ(mime_type_for_name("a/b/Photo.JPG"), "image/jpeg");  // any case, last component
   EXPECT_EQ(file_kind_for_name("clips/Holiday.MoV"), FileKind::video);
-  EXPECT_EQ(mime_type_for_name("archive.tar.gz"), "application/octet-stream");  // the last dot counts
-  EXPECT_EQ(mime_type_for_name("noext"), "application/octet-stream");
-  EXPECT_EQ(mime_type_for_name("trailing."), "application/octet-stream");
-  EXPECT_EQ(mime_type_for_name("x.unknown"), "application/octet-stream");
-  EXPECT_EQ(mime_type_for_name(""), "application/octet-stream");
-  // A leading dot starts a name: ".png" is a file called ".png" with no extension.
-  EXPECT_EQ(mime_type_for_name(".bashrc"), "application/octet-stream");
-  EXPECT_EQ(mime_type_for_name("dir/.png"), "application/octet-stream");
+  test::expect_each(mime_type_for_name,
+                    {
+                        {"archive.tar.gz", "application/octet-stream"},  // the last dot counts
+                        {"noext", "application/octet-stream"},
+                        {"trailing.", "application/octet-stream"},
+                        {"x.unknown", "application/octet-stream"},
+                        {"", "application/octet-stream"},
+                        // A leading dot starts a name: ".png" is a file called ".png" with no extension.
+                        {".bashrc", "application/octet-stream"},
+                        {"dir/.png", "application/octet-stream"},
+                    });
   EXPECT_EQ(file_kind_for_name(".png"), FileKind::document);
   // A dot in a folder's name is no extension of the file.
   EXPECT_EQ(file_kind_for_name("v1.2/readme"), FileKind::document);
@@ -112,12 +116,15 @@ TEST(MediaTypes, NameRules) {
 }
 
 TEST(MediaTypes, KindNames) {
-  EXPECT_EQ(to_string(FileKind::automatic), "auto");
-  EXPECT_EQ(to_string(FileKind::image), "image");
-  EXPECT_EQ(to_string(FileKind::document), "document");
-  EXPECT_EQ(to_string(FileKind::audio), "audio");
-  EXPECT_EQ(to_string(FileKind::voice), "voice");
-  EXPECT_EQ(to_string(FileKind::video), "video");
+  const auto name = [](FileKind kind) { return to_string(kind); };
+  test::expect_each<FileKind>(name, {
+                                        {FileKind::automatic, "auto"},
+                                        {FileKind::image, "image"},
+                                        {FileKind::document, "document"},
+                                        {FileKind::audio, "audio"},
+                                        {FileKind::voice, "voice"},
+                                        {FileKind::video, "video"},
+                                    });
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ RestOutcome RestApi::once(const RestRequest& request, const std::string& content
   req.timeouts.idle = timeout;
   // The net client's own resend would bypass our bookkeeping: only what this class decides is sent again.
   req.resend_on_stale_connection = false;
-  const net::HttpResult r = fetches_.fetch(client_, std::move(req), kMaxAnswer);
+  const net::HttpResult r = calls_.fetch(client_, std::move(req), kMaxAnswer);
   limits_.observe(route_key(request.method, request.path), r.head.status, r.head.headers, r.body,
                   RateClock::now());
   if (r.error && r.head.status == 0) {
@@ -132,19 +132,7 @@ Result<std::string> RestApi::download(std::string_view url, std::size_t max_byte
   req.url = std::string(url);
   req.timeouts.first_byte = options_.request_timeout;
   req.timeouts.idle = options_.request_timeout;
-  const net::HttpResult r = fetches_.fetch(client_, std::move(req), max_bytes);
-  const std::string error = r.download_failure(max_bytes);
-  std::lock_guard lock(mu_);
-  ++stats_.calls;
-  if (error.empty()) return r.body;
-  ++stats_.failures;
-  stats_.last_error = "download: " + error;
-  return Failure<std::string>{error};
-}
-
-bool RestApi::pause(std::chrono::milliseconds how_long) {
-  std::unique_lock lock(mu_);
-  return !cv_.wait_for(lock, how_long, [&] { return stopped_.load(); });
+  return calls_.download(client_, std::move(req), max_bytes);
 }
 
 RestOutcome RestApi::call(const RestRequest& request) {
@@ -175,7 +163,7 @@ RestOutcome RestApi::call(const RestRequest& request) {
     const auto wait = limits_.wait_before(route, RateClock::now());
     if (wait > options_.max_wait) {
       o.message = "rate limited for " + std::to_string(wait.count() / 1000) + " s";
-    } else if ((wait.count() > 0 && !pause(wait)) || stopped_.load()) {
+    } else if ((wait.count() > 0 && !calls_.pause(wait)) || calls_.stopped()) {
       o.message = "stopped";
     } else {
       o = once(request, content_type, body);
@@ -186,40 +174,25 @@ RestOutcome RestApi::call(const RestRequest& request) {
     const bool again = !gave_up && attempt < options_.max_attempts &&
                        (limited || o.kind == RestOutcome::Kind::NotSent ||
                         (request.repeatable && o.kind == RestOutcome::Kind::Unknown));
-    {
-      std::lock_guard lock(mu_);
-      if (o.status != 0 || o.kind != RestOutcome::Kind::NotSent) ++stats_.calls;
+    calls_.count([&](net::CallStats& stats) {
+      if (o.status != 0 || o.kind != RestOutcome::Kind::NotSent) ++stats.calls;
       if (!o.ok() && !again) {
-        ++stats_.failures;
-        stats_.last_error = route + ": " + o.summary();
+        ++stats.failures;
+        stats.last_error = route + ": " + o.summary();
       }
-      if (again) ++stats_.retries;
-    }
+      if (again) ++stats.retries;
+    });
     if (!again) return o;
     if (log::enabled(log::Level::info))
       log::write(
           log::Record{log::Level::info, "discord-retry", {}}.with("route", route).with("error", o.summary()));
     ++retries;
     // A 429 is waited out by the rate-limit bookkeeping at the top of the loop; other failures pause.
-    if (!limited && !pause(options_.retry_pause * attempt)) {
+    if (!limited && !calls_.pause(options_.retry_pause * attempt)) {
       o.message = "stopped";
       return o;
     }
   }
-}
-
-void RestApi::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopped_.store(true);
-  }
-  fetches_.cancel_all();
-  cv_.notify_all();
-}
-
-RestStats RestApi::stats() const {
-  std::lock_guard lock(mu_);
-  return stats_;
 }
 
 }  // namespace sigil::channels::discord

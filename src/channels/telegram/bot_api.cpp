@@ -92,7 +92,7 @@ ApiOutcome BotApi::once(std::string_view method, const std::string& content_type
   // A message sent twice is a message the user sees twice: a send whose connection drops is in doubt, not
   // resent (the net client would resend it on a reused connection that ends before the answer).
   req.resend_on_stale_connection = !creates_message(method);
-  const net::HttpResult r = fetches_.fetch(client_, std::move(req), kMaxAnswer);
+  const net::HttpResult r = calls_.fetch(client_, std::move(req), kMaxAnswer);
   if (r.error && r.head.status == 0) {
     ApiOutcome o;
     o.kind = net::never_sent(r.error->kind) ? ApiOutcome::Kind::NotSent : ApiOutcome::Kind::Unknown;
@@ -103,16 +103,11 @@ ApiOutcome BotApi::once(std::string_view method, const std::string& content_type
   return from_answer(r);
 }
 
-bool BotApi::pause(std::chrono::milliseconds how_long) {
-  std::unique_lock lock(mu_);
-  return !cv_.wait_for(lock, how_long, [&] { return stopped_.load(); });
-}
-
 ApiOutcome BotApi::with_retries(std::string_view method, const std::string& content_type,
                                 const std::string& body, std::chrono::milliseconds timeout) {
   int retries = 0;
   for (int attempt = 1;; ++attempt) {
-    if (stopped_.load()) {
+    if (calls_.stopped()) {
       ApiOutcome o;
       o.description = "stopped";
       o.retries = retries;
@@ -125,26 +120,22 @@ ApiOutcome BotApi::with_retries(std::string_view method, const std::string& cont
       wait = std::chrono::seconds(ra);
     else if (o.kind == ApiOutcome::Kind::NotSent)
       wait = options_.not_sent_pause;
-    {
-      std::lock_guard lock(mu_);
-      ++stats_.calls;
+    calls_.count([&](net::CallStats& stats) {
+      ++stats.calls;
       if (!o.ok() && (wait.count() < 0 || attempt >= options_.max_attempts)) {
-        ++stats_.failures;
-        stats_.last_error = std::string(method) + ": " + o.summary();
+        ++stats.failures;
+        stats.last_error = std::string(method) + ": " + o.summary();
       }
-    }
+    });
     if (o.ok() || wait.count() < 0 || attempt >= options_.max_attempts) return o;
     if (log::enabled(log::Level::info))
       log::write(log::Record{log::Level::info, "telegram-retry", {}}
                      .with("method", std::string(method))
                      .with("after_ms", static_cast<std::int64_t>(wait.count()))
                      .with("error", o.summary()));
-    {
-      std::lock_guard lock(mu_);
-      ++stats_.retries;
-    }
+    calls_.count([](net::CallStats& stats) { ++stats.retries; });
     ++retries;
-    if (!pause(wait)) {
+    if (!calls_.pause(wait)) {
       o.retries = retries;
       return o;
     }
@@ -175,28 +166,8 @@ Result<std::string> BotApi::download(std::string_view file_path, std::size_t max
   req.url = api_url_ + "/file/bot" + token_ + "/" + std::string(file_path);
   req.timeouts.first_byte = options_.request_timeout;
   req.timeouts.idle = options_.request_timeout;
-  const net::HttpResult r = fetches_.fetch(client_, std::move(req), max_bytes);
-  const std::string error = r.download_failure(max_bytes);  // never names the path that holds the token
-  std::lock_guard lock(mu_);
-  ++stats_.calls;
-  if (error.empty()) return r.body;
-  ++stats_.failures;
-  stats_.last_error = "download: " + error;
-  return Failure{error};
-}
-
-void BotApi::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopped_.store(true);
-  }
-  fetches_.cancel_all();
-  cv_.notify_all();
-}
-
-BotApiStats BotApi::stats() const {
-  std::lock_guard lock(mu_);
-  return stats_;
+  // The error names the host and port, never the path that holds the token.
+  return calls_.download(client_, std::move(req), max_bytes);
 }
 
 const std::vector<std::string>& telegram_reaction_emoji() {

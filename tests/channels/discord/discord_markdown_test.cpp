@@ -3,35 +3,42 @@
 
 #include <gtest/gtest.h>
 
+#include "support/expect_each.h"
+
 namespace sigil::channels::discord {
 namespace {
 
 TEST(DiscordMarkdown, SpansInDiscordSyntax) {
-  EXPECT_EQ(render_discord_markdown("Here is **bold**, *it*, ~~gone~~ and `code`."),
-            "Here is **bold**, *it*, ~~gone~~ and `code`.");
-  EXPECT_EQ(render_discord_markdown("__strong__ and _em_"), "**strong** and *em*");
-  EXPECT_EQ(render_discord_markdown("[a link](https://example.com/?a=1&b=2)"),
-            "[a link](https://example.com/?a=1&b=2)");
-  EXPECT_EQ(render_discord_markdown("see https://example.com/a_b_c now"),
-            "see https://example.com/a_b_c now");
+  test::expect_each(
+      render_discord_markdown,
+      {
+          {"Here is **bold**, *it*, ~~gone~~ and `code`.", "Here is **bold**, *it*, ~~gone~~ and `code`."},
+          {"__strong__ and _em_", "**strong** and *em*"},
+          {"[a link](https://example.com/?a=1&b=2)", "[a link](https://example.com/?a=1&b=2)"},
+          {"see https://example.com/a_b_c now", "see https://example.com/a_b_c now"},
+      });
 }
 
 TEST(DiscordMarkdown, BlocksInDiscordSyntax) {
-  EXPECT_EQ(render_discord_markdown("# Title\n\ntext"), "# Title\n\ntext");
-  EXPECT_EQ(render_discord_markdown("#### Small"), "**Small**");
-  EXPECT_EQ(render_discord_markdown("* one\n* two"), "- one\n- two");
-  EXPECT_EQ(render_discord_markdown("3. three\n4. four"), "3. three\n4. four");
-  EXPECT_EQ(render_discord_markdown("> quoted\n> more\n\nafter"), "> quoted\n> more\n\nafter");
-  EXPECT_EQ(render_discord_markdown("```cpp\nint x = a*b;\n```"), "```cpp\nint x = a*b;\n```");
-  EXPECT_EQ(render_discord_markdown("| a | b |\n|---|---|\n| 1 | 2 |"), "**a** | **b**\n1 | 2");
+  test::expect_each(render_discord_markdown, {
+                                                 {"# Title\n\ntext", "# Title\n\ntext"},
+                                                 {"#### Small", "**Small**"},
+                                                 {"* one\n* two", "- one\n- two"},
+                                                 {"3. three\n4. four", "3. three\n4. four"},
+                                                 {"> quoted\n> more\n\nafter", "> quoted\n> more\n\nafter"},
+                                                 {"```cpp\nint x = a*b;\n```", "```cpp\nint x = a*b;\n```"},
+                                                 {"| a | b |\n|---|---|\n| 1 | 2 |", "**a** | **b**\n1 | 2"},
+                                             });
 }
 
 TEST(DiscordMarkdown, LiteralTextIsEscaped) {
-  EXPECT_EQ(render_discord_markdown("a \\*literal\\* star and snake\\_case"),
-            "a \\*literal\\* star and snake\\_case");
-  EXPECT_EQ(render_discord_markdown("a < b & c"), "a < b & c");
-  EXPECT_EQ(render_discord_markdown("hi <@123> and ||spoiler||"), "hi \\<@123> and \\|\\|spoiler\\|\\|");
-  EXPECT_EQ(render_discord_markdown("x \\# not a heading"), "x # not a heading");
+  test::expect_each(render_discord_markdown,
+                    {
+                        {"a \\*literal\\* star and snake\\_case", "a \\*literal\\* star and snake\\_case"},
+                        {"a < b & c", "a < b & c"},
+                        {"hi <@123> and ||spoiler||", "hi \\<@123> and \\|\\|spoiler\\|\\|"},
+                        {"x \\# not a heading", "x # not a heading"},
+                    });
   EXPECT_EQ(escape_discord_text("# not a heading", true), "\\# not a heading");
   EXPECT_EQ(escape_discord_text("1. not a list", true), "1\\. not a list");
   EXPECT_EQ(escape_discord_text("- not a list", true), "\\- not a list");

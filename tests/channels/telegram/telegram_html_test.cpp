@@ -6,15 +6,18 @@
 #include <string>
 
 #include "sigil/deliver/split.h"
+#include "support/expect_each.h"
 
 namespace sigil::channels::telegram {
 namespace {
 
 TEST(TelegramHtml, EscapesTheThreeCharactersEverywhere) {
-  EXPECT_EQ(render_telegram_html("a < b && c > d"), "a &lt; b &amp;&amp; c &gt; d");
-  EXPECT_EQ(render_telegram_html("`x<y>&z`"), "<code>x&lt;y&gt;&amp;z</code>");
-  EXPECT_EQ(render_telegram_html("```\n<b>not bold</b> & co\n```"),
-            "<pre>&lt;b&gt;not bold&lt;/b&gt; &amp; co</pre>");
+  test::expect_each(render_telegram_html,
+                    {
+                        {"a < b && c > d", "a &lt; b &amp;&amp; c &gt; d"},
+                        {"`x<y>&z`", "<code>x&lt;y&gt;&amp;z</code>"},
+                        {"```\n<b>not bold</b> & co\n```", "<pre>&lt;b&gt;not bold&lt;/b&gt; &amp; co</pre>"},
+                    });
 }
 
 TEST(TelegramHtml, RawHtmlFromTheModelIsText) {
@@ -24,31 +27,38 @@ TEST(TelegramHtml, RawHtmlFromTheModelIsText) {
 }
 
 TEST(TelegramHtml, EmphasisNestsProperly) {
-  EXPECT_EQ(render_telegram_html("**bold *both* bold** and ~~gone~~"),
-            "<b>bold <i>both</i> bold</b> and <s>gone</s>");
-  EXPECT_EQ(render_telegram_html("_it_ **b**"), "<i>it</i> <b>b</b>");
-  // An unclosed marker is literal text, not a tag left open.
-  EXPECT_EQ(render_telegram_html("**not closed"), "**not closed");
+  test::expect_each(render_telegram_html,
+                    {
+                        {"**bold *both* bold** and ~~gone~~", "<b>bold <i>both</i> bold</b> and <s>gone</s>"},
+                        {"_it_ **b**", "<i>it</i> <b>b</b>"},
+                        // An unclosed marker is literal text, not a tag left open.
+                        {"**not closed", "**not closed"},
+                    });
 }
 
 TEST(TelegramHtml, CodeBlocksWithAndWithoutLanguage) {
-  EXPECT_EQ(render_telegram_html("```python\nprint(1 < 2)\n```"),
-            "<pre><code class=\"language-python\">print(1 &lt; 2)</code></pre>");
-  EXPECT_EQ(render_telegram_html("    indented\n    code"), "<pre>indented\ncode</pre>");
-  // A language that is not a plain word is left out rather than put into an attribute.
-  EXPECT_EQ(render_telegram_html("```a\"b\nx\n```"), "<pre>x</pre>");
-  // Markdown inside code is code.
-  EXPECT_EQ(render_telegram_html("`**x**`"), "<code>**x**</code>");
+  test::expect_each(render_telegram_html,
+                    {
+                        {"```python\nprint(1 < 2)\n```",
+                         "<pre><code class=\"language-python\">print(1 &lt; 2)</code></pre>"},
+                        {"    indented\n    code", "<pre>indented\ncode</pre>"},
+                        // A language that is not a plain word is left out rather than put into an attribute.
+                        {"```a\"b\nx\n```", "<pre>x</pre>"},
+                        // Markdown inside code is code.
+                        {"`**x**`", "<code>**x**</code>"},
+                    });
 }
 
 TEST(TelegramHtml, Links) {
-  EXPECT_EQ(render_telegram_html("[the docs](https://example.com/a?b=1&c=\"2\")"),
-            "<a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\">the docs</a>");
-  EXPECT_EQ(render_telegram_html("see https://example.com now"),
-            "see <a href=\"https://example.com\">https://example.com</a> now");
-  EXPECT_EQ(render_telegram_html("[**bold** link](http://x.org)"),
-            "<a href=\"http://x.org\"><b>bold</b> link</a>");
-  EXPECT_EQ(render_telegram_html("![a cat](http://x.org/cat.png)"), "a cat (http://x.org/cat.png)");
+  test::expect_each(
+      render_telegram_html,
+      {
+          {"[the docs](https://example.com/a?b=1&c=\"2\")",
+           "<a href=\"https://example.com/a?b=1&amp;c=&quot;2&quot;\">the docs</a>"},
+          {"see https://example.com now", "see <a href=\"https://example.com\">https://example.com</a> now"},
+          {"[**bold** link](http://x.org)", "<a href=\"http://x.org\"><b>bold</b> link</a>"},
+          {"![a cat](http://x.org/cat.png)", "a cat (http://x.org/cat.png)"},
+      });
 }
 
 // Found by TDLib (cli.telegram_entities_test): Telegram's parser takes each of these, but shows them wrong.
@@ -61,22 +71,27 @@ TEST(TelegramHtml, EmailAddressesAreTextNotMailtoLinks) {
 
 TEST(TelegramHtml, LinksTelegramWouldDropShowWhereTheyPoint) {
   // A relative, ftp: or javascript: href: Telegram drops the link silently; the reader keeps the target.
-  EXPECT_EQ(render_telegram_html("[the docs](/docs/a.html) [f](ftp://x.org/f) [x](javascript:alert(1))"),
-            "the docs (/docs/a.html) f (ftp://x.org/f) x (javascript:alert(1))");
-  EXPECT_EQ(render_telegram_html("Visit www.example.com/www now"),
-            "Visit <a href=\"http://www.example.com/www\">www.example.com/www</a> now");
-  EXPECT_EQ(render_telegram_html("[t](tg://user?id=1) [H](HTTPS://X.ORG)"),
-            "<a href=\"tg://user?id=1\">t</a> <a href=\"HTTPS://X.ORG\">H</a>");
+  test::expect_each(render_telegram_html,
+                    {
+                        {"[the docs](/docs/a.html) [f](ftp://x.org/f) [x](javascript:alert(1))",
+                         "the docs (/docs/a.html) f (ftp://x.org/f) x (javascript:alert(1))"},
+                        {"Visit www.example.com/www now",
+                         "Visit <a href=\"http://www.example.com/www\">www.example.com/www</a> now"},
+                        {"[t](tg://user?id=1) [H](HTTPS://X.ORG)",
+                         "<a href=\"tg://user?id=1\">t</a> <a href=\"HTTPS://X.ORG\">H</a>"},
+                    });
 }
 
 TEST(TelegramHtml, CharacterReferencesInALinkAreDecoded) {
   // The href went out as "?a=1&amp;amp;b=2": Telegram linked to "?a=1&amp;b=2".
-  EXPECT_EQ(render_telegram_html("[x](https://example.com/?a=1&amp;b=2&#38;c=&quot;3&quot;)"),
-            "<a href=\"https://example.com/?a=1&amp;b=2&amp;c=&quot;3&quot;\">x</a>");
-  EXPECT_EQ(render_telegram_html("![cat](https://example.com/c.png?a&amp;b)"),
-            "cat (https://example.com/c.png?a&amp;b)");
-  EXPECT_EQ(render_telegram_html("```c&#43;&#43;\nx\n```"),
-            "<pre><code class=\"language-c++\">x</code></pre>");
+  test::expect_each(
+      render_telegram_html,
+      {
+          {"[x](https://example.com/?a=1&amp;b=2&#38;c=&quot;3&quot;)",
+           "<a href=\"https://example.com/?a=1&amp;b=2&amp;c=&quot;3&quot;\">x</a>"},
+          {"![cat](https://example.com/c.png?a&amp;b)", "cat (https://example.com/c.png?a&amp;b)"},
+          {"```c&#43;&#43;\nx\n```", "<pre><code class=\"language-c++\">x</code></pre>"},
+      });
 }
 
 TEST(TelegramHtml, AnAutolinkInALinkIsTheLinksText) {
@@ -96,25 +111,30 @@ TEST(TelegramHtml, CodeInALinkIsTheLinksText) {
 TEST(TelegramHtml, SpansMd4cLeavesOpenOrClosesTwiceAreBalanced) {
   // md4c can take an emphasis' closer into a permissive autolink: the emphasis never closed ("Can't find end
   // tag corresponding to start tag"), or a closer came without its opener ("Unexpected end tag").
-  EXPECT_EQ(render_telegram_html("*see www.example.com*>"),
-            "<i>see <a href=\"http://www.example.com*&gt;\">www.example.com*&gt;</a></i>");
-  EXPECT_EQ(render_telegram_html("_mail http://example.com@_] x"),
-            "<i>mail <a href=\"http://example.com@_]\">http://example.com@_]</a> x</i>");
-  EXPECT_EQ(render_telegram_html("see http://example.com~~/~~ now"),
-            "see <a href=\"http://example.com~~/\">http://example.com~~/</a> now");
+  test::expect_each(render_telegram_html,
+                    {
+                        {"*see www.example.com*>",
+                         "<i>see <a href=\"http://www.example.com*&gt;\">www.example.com*&gt;</a></i>"},
+                        {"_mail http://example.com@_] x",
+                         "<i>mail <a href=\"http://example.com@_]\">http://example.com@_]</a> x</i>"},
+                        {"see http://example.com~~/~~ now",
+                         "see <a href=\"http://example.com~~/\">http://example.com~~/</a> now"},
+                    });
 }
 
 TEST(TelegramHtml, BlocksBecomeLines) {
-  EXPECT_EQ(render_telegram_html("# Title\n\nFirst para.\nSame para.\n\nSecond."),
-            "<b>Title</b>\n\nFirst para.\nSame para.\n\nSecond.");
-  EXPECT_EQ(render_telegram_html("- one\n- two\n  - nested\n- three"), "• one\n• two\n  • nested\n• three");
-  EXPECT_EQ(render_telegram_html("3. c\n4. d"), "3. c\n4. d");
-  EXPECT_EQ(render_telegram_html("before\n\n- a\n- b\n\nafter"), "before\n\n• a\n• b\n\nafter");
-  EXPECT_EQ(render_telegram_html("> quoted *text*\n>\n> more"),
-            "<blockquote>quoted <i>text</i>\n\nmore</blockquote>");
-  EXPECT_EQ(render_telegram_html("> outer\n> > inner"), "<blockquote>outer\n\ninner</blockquote>");
-  EXPECT_EQ(render_telegram_html("a\n\n---\n\nb"), "a\n\n———\n\nb");
-  EXPECT_EQ(render_telegram_html("| h1 | h2 |\n|---|---|\n| a | b |"), "<b>h1</b> | <b>h2</b>\na | b");
+  test::expect_each(render_telegram_html,
+                    {
+                        {"# Title\n\nFirst para.\nSame para.\n\nSecond.",
+                         "<b>Title</b>\n\nFirst para.\nSame para.\n\nSecond."},
+                        {"- one\n- two\n  - nested\n- three", "• one\n• two\n  • nested\n• three"},
+                        {"3. c\n4. d", "3. c\n4. d"},
+                        {"before\n\n- a\n- b\n\nafter", "before\n\n• a\n• b\n\nafter"},
+                        {"> quoted *text*\n>\n> more", "<blockquote>quoted <i>text</i>\n\nmore</blockquote>"},
+                        {"> outer\n> > inner", "<blockquote>outer\n\ninner</blockquote>"},
+                        {"a\n\n---\n\nb", "a\n\n———\n\nb"},
+                        {"| h1 | h2 |\n|---|---|\n| a | b |", "<b>h1</b> | <b>h2</b>\na | b"},
+                    });
 }
 
 TEST(TelegramHtml, CharacterReferences) {

@@ -19,12 +19,8 @@
 //   "stopped".
 #pragma once
 
-#include <atomic>
 #include <boost/json/value.hpp>
 #include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,12 +68,7 @@ struct RestOptions {
   std::chrono::milliseconds request_timeout{30'000};
 };
 
-struct RestStats {
-  std::uint64_t calls = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t failures = 0;
-  std::string last_error;
-};
+using RestStats = net::CallStats;
 
 class RestApi {
  public:
@@ -89,28 +80,23 @@ class RestApi {
   // The bytes of an attachment a user sent, at most `max_bytes`. Only from Discord's CDN
   // (https://cdn.discordapp.com, https://media.discordapp.net) or the API's own origin (a proxy or a test
   // server): a URL anywhere else is refused, so a message cannot aim sigil at another host. No token is sent
-  // (the CDN's URLs are signed). Errors: HttpResult::download_failure's.
+  // (the CDN's URLs are signed). Errors: net::StoppableCalls::download's.
   Result<std::string> download(std::string_view url, std::size_t max_bytes);
 
-  void stop();
-  bool stopped() const { return stopped_.load(); }
-  RestStats stats() const;
+  void stop() { calls_.stop(); }
+  bool stopped() const { return calls_.stopped(); }
+  RestStats stats() const { return calls_.stats(); }
   const RateLimits& rate_limits() const { return limits_; }
 
  private:
   RestOutcome once(const RestRequest& request, const std::string& content_type, const std::string& body);
-  bool pause(std::chrono::milliseconds how_long);  // false: stopped
 
   net::HttpClient& client_;
   std::string api_url_;
   std::string token_;
   RestOptions options_;
   RateLimits limits_;
-  std::atomic<bool> stopped_{false};
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  RestStats stats_;
-  net::BlockingFetches fetches_;
+  net::StoppableCalls calls_;
 };
 
 // The bot's user id from its token, whose first part is the id in base64 (not a secret: it names the account

@@ -15,14 +15,10 @@
 //   call, which then ends NotSent "stopped".
 #pragma once
 
-#include <atomic>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <chrono>
-#include <condition_variable>
-#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,12 +57,7 @@ struct BotApiOptions {
   std::chrono::milliseconds request_timeout{30'000};
 };
 
-struct BotApiStats {
-  std::uint64_t calls = 0;
-  std::uint64_t retries = 0;
-  std::uint64_t failures = 0;
-  std::string last_error;  // summary() of the last failed call
-};
+using BotApiStats = net::CallStats;
 
 class BotApi {
  public:
@@ -85,9 +76,9 @@ class BotApi {
   // token). Counted in stats() as one call.
   Result<std::string> download(std::string_view file_path, std::size_t max_bytes);
 
-  void stop();
-  bool stopped() const { return stopped_.load(); }
-  BotApiStats stats() const;
+  void stop() { calls_.stop(); }
+  bool stopped() const { return calls_.stopped(); }
+  BotApiStats stats() const { return calls_.stats(); }
   // The bot's id: the digits before ':' in the token (not a secret; names the account in the store).
   const std::string& bot_id() const { return bot_id_; }
 
@@ -96,18 +87,13 @@ class BotApi {
                   std::chrono::milliseconds timeout);
   ApiOutcome with_retries(std::string_view method, const std::string& content_type, const std::string& body,
                           std::chrono::milliseconds timeout);
-  bool pause(std::chrono::milliseconds how_long);  // false: stopped
 
   net::HttpClient& client_;
   std::string api_url_;
   std::string token_;
   std::string bot_id_;
   BotApiOptions options_;
-  std::atomic<bool> stopped_{false};
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  BotApiStats stats_;
-  net::BlockingFetches fetches_;  // requests under way: stop() cancels them
+  net::StoppableCalls calls_;  // requests under way (stop() cancels them) and their counts
 };
 
 // Bot API 10.1's reaction emoji (73), without U+FE0F: what setMessageReaction accepts from a bot.

@@ -1,0 +1,37 @@
+// For the configuration tests (config_test, web_config_test, mcp_config_test, the channel sections'): an
+// environment from a map, and the error a configuration text makes ("(no error)" when it loads).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "app/config.h"
+
+namespace sigil::app::testing {
+
+inline EnvLookup env_of(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+// The error of loading this text as the file at `path` with these flags and this environment.
+inline std::string config_error(std::string_view toml, const EnvLookup& env, const ConfigFlags& flags = {},
+                                const std::string& path = "/etc/sigil/sigil.toml") {
+  try {
+    load_config_text(toml, path, flags, env);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+inline std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
+  return config_error(toml, env);
+}
+
+}  // namespace sigil::app::testing
