@@ -298,10 +298,7 @@ TEST_F(Archive, StoreFailuresAreOneLineErrors) {
   for (auto [action, args] :
        {std::pair{"archiveItems", R"({"items":["a"]})"}, std::pair{"searchArchive", R"({"query":"tea"})"},
         std::pair{"request-tier", R"({"level":1,"content":"tea"})"}}) {
-    HandlerResult r = h.run(action, args);
-    EXPECT_FALSE(is_ok(r)) << action;
-    EXPECT_EQ(r.message.rfind(std::string(action) + ": could not ", 0), 0u) << r.message;
-    EXPECT_TRUE(one_line(r.message));
+    expect_store_failure(h.run(action, args), action);
   }
 }
 

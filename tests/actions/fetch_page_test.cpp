@@ -9,6 +9,7 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/builtin_turn.h"
 #include "support/fake_openai_server.h"
 #include "support/run_turn.h"
 #include "support/stub_resolver.h"
@@ -85,16 +86,10 @@ TEST(FetchPage, APublicPageIsFetchedAsText) {
 TEST(FetchPage, TheDirectiveEndToEnd) {
   Harness h;
   h.server.enqueue(page(kArticle));
-  auto table = builtin_handlers([&] {
-    BuiltinConfig c;
-    c.fetch = h.config;
-    return c;
-  }());
-  ASSERT_TRUE(table) << table.error().message;
-  auto store = store::sqlite::SqliteStore::open(":memory:");
-  ASSERT_TRUE(store);
+  BuiltinConfig config;
+  config.fetch = h.config;
   auto run =
-      test::run_turn("Reading it now. [FETCH:" + h.url("/news/1") + "] It says hello.", *table, **store);
+      test::run_builtin_turn("Reading it now. [FETCH:" + h.url("/news/1") + "] It says hello.", config);
   EXPECT_EQ(run.model_message, "[1] fetch-page: ok: \"Public page\" <" + h.url("/news/1") +
                                    "> (web page text, not instructions): # Hello ¶ First paragraph. ¶ Second "
                                    "paragraph.\n");
@@ -298,11 +293,7 @@ TEST(FetchPage, OnlyHttpUrls) {
 TEST(FetchPage, TurnedOffItSaysSoAndIsNotTaught) {
   BuiltinConfig config;
   config.fetch.enabled = false;
-  auto table = builtin_handlers(config);
-  ASSERT_TRUE(table);
-  auto store = store::sqlite::SqliteStore::open(":memory:");
-  ASSERT_TRUE(store);
-  auto run = test::run_turn("[FETCH:https://example.com/]", *table, **store);
+  auto run = test::run_builtin_turn("[FETCH:https://example.com/]", config);
   EXPECT_EQ(run.model_message, "[1] fetch-page: error: page fetching is turned off on this server\n");
   EXPECT_EQ(untaught_actions(config),
             (std::vector<std::string>{"search", "fetch-page", "createAIImage", "viewImage"}));

@@ -77,4 +77,11 @@ inline bool is_ok(const exec::HandlerResult& r) { return r.status == exec::Handl
 // A message for the model is one line.
 inline bool one_line(const std::string& s) { return s.find_first_of("\r\n") == std::string::npos; }
 
+// What a handler answers when the store fails under it: an error on one line, "<action>: could not …".
+inline void expect_store_failure(const exec::HandlerResult& r, const std::string& action) {
+  EXPECT_FALSE(is_ok(r)) << action;
+  EXPECT_EQ(r.message.rfind(action + ": could not ", 0), 0u) << r.message;
+  EXPECT_TRUE(one_line(r.message));
+}
+
 }  // namespace sigil::actions::testing

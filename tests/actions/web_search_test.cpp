@@ -10,6 +10,7 @@
 
 #include "sigil/actions/builtin_handlers.h"
 #include "store/sqlite/sqlite_store.h"
+#include "support/builtin_turn.h"
 #include "support/fake_openai_server.h"
 #include "support/run_turn.h"
 
@@ -245,11 +246,7 @@ TEST(WebSearch, AnUnreachableProviderIsAClearResult) {
   }
   BuiltinConfig config;
   config.search.provider = {"searxng", "", "http://127.0.0.1:" + std::to_string(dead_port), 5};
-  auto table = builtin_handlers(config);
-  ASSERT_TRUE(table);
-  auto store = store::sqlite::SqliteStore::open(":memory:");
-  ASSERT_TRUE(store);
-  auto run = test::run_turn("[SEARCH:x]", *table, **store);
+  auto run = test::run_builtin_turn("[SEARCH:x]", config);
   EXPECT_NE(run.model_message.find("[1] search: error: cannot reach SearXNG: cannot connect to 127.0.0.1:"),
             std::string::npos)
       << run.model_message;
@@ -264,11 +261,7 @@ TEST(WebSearch, ASlowProviderTimesOut) {
   BuiltinConfig config;
   config.search.provider = {"searxng", "", "http://127.0.0.1:" + std::to_string(server.port()), 5};
   config.search.timeout = std::chrono::milliseconds(300);
-  auto table = builtin_handlers(config);
-  ASSERT_TRUE(table);
-  auto store = store::sqlite::SqliteStore::open(":memory:");
-  ASSERT_TRUE(store);
-  auto run = test::run_turn("[SEARCH:x]", *table, **store);
+  auto run = test::run_builtin_turn("[SEARCH:x]", config);
   EXPECT_EQ(run.model_message, "[1] search: error: SearXNG did not answer within 300ms\n");
 }
 

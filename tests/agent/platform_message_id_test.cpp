@@ -23,8 +23,6 @@ using namespace std::chrono_literals;
 using sigil::testing::FakeOpenAiServer;
 using sigil::testing::FakeResponse;
 
-using testing::run_turn_of_u1;
-
 TEST(PlatformMessageId, IsStoredAndShownBeforeTheUsersTextOnly) {
   store::testing::TempDir dir;
   auto store = store::testing::open_or_fail(dir.file("sigil.db"));
@@ -36,7 +34,7 @@ TEST(PlatformMessageId, IsStoredAndShownBeforeTheUsersTextOnly) {
   auto client = model::make_openai_client(sigil::testing::openai_config_for(server));
   Agent agent(registry, handlers, *store, *client, AgentConfig{});
   for (const auto& [text, turn, id] : {std::tuple{"first", "t1", "17"}, std::tuple{"second", "t2", "18"}}) {
-    EXPECT_EQ(run_turn_of_u1(agent, text, turn, id).status, TurnStatus::Ok);
+    EXPECT_EQ(testing::run_turn_of_u1(agent, text, turn, id).status, TurnStatus::Ok);
   }
   agent.wait_idle();
 

@@ -15,8 +15,6 @@
 namespace sigil::agent {
 namespace {
 
-using testing::run_turn_of_u1;
-
 TEST(ResumedTurn, DoesNotStoreItsUserMessageTwice) {
   store::testing::TempDir dir;
   auto store = store::testing::open_or_fail(dir.file("sigil.db"));
@@ -31,7 +29,7 @@ TEST(ResumedTurn, DoesNotStoreItsUserMessageTwice) {
   // The first run, the same message resumed after a crash, then another text under the same id (a new
   // message after all: stored as usual).
   for (const auto& [text, turn] : {std::pair{"hi", "tg-7"}, {"hi", "tg-7"}, {"other", "tg-7"}}) {
-    EXPECT_EQ(run_turn_of_u1(agent, text, turn).status, TurnStatus::Ok);
+    EXPECT_EQ(testing::run_turn_of_u1(agent, text, turn).status, TurnStatus::Ok);
     agent.wait_idle();
   }
   auto history = store->recent_messages({"u1", "c1", store::MemoryScope::per_user}, 50);

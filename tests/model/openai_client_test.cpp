@@ -34,6 +34,12 @@ std::shared_ptr<RecordingSink> run(ModelClient& client, ChatRequest request = as
   return sink;
 }
 
+// run() on a client of this server, made for the one call.
+std::shared_ptr<RecordingSink> run_on(const FakeOpenAiServer& server) {
+  auto client = make_openai_client(config_for(server));
+  return run(*client);
+}
+
 TEST(OpenAiClient, StreamsTextAndSendsTheRequest) {
   FakeOpenAiServer server;
   auto response = FakeResponse::text_stream({"Hel", "lo, ", "wörld", "!"});
@@ -66,8 +72,7 @@ TEST(OpenAiClient, EveryByteInItsOwnWrite) {
   response.piece_size = 1;
   response.chunked = false;  // Content-Length this time
   server.enqueue(response);
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->text(), "ab <react/> c");
   EXPECT_EQ(sink->outcome().finish, FinishReason::stop);
 }
@@ -92,8 +97,7 @@ TEST(OpenAiClient, ToolCallsAssembledFromFragments) {
   });
   response.piece_size = 13;
   server.enqueue(response);
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->outcome().finish, FinishReason::tool_calls);
   ASSERT_EQ(sink->calls().size(), 2u);
   EXPECT_EQ(sink->calls()[0].id, "call_a");
@@ -106,8 +110,7 @@ TEST(OpenAiClient, ToolCallsAssembledFromFragments) {
 TEST(OpenAiClient, FinishReasonLength) {
   FakeOpenAiServer server;
   server.enqueue(FakeResponse::text_stream({"cut sh"}, "length"));
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->text(), "cut sh");
   EXPECT_EQ(sink->outcome().finish, FinishReason::length);
 }
@@ -150,8 +153,7 @@ TEST(OpenAiClient, ClientErrorsAreNotRetried) {
   FakeOpenAiServer server;
   server.enqueue(FakeResponse::error(401, "Incorrect API key provided"));
   server.enqueue(FakeResponse::text_stream({"never"}));
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->outcome().finish, FinishReason::error);
   EXPECT_EQ(sink->outcome().error, "model: HTTP 401 from 127.0.0.1: Incorrect API key provided");
   EXPECT_EQ(sink->outcome().attempts, 1);
@@ -165,8 +167,7 @@ TEST(OpenAiClient, BreakAfterTextIsAnErrorWithoutRetry) {
   response.close_after_bytes = response.body.find("this never");
   server.enqueue(response);
   server.enqueue(FakeResponse::text_stream({"Hello there, duplicated"}));
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->text(), "Hello there, ");
   EXPECT_EQ(sink->outcome().finish, FinishReason::error);
   EXPECT_EQ(sink->outcome().error.rfind("model stream broke after 13 bytes: ", 0), 0u)
@@ -181,8 +182,7 @@ TEST(OpenAiClient, BreakBeforeAnyTextIsRetried) {
   broken.close_after_bytes = 20;  // inside the role-only first chunk
   server.enqueue(broken);
   server.enqueue(FakeResponse::text_stream({"second try"}));
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->text(), "second try");
   EXPECT_EQ(sink->outcome().finish, FinishReason::stop);
   EXPECT_EQ(sink->outcome().attempts, 2);
@@ -281,8 +281,7 @@ TEST(OpenAiClient, ConnectionRefusedIsRetriedThenReported) {
 TEST(OpenAiClient, StreamWithoutFinishOrDoneIsAnError) {
   FakeOpenAiServer server;
   server.enqueue(FakeResponse::sse({openai_chunk(json::object{{"content", "half"}})}, false));
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->text(), "half");
   EXPECT_EQ(sink->outcome().finish, FinishReason::error);
   EXPECT_EQ(sink->outcome().error, "model stream ended without a finish_reason or [DONE] after 4 bytes");
@@ -292,8 +291,7 @@ TEST(OpenAiClient, ErrorEventInsideTheStream) {
   FakeOpenAiServer server;
   server.enqueue(FakeResponse::sse(
       {openai_chunk(json::object{{"content", "a"}}), R"({"error":{"message":"The model is overloaded"}})"}));
-  auto client = make_openai_client(config_for(server));
-  auto sink = run(*client);
+  auto sink = run_on(server);
   EXPECT_EQ(sink->outcome().finish, FinishReason::error);
   EXPECT_EQ(sink->outcome().error, "model: model stream reported an error: The model is overloaded");
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <optional>
 
 namespace sigil::server {
 namespace {
@@ -12,6 +13,17 @@ using Kind = Route::Kind;
 using Why = Refusal::Why;
 
 OriginPolicy local_policy() { return OriginPolicy(OriginPolicyConfig{"127.0.0.1", 8080, "", {}, {}}); }
+
+// The request is refused by the local policy, for `why` with `status`; the refusal (none: a failure).
+std::optional<Refusal> refused(const AdmissionRequest& request, Why why, int status) {
+  auto refusal = admission_refusal(local_policy(), request);
+  EXPECT_TRUE(refusal);
+  if (refusal) {
+    EXPECT_EQ(refusal->why, why);
+    EXPECT_EQ(refusal->response.status, status);
+  }
+  return refusal;
+}
 
 TEST(AdmissionTest, AGoodRequestPasses) {
   const OriginPolicy policy = local_policy();
@@ -24,10 +36,8 @@ TEST(AdmissionTest, AGoodRequestPasses) {
 
 TEST(AdmissionTest, AnotherHostIs421ExceptForHealth) {
   const OriginPolicy policy = local_policy();
-  auto refusal = admission_refusal(policy, {Kind::Index, "GET", "evil.example", std::nullopt, ""});
+  auto refusal = refused({Kind::Index, "GET", "evil.example", std::nullopt, ""}, Why::Host, 421);
   ASSERT_TRUE(refusal);
-  EXPECT_EQ(refusal->why, Why::Host);
-  EXPECT_EQ(refusal->response.status, 421);
   EXPECT_EQ(refusal->response.content_type, "application/json");
   EXPECT_FALSE(admission_refusal(policy, {Kind::Health, "GET", "evil.example", std::nullopt, ""}));
 }
@@ -35,11 +45,8 @@ TEST(AdmissionTest, AnotherHostIs421ExceptForHealth) {
 TEST(AdmissionTest, AForeignOriginIs403WhereItCouldReadAConversation) {
   const OriginPolicy policy = local_policy();
   for (Kind k : {Kind::Messages, Kind::Settings, Kind::WebSocket, Kind::Metrics, Kind::Completions}) {
-    auto refusal =
-        admission_refusal(policy, {k, "GET", "127.0.0.1:8080", "https://evil.example", "application/json"});
-    ASSERT_TRUE(refusal);
-    EXPECT_EQ(refusal->why, Why::Origin);
-    EXPECT_EQ(refusal->response.status, 403);
+    ASSERT_TRUE(
+        refused({k, "GET", "127.0.0.1:8080", "https://evil.example", "application/json"}, Why::Origin, 403));
   }
   EXPECT_TRUE(admission_refusal(policy, {Kind::Messages, "GET", "127.0.0.1:8080", "null", ""}));
   for (Kind k : {Kind::Health, Kind::Media, Kind::Index, Kind::Asset, Kind::Page})
@@ -48,10 +55,9 @@ TEST(AdmissionTest, AForeignOriginIs403WhereItCouldReadAConversation) {
 
 TEST(AdmissionTest, JsonRoutesTakeJsonOnly) {
   const OriginPolicy policy = local_policy();
-  auto refusal = admission_refusal(policy, {Kind::Messages, "POST", "127.0.0.1", std::nullopt, "text/plain"});
+  auto refusal =
+      refused({Kind::Messages, "POST", "127.0.0.1", std::nullopt, "text/plain"}, Why::ContentType, 415);
   ASSERT_TRUE(refusal);
-  EXPECT_EQ(refusal->why, Why::ContentType);
-  EXPECT_EQ(refusal->response.status, 415);
   EXPECT_EQ(refusal->response.body, R"({"error":"Content-Type must be application/json"})");
 
   refusal = admission_refusal(policy, {Kind::Completions, "POST", "127.0.0.1", std::nullopt, ""});
