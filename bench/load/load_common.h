@@ -13,6 +13,7 @@
 #include <boost/json.hpp>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -35,6 +36,7 @@ struct Options {
   double stagger_s = -1;    // spread of the first messages (<0: one reply's duration)
   int client_threads = 1;
   unsigned server_threads = 1;
+  int frame_tick_us = 0;  // HttpServerOptions::frame_tick (0: a wake-up per connection's first frame)
   int model_threads = 2;  // replay clients (one timer thread each) the calls are spread over
   double jitter = 0;
   double drain_s = 60;  // how long in-flight turns may take to end after the load phase
@@ -47,6 +49,16 @@ inline std::int64_t mono_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return std::int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// The 1-minute load average (/proc/loadavg), or -1.
+inline double load_average() {
+  double one = -1;
+  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &one) != 1) one = -1;
+    std::fclose(f);
+  }
+  return one;
 }
 
 inline double cpu_seconds(int who) {

@@ -224,6 +224,7 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
   agent.emplace(registry, *handlers, *store, client, sigil::agent::AgentConfig{});
   sigil::server::HttpServerOptions options;
   options.threads = o.server_threads;
+  options.frame_tick = std::chrono::microseconds(o.frame_tick_us);
   options.model_label = client.describe();
   options.replay_model = true;
   options.messages_per_minute = 0;  // unlimited: the load is the point
@@ -251,6 +252,7 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
   int half = 0, all = 0;
   double cpu_load_start = 0, cpu_load = 0;
   double wall_load_start = 0, wall_load = 0;
+  double load_average_start = -1, load_average_end = -1;  // the machine's, at the load's start and end
   bool child_ok = true;
   for (bool done = false; !done;) {
     std::optional<std::string> line = pipe.receive();
@@ -269,10 +271,12 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
       settle();
       m_all = sample_memory();
       cpu_load_start = cpu_seconds(RUSAGE_SELF);
+      load_average_start = load_average();
       wall_load_start = static_cast<double>(mono_ns()) / 1e9;
     } else if (l == "idle") {
       settle();
       cpu_load = cpu_seconds(RUSAGE_SELF) - cpu_load_start;
+      load_average_end = load_average();
       wall_load = static_cast<double>(mono_ns()) / 1e9 - wall_load_start;
       m_loaded = sample_memory();
     } else if (l == "closed") {
@@ -314,6 +318,9 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
   report["memory"] = std::move(memory);
   report["cpu_seconds_during_load"] = cpu_load;
   report["cpu_cores_during_load"] = wall_load > 0 ? cpu_load / wall_load : 0.0;
+  report["load_average_start"] = load_average_start;
+  report["load_average_end"] = load_average_end;
+  report["frame_tick_us"] = o.frame_tick_us;
   report["model_calls"] = client.calls();
   report["model_stretch"] = client.stretch();
   report["store"] = (dir / "sigil.db").string();

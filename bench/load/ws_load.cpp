@@ -564,6 +564,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--server-threads", o.server_threads, "HttpServerOptions::threads")
       ->check(CLI::PositiveNumber);
+  app.add_option("--frame-tick-us", o.frame_tick_us,
+                 "The gateway's write tick in microseconds (HttpServerOptions::frame_tick; 0: none)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--jitter", o.jitter, "Replay jitter (0..1)");
   app.add_option("--drain", o.drain_s, "Seconds open turns may take to end after the load phase");
   app.add_option("--store-dir", o.store_dir,
@@ -644,6 +647,12 @@ int main(int argc, char** argv) {
   const json::object& lat = c.at("latency_us").as_object();
   const std::uint64_t errors = c.at("errors").at("total").to_number<std::uint64_t>();
   const std::uint64_t samples = lat.at("samples").to_number<std::uint64_t>();
+  if (json::object* server = report["server"].if_object()) {
+    const double tokens = c.at("tokens_received").to_number<double>();
+    const json::value* cpu = server->if_contains("cpu_seconds_during_load");
+    (*server)["cpu_us_per_token"] =
+        cpu != nullptr && tokens > 0 ? cpu->to_number<double>() * 1e6 / tokens : 0.0;
+  }
   std::cout << json::serialize(report) << "\n";
   if (!o.json_only) {
     const json::object& mem = report["server"].as_object()["memory"].as_object();
@@ -654,14 +663,17 @@ int main(int argc, char** argv) {
     std::printf(
         "sigil_load: %d conversations x %.0f s at %.0f tok/s: %llu tokens, %llu errors, added latency p50 "
         "%.0f us "
-        "p99 %.0f us max %.0f us; server %.1f KiB RSS per idle conversation (%.1f KiB after the load), %.2f "
-        "cores\n",
+        "p99 %.0f us max %.0f us; %.1f tokens/s per conversation; server %.1f KiB RSS per idle conversation "
+        "(%.1f KiB after the load), %.2f cores, %.1f us CPU per token; load average %.1f-%.1f\n",
         o.conversations, o.seconds, o.tokens_per_second,
         static_cast<unsigned long long>(c.at("tokens_received").to_number<std::uint64_t>()),
         static_cast<unsigned long long>(errors), num(lat, "p50"), num(lat, "p99"), num(lat, "max"),
-        num(mem, "rss_per_idle_conversation_bytes") / 1024,
+        num(c, "tokens_per_conversation_second"), num(mem, "rss_per_idle_conversation_bytes") / 1024,
         num(mem, "rss_per_conversation_after_load_bytes") / 1024,
-        num(report["server"].as_object(), "cpu_cores_during_load"));
+        num(report["server"].as_object(), "cpu_cores_during_load"),
+        num(report["server"].as_object(), "cpu_us_per_token"),
+        num(report["server"].as_object(), "load_average_start"),
+        num(report["server"].as_object(), "load_average_end"));
   }
   return errors == 0 && samples > 0 && child_ok && server_ok ? 0 : 1;
 }

@@ -315,7 +315,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     po.denied_actions = config.denied_actions;
     po.inline_resolver = call_state_->executor->inline_resolver();
     call_state_->parser =
-        std::make_unique<parse::Parser>(agent_.registry_, call_state_->executor->sink(), po);
+        std::make_unique<parse::Parser>(*agent_.grammar_, call_state_->executor->sink(), po);
 
     if (observer_) observer_->on_model_call(calls_);
     auto handle = agent_.client_.start(std::move(request), std::make_shared<Sink>(shared_from_this()));
@@ -355,16 +355,17 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     });
   }
 
-  // feed_mu_ held. Feeds the text queued so far to the parser as one burst.
+  // feed_mu_ held. Feeds the text queued so far to the parser as one burst. The two buffers trade places
+  // and keep their capacity, so a token costs no allocation here.
   void feed_queued() {
-    std::string burst;
+    feeding_.clear();
     {
       std::lock_guard lock(queue_mu_);
-      burst.swap(queued_);
+      feeding_.swap(queued_);
       feed_posted_ = false;
     }
-    if (burst.empty() || !call_state_) return;
-    call_state_->parser->feed(burst);
+    if (feeding_.empty() || !call_state_) return;
+    call_state_->parser->feed(feeding_);
     call_state_->executor->end_burst();
   }
 
@@ -630,6 +631,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   std::mutex queue_mu_;
   std::string queued_;
   bool feed_posted_ = false;
+  std::string feeding_;  // feed_mu_: the burst being fed (queued_'s other buffer)
   std::mutex feed_mu_;
 
   std::mutex mu_;
@@ -646,6 +648,7 @@ Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handle
       client_(client),
       config_(std::move(config)),
       stream_pool_(std::max(1u, config_.stream_threads)) {
+  grammar_ = std::make_shared<const parse::CompiledGrammar>(registry_);
   // Both say modes up front: a conversation may switch at any turn.
   for (const bool say : {false, true}) {
     catalog::PromptOptions options;

@@ -14,6 +14,8 @@
 #include "sigil/exec/canonical_json.h"
 #include "sigil/exec/handler_pool.h"
 #include "sigil/exec/results_message.h"
+#include "sigil/store/once_keys.h"
+#include "sigil/text/json_string.h"
 
 namespace sigil::exec {
 namespace {
@@ -29,12 +31,20 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// {"ok":…,"message":…,"result":…}, written as Boost.JSON would serialize that object, without building it.
 std::string stored_result_json(const HandlerResult& r) {
-  boost::json::object o;
-  o["ok"] = r.status == HandlerResult::Status::Ok;
-  o["message"] = r.message;
-  o["result"] = r.result;
-  return boost::json::serialize(o);
+  std::string out;
+  out.reserve(48 + r.message.size());
+  out.append(r.status == HandlerResult::Status::Ok ? R"({"ok":true,"message":)"
+                                                   : R"({"ok":false,"message":)");
+  text::append_json_string(out, r.message);
+  out.append(R"(,"result":)");
+  if (r.result.is_null())
+    out.append("null");
+  else
+    out.append(boost::json::serialize(r.result));
+  out.push_back('}');
+  return out;
 }
 
 bool is_failure(ResultStatus s) { return s == ResultStatus::Error || s == ResultStatus::Refused; }
@@ -78,6 +88,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
         ids_(std::move(ids)),
         options_(std::move(options)),
         pool_(pool),
+        once_keys_(ids_.conversation, ids_.turn),
         begin_here_(!store.once_writes_wait_for_disk()) {}
 
   // Called by ~Executor: after it, no job or timer of this turn touches the registry, the handlers, the
@@ -123,6 +134,12 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
       text.remove_prefix(std::min(text.find_first_not_of('\n'), text.size()));
       if (text.empty()) return;
       say_gap_ = false;
+    }
+    if (queue_.empty()) {
+      // Nothing waits before it (the common case, a token of plain text): straight out, without a queue
+      // item and its copy of the text.
+      if (!silent_ && !text.empty()) send_text(text);
+      return;
     }
     push_text(text);
     flush();
@@ -349,8 +366,8 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
     keys.reserve(batch.size());
     for (int o : batch) {
       Slot& s = slots_[static_cast<std::size_t>(o)];
-      s.key = store::once_key(ids_.conversation, ids_.turn, static_cast<std::uint32_t>(o), s.directive.action,
-                              canonical_json(s.directive.args));
+      s.key =
+          once_keys_.key(static_cast<std::uint32_t>(o), s.directive.action, canonical_json(s.directive.args));
       keys.push_back(s.key);
     }
     lock.unlock();
@@ -666,6 +683,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
   const TurnIds ids_;
   const ExecOptions options_;
   HandlerPool& pool_;
+  const store::OnceKeys once_keys_;  // this turn's keys: key(ordinal, action, canonical args)
   const bool begin_here_;  // begins (and quick handlers) on the dispatching thread: the store is in memory
 
   mutable std::mutex mu_;

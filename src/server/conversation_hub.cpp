@@ -1,5 +1,7 @@
 #include "server/conversation_hub.h"
 
+#include <array>
+
 namespace sigil::server {
 
 Watcher::~Watcher() = default;
@@ -16,7 +18,7 @@ void ConversationHub::watch(const std::string& user, const std::string& conversa
 void ConversationHub::unwatch(const std::string& user, const std::string& conversation,
                               const Watcher* watcher) {
   std::lock_guard lock(mu_);
-  auto it = watchers_.find(Key{user, conversation});
+  auto it = watchers_.find(KeyView{user, conversation});
   if (it == watchers_.end()) return;
   std::erase_if(it->second, [watcher](const std::weak_ptr<Watcher>& w) {
     auto p = w.lock();
@@ -29,17 +31,24 @@ std::size_t ConversationHub::broadcast(const std::string& user, const std::strin
                                        const channels::web::SharedFrame& frame) {
   // The locked pointers are released after the lock: the last reference to a closing connection may be
   // dropped here, and its destructor must not run under the hub's lock.
-  std::vector<std::shared_ptr<Watcher>> live;
+  // Most conversations have one or two pages open: their pointers stay on the stack.
+  std::array<std::shared_ptr<Watcher>, 4> few;
+  std::vector<std::shared_ptr<Watcher>> more;
+  std::size_t live = 0;
   {
     std::lock_guard lock(mu_);
     if (closed_) return 0;
-    auto it = watchers_.find(Key{user, conversation});
+    auto it = watchers_.find(KeyView{user, conversation});
     if (it == watchers_.end()) return 0;
     auto& list = it->second;
     for (auto w = list.begin(); w != list.end();) {
       if (auto p = w->lock()) {
         p->send(frame);
-        live.push_back(std::move(p));
+        if (live < few.size())
+          few[live] = std::move(p);
+        else
+          more.push_back(std::move(p));
+        ++live;
         ++w;
       } else {
         w = list.erase(w);
@@ -47,11 +56,11 @@ std::size_t ConversationHub::broadcast(const std::string& user, const std::strin
     }
     if (list.empty()) watchers_.erase(it);
   }
-  return live.size();
+  return live;
 }
 
 void ConversationHub::close() {
-  std::map<Key, std::vector<std::weak_ptr<Watcher>>> gone;
+  decltype(watchers_) gone;
   std::lock_guard lock(mu_);
   closed_ = true;
   gone.swap(watchers_);
@@ -60,7 +69,7 @@ void ConversationHub::close() {
 bool ConversationHub::watched(const std::string& user, const std::string& conversation) const {
   std::lock_guard lock(mu_);
   if (closed_) return false;
-  auto it = watchers_.find(Key{user, conversation});
+  auto it = watchers_.find(KeyView{user, conversation});
   if (it == watchers_.end()) return false;
   for (const auto& w : it->second)
     if (!w.expired()) return true;

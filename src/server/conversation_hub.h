@@ -11,10 +11,11 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -44,9 +45,28 @@ class ConversationHub {
 
  private:
   using Key = std::pair<std::string, std::string>;
+  using KeyView = std::pair<std::string_view, std::string_view>;
+  // Hashed, and looked up by views: a broadcast (one per token) neither copies the ids nor walks a tree of
+  // string comparisons to find its watchers.
+  struct KeyHash {
+    using is_transparent = void;
+    template <class K>
+    std::size_t operator()(const K& k) const noexcept {
+      const std::size_t u = std::hash<std::string_view>{}(k.first);
+      return u ^ (std::hash<std::string_view>{}(k.second) + 0x9e3779b97f4a7c15ULL + (u << 6) + (u >> 2));
+    }
+  };
+  struct KeyEqual {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      return std::string_view(a.first) == std::string_view(b.first) &&
+             std::string_view(a.second) == std::string_view(b.second);
+    }
+  };
   mutable std::mutex mu_;
   bool closed_ = false;
-  std::map<Key, std::vector<std::weak_ptr<Watcher>>> watchers_;
+  std::unordered_map<Key, std::vector<std::weak_ptr<Watcher>>, KeyHash, KeyEqual> watchers_;
 };
 
 }  // namespace sigil::server

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "server/connection_slot.h"
+#include "server/frame_tick.h"
 #include "server/http_session.h"
 #include "server/server_state.h"
 #include "server/turn_broadcaster.h"
@@ -143,6 +144,8 @@ unsigned short HttpServer::Impl::start() {
       OriginPolicyConfig{host, port, options.public_url, options.allowed_origins, options.allowed_hosts});
   started_ = true;
   work_.emplace(ioc_.get_executor());
+  if (options.frame_tick.count() > 0)
+    state_.frame_tick = std::make_shared<FrameTick>(ioc_.get_executor(), options.frame_tick);
   do_accept();
   const unsigned threads = std::max(1u, options.threads);
   for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { ioc_.run(); });
@@ -175,6 +178,7 @@ void HttpServer::Impl::stop() {
   // From here on no frame is posted to a connection (turns the server did not start, such as scheduled
   // ones, may still be running in the agent).
   state_.hub->close();
+  if (state_.frame_tick) state_.frame_tick->stop();
   for (const auto& s : state_.sessions.take_live()) s->close_from_server();
   work_.reset();
   for (auto& t : threads_) t.join();

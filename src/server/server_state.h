@@ -30,6 +30,8 @@
 
 namespace sigil::server {
 
+class FrameTick;
+
 class ServerState {
  public:
   ServerState(agent::Agent& agent, store::Store& store, HttpServerOptions options);
@@ -44,6 +46,8 @@ class ServerState {
   TurnRegistry turns;
   SessionList sessions;
   std::optional<OriginPolicy> policy;
+  // Set by start() when HttpServerOptions::frame_tick is not 0, before the first connection (frame_tick.h).
+  std::shared_ptr<FrameTick> frame_tick;
 
   TurnBroadcaster::Shared broadcast_target() { return {hub, media, &store}; }
 

@@ -13,6 +13,7 @@
 #include "server/client_frames.h"
 #include "server/client_history.h"
 #include "server/frame_queue.h"
+#include "server/frame_tick.h"
 #include "server/session_list.h"
 #include "server/valid_utf8.h"
 #include "server/ws_frames.h"
@@ -37,6 +38,7 @@ constexpr std::size_t kIdleBufferBytes = std::size_t{16} << 10;
 // oversized message is skipped (an error frame) without closing the connection or buffering it.
 class WebSocketSession final : public Watcher,
                                public Closable,
+                               public TickClient,
                                public std::enable_shared_from_this<WebSocketSession> {
  public:
   WebSocketSession(ServerState& state, beast::tcp_stream&& stream, ConnectionSlot slot, std::string user,
@@ -63,15 +65,23 @@ class WebSocketSession final : public Watcher,
     ws_.async_accept(*upgrade_, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
   }
 
-  // From the hub, with its lock held: only queues. Frames wait in the inbox and one posted handler moves
-  // all that came meanwhile to the write queue: a busy connection costs one post per burst, not per frame,
-  // and the burst's text frames merge there.
+  // From the hub, with its lock held: only queues. Frames wait in the inbox and one handler moves all that
+  // came meanwhile to the write queue: a busy connection costs one hand-off per burst, not per frame, and
+  // the burst's text frames merge there. The hand-off waits for the server's next write tick
+  // (frame_tick.h), where every connection with frames waiting is moved on by one timer, or, without a
+  // tick, is posted to the connection at once.
   void send(channels::web::SharedFrame frame) override {
     {
       std::lock_guard lock(inbox_mu_);
       inbox_.push_back(std::move(frame));
-      if (inbox_.size() > 1) return;  // a drain is posted and has not run yet
+      if (inbox_.size() > 1) return;  // a drain is scheduled and has not run yet
     }
+    if (state_.frame_tick) return state_.frame_tick->schedule(shared_from_this());
+    asio::post(ws_.get_executor(), [self = shared_from_this()] { self->drain_inbox(); });
+  }
+
+  // On the tick's io thread: posted there, the drain costs no wake-up.
+  void on_tick() override {
     asio::post(ws_.get_executor(), [self = shared_from_this()] { self->drain_inbox(); });
   }
 
@@ -108,12 +118,13 @@ class WebSocketSession final : public Watcher,
   }
 
   void drain_inbox() {
-    std::vector<channels::web::SharedFrame> frames;
+    draining_.clear();
     {
       std::lock_guard lock(inbox_mu_);
-      frames.swap(inbox_);
+      draining_.swap(inbox_);  // the two vectors trade places and keep their capacity
     }
-    for (auto& frame : frames) enqueue(std::move(frame));
+    for (auto& frame : draining_) enqueue(std::move(frame));
+    draining_.clear();
   }
 
   // Text frames of a turn that pile up behind a write in flight go out merged (FrameQueue).
@@ -217,7 +228,8 @@ class WebSocketSession final : public Watcher,
   const std::string address_;
   beast::flat_buffer buffer_;
   std::mutex inbox_mu_;
-  std::vector<channels::web::SharedFrame> inbox_;  // from the hub, not yet on the strand
+  std::vector<channels::web::SharedFrame> inbox_;     // from the hub, not yet on the strand
+  std::vector<channels::web::SharedFrame> draining_;  // on the strand: the inbox being moved on
   FrameQueue queue_;
   bool closed_ = false;
   bool too_large_ = false;

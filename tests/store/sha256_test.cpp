@@ -2,7 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
+#include <vector>
+
+#include "sigil/store/once_keys.h"
+#include "sigil/store/store.h"
+#include "store/sha256_blocks.h"
 
 #include "support/expect_each.h"
 
@@ -57,6 +63,41 @@ TEST(Sha256, ChunkingDoesNotMatter) {
       h.update(std::string_view(message).substr(i, chunk));
     EXPECT_EQ(to_hex(h.finish()), whole) << chunk;
   }
+}
+
+// The SHA extensions' kernel against the portable one, on the same random blocks (1 to 20 at a time, the
+// state carried on); where the CPU lacks them, the portable kernel against itself.
+TEST(Sha256, ShaExtensionKernelEqualsThePortableOne) {
+  if (!detail::sha256_ni_available()) GTEST_SKIP() << "this CPU has no SHA extensions";
+  std::mt19937 rng(11);
+  detail::Sha256State fast{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                           0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  detail::Sha256State portable = fast;
+  for (std::size_t n = 1; n <= 20; ++n) {
+    std::vector<std::uint8_t> blocks(64 * n);
+    for (auto& b : blocks) b = static_cast<std::uint8_t>(rng());
+    detail::sha256_blocks_ni(fast, blocks.data(), n);
+    detail::sha256_blocks_portable(portable, blocks.data(), n);
+    ASSERT_EQ(fast, portable) << n;
+  }
+}
+
+// A turn's key maker gives the keys once_key() gives, for ids long enough that the shared fields fill
+// blocks of their own.
+TEST(OnceKeys, EqualOnceKey) {
+  const std::string long_conversation(150, 'c');
+  for (const auto& [conversation, turn] : {std::pair<std::string, std::string>{"conv", "turn-1"},
+                                           std::pair<std::string, std::string>{long_conversation, "t"},
+                                           std::pair<std::string, std::string>{"", ""}}) {
+    const OnceKeys keys(conversation, turn);
+    for (std::uint32_t ordinal : {0u, 7u, 4294967295u})
+      for (std::string_view args : {std::string_view("{}"), std::string_view(R"({"fact":"tea"})")})
+        EXPECT_EQ(keys.key(ordinal, "remember", args),
+                  once_key(conversation, turn, ordinal, "remember", args));
+  }
+  // A key from before this class existed (its encoding must never change: the log keeps keys).
+  EXPECT_EQ(OnceKeys("conv", "turn-1").key(0, "remember", R"({"fact":"tea"})"),
+            sha256_hex("13:sigil-once-v1;4:conv;6:turn-1;1:0;8:remember;14:{\"fact\":\"tea\"};"));
 }
 
 }  // namespace

@@ -74,6 +74,10 @@
 #include "sigil/model/client.h"
 #include "sigil/store/store.h"
 
+namespace sigil::parse {
+class CompiledGrammar;
+}  // namespace sigil::parse
+
 namespace sigil::agent {
 
 // Whether each model request offers the actions as native tools (the markup works either way).
@@ -236,6 +240,9 @@ class Agent {
   model::ModelClient& client_;
   AgentConfig config_;
   std::string system_message_, say_system_message_;
+  // The registry's names indexed once for every call's parser (the registry does not change while the
+  // agent lives: the system messages above are made from it once too).
+  std::shared_ptr<const parse::CompiledGrammar> grammar_;
   boost::json::array tools_, say_tools_;
   std::atomic<bool> tools_refused_{false};  // ToolsMode::automatic found the server refusing tools
 

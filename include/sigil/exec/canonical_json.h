@@ -2,11 +2,14 @@
 // strings and numbers as Boost.JSON serializes them.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <string>
 
 namespace sigil::exec {
 
 std::string canonical_json(const boost::json::value& value);
+// The same for a directive's arguments, without copying them into a value first.
+std::string canonical_json(const boost::json::object& object);
 
 }  // namespace sigil::exec

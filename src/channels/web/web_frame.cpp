@@ -2,14 +2,25 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "sigil/text/json_string.h"
+
 namespace sigil::channels::web {
 
 std::string serialize(const WebFrame& frame) {
   if (const auto* piece = std::get_if<TextPiece>(&frame)) {
-    boost::json::object o{
-        {"type", "text"}, {"turn", piece->turn}, {"message", piece->message}, {"text", piece->text}};
-    if (piece->replace) o["replace"] = true;
-    return boost::json::serialize(o);
+    // One per token on a busy gateway: written directly, the same text Boost.JSON makes of
+    // {"type","turn","message","text"[,"replace"]}.
+    std::string out;
+    out.reserve(56 + piece->turn.size() + piece->message.size() + piece->text.size());
+    out.append(R"({"type":"text","turn":)");
+    text::append_json_string(out, piece->turn);
+    out.append(R"(,"message":)");
+    text::append_json_string(out, piece->message);
+    out.append(R"(,"text":)");
+    text::append_json_string(out, piece->text);
+    if (piece->replace) out.append(R"(,"replace":true)");
+    out.push_back('}');
+    return out;
   }
   return boost::json::serialize(std::get<boost::json::object>(frame));
 }

@@ -2,9 +2,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <charconv>
 #include <optional>
 #include <utility>
 
+#include "sigil/text/json_string.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/statement.h"
 
@@ -113,6 +115,7 @@ void SqliteStore::run_once(std::span<OnceOp> ops, const Scope& scope) {
   if (valid.empty()) return;
   if (!options_.sync_once_log) {
     std::lock_guard lock(mutex_);
+    if (in_memory_) return run_once_in_memory(valid);
     if (valid.size() > 1) return run_once_batch(valid);
     OnceOp& o = *valid.front();  // one statement commits on its own
     if (o.complete)
@@ -188,12 +191,57 @@ void SqliteStore::run_once_batch(const std::vector<OnceOp*>& batch) {
   }
 }
 
+const std::string& SqliteStore::memory_once_key(const OnceOp& op) {
+  // Length-prefixed, so no two partitions and keys share one.
+  const Partition part = conversation_partition(*op.scope);
+  std::string& k = memory_once_scratch_;
+  k.clear();
+  for (std::string_view field : {part.user, part.conversation}) {
+    char length[24];
+    const auto end = std::to_chars(length, length + sizeof length, field.size()).ptr;
+    k.append(length, end).push_back(':');
+    k.append(field);
+  }
+  k.append(op.key);
+  return k;
+}
+
+void SqliteStore::run_once_in_memory(const std::vector<OnceOp*>& ops) {
+  for (OnceOp* o : ops) {
+    const std::string& key = memory_once_key(*o);
+    if (!o->complete) {
+      const auto [it, inserted] = memory_once_.try_emplace(key, MemoryOnce{{}, o->now, false});
+      if (inserted) {
+        o->begun.emplace(Begun{OnceState::fresh, {}, o->now});
+      } else if (it->second.completed) {
+        o->begun.emplace(Begun{OnceState::completed, it->second.result_json, it->second.begun_at});
+      } else {
+        o->begun.emplace(Begun{OnceState::running, {}, it->second.begun_at});
+      }
+      continue;
+    }
+    if (!text::is_json(o->result_json)) {
+      o->status.emplace(Error{"sqlite store: the result is not valid JSON"});
+      continue;
+    }
+    auto it = memory_once_.find(key);
+    if (it == memory_once_.end()) {  // never begun: recorded as completed now
+      memory_once_.try_emplace(key, MemoryOnce{std::string(o->result_json), o->now, true});
+    } else if (!it->second.completed) {  // else completed already: the first result stays
+      it->second.result_json.assign(o->result_json);
+      it->second.completed = true;
+    }
+    o->status.emplace();
+  }
+}
+
 Result<Begun> SqliteStore::once_begin_locked(const Scope& scope, std::string_view key, TimePoint now) {
   const Partition part = conversation_partition(scope);
   std::size_t inserted = 0;
   {
     STORE_STMT(q, kOnceBegin);
-    auto changed = q.bind_partition(part).bind_text(3, key).bind_text(4, session_).bind_time(5, now).run();
+    auto changed =
+        q.bind_partition_view(part).bind_view(3, key).bind_view(4, session_).bind_time(5, now).run();
     if (!changed) return Error{changed.error()};
     inserted = *changed;
   }
@@ -218,7 +266,8 @@ Status SqliteStore::once_complete_locked(const Scope& scope, std::string_view ke
   const Partition part = conversation_partition(scope);
   {
     STORE_STMT(q, kOnceCompleteBegun);
-    auto updated = q.bind_partition(part).bind_text(3, key).bind_text(4, result_json).bind_time(5, now).run();
+    auto updated =
+        q.bind_partition_view(part).bind_view(3, key).bind_view(4, result_json).bind_time(5, now).run();
     if (!updated) {
       if (q.rc() == SQLITE_CONSTRAINT_CHECK) return Error{"sqlite store: the result is not valid JSON"};
       return Error{updated.error()};

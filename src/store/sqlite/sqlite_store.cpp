@@ -51,6 +51,7 @@ Result<std::unique_ptr<Store>> SqliteStore::open(const std::string& path, const 
   // Nothing to fsync in memory: switching synchronous around each exactly-once write would only cost.
   if (path == ":memory:" || path.empty()) effective.sync_once_log = false;
   std::unique_ptr<SqliteStore> store(new SqliteStore(db, effective, random_session()));
+  store->in_memory_ = in_memory;
   std::lock_guard lock(store->mutex_);
   STORE_TRY(store->configure(in_memory));
   if (!in_memory) STORE_TRY(store->check_integrity(path));

@@ -28,8 +28,9 @@
 // Group commit: with sync_once_log, exactly-once log writes (once_begin, once_complete and their _many
 // forms) that wait at the same time are written in one transaction with one fsync; a _many call's keys
 // always share one. Each call still returns only once its own writes are committed with
-// synchronous=FULL, so the durability promise is the same as one commit per key. In memory (no
-// sync_once_log) a _many call is one transaction too.
+// synchronous=FULL, so the durability promise is the same as one commit per key. Without sync_once_log a
+// _many call is one transaction too; in memory (":memory:") the log is not a table at all but a map under
+// the write mutex (memory_once_ below), which answers as the table would.
 #pragma once
 
 #include <chrono>
@@ -134,7 +135,15 @@ class SqliteStore final : public Store {
                                                      std::size_t limit) override;
 
  private:
-  using StatementCache = std::unordered_map<std::string_view, sqlite3_stmt*>;
+  // Keyed by the SQL text, hashed by its address: every statement is a string literal, so a lookup hashes
+  // a pointer instead of a few hundred bytes of SQL, and confirms the hit by comparing the text. (The same
+  // text at two addresses is two cached statements, which is harmless.)
+  struct SqlAddressHash {
+    std::size_t operator()(std::string_view sql) const noexcept {
+      return std::hash<const void*>{}(sql.data()) ^ sql.size();
+    }
+  };
+  using StatementCache = std::unordered_map<std::string_view, sqlite3_stmt*, SqlAddressHash>;
   // A connection to read with, locked for as long as this lives.
   struct Reader {
     std::unique_lock<std::mutex> lock;
@@ -182,6 +191,21 @@ class SqliteStore final : public Store {
   std::mutex reader_mutex_;
   sqlite3* reader_ = nullptr;  // nullptr in memory: reads use db_
   StatementCache reader_statements_;
+
+  // In memory (":memory:") the exactly-once log is this map, not the once_log table (once_log.cpp): nothing
+  // in memory outlives the process, so the table's B-tree would buy no durability, only about 45,000
+  // instructions per directive. Same answers as the table: fresh, running (this instance is the only one
+  // that can have begun a key), completed with the first result kept; results must be JSON.
+  struct MemoryOnce {
+    std::string result_json;
+    TimePoint begun_at;
+    bool completed = false;
+  };
+  void run_once_in_memory(const std::vector<OnceOp*>& ops);  // mutex_ held
+  const std::string& memory_once_key(const OnceOp& op);      // mutex_ held: into memory_once_scratch_
+  bool in_memory_ = false;
+  std::unordered_map<std::string, MemoryOnce> memory_once_;  // under mutex_; key: memory_once_key()
+  std::string memory_once_scratch_;
 
   std::mutex once_mutex_;  // never held while waiting for mutex_
   std::condition_variable once_cv_;
