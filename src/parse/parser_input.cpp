@@ -16,21 +16,6 @@ namespace {
 // in the L2 cache and their storage bounded (48 bytes per 64) whatever size the caller feeds.
 constexpr std::size_t kWindow = std::size_t{64} << 10;
 
-// Shorter windows of ASCII skip stage 1 (feed_window).
-constexpr std::size_t kSmallWindow = 64;
-
-bool all_ascii(std::string_view s) {
-  std::uint64_t any = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    any |= w;
-  }
-  for (; i < s.size(); ++i) any |= static_cast<unsigned char>(s[i]);
-  return (any & 0x8080808080808080ULL) == 0;
-}
-
 constexpr auto kMarkupStops = [](const text::stage1::BlockMasks& m) { return m.lt | m.bracket; };
 constexpr auto kLessThan = [](const text::stage1::BlockMasks& m) { return m.lt; };
 constexpr auto kNewline = [](const text::stage1::BlockMasks& m) { return m.newline; };
@@ -55,13 +40,6 @@ void Parser::Impl::feed(std::string_view chunk) {
 // held from the last window) goes to consume() whole, with its masks; otherwise the sanitizer cuts it into
 // pieces and replacements as before, and each piece that is a view into the window still gets its masks.
 void Parser::Impl::feed_window(std::string_view window) {
-  // A streamed token or two (less than a block) of ASCII: valid UTF-8 by itself, and too short for masks to
-  // pay for the kernel call; consume() finds its stops in the bytes, as for any piece without masks.
-  if (window.size() < kSmallWindow && utf8_.held() == 0 && all_ascii(window)) {
-    utf8_.accept_valid(window.size());
-    consume(window, {});
-    return;
-  }
   const std::size_t blocks = text::stage1::blocks_for(window.size());
   if (masks_.size() < blocks) masks_.resize(blocks);  // grows to one window at most, once
   const text::stage1::Utf8Check check = text::stage1::scan(kernel_, window, masks_.data());
