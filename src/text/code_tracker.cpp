@@ -144,9 +144,9 @@ void CodeTracker::step(unsigned char b) noexcept {
 
 std::size_t CodeTracker::skip_plain(std::string_view s) noexcept {
   std::size_t n;
-  if (s_.phase == kText && !fences_only_) {
+  if (s_.phase == kText) {
     n = kTextStops.find_first(s);
-  } else if (s_.phase == kText || s_.phase == kFenceText) {
+  } else if (s_.phase == kFenceText) {
     const void* nl = std::memchr(s.data(), '\n', s.size());
     n = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - s.data()) : ByteSet::npos;
   } else {
@@ -176,9 +176,9 @@ void CodeTracker::feed(std::string_view s, const stage1::MaskView& masks) noexce
   while (i < s.size()) {
     // What skip_plain() does, with the stops taken from the masks.
     std::size_t stop = i;
-    if (s_.phase == kText && !fences_only_)
+    if (s_.phase == kText)
       stop = masks.find(ticks_or_breaks, i);
-    else if (s_.phase == kText || s_.phase == kFenceText)
+    else if (s_.phase == kFenceText)
       stop = masks.find(breaks, i);
     if (stop != i) {
       s_.line_bytes += stop - i;

@@ -218,44 +218,6 @@ TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
   }
 }
 
-// A fences-only tracker (SentinelLines') skips whole lines past their lead, backticks and all, yet gives the
-// same in_fence() and line byte count as a full one after every piece, with and without stage 1's masks.
-TEST(CodeTrackerDeterminism, FencesOnlyMatchesFullTrackerOnFences) {
-  std::mt19937 rng(4242);
-  std::vector<std::string> docs;
-  for (const Case& c : kConformance) docs.emplace_back(c.input);
-  for (int t = 0; t < 1500; ++t) docs.push_back(random_doc(rng, 1 + static_cast<int>(rng() % 60)));
-  std::vector<sigil::text::stage1::BlockMasks> masks;
-  for (const std::string& doc : docs) {
-    for (int round = 0; round < 3; ++round) {
-      CodeTracker full;
-      CodeTracker fences(true);
-      std::size_t i = 0;
-      while (i < doc.size()) {
-        const std::size_t k = std::min<std::size_t>(doc.size() - i, 1 + rng() % (round == 2 ? 200 : 7));
-        const std::string_view piece = std::string_view(doc).substr(i, k);
-        full.feed(piece);
-        if (round == 1) {
-          masks.resize(sigil::text::stage1::blocks_for(piece.size()));
-          sigil::text::stage1::index(sigil::text::stage1::Kernel::Scalar, piece, masks.data());
-          fences.feed(piece, sigil::text::stage1::MaskView(masks.data(), 0, piece.size()));
-        } else if (k == 1) {
-          fences.step(static_cast<unsigned char>(piece[0]));
-        } else {
-          fences.feed(piece);
-        }
-        i += k;
-        ASSERT_EQ(fences.in_fence(), full.in_fence()) << '"' << doc << "\" at " << i;
-        ASSERT_EQ(fences.bytes_since_line_start(), full.bytes_since_line_start())
-            << '"' << doc << "\" at " << i;
-      }
-    }
-  }
-  CodeTracker fences(true);
-  fences.feed("Hello");
-  EXPECT_EQ(fences.skip_plain(" a `span` b\nnext"), 11u);  // straight to the line break
-}
-
 TEST(CodeTrackerDeterminism, SkipPlainOnlySkipsInertBytes) {
   CodeTracker t;
   EXPECT_EQ(t.skip_plain("abc"), 0u);  // at line start every byte matters

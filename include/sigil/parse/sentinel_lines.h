@@ -109,7 +109,7 @@ class SentinelLines : public TextSink {
 
   std::shared_ptr<const FormSet> set_;  // shared between judges with the same words
   std::uint64_t all_forms_ = 0;
-  text::CodeTracker code_{true};  // fences only: a fenced line is never a sentinel line
+  text::CodeTracker code_;
 
   std::string held_;            // a suffix of the input not yet passed on
   std::size_t line_start_ = 0;  // where the current line begins in held_

@@ -38,13 +38,6 @@ class CodeTracker {
     friend bool operator==(const State&, const State&) = default;
   };
 
-  CodeTracker() noexcept = default;
-  // `fences_only`: for a reader that asks only in_fence() (and bytes_since_line_start()). Past a line's lead
-  // the bulk skips then go straight to the line break instead of stopping at every backtick: inline spans
-  // never change in_fence(), and every line break resets them, so in_fence() is the same at every byte.
-  // in_code() and fence_line_started() are then not to be relied on.
-  explicit CodeTracker(bool fences_only) noexcept : fences_only_(fences_only) {}
-
   void step(unsigned char b) noexcept;
   // Consumes, as step() would, the longest prefix of s whose bytes cannot change the code state (only
   // the line's byte count moves), and returns its length. Nonzero only mid-line: outside fences it stops
@@ -84,7 +77,6 @@ class CodeTracker {
 
  private:
   State s_;
-  bool fences_only_ = false;
 };
 
 }  // namespace sigil::text
