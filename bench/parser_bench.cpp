@@ -7,11 +7,13 @@
 //   (b) BM_Parse/reacts           1 MiB holding 10,000 react directives in actions blocks
 //   (c) BM_Parse/stream_64k, _4m  a 64 KiB and a 4 MiB reply fed in 16-byte chunks (counter ns_per_chunk)
 //   (d) BM_Parse/openers          256 KiB of 4,096 unclosed openers (and openers_64k: 1,024 in 64 KiB)
-//   (e) BM_Parse/typical          a typical 2 KiB reply with two directives
+//   (e) BM_Parse/typical          a typical 2 KiB reply with two directives (a fresh Parser per reply)
+//       BM_Parse/typical_reset    the same, one Parser reset() per reply (as a conversation parses)
 //
-// One CompiledGrammar for everything, a fresh Parser per reply, a sink that only counts.
+// One CompiledGrammar for everything, a fresh Parser per reply (but typical_reset), a sink that only counts.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -30,6 +32,7 @@ struct Case {
   std::string input;
   sigil::parse::ParserOptions options;
   std::size_t chunk = 0;  // 0: fed whole
+  bool reuse = false;     // one parser for every pass, reset() between them (a conversation)
 };
 
 std::vector<Case>& cases() {
@@ -45,6 +48,7 @@ std::vector<Case>& cases() {
     v.push_back(
         {"openers_64k", bench::unclosed_openers(bench::kOpenerBytes / 4, bench::kOpeners / 4), defaults, 0});
     v.push_back({"typical", bench::typical_reply(), defaults, 0});
+    v.push_back({"typical_reset", bench::typical_reply(), defaults, 0, true});
     return v;
   }();
   return all;
@@ -53,11 +57,20 @@ std::vector<Case>& cases() {
 void BM_Parse(benchmark::State& state, const Case* c) {
   const sigil::parse::CompiledGrammar& grammar = bench::grammar();
   std::uint64_t directives = 0;
-  for (auto _ : state) {
-    bench::CountingSink sink;
-    bench::parse_reply(grammar, c->options, c->input, c->chunk, sink);
-    benchmark::DoNotOptimize(sink.text_bytes);
-    directives = sink.directives;
+  if (c->reuse) {
+    bench::ReusedParser reused(grammar, c->options);
+    for (auto _ : state) {
+      reused.parse(c->input, c->chunk);
+      benchmark::DoNotOptimize(reused.sink.text_bytes);
+    }
+    directives = reused.sink.directives / std::max<std::uint64_t>(1, state.iterations());
+  } else {
+    for (auto _ : state) {
+      bench::CountingSink sink;
+      bench::parse_reply(grammar, c->options, c->input, c->chunk, sink);
+      benchmark::DoNotOptimize(sink.text_bytes);
+      directives = sink.directives;
+    }
   }
   const auto iterations = static_cast<std::int64_t>(state.iterations());
   state.SetBytesProcessed(iterations * static_cast<std::int64_t>(c->input.size()));

@@ -14,7 +14,9 @@
 // - the directive, diagnostic, silence, fallback and end events come in the same sequence with the same
 //   fields (spans and clean_offset included);
 // - every text event is non-empty valid UTF-8; on_end comes exactly once, last;
-// - stats: bytes_in is the reply's length, and bytes_examined <= 8 * bytes_in + 64 (linear work).
+// - stats: bytes_in is the reply's length, and bytes_examined <= 8 * bytes_in + 64 (linear work);
+// - the whole run gives the same summary, text, events and work counters with ParserOptions::whole_markup
+//   off (every byte of markup through the byte machine) as with it on.
 // While a known parser bug is open, SIGIL_FUZZ_IGNORE=silence-offset in the environment compares silence
 // events without their offsets, so that a run can look for other bugs.
 #include "sigil/parse/parser.h"
@@ -216,5 +218,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(whole.stats.directives == chunked.stats.directives);
   FUZZ_CHECK(whole.stats.diagnostics == chunked.stats.diagnostics);
   FUZZ_CHECK(whole.stats.text_bytes == chunked.stats.text_bytes);
+
+  // Stage 2's whole-markup path (parse/whole_markup.cpp) against the byte machine alone: the same events
+  // and the same work counters.
+  parse::ParserOptions general_options = options;
+  general_options.whole_markup = false;
+  const Run general = run(reply, general_options, reason, chunk_seed, true);
+  FUZZ_CHECK_EQ(whole.summary, general.summary);
+  FUZZ_CHECK_EQ(whole.visible, general.visible);
+  FUZZ_CHECK_EQ(whole.hidden, general.hidden);
+  FUZZ_CHECK_EQ(whole.events, general.events);
+  FUZZ_CHECK(whole.stats.bytes_examined == general.stats.bytes_examined);
+  FUZZ_CHECK(whole.stats.bytes_replayed == general.stats.bytes_replayed);
+  FUZZ_CHECK(whole.stats.max_held == general.stats.max_held);
   return 0;
 }

@@ -198,6 +198,17 @@ void parse_reply(const parse::CompiledGrammar& grammar, const parse::ParserOptio
   parser.finish();
 }
 
+void ReusedParser::parse(std::string_view reply, std::size_t chunk) {
+  if (used_) parser_.reset();
+  used_ = true;
+  if (chunk == 0) {
+    parser_.feed(reply);
+  } else {
+    for (std::size_t i = 0; i < reply.size(); i += chunk) parser_.feed(reply.substr(i, chunk));
+  }
+  parser_.finish();
+}
+
 char absent_byte(std::string_view data) {
   std::array<bool, 256> seen{};
   for (char c : data) seen[static_cast<unsigned char>(c)] = true;

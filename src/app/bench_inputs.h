@@ -84,6 +84,22 @@ class CountingSink final : public parse::EventSink {
 void parse_reply(const parse::CompiledGrammar& grammar, const parse::ParserOptions& options,
                  std::string_view reply, std::size_t chunk, CountingSink& sink);
 
+// A conversation's parser: one Parser for every reply, reset() before each reply but the first (the honest
+// figure for a chat; parse_reply()'s fresh parser per reply also pays for building one).
+class ReusedParser {
+ public:
+  ReusedParser(const parse::CompiledGrammar& grammar, const parse::ParserOptions& options)
+      : parser_(grammar, sink, options) {}
+  // Parses one reply, fed in `chunk`-byte pieces (0: whole); `sink` counts across replies.
+  void parse(std::string_view reply, std::size_t chunk);
+
+  CountingSink sink;
+
+ private:
+  parse::Parser parser_;
+  bool used_ = false;
+};
+
 // The baseline: memchr over `data` for `absent`, a byte that does not occur in it (so it reads every byte).
 char absent_byte(std::string_view data);
 const void* memchr_pass(std::string_view data, char absent);

@@ -30,6 +30,58 @@ void OpenTagScan::end_value() {
   value_.clear();
 }
 
+std::size_t OpenTagScan::scan_whole(std::string_view rest) {
+  start();
+  const std::size_t n = rest.size();
+  std::size_t i = 0;
+  bool after_name = true;  // a key must be separated from the name by a blank (2.1)
+  while (i < n) {
+    const char c = rest[i];
+    if (c == ' ' || c == '\t') {
+      after_name = false;
+      ++i;
+      continue;
+    }
+    if (c == '>') return i + 1;
+    if (c == '/') {
+      if (i + 1 < n && rest[i + 1] == '>') {
+        self_closing_ = true;
+        return i + 2;
+      }
+      return 0;
+    }
+    if (after_name || !is_name_byte(static_cast<unsigned char>(c))) return 0;
+    const std::size_t key_begin = i;
+    while (i < n && is_name_byte(static_cast<unsigned char>(rest[i]))) ++i;
+    if (i == n) return 0;
+    const std::string_view key = rest.substr(key_begin, i - key_begin);
+    if (rest[i] == '>' || rest[i] == '/') {  // a key without a value
+      attributes_.push_back(Attribute{std::string(key), std::string(), false});
+      continue;
+    }
+    if (rest[i] != '=' || i + 1 == n) return 0;
+    const char quote = rest[i + 1];
+    if (quote != '"' && quote != '\'') return 0;
+    const std::size_t value_begin = i + 2;
+    // To the closing quote; escapes and line breaks send the tag to step(), which knows their rules.
+    std::size_t value_end = value_begin;
+    bool refs = false;
+    for (; value_end < n && rest[value_end] != quote; ++value_end) {
+      const char v = rest[value_end];
+      if (v == '\\' || v == '\n' || v == '\r') return 0;
+      refs = refs || v == '&';
+    }
+    if (value_end == n) return 0;
+    const std::string_view value = rest.substr(value_begin, value_end - value_begin);
+    attributes_.push_back(
+        Attribute{std::string(key), refs ? text::decode_char_refs(value) : std::string(value), true});
+    i = value_end + 1;
+    after_name = false;
+    // Right after a closing quote a key may follow directly (2.1): the loop takes it like one after a blank.
+  }
+  return 0;
+}
+
 OpenTagScan::Result OpenTagScan::step(unsigned char c) {
   switch (state_) {
     case State::AfterName:

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sigil/parse/grammar.h"
@@ -22,6 +23,12 @@ class OpenTagScan {
 
   void start();
   Result step(unsigned char c);
+  // Stage 2's whole-tag path: reads `rest`, the bytes right after the tag's name, when the tag ends inside
+  // it on the same line in the common shapes (`key="value"` or `key='value'` pairs with no backslash in
+  // them, valueless keys right before `>` or `/`, single spaces or tabs between them, `>` or `/>` at the
+  // end). Returns the bytes it used, the `>` included, with the same attributes and self_closing() that
+  // step() would give over them; 0 (and nothing to rely on) for anything else, which step() then reads.
+  std::size_t scan_whole(std::string_view rest);
 
   bool self_closing() const { return self_closing_; }
   // Inside a quoted value only a line break fails the tag, and no trigger counts (2.8).

@@ -5,6 +5,8 @@
 // comment_construct.cpp, hidden_region.cpp, say_block.cpp; results in parser_results.cpp, the end of the
 // reply in parser_end.cpp; this file: setup, ordinary text and what all constructs share):
 // - stage 1 (text/stage1.h) -> consume(): ordinary text is skipped in bulk up to the next `<` or `[`;
+// - stage 2 (whole_markup.cpp): an open tag, close tag or bracket lying whole in the piece is read in place
+//   and handed to the same completion code, leaving the byte machine's state as if it had read it;
 // - on_byte(): every other byte steps the code tracker (the "shadow" ordinary-text machine of 2.8) once,
 //   then the state of the pending construct, if any;
 // - released text -> Tidier (section 10) -> SentinelLines (7.3) -> sink.

@@ -79,6 +79,11 @@ class Parser::Impl {
   void on_byte(unsigned char c);
   void dispatch(unsigned char c, const Ctx& ctx, bool fence);
   void replay(std::string_view bytes, std::uint64_t start_pos);
+  // Stage 2 (whole_markup.cpp): markup at s[i] (`<` or `[`, ordinary text) read whole in place when it lies
+  // inside s; returns the bytes consumed, 0 when the byte machine must read it.
+  std::size_t whole_markup(std::string_view s, std::size_t i);
+  std::size_t whole_tag(std::string_view rest);
+  std::size_t whole_bracket(std::string_view rest);
 
   // Ordinary text.
   void text_byte(unsigned char c, const Ctx& ctx);

@@ -89,6 +89,12 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
         i = j;
         continue;
       }
+      if (opt_.whole_markup) {
+        if (const std::size_t used = whole_markup(s, i); used != 0) {
+          i += used;
+          continue;
+        }
+      }
     } else if (mode_ == Mode::Hidden && !hidden_scan_.active()) {
       // Inside a hidden region only a close tag counts: skip to the next `<`, dropping what is before it.
       std::size_t j;

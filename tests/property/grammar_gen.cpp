@@ -1282,6 +1282,7 @@ EventLog run_events(std::string_view reply, const RunOptions& options,
   po.think_open = options.think_open;
   po.denied_actions = options.deny;
   po.stage1_kernel = options.stage1_kernel;
+  po.whole_markup = options.whole_markup;
   parse::Parser parser(grammar_for(options.mcp_servers), sink, po);
   if (sizes.empty()) {
     sink.fed = reply.size();

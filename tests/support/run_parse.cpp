@@ -44,6 +44,7 @@ RunResult run_parse(std::string_view reply, const RunOptions& options, std::size
   po.think_open = options.think_open;
   po.denied_actions = options.deny;
   po.stage1_kernel = options.stage1_kernel;
+  po.whole_markup = options.whole_markup;
   RecordingSink sink;
   parse::Parser parser(slot->grammar, sink, po);
   const std::size_t step = chunk == 0 ? std::max<std::size_t>(reply.size(), 1) : chunk;

@@ -20,6 +20,7 @@ struct RunOptions {
   std::vector<std::string> deny;
   std::vector<std::string> mcp_servers{"brave-search", "github", "my_server", "context7"};
   std::optional<text::stage1::Kernel> stage1_kernel;  // unset: the best one here
+  bool whole_markup = true;                           // ParserOptions::whole_markup
 };
 
 // The built-in registry with the conformance suite's MCP servers (cached per server list).

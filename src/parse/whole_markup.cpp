@@ -1,0 +1,124 @@
+// Stage 2's whole-markup path: an open tag, a close tag or a bracket up to its `]` that lies whole inside
+// the piece being consumed is read in place (its name looked up whole, a quoted value skipped to its closing
+// quote, a bracket's arguments to its `]`), and the parser is left exactly where the byte machine would be
+// after the same bytes; what the construct becomes is then decided by the same code (complete_open_tag,
+// close_tag_in_text, bracket_end_byte).
+//
+// Promise: it takes only shapes whose every byte the byte machine would read without a decision that
+// depends on anything but the bytes (no line break, no trigger, no escape, within every limit); for
+// anything else it returns 0 and the byte machine reads the markup from its first byte, as before. So
+// events, diagnostics and stats do not change, whatever the chunking (tests/parse/whole_markup_test.cpp).
+#include <algorithm>
+
+#include "parser_impl.h"
+#include "sigil/text/ascii.h"
+
+namespace sigil::parse {
+
+namespace {
+// What ends a bracket's arguments here, or sends them to the byte machine: a nested bracket and a `<`
+// (triggers, 2.8) and a line break (3.2).
+constexpr text::ByteSet kBracketArgStops{"]<[\n"};
+}  // namespace
+
+std::size_t Parser::Impl::whole_markup(std::string_view s, std::size_t i) {
+  if (code_.in_code()) return 0;  // the byte machine reads it (as text)
+  const std::string_view rest = s.substr(i);
+  return rest[0] == '<' ? whole_tag(rest) : whole_bracket(rest);
+}
+
+std::size_t Parser::Impl::whole_tag(std::string_view rest) {
+  const bool closing = rest.size() > 1 && rest[1] == '/';
+  const std::size_t name_begin = closing ? 2 : 1;
+  std::size_t k = name_begin;
+  while (k < rest.size() && is_name_byte(static_cast<unsigned char>(rest[k]))) ++k;
+  if (k == name_begin || k == rest.size()) return 0;
+  const int index = names_.tag_table.find(rest.substr(name_begin, k - name_begin));
+  if (index < 0) return 0;  // unregistered, MCP, or a prefix: the byte machine decides
+
+  const std::uint64_t begin = pos_;
+  const text::CodeTracker::State code = code_.snapshot();
+  pre_step_ = code;
+  if (closing) {
+    if (rest[k] != '>') return 0;
+    const std::size_t len = k + 1;
+    opener_code_ = code;
+    opener_clean_offset_ = visible_count();
+    opener_line_start_ = line_ws_only_;
+    line_ws_only_ = false;
+    stats_.bytes_examined += len;
+    stats_.max_held = std::max(stats_.max_held, len - 1);  // the opener's bytes before its `>`
+    pos_ = begin + len - 1;                                // at the `>`, as on_byte() would be
+    close_tag_in_text(index, false, begin);
+    note_held();
+    pos_ = begin + len;
+    return len;
+  }
+  const char delimiter = rest[k];
+  if (delimiter != ' ' && delimiter != '\t' && delimiter != '>' && delimiter != '/') return 0;
+  const std::size_t used = tag_.scan_whole(rest.substr(k));
+  if (used == 0) return 0;
+  const std::size_t len = k + used;
+  if (len >= opt_.tag_limit) return 0;
+  const std::string_view bytes = rest.substr(0, len);
+  begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_ws_only_);
+  TagPart& t = cs_.tag();
+  t.tag = index;
+  t.mcp_server = -1;
+  t.name.assign(rest.substr(name_begin, k - name_begin));
+  for (char& ch : t.name) ch = text::ascii::lower(ch);
+  line_ws_only_ = false;
+  stats_.bytes_examined += len;
+  stats_.max_held = std::max(stats_.max_held, len - 1);  // held before the tag's `>`
+  // The shadow machine steps every byte of the tag, as on_byte() would, unless complete_open_tag() is sure
+  // to restore it to the state before the tag (a removed tag leaves no trace in it).
+  const TagRole role = names_.tags[static_cast<std::size_t>(index)].role;
+  const bool restored = tag_.self_closing()
+                            ? role != TagRole::Hidden
+                            : role == TagRole::Wrapper || role == TagRole::Sentinel || role == TagRole::Say;
+  if (!restored) code_.feed(bytes);
+  pos_ = begin + len - 1;
+  complete_open_tag();
+  note_held();
+  pos_ = begin + len;
+  return len;
+}
+
+std::size_t Parser::Impl::whole_bracket(std::string_view rest) {
+  std::size_t k = 1;
+  int node = NameTable::kRoot;
+  for (; k < rest.size(); ++k) {
+    const char c = rest[k];
+    if (!text::ascii::is_alnum(c) && c != '_') break;
+    const char b = names_.brackets_ci ? text::ascii::upper(c) : c;
+    node = names_.bracket_table.walk(node, static_cast<unsigned char>(b));
+    if (node == NameTable::kDead) return 0;
+  }
+  if (k == 1 || k == rest.size() || rest[k] != ':') return 0;
+  const int index = names_.bracket_table.value(node);
+  if (index < 0) return 0;
+  const std::size_t args_begin = k + 1;
+  const std::size_t close = kBracketArgStops.find_first(rest, args_begin);
+  if (close == text::ByteSet::npos || rest[close] != ']') return 0;
+  if (close - args_begin >= opt_.bracket_limit) return 0;
+  const std::size_t len = close + 1;
+  const std::string_view bytes = rest.substr(0, len);
+
+  const std::uint64_t begin = pos_;
+  const text::CodeTracker::State code = code_.snapshot();
+  pre_step_ = code;
+  begin_construct(Kind::BracketEnd, begin, bytes, visible_count(), code, line_ws_only_);
+  BracketPart& b = cs_.bracket();
+  b.bracket = index;
+  b.args_begin = args_begin;
+  b.args_end = close;
+  b.line_ws = false;  // the `]` is no space
+  line_ws_only_ = false;
+  stats_.bytes_examined += len;
+  code_.feed(bytes);  // final only at the next byte, which bracket_end_byte() reads from the restored state
+  pos_ = begin + len;
+  note_held();
+  return len;
+}
+
+}  // namespace sigil::parse

@@ -1,0 +1,169 @@
+// Stage 2's whole-markup path (parse/whole_markup.cpp) against the byte machine: for the same reply, with
+// ParserOptions::whole_markup on and off, the parser must give the same events (text events split the same
+// way, directives, diagnostics, silence, end) and the same work counters, fed whole, at every cut into two
+// chunks, and in random chunkings. The inputs are markup the fast path takes and its near misses (a space
+// before `/>`, escapes, line breaks, limits, code, unregistered names), plus random replies from the
+// grammar generator.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "grammar_gen.h"
+
+namespace {
+
+using namespace sigil::testing;
+using namespace sigil::testing::gen;
+
+const std::vector<std::string>& corpus() {
+  static const std::vector<std::string> inputs = {
+      "<react emoji=\"👍\"/>",
+      "Hi <react emoji=\"👍\"/> there.",
+      "<actions>\n  <react emoji=\"🎉\"/>\n  <react emoji='❤️'/>\n</actions>\n\nDone.",
+      "<actions><react emoji=\"x\"/></actions>",
+      "<ACTIONS>\n<React EMOJI=\"x\"/>\n</Actions>",
+      "<react emoji=\"x\" />",
+      "<react emoji=\"x\"  />",
+      "<react  emoji=\"x\"/>",
+      "<react\temoji=\"x\"/>",
+      "<react emoji = \"x\"/>",
+      "<react emoji=x/>",
+      "<react emoji=\"x\"foo=\"y\"/>",
+      "<react emoji=\"a&amp;b&#x1F44D;\"/>",
+      "<react emoji=\"a\\\"b\"/>",
+      "<react emoji=\"a\nb\"/>",
+      "<react emoji=\"a\r\nb\"/>",
+      "<react\nemoji=\"x\"/>",
+      "<react emoji=\"x\">",
+      "<react emoji>",
+      "<react emoji/>",
+      "<react/>",
+      "<react>",
+      "I can react with <react>.",
+      "<react emoji=\"<b>[REMEMBER:x]\"/>",
+      "<react emoji=\"x\" [REMEMBER:y]/>",
+      "<reactx emoji=\"x\"/>",
+      "<rea emoji=\"x\"/>",
+      "<voice>Hello there</voice> after",
+      "<voice>Hello\nthere</voice>",
+      "<voice><voice>twice</voice>",
+      "</actions> orphan </react> and </voice >",
+      "</actions",
+      "<no-reply/>",
+      "<no-reply></no-reply>",
+      "NO_REPLY\n<react emoji=\"x\"/>",
+      "<think>\nhidden <react emoji=\"x\"/>\n</think>\nshown",
+      "text\n<think>\nhidden\n</think>\nshown",
+      "text\n<think> on the line </think> after",
+      "text <think>inline</think>",
+      "<say>spoken <react emoji=\"x\"/></say> and </say>",
+      "`<react emoji=\"x\"/>` in code",
+      "```\n<react emoji=\"x\"/>\n```\n<react emoji=\"y\"/>",
+      "a `tick <react emoji=\"x\"/>",
+      "**<react emoji=\"x\"/>** bold",
+      "<mcp_github_create_issue>{\"title\":\"a\"}</mcp_github_create_issue>",
+      "<actions>\n<unknown-tag a=\"b\"/>\n<react emoji=\"x\"/>\n</actions>",
+      "<setMemory>{\"key\":\"a\",\"value\":\"b\"}</setMemory>",
+      "<!-- comment <react emoji=\"x\"/> --> after",
+      "[REMEMBER:User likes tea]",
+      "[REMEMBER:User likes tea] and more",
+      "[REMEMBER:User likes tea](https://example.com)",
+      "[REMEMBER:a [b] c] nested",
+      "[REMEMBER:a <b> c]",
+      "[REMEMBER:two\nlines]",
+      "[remember:lower case]",
+      "[REMEMBER:]",
+      "[REMEMBER]",
+      "[REMEMBERX:y]",
+      "[REMEMBER:x]é multi-byte after",
+      "[REMEMBER:x]\xff invalid after",
+      "See [Lisboa Card](https://www.visitlisboa.com) and [REMEMBER:trip in May]",
+      "`[REMEMBER:in code]` and [REMEMBER:not]",
+      "<react emoji=\"x\"/>[REMEMBER:y]<react emoji=\"z\"/>",
+  };
+  return inputs;
+}
+
+// The fast path must not change one counter either.
+std::string stats_difference(const sigil::parse::ParserStats& a, const sigil::parse::ParserStats& b) {
+  auto field = [](const char* name, std::uint64_t x, std::uint64_t y) {
+    return x == y ? std::string() : std::string(name) + " " + std::to_string(x) + " vs " + std::to_string(y);
+  };
+  for (std::string d :
+       {field("bytes_in", a.bytes_in, b.bytes_in),
+        field("bytes_examined", a.bytes_examined, b.bytes_examined),
+        field("bytes_replayed", a.bytes_replayed, b.bytes_replayed),
+        field("text_bytes", a.text_bytes, b.text_bytes), field("directives", a.directives, b.directives),
+        field("diagnostics", a.diagnostics, b.diagnostics), field("max_held", a.max_held, b.max_held)})
+    if (!d.empty()) return d;
+  return {};
+}
+
+// The same reply and chunking, fast path on and off.
+std::string compare(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes) {
+  o.whole_markup = false;
+  const EventLog general = run_events(reply, o, sizes);
+  o.whole_markup = true;
+  const EventLog fast = run_events(reply, o, sizes);
+  if (!fast.problems.empty()) return fast.problems.front();
+  if (std::string d = first_difference(general, fast); !d.empty()) return d;
+  if (general.text_events != fast.text_events) return "text events split differently";
+  return stats_difference(general.stats, fast.stats);
+}
+
+TEST(WholeMarkup, CorpusWholeAndAtEveryCut) {
+  for (const std::string& reply : corpus()) {
+    for (bool say : {false, true}) {
+      RunOptions o;
+      o.say = say;
+      std::string d = compare(reply, o, {});
+      for (std::size_t cut = 0; d.empty() && cut <= reply.size(); ++cut)
+        if (d = compare(reply, o, {cut, reply.size() - cut}); !d.empty())
+          d = "cut at " + std::to_string(cut) + ": " + d;
+      EXPECT_EQ(d, "") << "say=" << say << " reply: " << c_literal(reply);
+    }
+  }
+}
+
+TEST(WholeMarkup, CorpusInSmallChunks) {
+  for (const std::string& reply : corpus())
+    for (std::size_t n : {1, 2, 3, 5, 7, 16})
+      EXPECT_EQ(compare(reply, {}, fixed_chunking(reply.size(), n)), "")
+          << "chunks of " << n << ", reply: " << c_literal(reply);
+}
+
+// The corpus strung together, so several fast-path constructs meet one parser's state.
+TEST(WholeMarkup, CorpusConcatenated) {
+  std::string reply;
+  for (const std::string& r : corpus()) reply += r + "\n\n";
+  RunOptions o;
+  EXPECT_EQ(compare(reply, o, {}), "");
+  o.say = true;
+  EXPECT_EQ(compare(reply, o, {}), "");
+}
+
+TEST(WholeMarkup, RandomReplies) {
+  const std::uint64_t base = property_seed(0x3A01E000);
+  const int cases = property_cases(3000) / 3;
+  int failures = 0;
+  for (int i = 0; i < cases && failures < 5; ++i) {
+    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
+    ReplyGenerator g(seed);
+    const std::string reply = g.reply();
+    RunOptions o;
+    o.say = g.chance(0.33);
+    o.cut_off = g.chance(0.2);
+    for (const auto& sizes : {std::vector<std::size_t>{}, random_chunking(g.rng(), reply.size(), 64)}) {
+      if (std::string d = compare(reply, o, sizes); !d.empty()) {
+        ++failures;
+        ADD_FAILURE() << "seed " << seed << " say=" << o.say << " chunking " << describe_chunks(sizes) << ": "
+                      << d << "\n  reply: " << c_literal(reply);
+        break;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+}  // namespace
