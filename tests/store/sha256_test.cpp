@@ -9,7 +9,6 @@
 #include "sigil/store/once_keys.h"
 #include "sigil/store/store.h"
 #include "store/sha256_blocks.h"
-
 #include "support/expect_each.h"
 
 namespace sigil::store {
