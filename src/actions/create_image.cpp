@@ -176,15 +176,16 @@ Status<Error> add_create_image_handlers(exec::HandlerTable& table, const ImageCo
   if (!image_generation_configured(config)) {
     table.add("createAIImage", [](const exec::Directive&, exec::ActionContext&) {
       return exec::HandlerResult::error(
-          "createAIImage: no image model is configured on this server ([model] image_model)");
+          "createAIImage: no image model is configured on this server ([images] model)");
     });
     return {};
   }
   auto parsed = net::parse_url(config.base_url);
   const auto* url = std::get_if<net::Url>(&parsed);
   if (url == nullptr || (url->scheme != "http" && url->scheme != "https"))
-    return make_error(ErrorCode::invalid_argument,
-                      "[model] image_model needs [model] url, an http(s):// address of the model server");
+    return make_error(
+        ErrorCode::invalid_argument,
+        "[images] model needs [images] url or [model] url, an http(s):// address of an images server");
   table.add("createAIImage", std::make_shared<CreateImageHandler>(config));
   return {};
 }

@@ -38,14 +38,15 @@ class Reader {
       const std::string section(key.str());
       const toml::table* table = node.as_table();
       if (section == "server" || section == "store" || section == "model" || section == "agent" ||
-          section == "actions" || section == "search" || section == "fetch") {
+          section == "actions" || section == "search" || section == "fetch" || section == "images") {
         if (table == nullptr)
           fail_at(node.source(),
                   std::string(section).append(" must be a table ([").append(section).append("])"));
         section_ = section;
         if (section == "server") server(*table, config.server);
         if (section == "store") store(*table, config.store);
-        if (section == "model") model(*table, config.model);
+        if (section == "model") model(*table, config.model, config.images);
+        if (section == "images") images(*table, config.images);
         if (section == "agent") agent(*table, config.agent);
         if (section == "actions") actions(*table, config.actions);
         if (section == "search") search(*table, config.search);
@@ -57,10 +58,11 @@ class Reader {
       } else if (section == "mcp") {
         mcp(node, config.mcp_servers);
       } else {
-        fail_at(key.source(),
-                "unknown section " + in_quotes(section) +
-                    " (known: server, store, model, agent, actions, search, fetch, channels.telegram, "
-                    "channels.discord, mcp.servers)");
+        fail_at(
+            key.source(),
+            "unknown section " + in_quotes(section) +
+                " (known: server, store, model, agent, actions, search, fetch, images, channels.telegram, "
+                "channels.discord, mcp.servers)");
       }
     }
   }
@@ -223,49 +225,84 @@ class Reader {
               }}});
   }
 
-  void model(const toml::table& t, ModelConfig& c) {
-    each(
-        t,
-        {
-            {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
-            {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
-            {"name", [&](const toml::node& n, const std::string& k) { c.name = string(n, k); }},
-            {"replay", [&](const toml::node& n, const std::string& k) { c.replay = path(n, k); }},
-            {"tokens_per_second",
-             [&](const toml::node& n, const std::string& k) { c.tokens_per_second = number(n, k, 0, 1e6); }},
-            {"timeout_seconds",
-             [&](const toml::node& n, const std::string& k) {
-               c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
-             }},
-            {"max_tokens",
-             [&](const toml::node& n, const std::string& k) {
-               c.max_tokens = static_cast<int>(integer(n, k, 1, 10'000'000));
-             }},
-            {"temperature",
-             [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
-            {"tools",
-             [&](const toml::node& n, const std::string& k) {
-               c.tools = string(n, k);
-               if (c.tools != "auto" && c.tools != "on" && c.tools != "off")
-                 fail(n, k, "must be \"auto\", \"on\" or \"off\", not " + in_quotes(c.tools));
-             }},
-            {"embeddings_model",
-             [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
-            {"image_model", [&](const toml::node& n, const std::string& k) { c.image_model = string(n, k); }},
-            {"image_size",
-             [&](const toml::node& n, const std::string& k) {
-               c.image_size = string(n, k);
-               const std::size_t x = c.image_size.find('x');
-               const bool dims = x != std::string::npos && x > 0 && x + 1 < c.image_size.size() &&
-                                 c.image_size.find_first_not_of("0123456789x") == std::string::npos &&
-                                 c.image_size.find('x', x + 1) == std::string::npos;
-               if (c.image_size != "auto" && !dims)
-                 fail(
-                     n, k,
-                     "must be WIDTHxHEIGHT (e.g. \"1024x1024\") or \"auto\", not " + in_quotes(c.image_size));
-             }},
-            {"vision", [&](const toml::node& n, const std::string& k) { c.vision = boolean(n, k); }},
-        });
+  // A picture size: WIDTHxHEIGHT or "auto".
+  std::string image_size(const toml::node& n, const std::string& k) {
+    std::string size = string(n, k);
+    const std::size_t x = size.find('x');
+    const bool dims = x != std::string::npos && x > 0 && x + 1 < size.size() &&
+                      size.find_first_not_of("0123456789x") == std::string::npos &&
+                      size.find('x', x + 1) == std::string::npos;
+    if (size != "auto" && !dims)
+      fail(n, k, "must be WIDTHxHEIGHT (e.g. \"1024x1024\") or \"auto\", not " + in_quotes(size));
+    return size;
+  }
+
+  // [model] image_model / image_size are short for [images] model / size: a value set in both places would
+  // leave a reader guessing which one counts, so the second is refused. `where` remembers the first.
+  void once_for_images(const toml::node& n, const std::string& k, std::string& where) {
+    const std::string here = "[" + section_ + "] " + k;
+    if (!where.empty() && where != here) fail(n, k, "is set already as " + where + "; keep one of the two");
+    where = here;
+  }
+
+  void images(const toml::table& t, ImagesSettings& c) {
+    each(t, {{"url",
+              [&](const toml::node& n, const std::string& k) {
+                c.url = string(n, k);
+                if (!c.url.empty() && c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0)
+                  fail(n, k, "must start with http:// or https://, not " + in_quotes(c.url));
+              }},
+             {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
+             {"model",
+              [&](const toml::node& n, const std::string& k) {
+                once_for_images(n, k, images_model_);
+                c.model = string(n, k);
+              }},
+             {"size", [&](const toml::node& n, const std::string& k) {
+                once_for_images(n, k, images_size_);
+                c.size = image_size(n, k);
+              }}});
+  }
+
+  void model(const toml::table& t, ModelConfig& c, ImagesSettings& images) {
+    each(t,
+         {
+             {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
+             {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
+             {"name", [&](const toml::node& n, const std::string& k) { c.name = string(n, k); }},
+             {"replay", [&](const toml::node& n, const std::string& k) { c.replay = path(n, k); }},
+             {"tokens_per_second",
+              [&](const toml::node& n, const std::string& k) { c.tokens_per_second = number(n, k, 0, 1e6); }},
+             {"timeout_seconds",
+              [&](const toml::node& n, const std::string& k) {
+                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
+              }},
+             {"max_tokens",
+              [&](const toml::node& n, const std::string& k) {
+                c.max_tokens = static_cast<int>(integer(n, k, 1, 10'000'000));
+              }},
+             {"temperature",
+              [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
+             {"tools",
+              [&](const toml::node& n, const std::string& k) {
+                c.tools = string(n, k);
+                if (c.tools != "auto" && c.tools != "on" && c.tools != "off")
+                  fail(n, k, "must be \"auto\", \"on\" or \"off\", not " + in_quotes(c.tools));
+              }},
+             {"embeddings_model",
+              [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
+             {"image_model",
+              [&](const toml::node& n, const std::string& k) {
+                once_for_images(n, k, images_model_);
+                images.model = string(n, k);
+              }},
+             {"image_size",
+              [&](const toml::node& n, const std::string& k) {
+                once_for_images(n, k, images_size_);
+                images.size = image_size(n, k);
+              }},
+             {"vision", [&](const toml::node& n, const std::string& k) { c.vision = boolean(n, k); }},
+         });
   }
 
   void agent(const toml::table& t, AgentSettings& c) {
@@ -632,6 +669,7 @@ class Reader {
   std::string name_;
   fs::path base_;
   std::string section_;
+  std::string images_model_, images_size_;  // where the images model and size were set (once_for_images)
 };
 
 void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLookup& env) {
@@ -677,6 +715,7 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
   if (search.provider == "searxng" && search.url.empty())
     throw ConfigError(
         "[search] provider \"searxng\" needs url: the instance's address, e.g. http://127.0.0.1:8888");
+  if (auto v = env("SIGIL_IMAGES_KEY"); v && !v->empty()) config.images.key = *v;
   if (auto v = env("SIGIL_DISCORD_TOKEN"); v && !v->empty()) config.channels.discord.token = *v;
   if (config.channels.discord.enabled && config.channels.discord.token.empty())
     throw ConfigError(
@@ -812,9 +851,11 @@ std::string Config::describe() const {
       << store.max_messages_per_conversation << '\n';
   out << "model: url " << (model.url.empty() ? "(none)" : model.url) << ", key " << secret(model.key)
       << ", name " << (model.name.empty() ? "(default)" : model.name) << ", replay "
-      << (model.replay.empty() ? "(embedded demo)" : model.replay) << ", image_model "
-      << (model.image_model.empty() ? "(none)" : model.image_model) << ", vision "
+      << (model.replay.empty() ? "(embedded demo)" : model.replay) << ", vision "
       << (model.vision ? "on" : "off") << '\n';
+  out << "images: model " << (images.model.empty() ? "(none)" : images.model) << ", url "
+      << (images.url.empty() ? "(the model's)" : images.url) << ", key " << secret(images.key) << ", size "
+      << images.size << '\n';
   out << "agent: say_mode " << (agent.say_mode ? "true" : "false") << ", max_model_calls "
       << agent.max_model_calls << ", history_messages " << agent.history_messages << ", denied_actions "
       << agent.denied_actions.size() << ", results_message_bytes " << agent.results_message_bytes << '\n';

@@ -2,8 +2,8 @@
 //
 // What it promises:
 // - Precedence, highest first: flags (--listen, --data) > environment (SIGIL_MODEL_URL, SIGIL_MODEL_KEY,
-//   SIGIL_MODEL, SIGIL_API_TOKEN, SIGIL_TELEGRAM_TOKEN, SIGIL_SEARCH_KEY) > the file > the defaults written
-//   below.
+//   SIGIL_MODEL, SIGIL_API_TOKEN, SIGIL_TELEGRAM_TOKEN, SIGIL_SEARCH_KEY, SIGIL_IMAGES_KEY, …) > the file >
+//   the defaults written below.
 // - Strict: an unknown section or key, a value of the wrong type or out of range, or a bad listen address
 //   is a ConfigError whose message names the file, the line and the key (`sigil.toml:3:1: [server]
 //   unknown key "lisen"`). `sigil serve` prints it and exits 2.
@@ -67,10 +67,6 @@ struct ModelConfig {
   std::string tools = "auto";  // "auto" | "on" | "off": offer the actions as native tools (agent.h)
   // The archive's embeddings model on the same server ({url}/embeddings); "" = keyword search only.
   std::string embeddings_model = "text-embedding-3-small";
-  // createAIImage's model on the same server ({url}/images/generations); "" = no image generation (not
-  // taught). image_size: the size asked for when the directive names none.
-  std::string image_model;
-  std::string image_size = "1024x1024";
   // The chat model sees pictures (OpenAI vision content parts): viewImage is taught and runs. Off by
   // default: a model without vision refuses a request that carries a picture.
   bool vision = false;
@@ -144,6 +140,16 @@ struct SearchSettings {
   std::string url;       // the provider's base URL (SearXNG's instance; an override for the others)
 };
 
+// [images]: createAIImage's provider (docs/actions/createAIImage.md), an OpenAI-compatible images endpoint
+// ({url}/images/generations). `[model] image_model` and `image_size` are short for `model` and `size` here
+// (the same server as the chat model); one place may set each, not both.
+struct ImagesSettings {
+  std::string url;                 // base URL; "": the model server's ([model] url, with its key)
+  std::string key;                 // never printed; SIGIL_IMAGES_KEY overrides the file
+  std::string model;               // e.g. "gpt-image-1"; "": no image generation (not taught)
+  std::string size = "1024x1024";  // asked for when the directive names none
+};
+
 struct FetchSettings {
   bool enabled = true;
   std::vector<std::string> allow_private;  // host names, addresses or CIDR ranges let past the SSRF guard
@@ -198,6 +204,7 @@ struct Config {
   ActionsConfig actions;
   SearchSettings search;
   FetchSettings fetch;
+  ImagesSettings images;
   ChannelsConfig channels;
   std::vector<McpServerConfig> mcp_servers;
   std::string file;  // the file read ("" : none)

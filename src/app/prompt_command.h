@@ -1,7 +1,7 @@
 // `sigil prompt`: the system-prompt section that teaches a model the actions, or the same actions as OpenAI
 // tool schemas (`--tools`), as the configuration has them: an action whose provider is not configured
 // (search without [search] provider, fetch-page with [fetch] enabled = false, createAIImage without
-// [model] image_model, viewImage without [model] vision) or that [agent] denied_actions forbids is left
+// [images] model, viewImage without [model] vision) or that [agent] denied_actions forbids is left
 // out, exactly as `sigil serve` leaves it out of what it teaches its model.
 #pragma once
 

@@ -4,11 +4,14 @@ namespace sigil::app {
 
 void apply_provider_settings(const Config& config, actions::BuiltinConfig& builtin) {
   const ModelConfig& model = config.model;
-  if (!model.url.empty() && !model.image_model.empty()) {
-    builtin.images.base_url = model.url;
-    builtin.images.api_key = model.key;
-    builtin.images.model = model.image_model;
-    builtin.images.size = model.image_size;
+  // [images] url names its own server (with its own key); without it the pictures come from the model's.
+  const ImagesSettings& images = config.images;
+  const std::string& url = images.url.empty() ? model.url : images.url;
+  if (!url.empty() && !images.model.empty()) {
+    builtin.images.base_url = url;
+    builtin.images.api_key = images.url.empty() && images.key.empty() ? model.key : images.key;
+    builtin.images.model = images.model;
+    builtin.images.size = images.size;
   }
   builtin.view_image.enabled = model.vision && !model.url.empty();
   builtin.search.provider = {config.search.provider, config.search.api_key, config.search.url};

@@ -194,7 +194,7 @@ TEST(CreateImage, WithoutAnImageModelItSaysSoAndShowsNoMarkup) {
   auto run = test::run_turn("A <createAIImage>{\"prompt\":\"a red fox\"}</createAIImage>b", table, *store);
   ASSERT_EQ(run.report.results.size(), 1u);
   EXPECT_EQ(run.report.results[0].message,
-            "createAIImage: no image model is configured on this server ([model] image_model)");
+            "createAIImage: no image model is configured on this server ([images] model)");
   EXPECT_EQ(run.text().find("createAIImage"), std::string::npos);
   EXPECT_EQ(run.text().substr(0, 1), "A");
   EXPECT_FALSE(image_generation_configured(ImageConfig{}));

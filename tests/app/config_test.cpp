@@ -145,18 +145,49 @@ timeout_seconds = 5
 
 TEST(Config, PictureSettingsOfTheModel) {
   const Config d = load_config_text("", "x.toml", {}, no_env);
-  EXPECT_EQ(d.model.image_model, "");
-  EXPECT_EQ(d.model.image_size, "1024x1024");
+  EXPECT_EQ(d.images.model, "");
+  EXPECT_EQ(d.images.size, "1024x1024");
   EXPECT_FALSE(d.model.vision);
   const Config c = load_config_text(
       "[model]\nurl = \"http://127.0.0.1:9/v1\"\nimage_model = \"gpt-image-1\"\nimage_size = \"1536x1024\"\n"
       "vision = true\n",
       "x.toml", {}, no_env);
-  EXPECT_EQ(c.model.image_model, "gpt-image-1");
-  EXPECT_EQ(c.model.image_size, "1536x1024");
+  EXPECT_EQ(c.images.model, "gpt-image-1");
+  EXPECT_EQ(c.images.size, "1536x1024");
+  EXPECT_EQ(c.images.url, "");
   EXPECT_TRUE(c.model.vision);
   EXPECT_THROW(load_config_text("[model]\nimage_size = \"huge\"\n", "x.toml", {}, no_env), ConfigError);
   EXPECT_THROW(load_config_text("[model]\nvision = \"yes\"\n", "x.toml", {}, no_env), ConfigError);
+}
+
+TEST(Config, AnImagesServerOfItsOwn) {
+  const auto env = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "SIGIL_IMAGES_KEY") return "from-env";
+    return std::nullopt;
+  };
+  const Config c = load_config_text(
+      "[images]\nurl = \"https://images.example/v1\"\nkey = \"in-file\"\nmodel = \"gpt-image-1\"\n"
+      "size = \"auto\"\n",
+      "x.toml", {}, env);
+  EXPECT_EQ(c.images.url, "https://images.example/v1");
+  EXPECT_EQ(c.images.key, "from-env");
+  EXPECT_EQ(c.images.model, "gpt-image-1");
+  EXPECT_EQ(c.images.size, "auto");
+  EXPECT_NE(c.describe().find("images: model gpt-image-1, url https://images.example/v1, key (set)"),
+            std::string::npos)
+      << c.describe();
+  EXPECT_EQ(c.describe().find("from-env"), std::string::npos);
+  EXPECT_THROW(load_config_text("[images]\nurl = \"ftp://x\"\n", "x.toml", {}, no_env), ConfigError);
+  EXPECT_THROW(load_config_text("[images]\nsize = \"big\"\n", "x.toml", {}, no_env), ConfigError);
+  EXPECT_THROW(load_config_text("[images]\nmodels = \"a\"\n", "x.toml", {}, no_env), ConfigError);
+  // One place per setting: the shorthand in [model] and [images] together are refused, naming both.
+  try {
+    load_config_text("[model]\nimage_model = \"a\"\n[images]\nmodel = \"b\"\n", "x.toml", {}, no_env);
+    ADD_FAILURE() << "both accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("[images] model"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("[model] image_model"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Config, EnvironmentOverridesTheFile) {

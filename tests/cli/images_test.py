@@ -15,6 +15,8 @@ POST /v1/images/generations with a real PNG in b64_json, and records every reque
    upstream chat request carry the picture as an OpenAI vision content part
    ({"type":"image_url","image_url":{"url":"data:image/png;base64,…"}}) beside the results text.
 3. A URL on loopback is refused by the SSRF guard, with the reason in the results message the model gets.
+4. [images] names a server of its own (url, model, and the key from SIGIL_IMAGES_KEY over the file's):
+   the picture is asked there with that key, and the chat model's server gets no images request.
 """
 import base64
 import hashlib
@@ -49,6 +51,7 @@ class Upstream:
         self.matches = []
         self.matched_requests = []
         self.image_requests = []
+        self.image_auth = []  # each images request's Authorization header
         self.lock = threading.Lock()
         upstream = self
 
@@ -61,6 +64,7 @@ class Upstream:
                 if self.path.endswith("/images/generations"):
                     with upstream.lock:
                         upstream.image_requests.append(body)
+                        upstream.image_auth.append(self.headers.get("Authorization", ""))
                     data = json.dumps({"created": 1, "data": [{"b64_json": base64.b64encode(PNG).decode()}]})
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -94,10 +98,10 @@ class Upstream:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def model_toml(self, vision=False):
-        """The [model] section of sigil.toml for this server: chat, no tools, DALL-E 3 pictures."""
-        return (f'[model]\nurl = "{self.url}"\nname = "chat-model"\ntools = "off"\nembeddings_model = ""\n'
-                f'image_model = "dall-e-3"\n' + ("vision = true\n" if vision else ""))
+    def model_toml(self, vision=False, images=True):
+        """The [model] section of sigil.toml for this server: chat, no tools, DALL-E 3 pictures (IMAGES)."""
+        return (f'[model]\nurl = "{self.url}"\nname = "chat-model"\ntools = "off"\nembeddings_model = ""\n' +
+                ('image_model = "dall-e-3"\n' if images else "") + ("vision = true\n" if vision else ""))
 
     def script(self, *replies):
         with self.lock:
@@ -189,9 +193,40 @@ def main():
             check(isinstance(results, str) and "refused" in results and "loopback" in results,
                   f"the SSRF refusal goes back to the model: {results!r}")
         finally:
-            upstream.server.shutdown()
             server.stop_or_fail(fail)
+    try:
+        images_server_of_its_own(sigil, upstream)
+    finally:
+        upstream.server.shutdown()
     print("images_test: passed")
+
+
+def images_server_of_its_own(sigil, upstream):
+    """Part 4: [images] url, key and model; the key from the environment wins over the file's."""
+    pictures = Upstream()
+    with tempfile.TemporaryDirectory(prefix="sigil-images-own-") as tmp:
+        config = write_toml(tmp, serve_toml(tmp, rate_limited=False) + upstream.model_toml(images=False) +
+                            f'[images]\nurl = "{pictures.url}"\nkey = "file-key"\nmodel = "gpt-image-1"\n'
+                            'size = "1536x1024"\n')
+        env = dict(os.environ, SIGIL_IMAGES_KEY="env-key")
+        server = SigilServe(sigil, ["--config", config], cwd=tmp, env=env,
+                            log_path=os.path.join(tmp, "serve.log"))
+        try:
+            if not server.wait_listening():
+                fail("sigil serve did not start:\n" + server.stderr_text())
+            upstream.script('<createAIImage>{"prompt":"a blue owl"}</createAIImage>')
+            answer = json.loads(request(server.url + "/v1/chat/completions",
+                                        {"model": "sigil", "messages": [{"role": "user", "content": "draw"}]}))
+            check_picture(server.url, [d for c in answer["sigil"]["calls"] for d in c["deliveries"]], "[images]")
+            # (GPT image models answer base64 always and refuse response_format: it is left out for them.)
+            check(pictures.image_requests == [{"model": "gpt-image-1", "prompt": "a blue owl", "n": 1,
+                                               "size": "1536x1024"}],
+                  f"[images]: the picture asked of its own server: {pictures.image_requests}")
+            check(pictures.image_auth == ["Bearer env-key"], f"[images]: with SIGIL_IMAGES_KEY: {pictures.image_auth}")
+            check(upstream.image_requests == [], "[images]: the chat model's server was not asked for pictures")
+        finally:
+            pictures.server.shutdown()
+            server.stop_or_fail(fail)
 
 
 if __name__ == "__main__":

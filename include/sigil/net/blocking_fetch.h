@@ -40,7 +40,8 @@ struct CallStats {
   std::uint64_t calls = 0;
   std::uint64_t retries = 0;
   std::uint64_t failures = 0;
-  std::string last_error;  // the route or method and the summary of the last failed call
+  std::uint64_t paced = 0;  // calls that waited for the platform's bot-wide pace before they were made
+  std::string last_error;   // the route or method and the summary of the last failed call
 };
 
 class StoppableCalls {

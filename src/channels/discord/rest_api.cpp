@@ -6,6 +6,7 @@
 #include <utility>
 #include <variant>
 
+#include "channels/send_pace.h"
 #include "sigil/log/log.h"
 #include "sigil/net/multipart.h"
 #include "sigil/net/url.h"
@@ -87,8 +88,20 @@ std::string bot_id_from_token(std::string_view token) {
 }
 
 RestApi::RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options)
-    : client_(client), api_url_(std::move(api_url)), token_(std::move(token)), options_(options) {
+    : client_(client),
+      api_url_(std::move(api_url)),
+      token_(std::move(token)),
+      options_(options),
+      pace_(std::make_unique<SendPace>(options.requests_per_second, options.request_burst)) {
   while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
+}
+
+RestApi::~RestApi() = default;
+
+RestStats RestApi::stats() const {
+  RestStats s = calls_.stats();
+  s.paced = pace_->waits();
+  return s;
 }
 
 RestOutcome RestApi::once(const RestRequest& request, const std::string& content_type,
@@ -163,7 +176,8 @@ RestOutcome RestApi::call(const RestRequest& request) {
     const auto wait = limits_.wait_before(route, RateClock::now());
     if (wait > options_.max_wait) {
       o.message = "rate limited for " + std::to_string(wait.count() / 1000) + " s";
-    } else if ((wait.count() > 0 && !calls_.pause(wait)) || calls_.stopped()) {
+    } else if ((wait.count() > 0 && !calls_.pause(wait)) || calls_.stopped() ||
+               !pace_->take([this](std::chrono::milliseconds d) { return calls_.pause(d); })) {
       o.message = "stopped";
     } else {
       o = once(request, content_type, body);

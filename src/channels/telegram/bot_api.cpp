@@ -1,10 +1,12 @@
 #include "sigil/channels/telegram/bot_api.h"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <memory>
 #include <utility>
 
+#include "channels/send_pace.h"
 #include "sigil/log/log.h"
 #include "sigil/net/multipart.h"
 
@@ -58,6 +60,20 @@ std::string field_value(const boost::json::value& v) {
   return v.is_string() ? std::string(v.as_string()) : boost::json::serialize(v);
 }
 
+// The calls Telegram's bot-wide message limit counts: those that make or change a message. Typing
+// indicators, reactions, reads and deletes are left unpaced.
+bool makes_message(std::string_view method) {
+  if (method == "sendChatAction") return false;
+  return method.starts_with("send") || method.starts_with("edit") || method == "copyMessage" ||
+         method == "forwardMessage";
+}
+
+ApiOutcome stopped_outcome() {
+  ApiOutcome o;
+  o.description = "stopped";
+  return o;
+}
+
 }  // namespace
 
 std::string ApiOutcome::summary() const {
@@ -75,9 +91,36 @@ std::string ApiOutcome::summary() const {
 }
 
 BotApi::BotApi(net::HttpClient& client, std::string api_url, std::string token, BotApiOptions options)
-    : client_(client), api_url_(std::move(api_url)), token_(std::move(token)), options_(options) {
+    : client_(client),
+      api_url_(std::move(api_url)),
+      token_(std::move(token)),
+      options_(options),
+      pace_(std::make_unique<SendPace>(options.messages_per_second, options.message_burst)),
+      // Half the minute's messages at once and the other half spread over it: never more than the
+      // limit in any minute, and a reply of a few messages still goes at once.
+      group_pace_(std::make_unique<SendPace>(options.group_messages_per_minute / 120.0,
+                                             std::max(1u, options.group_messages_per_minute / 2))) {
   while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
   bot_id_ = token_.substr(0, token_.find(':'));
+}
+
+BotApi::~BotApi() = default;
+
+BotApiStats BotApi::stats() const {
+  BotApiStats s = calls_.stats();
+  s.paced = pace_->waits() + group_pace_->waits();
+  return s;
+}
+
+bool BotApi::paced(std::string_view method, const boost::json::object& params) {
+  if (!makes_message(method)) return true;
+  const auto pause = [this](std::chrono::milliseconds d) { return calls_.pause(d); };
+  // Groups, supergroups and channels have negative ids; a private chat's is the user's (positive).
+  if (const auto* chat = params.if_contains("chat_id"); chat != nullptr && chat->is_int64() &&
+                                                        chat->as_int64() < 0 &&
+                                                        !group_pace_->take(pause, chat->as_int64()))
+    return false;
+  return pace_->take(pause);
 }
 
 ApiOutcome BotApi::once(std::string_view method, const std::string& content_type, const std::string& body,
@@ -108,8 +151,7 @@ ApiOutcome BotApi::with_retries(std::string_view method, const std::string& cont
   int retries = 0;
   for (int attempt = 1;; ++attempt) {
     if (calls_.stopped()) {
-      ApiOutcome o;
-      o.description = "stopped";
+      ApiOutcome o = stopped_outcome();
       o.retries = retries;
       return o;
     }
@@ -144,12 +186,14 @@ ApiOutcome BotApi::with_retries(std::string_view method, const std::string& cont
 
 ApiOutcome BotApi::call(std::string_view method, const boost::json::object& params,
                         std::optional<std::chrono::milliseconds> timeout) {
+  if (!paced(method, params)) return stopped_outcome();
   return with_retries(method, "application/json", boost::json::serialize(params),
                       timeout.value_or(options_.request_timeout));
 }
 
 ApiOutcome BotApi::upload(std::string_view method, const boost::json::object& params,
                           const UploadFile& file) {
+  if (!paced(method, params)) return stopped_outcome();
   std::vector<net::MultipartPart> parts;
   for (const auto& [key, value] : params) parts.push_back({std::string(key), field_value(value), {}, {}});
   parts.push_back({file.field, file.data, file.filename.empty() ? std::string("file") : file.filename,

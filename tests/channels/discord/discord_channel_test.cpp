@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/serialize.hpp>
+#include <thread>
 
 #include "channels/discord/discord_fake.h"
 #include "deliver/fake_channel.h"
@@ -183,6 +184,27 @@ TEST_F(DiscordChannelTest, TheSameTurnMakesTheSameNonces) {
   EXPECT_EQ(messages().back().at("content").as_string(), "first run");
   EXPECT_NE(discord_nonce("turn-7", 0), discord_nonce("turn-7", 1));
   EXPECT_LE(discord_nonce("x", 0).size(), 25u);
+}
+
+// RestApi keeps the bot's global pace (50 requests a second by default) before it calls: made slow here, a
+// second request waits, and a stop ends the wait without it being made.
+TEST_F(DiscordChannelTest, TheGlobalPaceHoldsARequestBackUntilItIsItsTurn) {
+  RestOptions o;
+  o.requests_per_second = 0.1;  // one at once, then one every ten seconds
+  o.request_burst = 1;
+  RestApi slow(*http, fake.api(), testing::kToken, o);
+  DiscordChannel ch(slow, DiscordTarget{testing::kDm, "", false, "turn-9"});
+  ASSERT_TRUE(ch.send_text("the first").ok());
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    slow.stop();
+  });
+  const auto held = ch.send_text("the second");
+  stopper.join();
+  EXPECT_FALSE(held.ok());
+  EXPECT_EQ(rest_calls("POST /channels/").size(), 1u) << "the second request was never made";
+  EXPECT_EQ(messages().size(), 1u);
+  EXPECT_EQ(rest->stats().paced, 0u);
 }
 
 }  // namespace

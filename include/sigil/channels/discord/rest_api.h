@@ -9,7 +9,9 @@
 //   time-out after sending, a dropped connection, a 5xx without Discord's answer).
 // - Rate limits (rate_limits.h): a request waits while its bucket or the global limit says so (at most
 //   max_wait; a longer wait fails the call NotSent "rate limited"), and a 429 is waited out and the call made
-//   again. A 429 means Discord did nothing, so this is always safe.
+//   again. A 429 means Discord did nothing, so this is always safe. Before that, every request keeps the
+//   bot's global pace (Discord: 50 requests a second across all routes; channels/send_pace.h), counted
+//   as paced in stats().
 // - A call marked `repeatable` (every call sigil makes: reading, editing, deleting, reactions, typing, and
 //   creating a message with a nonce + enforce_nonce, which Discord deduplicates) is made again after a
 //   NotSent, Unknown or 5xx outcome, after a short growing pause, up to max_attempts in all. A call not
@@ -21,6 +23,7 @@
 
 #include <boost/json/value.hpp>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +33,10 @@
 #include "sigil/channels/discord/rate_limits.h"
 #include "sigil/net/blocking_fetch.h"
 #include "sigil/net/http_client.h"
+
+namespace sigil::channels {
+class SendPace;
+}
 
 namespace sigil::channels::discord {
 
@@ -66,6 +73,8 @@ struct RestOptions {
   std::chrono::seconds max_wait{60};  // longest rate-limit wait a call accepts
   std::chrono::milliseconds retry_pause{500};
   std::chrono::milliseconds request_timeout{30'000};
+  double requests_per_second = 50;  // the bot's global limit, kept before a 429 says so; 0: unpaced
+  unsigned request_burst = 50;
 };
 
 using RestStats = net::CallStats;
@@ -74,6 +83,9 @@ class RestApi {
  public:
   // `api_url` without a trailing slash ("https://discord.com/api/v10").
   RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options = {});
+  ~RestApi();
+  RestApi(const RestApi&) = delete;
+  RestApi& operator=(const RestApi&) = delete;
 
   RestOutcome call(const RestRequest& request);
 
@@ -85,7 +97,7 @@ class RestApi {
 
   void stop() { calls_.stop(); }
   bool stopped() const { return calls_.stopped(); }
-  RestStats stats() const { return calls_.stats(); }
+  RestStats stats() const;
   const RateLimits& rate_limits() const { return limits_; }
 
  private:
@@ -97,6 +109,7 @@ class RestApi {
   RestOptions options_;
   RateLimits limits_;
   net::StoppableCalls calls_;
+  std::unique_ptr<SendPace> pace_;
 };
 
 // The bot's user id from its token, whose first part is the id in base64 (not a secret: it names the account

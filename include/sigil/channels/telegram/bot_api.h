@@ -10,6 +10,9 @@
 // - 429 Too Many Requests with parameters.retry_after: the call waits that long (at most max_retry_after)
 //   and is made again, up to max_attempts in all; a 429 means Telegram did nothing, so this is safe. A
 //   NotSent failure is retried the same way after a short pause. Both count as retries in stats().
+// - The whole bot is paced (options: ~30 messages a second across all chats, 20 a minute in each group): a
+//   call that makes or changes a message waits for its turn before it is made (channels/send_pace.h),
+//   counted as paced in stats(); a stop while it waits ends it NotSent "stopped".
 // - The bot token never appears in any outcome, log record or stats: errors name only the host.
 // - Thread-safe; stop() cancels requests under way (a cancelled send is Unknown) and wakes every waiting
 //   call, which then ends NotSent "stopped".
@@ -27,6 +30,10 @@
 #include "sigil/base/result.h"
 #include "sigil/net/blocking_fetch.h"
 #include "sigil/net/http_client.h"
+
+namespace sigil::channels {
+class SendPace;
+}
 
 namespace sigil::channels::telegram {
 
@@ -55,6 +62,13 @@ struct BotApiOptions {
   std::chrono::seconds max_retry_after{60};  // a longer 429 wait fails the call instead
   std::chrono::milliseconds not_sent_pause{1000};
   std::chrono::milliseconds request_timeout{30'000};
+  // The whole bot's pace for calls that make or change a message (send*, edit*, copy/forward; not
+  // sendChatAction): Telegram's ~30 messages a second across all chats (its Bot FAQ). 0: unpaced.
+  double messages_per_second = 30;
+  unsigned message_burst = 30;
+  // The same calls to one group, supergroup or channel (a negative chat_id): Telegram's 20 a minute.
+  // 0: unpaced.
+  unsigned group_messages_per_minute = 20;
 };
 
 using BotApiStats = net::CallStats;
@@ -63,6 +77,9 @@ class BotApi {
  public:
   // `api_url` without a trailing slash ("https://api.telegram.org"); `token` as BotFather gave it.
   BotApi(net::HttpClient& client, std::string api_url, std::string token, BotApiOptions options = {});
+  ~BotApi();
+  BotApi(const BotApi&) = delete;
+  BotApi& operator=(const BotApi&) = delete;
 
   // A JSON call. `timeout` overrides options.request_timeout (getUpdates: its long-poll time plus a margin).
   ApiOutcome call(std::string_view method, const boost::json::object& params,
@@ -78,7 +95,7 @@ class BotApi {
 
   void stop() { calls_.stop(); }
   bool stopped() const { return calls_.stopped(); }
-  BotApiStats stats() const { return calls_.stats(); }
+  BotApiStats stats() const;
   // The bot's id: the digits before ':' in the token (not a secret; names the account in the store).
   const std::string& bot_id() const { return bot_id_; }
 
@@ -94,6 +111,11 @@ class BotApi {
   std::string bot_id_;
   BotApiOptions options_;
   net::StoppableCalls calls_;  // requests under way (stop() cancels them) and their counts
+  // Waits for the bot's and the group's pace when `method` makes or changes a message; false: stopped.
+  bool paced(std::string_view method, const boost::json::object& params);
+
+  std::unique_ptr<SendPace> pace_;        // the whole bot
+  std::unique_ptr<SendPace> group_pace_;  // per group, keyed by chat_id
 };
 
 // Bot API 10.1's reaction emoji (73), without U+FE0F: what setMessageReaction accepts from a bot.
