@@ -10,6 +10,7 @@ SHA-256 of uploaded files) must show exactly the expected calls, in order, nothi
    (valid HTML, no raw markup), sendDocument and sendPhoto (the files' bytes), sendMessage;
 2. a 429 (retry_after 1) injected on sendMessage: the message is sent once, after the wait;
 3. a user not in allowed_users gets nothing at all; in a group only a message mentioning the bot is answered;
+   in a group whose admins allow only 👍, a ❤️ reaction is skipped (never sent to be refused) and 👍 is sent;
    and when the connection drops after Telegram took a message (outcome unknown), it is not sent again;
 4. sigil killed with SIGKILL while a turn runs, then restarted: that message is answered exactly once;
 5. sigil killed with SIGKILL right after a message was written, then restarted: answered exactly once;
@@ -35,6 +36,7 @@ REPORT_REPLY = ('<react emoji="👍"/>Here is **the report** you asked for: it h
                 '[a link](https://example.com/?a=1&b=2).\n\n<file path="report.pdf" mode="doc"/>'
                 '<file path="pic.png" mode="photo"/>That is all.')
 QUOTA_REPLY = "Plain answer for the quota check."
+STRICT_REPLY = '<react emoji="❤️"/><react emoji="thumbsup"/>Noted.'
 RELAY_REPLY = ('Relaying. <sendTelegram>{"chat":"1001","text":"Relayed *hello*"}</sendTelegram>'
                '<sendTelegram>{"chat":"999","text":"leak"}</sendTelegram> Done.')
 VOICE_REPLY = "Listen: <voice>Hello from sigil.</voice>"
@@ -85,6 +87,7 @@ def main():
         write_replay(replay, ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
                               {"match": "MARK-TASK", "reply": TASK_REPLY}, {"match": "remind", "reply": REMIND_REPLY},
                               {"match": "report", "reply": REPORT_REPLY}, {"match": "quota", "reply": QUOTA_REPLY},
+                              {"match": "strict", "reply": STRICT_REPLY},
                               {"match": "relay", "reply": RELAY_REPLY}, {"match": "voice", "reply": VOICE_REPLY},
                               {"match": "slow", "reply": SLOW_REPLY}, {"match": "quick", "reply": QUICK_REPLY},
                               {"reply": "Fallback."}))
@@ -237,6 +240,20 @@ def main():
         check(len(sends) == 1 and sends[0]["params"]["text"] == QUOTA_REPLY, "one answer in the group")
         check(sends[0]["params"].get("reply_parameters", {}).get("message_id") == asked["message"]["message_id"],
               "it replies to the message that mentioned the bot")
+
+        # 3c. A group whose admins allow only 👍 (getChat's available_reactions): ❤️ is not sent, 👍 is.
+        strict = -100600
+        fake.admin("/_fake/chats", {"id": strict, "type": "supergroup", "title": "Strict",
+                                    "available_reactions": ["👍"]})
+        seq = fake.last_seq()
+        asked = fake.admin("/_fake/messages", {"text": "@sigil_test_bot strict rules", "chat_id": strict})
+        wait_for("the strict group's turn", lambda: turn_logged(server, asked["update_id"]), server)
+        calls = calls_for(fake.journal(seq), strict)
+        reactions = [e["params"]["reaction"] for e in calls if e["route"] == "setMessageReaction"]
+        check(reactions == [[{"type": "emoji", "emoji": "👍"}]], f"only the allowed reaction is sent: {reactions}")
+        check(all(e["status"] == 200 for e in calls), "Telegram refused nothing in the strict group")
+        check([e["params"]["text"] for e in calls if e["route"] == "sendMessage"] == ["Noted."], "and the text")
+        check(sum(e["route"] == "getChat" for e in calls) == 1, "the chat's reactions were asked once")
 
         # 7. The task fires (a minute after it was set) as a turn of its own, and its answer goes to the chat
         # it was set from, once.

@@ -112,6 +112,36 @@ BotApiStats BotApi::stats() const {
   return s;
 }
 
+std::optional<std::vector<std::string>> BotApi::chat_reactions(std::int64_t chat_id) {
+  if (chat_id > 0) return std::nullopt;
+  constexpr auto kKeep = std::chrono::minutes(10);
+  const auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(reactions_mu_);
+    if (auto it = reactions_.find(chat_id); it != reactions_.end() && now - it->second.asked < kKeep)
+      return it->second.allowed;
+  }
+  const ApiOutcome o = call("getChat", {{"chat_id", chat_id}});
+  if (!o.ok()) return std::nullopt;  // not kept: asked again next time
+  std::optional<std::vector<std::string>> allowed;
+  if (const auto* info = o.result.if_object(); info != nullptr)
+    if (const auto* list = info->if_contains("available_reactions"); list != nullptr && list->is_array()) {
+      allowed.emplace();
+      for (const auto& r : list->as_array()) {
+        const auto* type = r.is_object() ? r.as_object().if_contains("type") : nullptr;
+        const auto* emoji = r.is_object() ? r.as_object().if_contains("emoji") : nullptr;
+        // Custom emoji and paid reactions are not the bot's to send.
+        if (type != nullptr && type->is_string() && type->as_string() == "emoji" && emoji != nullptr &&
+            emoji->is_string())
+          allowed->emplace_back(emoji->as_string());
+      }
+    }
+  std::lock_guard lock(reactions_mu_);
+  if (reactions_.size() >= 4096) reactions_.clear();  // bounded; a forgotten chat is asked again
+  reactions_[chat_id] = {now, allowed};
+  return allowed;
+}
+
 bool BotApi::paced(std::string_view method, const boost::json::object& params) {
   if (!makes_message(method)) return true;
   const auto pause = [this](std::chrono::milliseconds d) { return calls_.pause(d); };

@@ -1,5 +1,6 @@
 #include "sigil/channels/telegram/telegram_channel.h"
 
+#include <algorithm>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <climits>
@@ -11,6 +12,7 @@
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/emoji_compare.h"
 #include "sigil/text/utf8.h"
 
 namespace sigil::channels::telegram {
@@ -73,6 +75,15 @@ deliver::ChannelCapabilities TelegramChannel::telegram_capabilities() {
 deliver::ChannelCapabilities TelegramChannel::capabilities() const {
   deliver::ChannelCapabilities c = telegram_capabilities();
   c.edits = target_.stream;
+  // A group's admins may allow fewer reactions than Telegram has: then the outbox skips the others (and
+  // says so in the report) instead of Telegram refusing them.
+  if (auto allowed = api_.chat_reactions(target_.chat_id)) {
+    std::erase_if(*allowed, [](const std::string& e) {
+      return std::none_of(telegram_reaction_emoji().begin(), telegram_reaction_emoji().end(),
+                          [&](const std::string& t) { return text::same_emoji(t, e); });
+    });
+    c.allowed_reactions = std::move(*allowed);
+  }
   return c;
 }
 

@@ -21,10 +21,13 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sigil/base/result.h"
@@ -93,6 +96,12 @@ class BotApi {
   // token). Counted in stats() as one call.
   Result<std::string> download(std::string_view file_path, std::size_t max_bytes);
 
+  // The reactions a group's admins allow (getChat's available_reactions, emoji only, as Telegram lists them),
+  // asked once and kept for ten minutes per chat; nullopt: the chat does not restrict them (every emoji of
+  // telegram_reaction_emoji()), or getChat failed (then Telegram's own answer to the reaction decides).
+  // Private chats (positive ids) restrict nothing and are never asked.
+  std::optional<std::vector<std::string>> chat_reactions(std::int64_t chat_id);
+
   void stop() { calls_.stop(); }
   bool stopped() const { return calls_.stopped(); }
   BotApiStats stats() const;
@@ -116,6 +125,13 @@ class BotApi {
 
   std::unique_ptr<SendPace> pace_;        // the whole bot
   std::unique_ptr<SendPace> group_pace_;  // per group, keyed by chat_id
+
+  struct ChatReactions {
+    std::chrono::steady_clock::time_point asked;
+    std::optional<std::vector<std::string>> allowed;
+  };
+  std::mutex reactions_mu_;
+  std::unordered_map<std::int64_t, ChatReactions> reactions_;
 };
 
 // Bot API 10.1's reaction emoji (73), without U+FE0F: what setMessageReaction accepts from a bot.
