@@ -111,7 +111,17 @@ std::string channel_metrics_header() {
          "# HELP sigil_channel_retries_total Calls made again after a 429 or a failure to connect.\n"
          "# TYPE sigil_channel_retries_total counter\n"
          "# HELP sigil_channel_failures_total Calls that failed in the end.\n"
-         "# TYPE sigil_channel_failures_total counter\n";
+         "# TYPE sigil_channel_failures_total counter\n"
+         "# HELP sigil_channel_paced_total Calls that waited for the platform's bot-wide or per-chat pace.\n"
+         "# TYPE sigil_channel_paced_total counter\n"
+         "# HELP sigil_channel_connected Whether the channel receives from its platform (polling, a webhook "
+         "set, a gateway connected).\n"
+         "# TYPE sigil_channel_connected gauge\n";
+}
+
+std::string channel_connected(std::string_view channel, bool connected) {
+  return "sigil_channel_connected{channel=\"" + std::string(channel) + "\"} " + (connected ? "1" : "0") +
+         "\n";
 }
 
 std::string channel_metrics(std::string_view channel, std::string_view api, const ApiCounters& c) {
@@ -132,6 +142,7 @@ std::string channel_metrics(std::string_view channel, std::string_view api, cons
   out += "sigil_channel_calls_total" + base + "} " + std::to_string(c.calls) + "\n";
   out += "sigil_channel_retries_total" + base + "} " + std::to_string(c.retries) + "\n";
   out += "sigil_channel_failures_total" + base + "} " + std::to_string(c.failures) + "\n";
+  out += "sigil_channel_paced_total" + base + "} " + std::to_string(c.paced) + "\n";
   if (!c.last_error.empty())
     out += "sigil_channel_last_error_info" + base + ",error=\"" +
            escape(c.last_error.substr(0, text::safe_cut(c.last_error, 200))) + "\"} 1\n";

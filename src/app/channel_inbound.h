@@ -25,6 +25,7 @@
 
 #include "sigil/agent/agent.h"
 #include "sigil/deliver/report.h"
+#include "sigil/net/blocking_fetch.h"
 #include "sigil/store/store.h"
 
 namespace sigil::app {
@@ -59,10 +60,8 @@ class ChannelInbound {
   std::set<std::string> running_;
 };
 
-struct ApiCounters {
-  std::uint64_t calls = 0, retries = 0, failures = 0;
-  std::string last_error;
-};
+// A platform client's counts: the REST clients' own (net::CallStats), or a gateway's put in the same shape.
+using ApiCounters = net::CallStats;
 
 // The log line of a channel's turn ("<channel>-turn", or "<channel>-task" for a scheduled task's turn, then
 // with its task id): how it ended, what the outbox sent and did differently, and the sends in doubt.
@@ -77,8 +76,10 @@ std::string channel_health_json(std::string_view mode, std::string_view state, s
 
 // The HELP/TYPE lines of the counters below (once per /metrics answer).
 std::string channel_metrics_header();
-// sigil_channel_calls_total{channel=…,api=…} …, _retries_total, _failures_total and
+// sigil_channel_calls_total{channel=…,api=…} …, _retries_total, _failures_total, _paced_total and
 // sigil_channel_last_error_info{…,error="…"} 1 when there was an error.
 std::string channel_metrics(std::string_view channel, std::string_view api, const ApiCounters& c);
+// sigil_channel_connected{channel=…} 1 or 0.
+std::string channel_connected(std::string_view channel, bool connected);
 
 }  // namespace sigil::app

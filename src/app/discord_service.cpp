@@ -294,17 +294,16 @@ std::string DiscordService::metrics_text() const {
   const dc::RestStats rest = send_api_->stats();
   const dc::RestStats gw_rest = gateway_api_->stats();
   const dc::GatewayState gw = gateway_->state();
-  std::string out =
-      channel_metrics(kChannel, "rest", {rest.calls, rest.retries, rest.failures, rest.last_error});
-  ApiCounters gateway{gw.connects + gw_rest.calls, gw.resumes + (gw.identifies > 0 ? gw.identifies - 1 : 0),
-                      gw.missed_acks + gw.invalid_sessions + gw_rest.failures, gw.last_error};
+  std::string out = channel_metrics(kChannel, "rest", rest);
+  ApiCounters gateway;
+  gateway.calls = gw.connects + gw_rest.calls;
+  gateway.retries = gw.resumes + (gw.identifies > 0 ? gw.identifies - 1 : 0);
+  gateway.failures = gw.missed_acks + gw.invalid_sessions + gw_rest.failures;
+  gateway.paced = gw_rest.paced;
+  gateway.last_error = gw.last_error;
   if (gateway.last_error.empty()) gateway.last_error = gw_rest.last_error;
   out += channel_metrics(kChannel, "gateway", gateway);
-  out +=
-      "# HELP sigil_channel_connected Whether the channel's connection to its platform is up.\n"
-      "# TYPE sigil_channel_connected gauge\n";
-  out += std::string("sigil_channel_connected{channel=\"discord\"} ") + (gw.connected ? "1" : "0") + "\n";
-  return out;
+  return out + channel_connected(kChannel, gw.connected);
 }
 
 std::string DiscordService::health_json() const {

@@ -196,6 +196,10 @@ void TelegramService::dispatch(const std::stop_token& stop) {
   }
 }
 
+bool TelegramService::receiving() const {
+  return (webhook_ && webhook_->registered()) || (poller_ && poller_->polling());
+}
+
 std::string TelegramService::health_json() const {
   const tg::BotApiStats receive = poll_api_->stats();
   const tg::BotApiStats send = send_api_->stats();
@@ -204,7 +208,7 @@ std::string TelegramService::health_json() const {
   if (poller_ && poller_->polling()) state = "polling";
   if (state == "connecting" && receive.failures > 0) state = "error";
   // The receiving side's error matters most (no messages come in); else the last send's.
-  const bool receiving = state == "polling" || state == "webhook";
+  const bool receiving = this->receiving();
   return channel_health_json(config_.mode, state,
                              !receiving && !receive.last_error.empty() ? receive.last_error : send.last_error,
                              *inbound_);
@@ -328,10 +332,9 @@ std::string TelegramService::metrics_text() const {
   const std::pair<const char*, const tg::BotApi*> apis[] = {{"send", send_api_.get()},
                                                             {"poll", poll_api_.get()}};
   for (const auto& [name, api] : apis) {
-    const tg::BotApiStats s = api->stats();
-    out += channel_metrics(kChannel, name, {s.calls, s.retries, s.failures, s.last_error});
+    out += channel_metrics(kChannel, name, api->stats());
   }
-  return out;
+  return out + channel_connected(kChannel, receiving());
 }
 
 std::string TelegramService::send_message(std::string_view chat, std::string_view text) {

@@ -70,6 +70,8 @@ class TelegramService {
   // The channel's state for /healthz, a JSON object: {"mode", "state" ("connecting", "polling", "webhook",
   // "error"), "last_error", "running_turns", "pending_updates"} (pending: recorded, turn not ended).
   std::string health_json() const;
+  // Whether updates come in: getUpdates is polling, or the webhook is set.
+  bool receiving() const;
   // Turns started here and not ended yet (the gateway cancels them when its grace period is over).
   std::set<std::string> running_turns() const;
 

@@ -204,6 +204,11 @@ def main():
         retries = re.search(r'^sigil_channel_retries_total\{channel="telegram",api="send"\} (\d+)$', metrics, re.M)
         check(retries is not None and int(retries.group(1)) >= 1, "/metrics counts the Telegram retry")
         check(TOKEN not in metrics, "/metrics never shows the token")
+        check(re.search(r'^sigil_channel_connected\{channel="telegram"\} 1$', metrics, re.M) is not None,
+              "/metrics shows the channel receiving (polling)")
+        check(re.search(r'^sigil_channel_paced_total\{channel="telegram",api="send"\} 0$', metrics, re.M) is not None,
+              "/metrics counts paced calls (none: a few messages are within Telegram's limits)")
+        check(metrics.count("# TYPE sigil_channel_connected gauge") == 1, "one TYPE line per metric")
 
         # 2b. The connection drops after Telegram took the message (outcome unknown): never sent again.
         fake.admin("/_fake/faults", {"match": "sendMessage", "kind": "drop_after_send", "times": 1})
