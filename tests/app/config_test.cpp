@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "app/config_test_support.h"
 #include "sigil/store/sqlite.h"
@@ -161,18 +162,13 @@ TEST(Config, PictureSettingsOfTheModel) {
 }
 
 TEST(Config, AnImagesServerOfItsOwn) {
-  const auto env = [](std::string_view name) -> std::optional<std::string> {
-    if (name == "SIGIL_IMAGES_KEY") return "from-env";
-    return std::nullopt;
-  };
   const Config c = load_config_text(
       "[images]\nurl = \"https://images.example/v1\"\nkey = \"in-file\"\nmodel = \"gpt-image-1\"\n"
       "size = \"auto\"\n",
-      "x.toml", {}, env);
-  EXPECT_EQ(c.images.url, "https://images.example/v1");
-  EXPECT_EQ(c.images.key, "from-env");
-  EXPECT_EQ(c.images.model, "gpt-image-1");
-  EXPECT_EQ(c.images.size, "auto");
+      "x.toml", {}, env_of({{"SIGIL_IMAGES_KEY", "from-env"}}));
+  using Images = std::tuple<std::string, std::string, std::string, std::string>;
+  EXPECT_EQ(Images(c.images.url, c.images.key, c.images.model, c.images.size),
+            Images("https://images.example/v1", "from-env", "gpt-image-1", "auto"));
   EXPECT_NE(c.describe().find("images: model gpt-image-1, url https://images.example/v1, key (set)"),
             std::string::npos)
       << c.describe();
