@@ -725,8 +725,9 @@ void Agent::finish_loop(const std::stop_token& stop) {
 }
 
 std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer) {
-  const bool named = !input.turn_id.empty();
-  if (!named) input.turn_id = text::random_id("turn-");
+  // A caller's id may be that of an earlier run a crash cut off; a fresh one (TurnInput::fresh_id) cannot.
+  const bool named = !input.turn_id.empty() && !input.fresh_id;
+  if (input.turn_id.empty()) input.turn_id = text::random_id("turn-");
   std::string id = input.turn_id;
   std::shared_ptr<Turn> turn;
   bool run_now = false;

@@ -121,6 +121,10 @@ struct TurnInput {
   // platform message after a crash): when the history already holds this user message (the same text) of
   // that turn, it is not stored a second time.
   std::string turn_id;
+  // True when the caller made turn_id just now for this turn (a fresh random id, as the web chat's): no
+  // earlier run can have stored under it, so the history is not searched for its message (one read of the
+  // store fewer per turn).
+  bool fresh_id = false;
   // The scheduled task this turn answers (fire_task); empty for a user's message. Stored with the message
   // (store::Message::task_id); the model reads it as "[scheduled task <id>] <text>".
   std::string task_id;
