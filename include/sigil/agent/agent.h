@@ -247,7 +247,7 @@ class Agent {
   // The registry's names indexed once for every call's parser (the registry does not change while the
   // agent lives: the system messages above are made from it once too).
   std::shared_ptr<const parse::CompiledGrammar> grammar_;
-  boost::json::array tools_, say_tools_;
+  std::shared_ptr<const boost::json::array> tools_, say_tools_;  // null: none offered
   std::atomic<bool> tools_refused_{false};  // ToolsMode::automatic found the server refusing tools
 
   mutable std::mutex mu_;
