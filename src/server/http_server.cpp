@@ -98,10 +98,6 @@ void HttpServer::Impl::do_accept() {
     if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;
     if (!ec) {
       set_cloexec(socket.native_handle());
-      // A streamed token is a small frame that should leave at once: with Nagle's algorithm it would wait
-      // for the ACK of the previous one, which the reader may delay (delayed ACK) by tens of milliseconds.
-      boost::system::error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
       const std::size_t limit = state_.options.max_connections;
       if (limit != 0 && state_.metrics.connections_open.load() >= limit) {
         refuse(std::move(socket));
