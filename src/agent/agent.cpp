@@ -283,7 +283,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     request.max_tokens = input_.max_tokens ? input_.max_tokens : config.max_tokens;
     request.temperature = input_.temperature ? input_.temperature : config.temperature;
     if (!agent_.tools_refused_.load()) request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
-    tools_offered_ = !request.tools.empty();
+    tools_offered_ = request.tools && !request.tools->empty();
     request.messages.push_back({"system", system_message(), {}, {}, {}});
     if (stateless()) {
       for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
@@ -662,7 +662,8 @@ Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handle
     if (!message.empty() && !section.empty()) message += "\n\n";
     message += section;
     if (config_.tools != ToolsMode::off)
-      (say ? say_tools_ : tools_) = catalog::tool_schemas(registry_, options);
+      (say ? say_tools_ : tools_) =
+          std::make_shared<const boost::json::array>(catalog::tool_schemas(registry_, options));
   }
   // One pool for every turn's handlers, and directives begun per burst of text (the stream threads call
   // end_burst()).
@@ -725,8 +726,9 @@ void Agent::finish_loop(const std::stop_token& stop) {
 }
 
 std::string Agent::start_turn(TurnInput input, std::shared_ptr<TurnObserver> observer) {
-  const bool named = !input.turn_id.empty();
-  if (!named) input.turn_id = text::random_id("turn-");
+  // A caller's id may be that of an earlier run a crash cut off; a fresh one (TurnInput::fresh_id) cannot.
+  const bool named = !input.turn_id.empty() && !input.fresh_id;
+  if (input.turn_id.empty()) input.turn_id = text::random_id("turn-");
   std::string id = input.turn_id;
   std::shared_ptr<Turn> turn;
   bool run_now = false;

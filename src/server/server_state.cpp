@@ -55,6 +55,7 @@ void ServerState::start_web_turn(const std::string& user, const std::string& con
   input.conversation = conversation;
   input.text = text;
   input.turn_id = turn_id;
+  input.fresh_id = true;  // TurnRegistry::new_id(), made for this turn
   agent.start_turn(std::move(input), std::move(observer));
 }
 

@@ -59,7 +59,8 @@ class ServerState {
   std::string metrics_text();
 
   // A turn started here: announced to the conversation's watchers ("turn" frame), then run; its events go
-  // to `observer`. The turn must have been opened in `turns`.
+  // to `observer`. The turn must have been opened in `turns`, under an id from turns.new_id() (fresh: the
+  // agent does not look for an earlier run of it).
   void start_web_turn(const std::string& user, const std::string& conversation, const std::string& text,
                       const std::string& turn_id, const std::optional<std::string>& client_id,
                       std::shared_ptr<agent::TurnObserver> observer);

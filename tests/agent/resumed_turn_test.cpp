@@ -40,5 +40,41 @@ TEST(ResumedTurn, DoesNotStoreItsUserMessageTwice) {
   EXPECT_EQ(users, (std::vector<std::string>{"hi", "other"}));
 }
 
+// TurnInput::fresh_id: the caller made the id for this turn (the web chat's), so the agent does not read
+// the history for an earlier run of it: the turn keeps its id and its message is stored as given (here the
+// same text under the same id twice, which a caller keeping its promise never sends, shows no search).
+TEST(ResumedTurn, AFreshIdIsNotLookedUp) {
+  store::testing::TempDir dir;
+  auto store = store::testing::open_or_fail(dir.file("sigil.db"));
+  const catalog::Registry registry = catalog::Registry::builtin();
+  exec::HandlerTable handlers;
+  model::ReplayConfig replay;
+  replay.path = "replay";
+  replay.text = R"({"reply":"Answer."})";
+  replay.tokens_per_second = 0;
+  auto model = model::make_replay_client(replay);
+  Agent agent(registry, handlers, *store, *model, AgentConfig{});
+  for (int i = 0; i < 2; ++i) {
+    TurnInput in;
+    in.user = "u1";
+    in.conversation = "c1";
+    in.text = "hi";
+    in.turn_id = "web-1";
+    in.fresh_id = true;
+    auto observer = std::make_shared<testing::EndObserver>();
+    EXPECT_EQ(agent.start_turn(std::move(in), observer), "web-1");
+    const TurnSummary summary = observer->wait();
+    EXPECT_EQ(summary.status, TurnStatus::Ok);
+    EXPECT_EQ(summary.turn_id, "web-1");
+    agent.wait_idle();
+  }
+  auto history = store->recent_messages({"u1", "c1", store::MemoryScope::per_user}, 50);
+  ASSERT_TRUE(history.ok());
+  std::vector<std::string> users;
+  for (const store::Message& m : *history)
+    if (m.role == "user") users.push_back(m.turn_id + ":" + m.text);
+  EXPECT_EQ(users, (std::vector<std::string>{"web-1:hi", "web-1:hi"}));
+}
+
 }  // namespace
 }  // namespace sigil::agent

@@ -17,7 +17,8 @@ TEST(ChatProtocol, RequestBody) {
   request.messages.push_back({"tool", "2", "call_1", {}, {}});
   request.max_tokens = 100;
   request.temperature = 0.5;
-  request.tools.push_back(boost::json::object{{"type", "function"}});
+  request.tools = std::make_shared<const boost::json::array>(
+      boost::json::array{boost::json::object{{"type", "function"}}});
   auto body = make_request_body(request, "gpt-test");
   EXPECT_EQ(body.at("model"), "gpt-test");
   EXPECT_EQ(body.at("stream"), true);
@@ -31,7 +32,7 @@ TEST(ChatProtocol, RequestBody) {
   EXPECT_EQ(messages[3].at("tool_call_id"), "call_1");
 
   request.model = "other";
-  request.tools.clear();
+  request.tools.reset();
   auto second = make_request_body(request, "gpt-test");
   EXPECT_EQ(second.at("model"), "other");
   EXPECT_FALSE(second.contains("tools"));

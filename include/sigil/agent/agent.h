@@ -121,6 +121,10 @@ struct TurnInput {
   // platform message after a crash): when the history already holds this user message (the same text) of
   // that turn, it is not stored a second time.
   std::string turn_id;
+  // True when the caller made turn_id just now for this turn (a fresh random id, as the web chat's): no
+  // earlier run can have stored under it, so the history is not searched for its message (one read of the
+  // store fewer per turn).
+  bool fresh_id = false;
   // The scheduled task this turn answers (fire_task); empty for a user's message. Stored with the message
   // (store::Message::task_id); the model reads it as "[scheduled task <id>] <text>".
   std::string task_id;
@@ -243,7 +247,7 @@ class Agent {
   // The registry's names indexed once for every call's parser (the registry does not change while the
   // agent lives: the system messages above are made from it once too).
   std::shared_ptr<const parse::CompiledGrammar> grammar_;
-  boost::json::array tools_, say_tools_;
+  std::shared_ptr<const boost::json::array> tools_, say_tools_;  // null: none offered
   std::atomic<bool> tools_refused_{false};  // ToolsMode::automatic found the server refusing tools
 
   mutable std::mutex mu_;

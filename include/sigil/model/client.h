@@ -40,7 +40,9 @@ struct ChatMessage {
 struct ChatRequest {
   std::string model;  // empty: the client's configured default
   std::vector<ChatMessage> messages;
-  boost::json::array tools;  // OpenAI tool schemas ({"type":"function","function":{...}}); empty: none
+  // OpenAI tool schemas ({"type":"function","function":{...}}); null or empty: none. Shared, not copied:
+  // the agent offers the same schemas to every call.
+  std::shared_ptr<const boost::json::array> tools;
   std::optional<int> max_tokens;
   std::optional<double> temperature;
 };

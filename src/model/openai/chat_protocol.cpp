@@ -73,7 +73,7 @@ json::object make_request_body(const ChatRequest& request, std::string_view defa
   }
   body["messages"] = std::move(messages);
   body["stream"] = true;
-  if (!request.tools.empty()) body["tools"] = request.tools;
+  if (request.tools && !request.tools->empty()) body["tools"] = *request.tools;
   if (request.max_tokens) body["max_tokens"] = *request.max_tokens;
   if (request.temperature) body["temperature"] = *request.temperature;
   return body;
