@@ -252,9 +252,7 @@ std::string DiscordService::keep_attachments(const dc::InboundMessage& m) {
     } else if (a.size > 0 && static_cast<std::uint64_t>(a.size) > config_.max_download_bytes) {
       line = not_kept_line(about, over_limit(config_.max_download_bytes));
     } else if (auto bytes = send_api_->download(a.url, config_.max_download_bytes); !bytes) {
-      line = not_kept_line(about, bytes.error().starts_with("larger than")
-                                      ? over_limit(config_.max_download_bytes)
-                                      : bytes.error());
+      line = not_kept_line(about, download_refused(bytes.error(), config_.max_download_bytes));
     } else {
       // One message may carry several files of the same name: the index keeps them apart.
       const std::string name = m.id + (m.attachments.size() > 1 ? "-" + std::to_string(i + 1) : "") + "-" +
