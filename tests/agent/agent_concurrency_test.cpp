@@ -119,9 +119,7 @@ TEST_F(AgentTest, TurnsOfOneConversationRunOneAfterAnother) {
 
 TEST_F(AgentTest, StatelessTurnUsesItsMessagesAndWritesNoHistory) {
   FakeOpenAiServer server;
-  server.enqueue(
-      FakeResponse::text_stream({"Checking. <searchArch", "ive>{\"query\":\"tea\"}</searchArchive>"}));
-  server.enqueue(FakeResponse::text_stream({"Found ", "your notes."}));
+  enqueue_tea_search(server, "Checking.", {"Found ", "your notes."});
   auto client = openai(server);
   Agent agent(registry_, handlers_, *store_, *client, {});
   TurnInput in;

@@ -124,6 +124,15 @@ class AgentTest : public ::testing::Test {
     });
   }
 
+  // Two scripted replies: `lead` and a searchArchive for "tea" split inside its tag name (as a stream may
+  // split it), then `answer`, the reply to its results.
+  static void enqueue_tea_search(FakeOpenAiServer& server, const std::string& lead,
+                                 const std::vector<std::string>& answer) {
+    server.enqueue(
+        FakeResponse::text_stream({lead + " <searchArch", "ive>{\"query\":\"tea\"}</searchArchive>"}));
+    server.enqueue(FakeResponse::text_stream(answer));
+  }
+
   std::unique_ptr<model::ModelClient> openai(const FakeOpenAiServer& server) {
     return model::make_openai_client(openai_config_for(server));
   }

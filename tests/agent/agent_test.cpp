@@ -139,9 +139,7 @@ TEST_F(AgentTest, ToolsAutoLeavesOtherErrorsAloneAndOffSendsNone) {
 
 TEST_F(AgentTest, ResultsGoBackToTheModelAndTheSecondReplyIsDelivered) {
   FakeOpenAiServer server;
-  server.enqueue(
-      FakeResponse::text_stream({"Let me look. <searchArch", "ive>{\"query\":\"tea\"}</searchArchive>"}));
-  server.enqueue(FakeResponse::text_stream({"You wrote about ", "green tea."}));
+  enqueue_tea_search(server, "Let me look.", {"You wrote about ", "green tea."});
   auto client = openai(server);
   Agent agent(registry_, handlers_, *store_, *client, {});
   const auto [summary, observer] = run_turn(agent, input("what did I say about tea?"));
