@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -366,6 +367,9 @@ const Script kScripts[] = {
      }},
     {"AnyIndentation", {{feed, std::string(40, ' ') + "~~~\n<x>\n\t\t\t\t~~~~\n", in_fence, false}}},
 };
+
+// gtest prints a parameter beside its test's name, and ctest lists that: the script's name, not its bytes.
+void PrintTo(const Script& script, std::ostream* os) { *os << script.name; }
 
 class CodeTrackerScript : public ::testing::TestWithParam<Script> {};
 
