@@ -10,6 +10,7 @@
 #include "app/channel_turn.h"
 #include "app/user_files.h"
 #include "sigil/channels/discord/discord_channel.h"
+#include "sigil/channels/json_fields.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
 
@@ -50,11 +51,7 @@ std::optional<dc::InboundMessage> message_of(const std::string& json) {
   const boost::json::value v = boost::json::parse(json, ec);
   if (ec || !v.is_object()) return std::nullopt;
   const auto& o = v.as_object();
-  const auto str_in = [](const boost::json::object& in, std::string_view k) {
-    const auto* x = in.if_contains(k);
-    return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
-  };
-  const auto str = [&](std::string_view k) { return str_in(o, k); };
+  const auto str = [&](std::string_view k) { return channels::string_at(o, k); };
   dc::InboundMessage m;
   m.id = str("id");
   m.channel_id = str("channel_id");
@@ -71,13 +68,12 @@ std::optional<dc::InboundMessage> message_of(const std::string& json) {
     for (const auto& a : list->as_array())
       if (a.is_object()) {
         const auto& x = a.as_object();
-        const auto* size = x.if_contains("size");
-        m.attachments.push_back({str_in(x, "id"), str_in(x, "filename"), str_in(x, "content_type"),
-                                 size != nullptr && size->is_int64() ? size->as_int64() : 0,
-                                 str_in(x, "url")});
+        m.attachments.push_back({channels::string_at(x, "id"), channels::string_at(x, "filename"),
+                                 channels::string_at(x, "content_type"), channels::int_at(x, "size"),
+                                 channels::string_at(x, "url")});
       }
   }
-  if (const auto* v = o.if_contains("voice"); v != nullptr && v->is_bool()) m.voice = v->as_bool();
+  m.voice = channels::bool_at(o, "voice");
   if (m.id.empty() || m.channel_id.empty()) return std::nullopt;
   return m;
 }
@@ -91,12 +87,8 @@ std::optional<dc::GatewaySession> load_session(const std::filesystem::path& file
   const boost::json::value v = boost::json::parse(text.str(), ec);
   if (ec || !v.is_object()) return std::nullopt;
   const auto& o = v.as_object();
-  dc::GatewaySession s;
-  if (const auto* x = o.if_contains("session_id"); x != nullptr && x->is_string())
-    s.session_id = x->as_string();
-  if (const auto* x = o.if_contains("seq"); x != nullptr && x->is_int64()) s.seq = x->as_int64();
-  if (const auto* x = o.if_contains("resume_url"); x != nullptr && x->is_string())
-    s.resume_url = x->as_string();
+  dc::GatewaySession s{channels::string_at(o, "session_id"), channels::int_at(o, "seq"),
+                       channels::string_at(o, "resume_url")};
   if (s.session_id.empty() || s.resume_url.empty()) return std::nullopt;
   return s;
 }
@@ -252,9 +244,7 @@ std::string DiscordService::keep_attachments(const dc::InboundMessage& m) {
     } else if (a.size > 0 && static_cast<std::uint64_t>(a.size) > config_.max_download_bytes) {
       line = not_kept_line(about, over_limit(config_.max_download_bytes));
     } else if (auto bytes = send_api_->download(a.url, config_.max_download_bytes); !bytes) {
-      line = not_kept_line(about, bytes.error().starts_with("larger than")
-                                      ? over_limit(config_.max_download_bytes)
-                                      : bytes.error());
+      line = not_kept_line(about, download_refused(bytes.error(), config_.max_download_bytes));
     } else {
       // One message may carry several files of the same name: the index keeps them apart.
       const std::string name = m.id + (m.attachments.size() > 1 ? "-" + std::to_string(i + 1) : "") + "-" +

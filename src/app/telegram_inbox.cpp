@@ -37,9 +37,7 @@ std::string keep_inbound_file(tg::BotApi& api, const fs::path& root, std::int64_
       path_value != nullptr && path_value->is_string() ? std::string(path_value->as_string()) : std::string();
   if (file_path.empty()) return not_kept_line(about, "getFile gave no file_path");
   auto bytes = api.download(file_path, static_cast<std::size_t>(max_bytes));
-  if (!bytes)
-    return not_kept_line(about,
-                         bytes.error().starts_with("larger than") ? over_limit(max_bytes) : bytes.error());
+  if (!bytes) return not_kept_line(about, download_refused(bytes.error(), max_bytes));
   const std::string relative =
       "telegram/" + std::to_string(chat_id) + "/" +
       safe_file_name(std::to_string(message_id) + "-" + default_name(file, file_path));

@@ -12,6 +12,7 @@
 
 #include "app/channel_turn.h"
 #include "app/telegram_inbox.h"
+#include "sigil/channels/json_fields.h"
 #include "sigil/channels/telegram/telegram_channel.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
@@ -92,16 +93,8 @@ std::optional<tg::InboundMessage> message_of(const std::string& json) {
   const boost::json::value v = boost::json::parse(json, ec);
   if (ec || !v.is_object()) return std::nullopt;
   const auto& o = v.as_object();
-  const auto num_in = [](const boost::json::object& in, std::string_view k) -> std::int64_t {
-    const auto* x = in.if_contains(k);
-    return x != nullptr && x->is_int64() ? x->as_int64() : 0;
-  };
-  const auto str_in = [](const boost::json::object& in, std::string_view k) -> std::string {
-    const auto* x = in.if_contains(k);
-    return x != nullptr && x->is_string() ? std::string(x->as_string()) : std::string();
-  };
-  const auto num = [&](std::string_view k) { return num_in(o, k); };
-  const auto str = [&](std::string_view k) { return str_in(o, k); };
+  const auto num = [&](std::string_view k) { return channels::int_at(o, k); };
+  const auto str = [&](std::string_view k) { return channels::string_at(o, k); };
   tg::InboundMessage m;
   m.update_id = num("update_id");
   m.chat_id = num("chat_id");
@@ -115,8 +108,9 @@ std::optional<tg::InboundMessage> message_of(const std::string& json) {
   m.media_group_id = str("media_group_id");
   if (const auto* f = o.if_contains("file"); f != nullptr && f->is_object()) {
     const auto& fo = f->as_object();
-    m.file = tg::InboundFile{str_in(fo, "kind"), str_in(fo, "file_id"), str_in(fo, "name"),
-                             str_in(fo, "mime_type"), num_in(fo, "size")};
+    m.file = tg::InboundFile{channels::string_at(fo, "kind"), channels::string_at(fo, "file_id"),
+                             channels::string_at(fo, "name"), channels::string_at(fo, "mime_type"),
+                             channels::int_at(fo, "size")};
   }
   if (m.update_id == 0 || m.chat_id == 0) return std::nullopt;
   return m;

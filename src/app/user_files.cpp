@@ -42,6 +42,10 @@ std::string over_limit(std::uint64_t max_bytes) {
   return "larger than the " + deliver::human_size(max_bytes) + " limit";
 }
 
+std::string download_refused(const net::DownloadError& error, std::uint64_t max_bytes) {
+  return error.too_large ? over_limit(max_bytes) : error.message;
+}
+
 std::string keep_user_file(const fs::path& root, const std::string& relative, std::string_view bytes,
                            const UserFile& file, std::string_view event, std::string_view chat) {
   const fs::path target = root / relative;

@@ -16,6 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/net/blocking_fetch.h"
+
 namespace sigil::app {
 
 // What the platform says about a file before it is downloaded.
@@ -34,6 +36,10 @@ std::string not_kept_line(const UserFile& file, std::string_view why);
 
 // "larger than the 20.0 MB limit".
 std::string over_limit(std::uint64_t max_bytes);
+
+// Why a download of at most `max_bytes` kept nothing, as not_kept_line() takes it: over_limit() when the
+// file was too large, else the download's own message.
+std::string download_refused(const net::DownloadError& error, std::uint64_t max_bytes);
 
 // Writes `bytes` to root/relative and answers the line naming it (or why it was not kept). `event` names the
 // log record ("telegram-file-kept"), `chat` the conversation in it.

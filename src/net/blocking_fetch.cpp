@@ -29,7 +29,8 @@ void BlockingFetches::cancel_all() {
   for (const auto& call : open_) call->cancel();
 }
 
-Result<std::string> StoppableCalls::download(HttpClient& client, HttpRequest request, std::size_t max_bytes) {
+Result<std::string, DownloadError> StoppableCalls::download(HttpClient& client, HttpRequest request,
+                                                            std::size_t max_bytes) {
   HttpResult r = fetches_.fetch(client, std::move(request), max_bytes);
   const std::string error = r.download_failure(max_bytes);
   count([&](CallStats& stats) {
@@ -38,7 +39,7 @@ Result<std::string> StoppableCalls::download(HttpClient& client, HttpRequest req
     ++stats.failures;
     stats.last_error = "download: " + error;
   });
-  if (!error.empty()) return Failure<std::string>{error};
+  if (!error.empty()) return Failure{DownloadError{r.truncated, error}};
   return std::move(r.body);
 }
 

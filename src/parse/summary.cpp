@@ -15,6 +15,15 @@ boost::json::object directive_json(const DirectiveEvent& d) {
   return o;
 }
 
+boost::json::object directive_event_json(const DirectiveEvent& d) {
+  boost::json::object o;
+  o["event"] = "directive";
+  for (auto& kv : directive_json(d)) o[kv.key()] = kv.value();
+  o["span"] = boost::json::array{d.span_begin, d.span_end};
+  o["clean_offset"] = d.clean_offset;
+  return o;
+}
+
 boost::json::object diagnostic_json(const Diagnostic& d) {
   boost::json::object o;
   o["code"] = d.code;
@@ -68,12 +77,7 @@ void EventsWriter::on_text(std::string_view text, bool hidden) {
 }
 
 void EventsWriter::on_directive(const DirectiveEvent& d) {
-  boost::json::object o;
-  o["event"] = "directive";
-  for (auto& kv : directive_json(d)) o[kv.key()] = kv.value();
-  o["span"] = boost::json::array{d.span_begin, d.span_end};
-  o["clean_offset"] = d.clean_offset;
-  out_ << json_text(o) << '\n';
+  out_ << json_text(directive_event_json(d)) << '\n';
 }
 
 void EventsWriter::on_diagnostic(const Diagnostic& g) {

@@ -313,17 +313,16 @@ TEST_F(Archive, NothingIsArchivedAfterAStopRequest) {
 
 // ------------------------------------------------------------------------------------------ end to end
 
-TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
-  auto store = open_memory_store();
-  exec::HandlerTable handlers;
-  add_memory_handlers(handlers);
-  add_archive_handlers(handlers);
+// The fixture's memory and archive handlers, run by the executor on replies the real parser reads.
+class ArchiveEndToEnd : public Archive {};
+
+TEST_F(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
   // Turn 1: setMemory and archiveItems are serial per conversation, so they run in reply order.
   test::TurnRun t1 = run_reply(
       "[REMEMBER:likes tea] <setMemory>{\"itemId\":\"memory_tz\",\"value\":\"CET\"}</setMemory>"
       "<setMemory>{\"itemId\":\"drink\",\"value\":\"green tea, no sugar\"}</setMemory>"
       "<archiveItems>[\"memory_tz\", \"drink\", \"ghost\"]</archiveItems> Done.",
-      handlers, *store, kAlice);
+      h.handlers, *h.store, kAlice);
   ASSERT_EQ(t1.report.results.size(), 4u);
   for (const auto& r : t1.report.results) EXPECT_EQ(r.status, ResultStatus::Ok) << r.message;
   EXPECT_EQ(t1.report.results[3].message, R"(archived 2 items; not found: "ghost")");
@@ -331,14 +330,14 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
 
   // Turn 2: both spellings of searchArchive, and request-tier over the stored history.
   ASSERT_TRUE(
-      store->append_message({"alice", "conv-1"}, "user", "Which tea do I like? Tell me.", "turn-1", kT0)
+      h.store->append_message({"alice", "conv-1"}, "user", "Which tea do I like? Tell me.", "turn-1", kT0)
           .ok());
   exec::TurnIds turn2 = kAlice;
   turn2.turn = "turn-2";
   test::TurnRun t2 = run_reply(
       "Let me look. <searchArchive>{\"query\":\"tea\",\"topK\":5}</searchArchive> [SEARCH_EPISODIC:CET] "
       "[REQUEST_TIER:1:tea] <searchArchive>{\"query\":\"tea\",\"topK\":99}</searchArchive>",
-      handlers, *store, turn2, kT0 + 1h);
+      h.handlers, *h.store, turn2, kT0 + 1h);
   ASSERT_EQ(t2.report.results.size(), 4u);
   EXPECT_EQ(t2.report.results[1].action, "searchArchive");
   const std::string& m = t2.model_message;
@@ -357,7 +356,7 @@ TEST(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
             std::string::npos)
       << m;
   // request-tier keeps its level as the conversation's memory tier.
-  EXPECT_EQ(store->get_setting({"alice", "conv-1"}, store::Store::kMemoryTierSetting)->value_or("?"), "1");
+  EXPECT_EQ(h.store->get_setting({"alice", "conv-1"}, store::Store::kMemoryTierSetting)->value_or("?"), "1");
 }
 
 }  // namespace

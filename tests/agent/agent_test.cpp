@@ -3,23 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <boost/json/serialize.hpp>
 #include <chrono>
-#include <fstream>
-#include <future>
-#include <mutex>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "agent_fixture.h"
 #include "sigil/actions/memory.h"
 #include "sigil/actions/scheduler.h"
-#include "sigil/catalog/registry.h"
-#include "sigil/model/openai.h"
-#include "sigil/model/replay.h"
-#include "store/store_test_support.h"
-#include "support/fake_openai_server.h"
 
 namespace sigil::agent {
 namespace {
@@ -28,141 +20,8 @@ using namespace std::chrono_literals;
 using exec::Delivery;
 using sigil::testing::FakeOpenAiServer;
 using sigil::testing::FakeResponse;
-using store::testing::TempDir;
-
-// Records what a turn showed, in order; consecutive text pieces merge.
-class RecordingObserver final : public TurnObserver {
- public:
-  void on_text(std::string_view text) override {
-    std::lock_guard lock(mu_);
-    pieces_.emplace_back(text);
-    if (!ops_.empty() && ops_.back().op == Delivery::Op::Text && merge_) {
-      ops_.back().text.append(text);
-    } else {
-      Delivery d;
-      d.text = std::string(text);
-      ops_.push_back(std::move(d));
-    }
-    merge_ = true;
-  }
-  void on_delivery(const Delivery& delivery) override {
-    std::lock_guard lock(mu_);
-    ops_.push_back(delivery);
-    merge_ = false;
-  }
-  void on_model_call(int n) override {
-    std::lock_guard lock(mu_);
-    calls_.push_back(n);
-  }
-  void on_silence(bool late) override {
-    std::lock_guard lock(mu_);
-    silences_.push_back(late);
-  }
-  void on_message_end() override {
-    std::lock_guard lock(mu_);
-    pieces_.emplace_back("|");  // marks where a say block ended
-    merge_ = false;
-  }
-  std::vector<bool> silences() const {
-    std::lock_guard lock(mu_);
-    return silences_;
-  }
-  void on_turn_end(const TurnSummary& summary) override {
-    ++ends_;
-    done_.set_value(summary);
-  }
-
-  TurnSummary wait() {
-    auto future = done_.get_future();
-    if (future.wait_for(20s) != std::future_status::ready) {
-      ADD_FAILURE() << "the turn did not end";
-      return {};
-    }
-    return future.get();
-  }
-  std::string text() const {
-    std::lock_guard lock(mu_);
-    std::string all;
-    for (const auto& p : pieces_) all += p;
-    return all;
-  }
-  std::vector<Delivery> ops() const {
-    std::lock_guard lock(mu_);
-    return ops_;
-  }
-  std::vector<int> calls() const {
-    std::lock_guard lock(mu_);
-    return calls_;
-  }
-  int ends() const { return ends_; }
-
- private:
-  mutable std::mutex mu_;
-  std::vector<std::string> pieces_;
-  std::vector<Delivery> ops_;
-  std::vector<int> calls_;
-  std::vector<bool> silences_;
-  bool merge_ = false;
-  std::atomic<int> ends_{0};
-  std::promise<TurnSummary> done_;
-};
-
-class AgentTest : public ::testing::Test {
- protected:
-  AgentTest() : registry_(catalog::Registry::builtin()) {
-    store_ = store::testing::open_or_fail(dir_.file("sigil.db"));
-    handlers_.add("searchArchive", [this](const exec::Directive& d, exec::ActionContext&) {
-      ++searches_;
-      return exec::HandlerResult::ok("1 hit for " + std::string(d.args.at("query").as_string()) +
-                                     ": green tea notes");
-    });
-    handlers_.add("react", [](const exec::Directive& d, exec::ActionContext&) {
-      exec::HandlerResult r = exec::HandlerResult::ok("reacted");
-      Delivery reaction;
-      reaction.op = Delivery::Op::Reaction;
-      reaction.emoji = std::string(d.args.at("emoji").as_string());
-      r.deliveries.push_back(std::move(reaction));
-      return r;
-    });
-  }
-
-  std::unique_ptr<model::ModelClient> openai(const FakeOpenAiServer& server) {
-    return model::make_openai_client(openai_config_for(server));
-  }
-
-  std::unique_ptr<model::ModelClient> replay(const std::vector<std::string>& lines) {
-    const std::string path = dir_.file("replay-" + std::to_string(replays_++) + ".jsonl");
-    std::ofstream file(path);
-    for (const auto& line : lines) file << line << '\n';
-    file.close();
-    model::ReplayConfig config;
-    config.path = path;
-    config.tokens_per_second = 0;
-    return model::make_replay_client(config);
-  }
-
-  std::vector<store::Message> history(const std::string& conversation = "c1") {
-    auto messages = store_->recent_messages({"u1", conversation, store::MemoryScope::per_user}, 50);
-    EXPECT_TRUE(messages.ok());
-    return messages.ok() ? *messages : std::vector<store::Message>{};
-  }
-
-  static TurnInput input(std::string text, std::string turn = "t1") {
-    TurnInput in;
-    in.user = "u1";
-    in.conversation = "c1";
-    in.text = std::move(text);
-    in.turn_id = std::move(turn);
-    return in;
-  }
-
-  TempDir dir_;
-  catalog::Registry registry_;
-  std::unique_ptr<store::Store> store_;
-  exec::HandlerTable handlers_;
-  std::atomic<int> searches_{0};
-  int replays_ = 0;
-};
+using testing::AgentTest;
+using testing::RecordingObserver;
 
 TEST_F(AgentTest, PlainReplyStreamsCleanTextAndLandsInHistory) {
   FakeOpenAiServer server;
@@ -184,13 +43,9 @@ TEST_F(AgentTest, PlainReplyStreamsCleanTextAndLandsInHistory) {
   EXPECT_EQ(observer->calls(), std::vector<int>{1});
   EXPECT_EQ(observer->ends(), 1);
 
-  auto h = history();
-  ASSERT_EQ(h.size(), 2u);
-  EXPECT_EQ(h[0].role, "user");
-  EXPECT_EQ(h[0].text, "hi");
-  EXPECT_EQ(h[1].role, "assistant");
-  EXPECT_EQ(h[1].text, "Hello there, friend.");
-  EXPECT_EQ(h[1].turn_id, "t1");
+  ASSERT_EQ(history_column(&store::Message::role), (Strings{"user", "assistant"}));
+  EXPECT_EQ(history_column(&store::Message::text), (Strings{"hi", "Hello there, friend."}));
+  EXPECT_EQ(history_column(&store::Message::turn_id).back(), "t1");
 
   // The request: system message (intro + the action docs), the history, and the tools.
   auto requests = server.requests();
@@ -247,10 +102,7 @@ TEST_F(AgentTest, ToolsOnFailsClearlyWhenTheServerRefusesThem) {
   AgentConfig config;
   config.tools = ToolsMode::on;
   Agent agent(registry_, handlers_, *store_, *client, config);
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("hi"), observer);
-  const TurnSummary summary = observer->wait();
-  agent.wait_idle();
+  const auto [summary, observer] = run_turn(agent, input("hi"));
   EXPECT_EQ(summary.status, TurnStatus::ModelError);
   ASSERT_FALSE(summary.diagnostics.empty());
   EXPECT_NE(summary.diagnostics[0].find("HTTP 400"), std::string::npos) << summary.diagnostics[0];
@@ -287,15 +139,10 @@ TEST_F(AgentTest, ToolsAutoLeavesOtherErrorsAloneAndOffSendsNone) {
 
 TEST_F(AgentTest, ResultsGoBackToTheModelAndTheSecondReplyIsDelivered) {
   FakeOpenAiServer server;
-  server.enqueue(
-      FakeResponse::text_stream({"Let me look. <searchArch", "ive>{\"query\":\"tea\"}</searchArchive>"}));
-  server.enqueue(FakeResponse::text_stream({"You wrote about ", "green tea."}));
+  enqueue_tea_search(server, "Let me look.", {"You wrote about ", "green tea."});
   auto client = openai(server);
   Agent agent(registry_, handlers_, *store_, *client, {});
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("what did I say about tea?"), observer);
-  TurnSummary summary = observer->wait();
-  agent.wait_idle();
+  const auto [summary, observer] = run_turn(agent, input("what did I say about tea?"));
 
   EXPECT_EQ(summary.status, TurnStatus::Ok);
   ASSERT_EQ(summary.calls.size(), 2u);
@@ -333,10 +180,7 @@ TEST_F(AgentTest, LoopCapEndsWithLoopLimit) {
   AgentConfig config;
   config.max_model_calls = 3;
   Agent agent(registry_, handlers_, *store_, *client, config);
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("loop"), observer);
-  TurnSummary summary = observer->wait();
-  agent.wait_idle();
+  const auto [summary, observer] = run_turn(agent, input("loop"));
 
   EXPECT_EQ(summary.status, TurnStatus::LoopLimit);
   EXPECT_EQ(summary.calls.size(), 3u);
@@ -355,10 +199,7 @@ TEST_F(AgentTest, ModelErrorMidStreamKeepsTextAndEndsTheTurn) {
   server.enqueue(response);
   auto client = openai(server);
   Agent agent(registry_, handlers_, *store_, *client, {});
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("hi"), observer);
-  TurnSummary summary = observer->wait();
-  agent.wait_idle();
+  const auto [summary, observer] = run_turn(agent, input("hi"));
 
   EXPECT_EQ(summary.status, TurnStatus::ModelError);
   ASSERT_EQ(summary.calls.size(), 1u);
@@ -387,10 +228,7 @@ TEST_F(AgentTest, CutOffReplyDoesNotRunAnUnclosedDirective) {
   server.enqueue(FakeResponse::text_stream({"Sorry, shorter now."}));
   auto client = openai(server);
   Agent agent(registry_, handlers_, *store_, *client, {});
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("hi"), observer);
-  TurnSummary summary = observer->wait();
-  agent.wait_idle();
+  const auto [summary, observer] = run_turn(agent, input("hi"));
 
   // Not run; the model learns its directive was cut off and answers again.
   EXPECT_EQ(searches_.load(), 0);
@@ -422,10 +260,7 @@ TEST_F(AgentTest, ReplayLengthAlsoLeavesTheDirectiveUnrun) {
 TEST_F(AgentTest, ReactionComesBeforeTheTextAfterIt) {
   auto client = replay({R"({"reply": "Nice one! <react emoji=\"thumbsup\"/> Glad it worked."})"});
   Agent agent(registry_, handlers_, *store_, *client, {});
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("it works"), observer);
-  TurnSummary summary = observer->wait();
-  agent.wait_idle();
+  const auto [summary, observer] = run_turn(agent, input("it works"));
 
   EXPECT_EQ(summary.status, TurnStatus::Ok);
   ASSERT_EQ(summary.calls.size(), 1u);
@@ -604,211 +439,16 @@ TEST_F(AgentTest, ScheduledTaskFiresAsATurn) {
   agent.wait_idle();
   EXPECT_EQ(summary.turn_id, "task:task-3");
   EXPECT_EQ(observer->text(), "Time for tea!");
-  auto h = history();
-  ASSERT_EQ(h.size(), 2u);
-  EXPECT_EQ(h[0].text, "remind me about tea");
-  EXPECT_EQ(h[0].task_id, "task-3");
-  EXPECT_EQ(h[0].turn_id, "task:task-3");
-  EXPECT_EQ(h[1].task_id, "");
-}
-
-TEST_F(AgentTest, ManyConversationsAtOnce) {
-  auto client = replay({R"({"reply": "Hi <react emoji=\"thumbsup\"/> there."})"});
-  Agent agent(registry_, handlers_, *store_, *client, {});
-  std::vector<std::shared_ptr<RecordingObserver>> observers;
-  for (int i = 0; i < 8; ++i) {
-    observers.push_back(std::make_shared<RecordingObserver>());
-    TurnInput in = input("hello", "");
-    in.conversation = "c" + std::to_string(i);
-    agent.start_turn(std::move(in), observers.back());
-  }
-  for (auto& o : observers) {
-    TurnSummary s = o->wait();
-    EXPECT_EQ(s.status, TurnStatus::Ok);
-    EXPECT_EQ(o->text(), "Hi there.");
-  }
-  agent.wait_idle();
-  EXPECT_EQ(agent.active_turns(), 0u);
-}
-
-TEST_F(AgentTest, CancelEndsTheTurnWithoutAnotherCall) {
-  model::ReplayConfig config;
-  config.path = dir_.file("slow.jsonl");
-  std::ofstream(config.path) << R"({"reply": "one two three four five six seven eight nine ten"})" << '\n';
-  config.tokens_per_second = 5;
-  config.split = model::TokenSplit::words;
-  auto client = model::make_replay_client(config);
-  Agent agent(registry_, handlers_, *store_, *client, {});
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("count"), observer);
-  EXPECT_TRUE(agent.cancel("t1"));
-  EXPECT_FALSE(agent.cancel("no-such-turn"));
-  TurnSummary summary = observer->wait();
-  EXPECT_EQ(summary.status, TurnStatus::ModelError);
-  ASSERT_EQ(summary.diagnostics.size(), 1u);
-  EXPECT_EQ(summary.diagnostics[0], "model-error: cancelled");
-  // The turn begins on an agent thread: the cancel may come before its first call starts (then none is
-  // made) or during it; never a second call.
-  EXPECT_LE(summary.calls.size(), 1u);
-  agent.wait_idle();
-}
-
-TEST_F(AgentTest, DestroyingTheAgentEndsOpenTurns) {
-  model::ReplayConfig config;
-  config.path = dir_.file("slow.jsonl");
-  std::ofstream(config.path) << R"({"reply": "one two three four five six seven eight nine ten"})" << '\n';
-  config.tokens_per_second = 5;
-  auto client = model::make_replay_client(config);
-  auto observer = std::make_shared<RecordingObserver>();
-  auto waiting = std::make_shared<RecordingObserver>();
-  {
-    Agent agent(registry_, handlers_, *store_, *client, {});
-    agent.start_turn(input("count"), observer);
-    agent.start_turn(input("count again", "t2"), waiting);  // same conversation: waits for t1
-    EXPECT_EQ(agent.active_turns(), 2u);
-  }
-  EXPECT_EQ(observer->ends(), 1);
-  EXPECT_EQ(observer->wait().status, TurnStatus::ModelError);
-  EXPECT_EQ(waiting->ends(), 1);
-  EXPECT_EQ(waiting->wait().status, TurnStatus::ModelError);
-}
-
-TEST_F(AgentTest, TurnsOfOneConversationRunOneAfterAnother) {
-  auto client = replay(
-      {R"({"match": "first", "reply": "Answer one."})", R"({"match": "second", "reply": "Answer two."})"});
-  Agent agent(registry_, handlers_, *store_, *client, {});
-  auto one = std::make_shared<RecordingObserver>();
-  auto two = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("first", "t1"), one);
-  agent.start_turn(input("second", "t2"), two);
-  EXPECT_EQ(one->wait().status, TurnStatus::Ok);
-  EXPECT_EQ(two->wait().status, TurnStatus::Ok);
-  agent.wait_idle();
-  EXPECT_EQ(agent.active_turns(), 0u);
-  auto h = history();
-  ASSERT_EQ(h.size(), 4u);
-  EXPECT_EQ(h[0].text, "first");
-  EXPECT_EQ(h[1].text, "Answer one.");
-  EXPECT_EQ(h[2].text, "second");
-  EXPECT_EQ(h[3].text, "Answer two.");
-}
-
-TEST_F(AgentTest, StatelessTurnUsesItsMessagesAndWritesNoHistory) {
-  FakeOpenAiServer server;
-  server.enqueue(
-      FakeResponse::text_stream({"Checking. <searchArch", "ive>{\"query\":\"tea\"}</searchArchive>"}));
-  server.enqueue(FakeResponse::text_stream({"Found ", "your notes."}));
-  auto client = openai(server);
-  Agent agent(registry_, handlers_, *store_, *client, {});
-  TurnInput in;
-  in.user = "u1";
-  in.conversation = "c1";
-  in.turn_id = "s1";
-  in.text = "ignored";
-  in.messages = std::vector<model::ChatMessage>{{"system", "Be brief.", {}, {}, {}},
-                                                {"user", "What did I say?", {}, {}, {}},
-                                                {"assistant", "About what?", {}, {}, {}},
-                                                {"user", "tea", {}, {}, {}}};
-  in.model = "other-model";
-  in.max_tokens = 77;
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(std::move(in), observer);
-  TurnSummary summary = observer->wait();
-  agent.wait_idle();
-
-  EXPECT_EQ(summary.status, TurnStatus::Ok);
-  EXPECT_EQ(observer->text(), "Checking.\n\nFound your notes.");
-  EXPECT_EQ(searches_.load(), 1);
-  EXPECT_TRUE(history().empty()) << "a stateless turn must not touch the stored history";
-
-  auto requests = server.requests();
-  ASSERT_EQ(requests.size(), 2u);
-  EXPECT_EQ(requests[0].json.at("model").as_string(), "other-model");
-  EXPECT_EQ(requests[0].json.at("max_tokens").as_int64(), 77);
-  const auto& first = requests[0].json.at("messages").as_array();
-  ASSERT_EQ(first.size(), 5u);  // sigil's system message, then the request's four
-  EXPECT_EQ(first[0].at("role").as_string(), "system");
-  EXPECT_NE(std::string(first[0].at("content").as_string()).find("searchArchive"), std::string::npos);
-  EXPECT_EQ(first[1].at("content").as_string(), "Be brief.");
-  EXPECT_EQ(first[4].at("content").as_string(), "tea");
-  // The second call carries the first reply and its results, in memory only.
-  const auto& second = requests[1].json.at("messages").as_array();
-  ASSERT_EQ(second.size(), 7u);
-  EXPECT_EQ(second[5].at("role").as_string(), "assistant");
-  EXPECT_EQ(second[5].at("content").as_string(), "Checking.");
-  EXPECT_EQ(second[6].at("role").as_string(), "user");
-  EXPECT_NE(std::string(second[6].at("content").as_string()).find("green tea notes"), std::string::npos);
-}
-
-TEST_F(AgentTest, StatelessTurnsOfOneConversationDoNotWaitForEachOther) {
-  // The first turn's handler waits until the second turn has ended: with per-conversation queueing the
-  // second would never start and the handler would give up.
-  std::promise<void> second_ended;
-  std::shared_future<void> second_done = second_ended.get_future().share();
-  handlers_.add("remember", [second_done](const exec::Directive&, exec::ActionContext&) {
-    if (second_done.wait_for(20s) != std::future_status::ready)
-      return exec::HandlerResult::error("the other turn never ended");
-    return exec::HandlerResult::ok("remembered");
-  });
-  auto client = replay({R"({"match": "slow", "reply": "Noted. [REMEMBER:tea]"})",
-                        R"({"match": "quick", "reply": "Quick answer."})"});
-  Agent agent(registry_, handlers_, *store_, *client, {});
-  auto stateless = [](std::string text, std::string turn) {
-    TurnInput in;
-    in.user = "u1";
-    in.conversation = "c1";
-    in.turn_id = std::move(turn);
-    in.messages = std::vector<model::ChatMessage>{{"user", std::move(text), {}, {}, {}}};
-    return in;
-  };
-  auto slow = std::make_shared<RecordingObserver>();
-  auto quick = std::make_shared<RecordingObserver>();
-  agent.start_turn(stateless("slow", "s1"), slow);
-  agent.start_turn(stateless("quick", "s2"), quick);
-  EXPECT_EQ(quick->wait().status, TurnStatus::Ok);
-  second_ended.set_value();
-  TurnSummary summary = slow->wait();
-  ASSERT_EQ(summary.calls.size(), 1u);
-  ASSERT_EQ(summary.calls[0].report.results.size(), 1u);
-  EXPECT_EQ(summary.calls[0].report.results[0].message, "remembered");
-}
-
-TEST_F(AgentTest, ASlowHandlerDoesNotStallOtherConversationsOnTheClientThread) {
-  // The replay client drives every call from ONE timer thread. Conversation A's handler blocks until
-  // conversation B's turn has ended; if A's call ended (executor.finish()) on that thread, B's tokens could
-  // not be delivered until A's handler gave up.
-  std::promise<void> b_ended;
-  std::shared_future<void> b_done = b_ended.get_future().share();
-  handlers_.add("remember", [b_done](const exec::Directive&, exec::ActionContext&) {
-    if (b_done.wait_for(20s) != std::future_status::ready)
-      return exec::HandlerResult::error("conversation b never ended");
-    return exec::HandlerResult::ok("remembered");
-  });
-  auto client = replay({R"({"match": "slow", "reply": "Noted. [REMEMBER:tea]"})",
-                        R"({"match": "other", "reply": "Other conversation, many words in this reply."})"});
-  Agent agent(registry_, handlers_, *store_, *client, {});
-  auto a = std::make_shared<RecordingObserver>();
-  auto b = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("slow", "ta"), a);
-  TurnInput other = input("other", "tb");
-  other.conversation = "c2";
-  agent.start_turn(std::move(other), b);
-  EXPECT_EQ(b->wait().status, TurnStatus::Ok);
-  EXPECT_EQ(b->text(), "Other conversation, many words in this reply.");
-  b_ended.set_value();
-  TurnSummary summary = a->wait();
-  ASSERT_EQ(summary.calls.size(), 1u);
-  ASSERT_EQ(summary.calls[0].report.results.size(), 1u);
-  EXPECT_EQ(summary.calls[0].report.results[0].message, "remembered");
+  ASSERT_EQ(history_column(&store::Message::task_id), (Strings{"task-3", ""}));
+  const auto h = history();
+  EXPECT_EQ(h.front().text, "remind me about tea");
+  EXPECT_EQ(h.front().turn_id, "task:task-3");
 }
 
 TEST_F(AgentTest, ALateSentinelTakesTheReplyBackAndItIsNotStoredAsSaid) {
   auto client = replay({R"({"reply": "Sure thing.\nNO_REPLY"})"});
   Agent agent(registry_, handlers_, *store_, *client, {});
-  auto observer = std::make_shared<RecordingObserver>();
-  agent.start_turn(input("thanks"), observer);
-  TurnSummary summary = observer->wait();
-  agent.wait_idle();
+  const auto [summary, observer] = run_turn(agent, input("thanks"));
   EXPECT_EQ(observer->silences(), std::vector<bool>{true});
   ASSERT_EQ(summary.calls.size(), 1u);
   EXPECT_TRUE(summary.calls[0].report.silent);

@@ -16,6 +16,7 @@ namespace {
 
 using testing::config_error;
 using testing::env_of;
+using testing::sample_config;
 
 const EnvLookup no_env = env_of({});
 
@@ -311,9 +312,7 @@ TEST(Config, NonLoopbackListenNeedsAToken) {
 
 // The commented sample holds every key with its default: loading it changes nothing.
 TEST(Config, TheSampleFileHoldsTheDefaults) {
-  ConfigFlags flags;
-  flags.config_file = std::string(SIGIL_SOURCE_DIR) + "/examples/sigil.toml";
-  const Config c = load_config(flags, no_env);
+  const Config c = sample_config();
   const Config d;
   EXPECT_EQ(c.server.host, d.server.host);
   EXPECT_EQ(c.server.port, d.server.port);

@@ -30,6 +30,14 @@ inline std::string config_error(std::string_view toml, const EnvLookup& env, con
   return "(no error)";
 }
 
+// examples/sigil.toml loaded with no environment: what a user who copies the sample starts from. Each
+// section's test checks that the sample holds its defaults.
+inline Config sample_config() {
+  ConfigFlags flags;
+  flags.config_file = std::string(SIGIL_SOURCE_DIR) + "/examples/sigil.toml";
+  return load_config(flags, env_of({}));
+}
+
 inline std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
   return config_error(toml, env);
 }

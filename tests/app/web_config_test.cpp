@@ -12,6 +12,7 @@ namespace {
 
 using testing::config_error;
 using testing::env_of;
+using testing::sample_config;
 
 std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
   return config_error(toml, env, {}, "sigil.toml");
@@ -77,9 +78,7 @@ TEST(WebConfig, MistakesNameTheKey) {
 }
 
 TEST(WebConfig, TheSampleFileHoldsTheDefaults) {
-  ConfigFlags flags;
-  flags.config_file = std::string(SIGIL_SOURCE_DIR) + "/examples/sigil.toml";
-  const Config c = load_config(flags, env_of({}));
+  const Config c = sample_config();
   const Config d;
   EXPECT_EQ(c.search.provider, d.search.provider);
   EXPECT_EQ(c.search.url, d.search.url);

@@ -7,35 +7,18 @@
 #include <memory>
 #include <string>
 
-#include "sigil/catalog/registry.h"
+#include "burst_turn.h"
 #include "sigil/exec/executor.h"
-#include "sigil/parse/parser.h"
 #include "sigil/store/sqlite.h"
 #include "support/alloc_counter.h"
 
 namespace sigil::exec {
 namespace {
 
-constexpr int kBurst = 100;
+using test::kBurst;
 // Measured 11.8 on 2026-11-27 (parser, executor and in-memory log together; recorded as the test's
 // allocations_per_directive property); the bound leaves a little room.
 constexpr double kMaxAllocationsPerDirective = 16;
-
-std::string burst_reply() {
-  std::string r;
-  for (int i = 0; i < kBurst; ++i) r += "Noted. [REMEMBER:fact number " + std::to_string(i) + "] ";
-  return r;
-}
-
-const catalog::Registry& registry() {
-  static const catalog::Registry r = catalog::Registry::builtin();
-  return r;
-}
-
-const parse::CompiledGrammar& grammar() {
-  static const parse::CompiledGrammar g(registry());
-  return g;
-}
 
 // The Store calls a turn makes, counted, passed on to a real store.
 struct Calls {
@@ -104,23 +87,10 @@ struct BurstCost {
 };
 
 BurstCost run_burst(store::Store& store, const HandlerTable& handlers, const std::string& turn) {
-  RecordingOutbox outbox;
-  ExecOptions options;
-  options.bursts = true;
-  const std::string reply = burst_reply();
+  const std::string reply = test::burst_reply();
   BurstCost cost;
   const testing::AllocationCount count;
-  {
-    Executor ex(registry(), handlers, store, outbox, {"alice", "conv-1", turn}, options);
-    parse::ParserOptions po;
-    po.max_directives = kBurst;
-    po.inline_resolver = ex.inline_resolver();
-    parse::Parser parser(grammar(), ex.sink(), po);
-    parser.feed(reply);
-    ex.end_burst();
-    parser.finish();
-    cost.report = ex.finish();
-  }
+  cost.report = test::run_burst(store, handlers, {"alice", "conv-1", turn}, reply);
   cost.allocations = count.count();
   return cost;
 }

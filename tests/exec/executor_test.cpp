@@ -108,6 +108,12 @@ Turn run_turn(std::string_view reply, const HandlerTable& handlers, store::Store
   return t;
 }
 
+// A reply run on a fresh store with no handlers at all: what the executor does by itself.
+Turn run_without_handlers(std::string_view reply, RecordingOutbox& outbox) {
+  const HandlerTable none;
+  return run_turn(reply, none, *open_store(), outbox);
+}
+
 HandlerResult echo(const Directive& d, ActionContext&) {
   return HandlerResult::ok("echo " + canonical_json(d.args), boost::json::value(d.args));
 }
@@ -148,14 +154,22 @@ std::string all_text(const RecordingOutbox& outbox) {
   return s;
 }
 
+// `action` that waits until `release` is set (or the turn stops), then answers as `then` does: a slow
+// handler the test lets go when it has looked at what went out before.
+HandlerTable when_released(const std::atomic<bool>& release, const std::string& action,
+                           FunctionHandler::Fn then) {
+  HandlerTable handlers;
+  handlers.add(action, [&release, then](const Directive& d, ActionContext& c) {
+    wait_for([&] { return release.load(); }, c.stop_token());
+    return then(d, c);
+  });
+  return handlers;
+}
+
 TEST(ExecOrder, TextReactionTextEvenWhenTheHandlerIsSlow) {
   auto store = open_store();
   std::atomic<bool> release{false};
-  HandlerTable handlers;
-  handlers.add("react", [&](const Directive& d, ActionContext& c) {
-    wait_for([&] { return release.load(); }, c.stop_token());
-    return react(d, c);
-  });
+  const HandlerTable handlers = when_released(release, "react", react);
   RecordingOutbox outbox;
   std::size_t ops_before_release = 0;
   Turn t = run_turn("A <react emoji=\"x\"/> B", handlers, *store, outbox, {}, kIds, [&] {
@@ -180,11 +194,8 @@ TEST(ExecOrder, TextReactionTextEvenWhenTheHandlerIsSlow) {
 TEST(ExecOrder, MemoryActionsNeverHoldText) {
   auto store = open_store();
   std::atomic<bool> release{false};
-  HandlerTable handlers;
-  handlers.add("remember", [&](const Directive&, ActionContext& c) {
-    wait_for([&] { return release.load(); }, c.stop_token());
-    return HandlerResult::ok("remembered");
-  });
+  const HandlerTable handlers = when_released(
+      release, "remember", [](const Directive&, ActionContext&) { return HandlerResult::ok("remembered"); });
   RecordingOutbox outbox;
   std::string text_before_release;
   run_turn("I will remember [REMEMBER:tea] and more.", handlers, *store, outbox, {}, kIds, [&] {
@@ -319,14 +330,21 @@ TEST(ExecCancel, TheTurnsCancellationStopsARunningHandler) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
 }
 
-TEST(ExecRefusal, InvalidDirectiveIsRefusedWithTheParsersError) {
-  auto store = open_store();
+// Runs a reply whose searchArchive directive must be answered without its handler: the handler counts its
+// calls, and none may come.
+Turn run_search_never_run(std::string_view reply, store::Store& store) {
   std::atomic<int> calls{0};
   HandlerTable handlers;
   add_counted_echo(handlers, "searchArchive", calls);
   RecordingOutbox outbox;
-  Turn t = run_turn("Look <searchArchive>{\"topK\":3}</searchArchive> done", handlers, *store, outbox);
-  EXPECT_EQ(calls.load(), 0);
+  Turn t = run_turn(reply, handlers, store, outbox);
+  EXPECT_EQ(calls.load(), 0) << "the handler ran";
+  return t;
+}
+
+TEST(ExecRefusal, InvalidDirectiveIsRefusedWithTheParsersError) {
+  auto store = open_store();
+  Turn t = run_search_never_run("Look <searchArchive>{\"topK\":3}</searchArchive> done", *store);
   ASSERT_EQ(t.report.results.size(), 1u);
   EXPECT_EQ(t.report.results[0].status, ResultStatus::Refused);
   EXPECT_FALSE(t.report.results[0].message.empty());
@@ -334,10 +352,8 @@ TEST(ExecRefusal, InvalidDirectiveIsRefusedWithTheParsersError) {
 }
 
 TEST(ExecRefusal, MissingHandlerIsAnError) {
-  auto store = open_store();
-  HandlerTable handlers;
   RecordingOutbox outbox;
-  Turn t = run_turn("A <react emoji=\"x\"/> B", handlers, *store, outbox);
+  Turn t = run_without_handlers("A <react emoji=\"x\"/> B", outbox);
   ASSERT_EQ(t.report.results.size(), 1u);
   EXPECT_EQ(t.report.results[0].status, ResultStatus::Error);
   EXPECT_EQ(t.report.results[0].message, "no handler for react");
@@ -411,12 +427,7 @@ TEST(ExecOnce, KeyBegunByACrashedProcessIsRefusedInDoubt) {
     ASSERT_EQ(begun->state, store::OnceState::fresh);
   }  // the process "dies" before once_complete
   auto store = open_store(path);
-  std::atomic<int> calls{0};
-  HandlerTable handlers;
-  add_counted_echo(handlers, "searchArchive", calls);
-  RecordingOutbox outbox;
-  Turn t = run_turn("<searchArchive>{\"query\":\"tea\"}</searchArchive>", handlers, *store, outbox);
-  EXPECT_EQ(calls.load(), 0);
+  Turn t = run_search_never_run("<searchArchive>{\"query\":\"tea\"}</searchArchive>", *store);
   ASSERT_EQ(t.report.results.size(), 1u);
   EXPECT_EQ(t.report.results[0].status, ResultStatus::Refused);
   EXPECT_EQ(t.report.results[0].message, "in doubt after a crash: not run again");
@@ -674,9 +685,7 @@ TEST(ExecInline, WithoutTheResolverTheActionStillRuns) {
 TEST(ExecOrder, DeliveriesOfANonHoldingActionGoOutWhenItFinishes) {
   auto store = open_store();
   std::atomic<bool> release{false};
-  HandlerTable handlers;
-  handlers.add("remember", [&](const Directive&, ActionContext& c) {
-    wait_for([&] { return release.load(); }, c.stop_token());
+  const HandlerTable handlers = when_released(release, "remember", [](const Directive&, ActionContext&) {
     HandlerResult r = HandlerResult::ok("remembered");
     Delivery d;
     d.op = Op::Reaction;
@@ -698,10 +707,8 @@ TEST(ExecCanonicalJson, SortsKeysRecursively) {
 
 // Silence (spec 7.4, 12.7): the outbox learns it, and whether text had already gone out.
 TEST(ExecSilence, ASentinelAloneShowsNothingAndIsNotLate) {
-  auto store = open_store();
-  HandlerTable handlers;
   RecordingOutbox outbox;
-  Turn t = run_turn("<no-reply/>", handlers, *store, outbox);
+  Turn t = run_without_handlers("<no-reply/>", outbox);
   EXPECT_EQ(outbox.silenced(), 1);
   EXPECT_EQ(all_text(outbox), "");
   EXPECT_TRUE(t.report.silent);
@@ -711,10 +718,8 @@ TEST(ExecSilence, ASentinelAloneShowsNothingAndIsNotLate) {
 }
 
 TEST(ExecSilence, ASentinelLineAfterTextIsLate) {
-  auto store = open_store();
-  HandlerTable handlers;
   RecordingOutbox outbox;
-  Turn t = run_turn("Sure, I will stay out of it.\nNO_REPLY", handlers, *store, outbox);
+  Turn t = run_without_handlers("Sure, I will stay out of it.\nNO_REPLY", outbox);
   EXPECT_EQ(outbox.silenced(), 2);
   EXPECT_TRUE(t.report.silent);
   EXPECT_TRUE(t.report.late_silence);
@@ -724,11 +729,7 @@ TEST(ExecSilence, ASentinelLineAfterTextIsLate) {
 TEST(ExecSilence, TextHeldBehindADirectiveIsDroppedButTheDirectiveStillDelivers) {
   auto store = open_store();
   std::atomic<bool> release{false};
-  HandlerTable handlers;
-  handlers.add("react", [&](const Directive& d, ActionContext& c) {
-    wait_for([&] { return release.load(); }, c.stop_token());
-    return react(d, c);
-  });
+  const HandlerTable handlers = when_released(release, "react", react);
   RecordingOutbox outbox;
   Turn t = run_turn("Hi <react emoji=\"x\"/> held back <no-reply/>", handlers, *store, outbox, {}, kIds,
                     [&] { release = true; });
@@ -742,10 +743,8 @@ TEST(ExecSilence, TextHeldBehindADirectiveIsDroppedButTheDirectiveStillDelivers)
 }
 
 TEST(ExecSilence, AnOrdinaryReplyIsNotSilent) {
-  auto store = open_store();
-  HandlerTable handlers;
   RecordingOutbox outbox;
-  Turn t = run_turn("NO_REPLY is what I send when I stay quiet.", handlers, *store, outbox);
+  Turn t = run_without_handlers("NO_REPLY is what I send when I stay quiet.", outbox);
   EXPECT_EQ(outbox.silenced(), 0);
   EXPECT_FALSE(t.report.silent);
   EXPECT_EQ(t.report.json().as_object().if_contains("silent"), nullptr);

@@ -14,7 +14,7 @@
 
 #include "../support/counting_vfs.h"
 #include "../support/temp_dir.h"
-#include "sigil/catalog/registry.h"
+#include "burst_turn.h"
 #include "sigil/exec/canonical_json.h"
 #include "sigil/exec/executor.h"
 #include "sigil/exec/handler_pool.h"
@@ -27,32 +27,11 @@ namespace {
 using namespace std::chrono_literals;
 
 const TurnIds kIds{"alice", "conv-1", "turn-1"};
-constexpr int kBurst = 100;
+using test::kBurst;
+using test::registry;
 
-std::string burst_reply() {
-  std::string r;
-  for (int i = 0; i < kBurst; ++i) r += "Noted. [REMEMBER:fact number " + std::to_string(i) + "] ";
-  return r;
-}
-
-const catalog::Registry& registry() {
-  static const catalog::Registry r = catalog::Registry::builtin();
-  return r;
-}
-
-// Feeds the whole reply as one burst, the way the agent feeds a burst of tokens.
 TurnReport run_burst(store::Store& store, const HandlerTable& handlers, ExecOptions options = {}) {
-  RecordingOutbox outbox;
-  options.bursts = true;
-  Executor ex(registry(), handlers, store, outbox, kIds, std::move(options));
-  parse::ParserOptions po;
-  po.max_directives = kBurst;
-  po.inline_resolver = ex.inline_resolver();
-  parse::Parser parser(registry(), ex.sink(), po);
-  parser.feed(burst_reply());
-  ex.end_burst();
-  parser.finish();
-  return ex.finish();
+  return test::run_burst(store, handlers, kIds, test::burst_reply(), std::move(options));
 }
 
 // Whether another connection sees the key's begin committed (with synchronous=FULL: durable).

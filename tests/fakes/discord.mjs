@@ -7,13 +7,11 @@
 // prints `listening <port>` when ready. REST at http://127.0.0.1:<port>/api/v10/..., the gateway at the URL
 // GET /api/v10/gateway/bot returns (ws://127.0.0.1:<port>/gateway), attachment files at /attachments/...,
 // the admin API (tests only) under /_fake/.
-import { randomBytes } from "node:crypto";
 import { pathToFileURL } from "node:url";
 
 import {
   Faults,
   Journal,
-  WebSocketConnection,
   answerAfterFault,
   codePointLength,
   fileSummary,
@@ -26,6 +24,9 @@ import {
   shownAndDeleted,
   takeFault,
 } from "./common.mjs";
+import { INTENTS, acceptGateway, sendGatewayPayload } from "./discord-gateway.mjs";
+
+export { INTENTS };
 
 export const IDS = {
   bot: "1200000000000000001",
@@ -38,18 +39,6 @@ export const IDS = {
   emoji: "1200000000000000500",
 };
 export const DEFAULT_TOKEN = `${Buffer.from(IDS.bot).toString("base64").replace(/=+$/, "")}.GfAkEt.sigil-test-token-not-a-secret`;
-
-export const INTENTS = {
-  GUILDS: 1 << 0, GUILD_MEMBERS: 1 << 1, GUILD_MODERATION: 1 << 2, GUILD_EXPRESSIONS: 1 << 3,
-  GUILD_INTEGRATIONS: 1 << 4, GUILD_WEBHOOKS: 1 << 5, GUILD_INVITES: 1 << 6, GUILD_VOICE_STATES: 1 << 7,
-  GUILD_PRESENCES: 1 << 8, GUILD_MESSAGES: 1 << 9, GUILD_MESSAGE_REACTIONS: 1 << 10, GUILD_MESSAGE_TYPING: 1 << 11,
-  DIRECT_MESSAGES: 1 << 12, DIRECT_MESSAGE_REACTIONS: 1 << 13, DIRECT_MESSAGE_TYPING: 1 << 14,
-  MESSAGE_CONTENT: 1 << 15, GUILD_SCHEDULED_EVENTS: 1 << 16, AUTO_MODERATION_CONFIGURATION: 1 << 20,
-  AUTO_MODERATION_EXECUTION: 1 << 21, GUILD_MESSAGE_POLLS: 1 << 24, DIRECT_MESSAGE_POLLS: 1 << 25,
-};
-const ALL_INTENTS = Object.values(INTENTS).reduce((a, b) => a | b, 0);
-const PRIVILEGED = { guild_members: INTENTS.GUILD_MEMBERS, guild_presences: INTENTS.GUILD_PRESENCES,
-  message_content: INTENTS.MESSAGE_CONTENT };
 
 const FLAGS = { SUPPRESS_EMBEDS: 1 << 2, SUPPRESS_NOTIFICATIONS: 1 << 12, IS_VOICE_MESSAGE: 1 << 13 };
 const CONTENT_LIMIT = 2000; // code points
@@ -414,156 +403,14 @@ export class DiscordFake {
     }
   }
 
-  sendPayload(conn, payload, extra = {}) {
-    conn.ws.send(JSON.stringify(payload));
-    this.journal.record({ kind: "gateway", direction: "out", conn: conn.n, session_id: conn.session?.id ?? null,
-      op: payload.op, t: payload.t ?? null, s: payload.s ?? null, ...gatewaySummary(payload), ...extra });
-  }
+  // ---------------------------------------------------------------- gateway connections (discord-gateway.mjs)
 
-  // ---------------------------------------------------------------- gateway connections
+  sendPayload(conn, payload, extra = {}) {
+    sendGatewayPayload(this, conn, payload, extra);
+  }
 
   onUpgrade(req, socket, head) {
-    const url = new URL(req.url, "http://fake");
-    if (url.pathname !== "/gateway" && url.pathname !== "/gateway-resume") {
-      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-      return;
-    }
-    const ws = WebSocketConnection.accept(req, socket, head);
-    if (!ws) return;
-    const conn = { n: ++this.connectionCount, ws, session: null, path: url.pathname, lastHeartbeat: Date.now() };
-    this.connections.add(conn);
-    this.journal.record({ kind: "gateway", direction: "connect", conn: conn.n, path: url.pathname,
-      query: Object.fromEntries(url.searchParams) });
-    ws.onclose = (code, reason) => this.onClose(conn, code, reason);
-    if (url.searchParams.get("v") !== "10") {
-      ws.close(4012, "Invalid API version");
-      return;
-    }
-    if ((url.searchParams.get("encoding") ?? "json") !== "json") {
-      ws.close(4002, "Error while decoding payload.");
-      return;
-    }
-    ws.onmessage = (data) => this.onMessage(conn, data);
-    this.sendPayload(conn, { t: null, s: null, op: 10, d: { heartbeat_interval: this.heartbeatMs, _trace: ["fake"] } });
-    conn.watchdog = setInterval(() => {
-      if (Date.now() - conn.lastHeartbeat > 2 * this.heartbeatMs + 1000) ws.close(4009, "Session timed out.");
-    }, this.heartbeatMs);
-    conn.watchdog.unref();
-  }
-
-  onClose(conn, code, reason) {
-    clearInterval(conn.watchdog);
-    this.connections.delete(conn);
-    this.journal.record({ kind: "gateway", direction: "close", conn: conn.n, session_id: conn.session?.id ?? null,
-      code, reason });
-    const session = conn.session;
-    if (!session || session.conn !== conn) return;
-    session.conn = null;
-    // A client that closes with 1000 or 1001 ends its session; any other close leaves it resumable.
-    if (code === 1000 || code === 1001) session.invalid = true;
-  }
-
-  onMessage(conn, data) {
-    let payload;
-    try {
-      payload = JSON.parse(typeof data === "string" ? data : data.toString("utf8"));
-    } catch {
-      conn.ws.close(4002, "Error while decoding payload.");
-      return;
-    }
-    this.journal.record({ kind: "gateway", direction: "in", conn: conn.n, session_id: conn.session?.id ?? null,
-      op: payload.op, ...gatewayInSummary(payload) });
-    switch (payload.op) {
-      case 1:
-        conn.lastHeartbeat = Date.now();
-        if (this.ackHeartbeats) this.sendPayload(conn, { t: null, s: null, op: 11, d: null });
-        return;
-      case 2:
-        this.identify(conn, payload.d ?? {});
-        return;
-      case 6:
-        this.resume(conn, payload.d ?? {});
-        return;
-      case 3:
-      case 4:
-      case 8:
-        if (!conn.session) conn.ws.close(4003, "Not authenticated.");
-        return;
-      default:
-        conn.ws.close(4001, "Unknown opcode.");
-    }
-  }
-
-  identify(conn, d) {
-    if (conn.session) {
-      conn.ws.close(4005, "Already authenticated.");
-      return;
-    }
-    if (String(d.token ?? "").replace(/^Bot\s+/i, "") !== this.token) {
-      conn.ws.close(4004, "Authentication failed.");
-      return;
-    }
-    const intents = Number(d.intents);
-    if (!Number.isInteger(intents) || intents < 0 || (intents & ~ALL_INTENTS) !== 0) {
-      conn.ws.close(4013, "Invalid intent(s).");
-      return;
-    }
-    for (const [name, bit] of Object.entries(PRIVILEGED)) {
-      if (intents & bit && !this.privileged[name]) {
-        conn.ws.close(4014, "Disallowed intent(s).");
-        return;
-      }
-    }
-    const shard = d.shard ?? [0, 1];
-    if (!Array.isArray(shard) || shard[1] < 1 || shard[0] < 0 || shard[0] >= shard[1]) {
-      conn.ws.close(4010, "Invalid shard.");
-      return;
-    }
-    const session = { id: randomBytes(16).toString("hex"), seq: 0, intents, events: [], conn, invalid: false,
-      resumes: 0, identified_at: new Date().toISOString() };
-    this.sessions.set(session.id, session);
-    conn.session = session;
-    const guilds = [...this.guilds.values()];
-    const ready = {
-      v: 10, user_settings: {}, user: { ...this.bot, verified: true, mfa_enabled: false, email: null },
-      guilds: guilds.map((g) => ({ id: g.id, unavailable: true })), session_id: session.id, session_type: "normal",
-      resume_gateway_url: `${this.wsBase}/gateway-resume`, relationships: [], private_channels: [], presences: [],
-      geo_ordered_rtc_regions: [], guild_join_requests: [], shard,
-      application: { id: this.bot.id, flags: 0 }, _trace: ["fake"],
-    };
-    this.sendOne(session, "READY", ready);
-    if (intents & INTENTS.GUILDS) for (const g of guilds) this.sendOne(session, "GUILD_CREATE", this.guildCreate(g));
-  }
-
-  sendOne(session, event, d) {
-    const payload = { t: event, s: ++session.seq, op: 0, d };
-    session.events.push(payload);
-    if (session.conn) this.sendPayload(session.conn, payload);
-  }
-
-  resume(conn, d) {
-    const session = this.sessions.get(String(d.session_id ?? ""));
-    if (String(d.token ?? "").replace(/^Bot\s+/i, "") !== this.token) {
-      conn.ws.close(4004, "Authentication failed.");
-      return;
-    }
-    if (!session || session.invalid) {
-      this.sendPayload(conn, { t: null, s: null, op: 9, d: false });
-      return;
-    }
-    const seq = Number(d.seq ?? 0);
-    if (seq > session.seq) {
-      conn.ws.close(4007, "Invalid seq.");
-      return;
-    }
-    if (session.conn && session.conn !== conn) {
-      session.conn.ws.close(4000, "Unknown error.");
-    }
-    session.conn = conn;
-    session.resumes += 1;
-    conn.session = session;
-    for (const payload of session.events.filter((e) => e.s > seq)) this.sendPayload(conn, payload, { replay: true });
-    this.sendOne(session, "RESUMED", { _trace: ["fake"] });
+    acceptGateway(this, req, socket, head);
   }
 
   // ---------------------------------------------------------------- REST
@@ -879,24 +726,6 @@ function bucketHash(template) {
   let h = 0;
   for (const ch of template) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return h.toString(16).padStart(8, "0");
-}
-
-function gatewaySummary(payload) {
-  const d = payload.d;
-  if (payload.op !== 0 || !d || typeof d !== "object") return {};
-  if (payload.t?.startsWith("MESSAGE_")) {
-    return { message_id: d.id ?? d.message_id, channel_id: d.channel_id, content: d.content };
-  }
-  if (payload.t === "READY") return { ready_session_id: d.session_id };
-  if (payload.t === "GUILD_CREATE") return { guild_id: d.id };
-  return {};
-}
-
-function gatewayInSummary(payload) {
-  const d = payload.d ?? {};
-  if (payload.op === 2) return { intents: d.intents, shard: d.shard };
-  if (payload.op === 6) return { resume_session_id: d.session_id, resume_seq: d.seq };
-  return {};
 }
 
 // ------------------------------------------------------------------ main

@@ -1192,10 +1192,7 @@ class LogSink final : public parse::SummarySink {
   void on_directive(const parse::DirectiveEvent& d) override {
     SummarySink::on_directive(d);
     check_open("directive");
-    boost::json::object o = parse::directive_json(d);
-    o["event"] = "directive";
-    o["span"] = boost::json::array{d.span_begin, d.span_end};
-    o["clean_offset"] = d.clean_offset;
+    boost::json::object o = parse::directive_event_json(d);
     o["spelling"] = d.spelling;
     o["interrupts"] = d.interrupts;
     log_.events.push_back(boost::json::serialize(o));
@@ -1277,13 +1274,7 @@ EventLog run_events(std::string_view reply, const RunOptions& options,
                     const std::vector<std::size_t>& sizes) {
   EventLog log;
   LogSink sink(log, reply);
-  parse::ParserOptions po;
-  po.say_mode = options.say;
-  po.think_open = options.think_open;
-  po.denied_actions = options.deny;
-  po.stage1_kernel = options.stage1_kernel;
-  po.whole_markup = options.whole_markup;
-  parse::Parser parser(grammar_for(options.mcp_servers), sink, po);
+  parse::Parser parser(grammar_for(options.mcp_servers), sink, parser_options(options));
   if (sizes.empty()) {
     sink.fed = reply.size();
     parser.feed(reply);

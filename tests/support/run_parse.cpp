@@ -15,6 +15,16 @@ const catalog::Registry& conformance_registry() {
   return registry;
 }
 
+parse::ParserOptions parser_options(const RunOptions& options) {
+  parse::ParserOptions po;
+  po.say_mode = options.say;
+  po.think_open = options.think_open;
+  po.denied_actions = options.deny;
+  po.stage1_kernel = options.stage1_kernel;
+  po.whole_markup = options.whole_markup;
+  return po;
+}
+
 namespace {
 class RecordingSink : public parse::SummarySink {
  public:
@@ -39,14 +49,8 @@ RunResult run_parse(std::string_view reply, const RunOptions& options, std::size
     ro.mcp_servers = options.mcp_servers;
     slot = std::make_unique<Compiled>(catalog::Registry::builtin(ro));
   }
-  parse::ParserOptions po;
-  po.say_mode = options.say;
-  po.think_open = options.think_open;
-  po.denied_actions = options.deny;
-  po.stage1_kernel = options.stage1_kernel;
-  po.whole_markup = options.whole_markup;
   RecordingSink sink;
-  parse::Parser parser(slot->grammar, sink, po);
+  parse::Parser parser(slot->grammar, sink, parser_options(options));
   const std::size_t step = chunk == 0 ? std::max<std::size_t>(reply.size(), 1) : chunk;
   for (std::size_t i = 0; i < reply.size(); i += step) parser.feed(reply.substr(i, step));
   parser.finish(options.cut_off ? parse::FinishReason::Length : parse::FinishReason::Stop);

@@ -23,6 +23,9 @@ struct RunOptions {
   bool whole_markup = true;                           // ParserOptions::whole_markup
 };
 
+// The parser's options for a run (what RunOptions says beyond the registry and the finish reason).
+parse::ParserOptions parser_options(const RunOptions& options);
+
 // The built-in registry with the conformance suite's MCP servers (cached per server list).
 const catalog::Registry& conformance_registry();
 

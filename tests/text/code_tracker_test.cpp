@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -230,184 +231,179 @@ TEST(CodeTrackerDeterminism, SkipPlainOnlySkipsInertBytes) {
   EXPECT_EQ(t.skip_plain("more ` ` stuff\n```"), 14u);  // inside a fence only '\n' matters
 }
 
-TEST(CodeTracker, InlineSpanStates) {
+// A script for one tracker: each step gives it bytes, through one feed() or (`step`) one step() per byte as
+// the parser does at a markup byte, then asks one question; a step without bytes asks about the same state,
+// one without a question only gives bytes. A failure names the step, the question and all bytes given.
+enum class By { feed, step };
+// A question: one of the tracker's yes-or-no readings, by name for the failure message.
+struct Ask {
+  const char* name = nullptr;  // nullptr: no question
+  bool (CodeTracker::*read)() const noexcept = nullptr;
+};
+constexpr Ask in_code{"in_code()", &CodeTracker::in_code};
+constexpr Ask in_fence{"in_fence()", &CodeTracker::in_fence};
+constexpr Ask fence_line_started{"fence_line_started()", &CodeTracker::fence_line_started};
+constexpr Ask at_line_start{"at_line_start()", &CodeTracker::at_line_start};
+
+struct Step {
+  By by;
+  std::string bytes;
+  Ask ask{};
+  bool want = false;
+};
+
+void run_script(const std::vector<Step>& steps) {
   CodeTracker t;
-  t.feed("a ");
-  EXPECT_FALSE(t.in_code());
-  t.step('`');
-  EXPECT_TRUE(t.in_code());  // a run in progress opens a span if `<` follows
-  t.feed("x");
-  EXPECT_TRUE(t.in_code());
-  t.step('`');
-  EXPECT_FALSE(t.in_code());  // a `<` now would end the run, closing the span
-  t.step('`');
-  EXPECT_TRUE(t.in_code());  // a run of 2 does not close a span of 1
-  t.feed("y`");
-  EXPECT_FALSE(t.in_code());
-  t.feed(" z");
-  EXPECT_FALSE(t.in_code());
+  std::string given;
+  int n = 0;
+  for (const Step& s : steps) {
+    ++n;
+    if (s.by == By::step) {
+      for (char c : s.bytes) t.step(static_cast<unsigned char>(c));
+    } else if (!s.bytes.empty()) {
+      t.feed(s.bytes);
+    }
+    given += s.bytes;
+    if (s.ask.read == nullptr) continue;
+    EXPECT_EQ((t.*s.ask.read)(), s.want)
+        << "step " << n << ": " << s.ask.name << " after " << ::testing::PrintToString(given);
+  }
 }
 
-TEST(CodeTracker, TripleBacktickMidLineIsASpanNotAFence) {
-  CodeTracker t;
-  t.feed("Run ```");
-  EXPECT_FALSE(t.in_fence());
-  EXPECT_FALSE(t.fence_line_started());
-  t.feed("ls");
-  EXPECT_TRUE(t.in_code());
-  t.feed("``");
-  EXPECT_TRUE(t.in_code());
-  t.feed("` now");
-  EXPECT_FALSE(t.in_code());
-  EXPECT_FALSE(t.in_fence());
-}
+using enum By;
 
-TEST(CodeTracker, UnclosedSpanEndsAtLineEnd) {
-  CodeTracker t;
-  t.feed("a `b <x");
-  EXPECT_TRUE(t.in_code());
-  t.feed("\n");
-  EXPECT_FALSE(t.in_code());
-  t.feed("c ");
-  EXPECT_FALSE(t.in_code());
-  t.feed("`");  // a new span of 1 opens on this line, not the old one closing
-  EXPECT_TRUE(t.in_code());
-  t.feed(" d");
-  EXPECT_TRUE(t.in_code());
-  t.feed("\r\n");
-  EXPECT_FALSE(t.in_code());
-}
+// Each script is a test of its own, named by the script (CodeTracker/CodeTrackerScript.Runs/<name>).
+struct Script {
+  const char* name;
+  std::vector<Step> steps;
+};
 
-TEST(CodeTracker, LeadRunsOfOneOrTwo) {
-  CodeTracker t;
-  t.step('`');
-  EXPECT_TRUE(t.in_code());
-  t.step('`');
-  EXPECT_TRUE(t.in_code());
-  t.step('x');
-  EXPECT_TRUE(t.in_code());  // span of 2 from the line start
-  EXPECT_FALSE(t.in_fence());
-  t.feed("\n~~");
-  EXPECT_FALSE(t.in_code());  // two tildes: strike-through, not code
-  t.feed("`a");
-  EXPECT_TRUE(t.in_code());  // a backtick right after them opens a span
-}
+const Script kScripts[] = {
+    {"InlineSpanStates",
+     {
+         {feed, "a ", in_code, false},
+         {step, "`", in_code, true},  // a run in progress opens a span if `<` follows
+         {feed, "x", in_code, true},
+         {step, "`", in_code, false},  // a `<` now would end the run, closing the span
+         {step, "`", in_code, true},   // a run of 2 does not close a span of 1
+         {feed, "y`", in_code, false},
+         {feed, " z", in_code, false},
+     }},
+    {"TripleBacktickMidLineIsASpanNotAFence",
+     {
+         {feed, "Run ```", in_fence, false},
+         {feed, "", fence_line_started, false},
+         {feed, "ls", in_code, true},
+         {feed, "``", in_code, true},
+         {feed, "` now", in_code, false},
+         {feed, "", in_fence, false},
+     }},
+    {"UnclosedSpanEndsAtLineEnd",
+     {
+         {feed, "a `b <x", in_code, true},
+         {feed, "\n", in_code, false},
+         {feed, "c ", in_code, false},
+         {feed, "`", in_code, true},  // a new span of 1 opens on this line, not the old one closing
+         {feed, " d", in_code, true},
+         {feed, "\r\n", in_code, false},
+     }},
+    {"LeadRunsOfOneOrTwo",
+     {
+         {step, "`", in_code, true},
+         {step, "`", in_code, true},
+         {step, "x", in_code, true},  // span of 2 from the line start
+         {feed, "", in_fence, false},
+         {feed, "\n~~", in_code, false},  // two tildes: strike-through, not code
+         {feed, "`a", in_code, true},     // a backtick right after them opens a span
+     }},
+    {"FenceLineStartedFiresOnTheThirdByte",
+     {
+         {feed, "intro\n  ", at_line_start, true},
+         {step, "`", fence_line_started, false},
+         {feed, "", at_line_start, false},
+         {step, "`", fence_line_started, false},
+         {step, "`", fence_line_started, true},
+         {feed, "", in_fence, true},
+         {step, "`", fence_line_started, false},
+         {feed, "py\ncode\n"},
+         {feed, "``"},
+         {step, "`", fence_line_started, false},  // only 3 of the 4 needed, and inside a fence it never fires
+         {step, "`", fence_line_started, false},
+         {feed, "", in_fence, true},
+         {step, "\n", in_fence, false},
+         {feed, "~~"},
+         {step, "~", fence_line_started, true},
+     }},
+    {"ClosingFenceLongerThanOpenerCloses",
+     {
+         {feed, "```\n<x>\n`````\n", in_fence, false},
+         {feed, "", in_code, false},
+     }},
+    {"ShorterOrFollowedRunDoesNotClose",
+     {
+         {feed, "````\n```\n```` x\n", in_fence, true},
+         {feed, "````", in_code, true},  // the closing line itself is code
+         {feed, " \t", in_fence, true},
+         {feed, "\n", in_fence, false},
+     }},
+    {"TildeRunDoesNotCloseBacktickFence",
+     {
+         {feed, "```\n~~~\n~~~~~~\n", in_fence, true},
+         {feed, "```\n", in_fence, false},
+         {feed, "~~~\n```\n", in_fence, true},
+         {feed, "~~~\n", in_fence, false},
+     }},
+    {"CrlfLines",
+     {
+         {feed, "text\r\n```js\r\nx <y>\r\n```\r\n", in_fence, false},
+         {feed, "after ", in_code, false},
+         {feed, "\r\n```\r\n``` \r \r\n", in_fence, false},
+         {feed, "```\r\n```\rx\r\n", in_fence, true},  // a \r followed by more text is content: no close
+     }},
+    {"InfoStringMayHoldBackticks",
+     {
+         {feed, "```a`b `` c\n<x>\n", in_fence, true},
+         {feed, "```\n", in_fence, false},
+     }},
+    {"AnyIndentation", {{feed, std::string(40, ' ') + "~~~\n<x>\n\t\t\t\t~~~~\n", in_fence, false}}},
+};
 
-TEST(CodeTracker, FenceLineStartedFiresOnTheThirdByte) {
-  CodeTracker t;
-  t.feed("intro\n  ");
-  EXPECT_TRUE(t.at_line_start());
-  t.step('`');
-  EXPECT_FALSE(t.fence_line_started());
-  EXPECT_FALSE(t.at_line_start());
-  t.step('`');
-  EXPECT_FALSE(t.fence_line_started());
-  t.step('`');
-  EXPECT_TRUE(t.fence_line_started());
-  EXPECT_TRUE(t.in_fence());
-  t.step('`');
-  EXPECT_FALSE(t.fence_line_started());
-  t.feed("py\ncode\n");
-  t.feed("``");
-  t.step('`');
-  EXPECT_FALSE(t.fence_line_started());  // only 3 of the 4 needed, and inside a fence it never fires
-  t.step('`');
-  EXPECT_FALSE(t.fence_line_started());
-  EXPECT_TRUE(t.in_fence());
-  t.step('\n');
-  EXPECT_FALSE(t.in_fence());
-  t.feed("~~");
-  t.step('~');
-  EXPECT_TRUE(t.fence_line_started());
-}
+// gtest prints a parameter beside its test's name, and ctest lists that: the script's name, not its bytes.
+void PrintTo(const Script& script, std::ostream* os) { *os << script.name; }
 
-TEST(CodeTracker, ClosingFenceLongerThanOpenerCloses) {
-  CodeTracker t;
-  t.feed("```\n<x>\n`````\n");
-  EXPECT_FALSE(t.in_fence());
-  EXPECT_FALSE(t.in_code());
-}
+class CodeTrackerScript : public ::testing::TestWithParam<Script> {};
 
-TEST(CodeTracker, ShorterOrFollowedRunDoesNotClose) {
-  CodeTracker t;
-  t.feed("````\n```\n```` x\n");
-  EXPECT_TRUE(t.in_fence());
-  t.feed("````");
-  EXPECT_TRUE(t.in_code());  // the closing line itself is code
-  t.feed(" \t");
-  EXPECT_TRUE(t.in_fence());
-  t.feed("\n");
-  EXPECT_FALSE(t.in_fence());
-}
+TEST_P(CodeTrackerScript, Runs) { run_script(GetParam().steps); }
 
-TEST(CodeTracker, TildeRunDoesNotCloseBacktickFence) {
-  CodeTracker t;
-  t.feed("```\n~~~\n~~~~~~\n");
-  EXPECT_TRUE(t.in_fence());
-  t.feed("```\n");
-  EXPECT_FALSE(t.in_fence());
-  t.feed("~~~\n```\n");
-  EXPECT_TRUE(t.in_fence());
-  t.feed("~~~\n");
-  EXPECT_FALSE(t.in_fence());
-}
-
-TEST(CodeTracker, CrlfLines) {
-  CodeTracker t;
-  t.feed("text\r\n```js\r\nx <y>\r\n```\r\n");
-  EXPECT_FALSE(t.in_fence());
-  t.feed("after ");
-  EXPECT_FALSE(t.in_code());
-  t.feed("\r\n```\r\n``` \r \r\n");
-  EXPECT_FALSE(t.in_fence());
-  t.feed("```\r\n```\rx\r\n");  // a \r followed by more text is content: no close
-  EXPECT_TRUE(t.in_fence());
-}
+INSTANTIATE_TEST_SUITE_P(CodeTracker, CodeTrackerScript, ::testing::ValuesIn(kScripts),
+                         [](const ::testing::TestParamInfo<Script>& info) {
+                           return std::string(info.param.name);
+                         });
 
 TEST(CodeTracker, QuoteMarkers) {
   for (const char* opener : {"> ```", ">> ~~~", "> > ```", ">```", " >  > \t```", "\t> >> ~~~~ info"}) {
     SCOPED_TRACE(opener);
-    CodeTracker t;
-    t.feed(opener);
-    EXPECT_TRUE(t.in_fence());
-    t.feed("\n> body\n");
-    EXPECT_TRUE(t.in_code());
+    run_script({{feed, opener, in_fence, true}, {feed, "\n> body\n", in_code, true}});
   }
-  CodeTracker t;
-  t.feed("> ```\n> x\n>> ```\n");
-  EXPECT_FALSE(t.in_fence());  // any quote markers before the closing run
+  run_script({{feed, "> ```\n> x\n>> ```\n", in_fence, false}});  // any quote markers before the closing run
 }
 
 TEST(CodeTracker, ListMarkers) {
   for (const char* opener :
        {"- ```", "* ```", "+ ~~~", "1. ```", "1) ```", "42.\t```", "  3)   ~~~", "> - ```", "> 1. ~~~"}) {
     SCOPED_TRACE(opener);
-    CodeTracker t;
-    t.feed(opener);
-    EXPECT_TRUE(t.in_fence());
+    run_script({{feed, opener, in_fence, true}});
   }
   for (const char* not_opener :
        {"-```", "1.```", "1```", "1 ```", "a. ```", "- - ```", "- > ```", "1.5 ```", "** ```", "-- ```"}) {
     SCOPED_TRACE(not_opener);
-    CodeTracker t;
-    t.feed(not_opener);
-    EXPECT_FALSE(t.in_fence());
+    run_script({{feed, not_opener, in_fence, false}});
   }
-  CodeTracker t;
-  t.feed("-");
-  EXPECT_TRUE(t.at_line_start());
-  t.feed(" ");
-  EXPECT_TRUE(t.at_line_start());
-  t.feed("x");
-  EXPECT_FALSE(t.at_line_start());
-}
-
-TEST(CodeTracker, InfoStringMayHoldBackticks) {
-  CodeTracker t;
-  t.feed("```a`b `` c\n<x>\n");
-  EXPECT_TRUE(t.in_fence());
-  t.feed("```\n");
-  EXPECT_FALSE(t.in_fence());
+  run_script({
+      {feed, "-", at_line_start, true},
+      {feed, " ", at_line_start, true},
+      {feed, "x", at_line_start, false},
+  });
 }
 
 TEST(CodeTracker, BytesSinceLineStart) {
@@ -457,12 +453,6 @@ TEST(CodeTracker, SnapshotRestore) {
   EXPECT_TRUE(t.snapshot() == CodeTracker::State{});
   EXPECT_TRUE(t.at_line_start());
   EXPECT_FALSE(t.in_code());
-}
-
-TEST(CodeTracker, AnyIndentation) {
-  CodeTracker t;
-  t.feed(std::string(40, ' ') + "~~~\n<x>\n\t\t\t\t~~~~\n");
-  EXPECT_FALSE(t.in_fence());
 }
 
 }  // namespace

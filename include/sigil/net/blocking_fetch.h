@@ -44,14 +44,21 @@ struct CallStats {
   std::string last_error;   // the route or method and the summary of the last failed call
 };
 
+// Why a whole-file GET brought no file. `too_large` is the one failure callers answer differently (the
+// sender is told the limit, not a network error), so it is a flag and never read from the message.
+struct DownloadError {
+  bool too_large = false;  // the body passed max_bytes (HttpResult::truncated)
+  std::string message;     // one line: "larger than N bytes", the network error, "HTTP <status>"
+};
+
 class StoppableCalls {
  public:
   HttpResult fetch(HttpClient& client, HttpRequest request, std::size_t max_body) {
     return fetches_.fetch(client, std::move(request), max_body);
   }
-  // A whole-file GET: its bytes, or why not (HttpResult::download_failure: "larger than N bytes", the network
-  // error, "HTTP <status>"); counted as one call, a failed one with last_error "download: <why>".
-  Result<std::string> download(HttpClient& client, HttpRequest request, std::size_t max_bytes);
+  // A whole-file GET: its bytes, or why not (the message is HttpResult::download_failure's); counted as one
+  // call, a failed one with last_error "download: <why>".
+  Result<std::string, DownloadError> download(HttpClient& client, HttpRequest request, std::size_t max_bytes);
   // Waits `how_long`; false when stop() came first (or before).
   bool pause(std::chrono::milliseconds how_long);
   // Cancels the requests under way and every later one, and wakes a pause.

@@ -57,5 +57,8 @@ class EventsWriter : public EventSink {
 // {"action":…,"args":…,"valid":…} plus "error" when invalid.
 boost::json::object directive_json(const DirectiveEvent& directive);
 boost::json::object diagnostic_json(const Diagnostic& diagnostic);
+// A directive as an event line: {"event":"directive"} then directive_json's fields, "span" and
+// "clean_offset" (`sigil parse --events`, and the event logs the fuzz and property tests compare).
+boost::json::object directive_event_json(const DirectiveEvent& directive);
 
 }  // namespace sigil::parse

@@ -7,8 +7,8 @@
 #include <random>
 #include <utility>
 
-#include "channels/json_fields.h"
 #include "channels/pause.h"
+#include "sigil/channels/json_fields.h"
 #include "sigil/log/log.h"
 
 namespace sigil::channels::discord {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "channels/json_fields.h"
+#include "sigil/channels/json_fields.h"
 
 namespace sigil::channels::discord {
 namespace {

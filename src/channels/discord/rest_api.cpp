@@ -130,7 +130,7 @@ RestOutcome RestApi::once(const RestRequest& request, const std::string& content
   return from_answer(r);
 }
 
-Result<std::string> RestApi::download(std::string_view url, std::size_t max_bytes) {
+Result<std::string, net::DownloadError> RestApi::download(std::string_view url, std::size_t max_bytes) {
   const auto origin_of = [](std::string_view text) -> std::string {
     auto parsed = net::parse_url(text);
     const auto* u = std::get_if<net::Url>(&parsed);
@@ -139,7 +139,7 @@ Result<std::string> RestApi::download(std::string_view url, std::size_t max_byte
   const std::string origin = origin_of(url);
   if (origin.empty() || (origin != "https://cdn.discordapp.com" && origin != "https://media.discordapp.net" &&
                          origin != origin_of(api_url_)))
-    return Failure<std::string>{"not a Discord attachment URL"};
+    return Failure{net::DownloadError{false, "not a Discord attachment URL"}};
   net::HttpRequest req;
   req.method = "GET";
   req.url = std::string(url);

@@ -234,7 +234,7 @@ ApiOutcome BotApi::upload(std::string_view method, const boost::json::object& pa
   return with_retries(method, body.content_type, body.body, timeout);
 }
 
-Result<std::string> BotApi::download(std::string_view file_path, std::size_t max_bytes) {
+Result<std::string, net::DownloadError> BotApi::download(std::string_view file_path, std::size_t max_bytes) {
   net::HttpRequest req;
   req.method = "GET";
   req.url = api_url_ + "/file/bot" + token_ + "/" + std::string(file_path);

@@ -6,9 +6,9 @@
 #include <condition_variable>
 #include <utility>
 
-#include "channels/json_fields.h"
 #include "channels/pause.h"
 #include "channels/telegram/call_until_ok.h"
+#include "sigil/channels/json_fields.h"
 #include "sigil/log/log.h"
 #include "sigil/text/ascii.h"
 

@@ -4,8 +4,8 @@
 #include <boost/json/parse.hpp>
 #include <utility>
 
-#include "channels/json_fields.h"
 #include "channels/telegram/call_until_ok.h"
+#include "sigil/channels/json_fields.h"
 #include "sigil/log/log.h"
 #include "sigil/text/same_secret.h"
 

@@ -1,5 +1,9 @@
 // SqliteStore: conversations as a whole (the web chat's list; delete). Partition: the user, or
 // (user, conversation) for delete.
+#include <array>
+#include <string>
+#include <string_view>
+
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/statement.h"
 
@@ -21,25 +25,24 @@ SELECT c.conversation_id, c.messages,
 FROM message_counts c WHERE c.user_id = ?1 AND c.messages > 0
 ORDER BY updated_at DESC, c.conversation_id LIMIT ?2)sql";
 
-// Deliveries go first: deleting messages first would run the per-message delivery trigger for each.
-constexpr std::string_view kDeleteDeliveries = R"sql(
-DELETE FROM deliveries WHERE user_id = ?1 AND conversation_id = ?2)sql";
-constexpr std::string_view kDeleteMessages = R"sql(
-DELETE FROM messages WHERE user_id = ?1 AND conversation_id = ?2)sql";
-constexpr std::string_view kDeleteMessageCount = R"sql(
-DELETE FROM message_counts WHERE user_id = ?1 AND conversation_id = ?2)sql";
-constexpr std::string_view kDeleteSettings = R"sql(
-DELETE FROM conversation_settings WHERE user_id = ?1 AND conversation_id = ?2)sql";
-constexpr std::string_view kDeleteTasks = R"sql(
-DELETE FROM tasks WHERE user_id = ?1 AND conversation_id = ?2)sql";
-// Memory kept per user has conversation_id '' (memory_partition), so these touch only memory that was
-// kept for this conversation.
-constexpr std::string_view kDeleteItems = R"sql(
-DELETE FROM memory_items WHERE user_id = ?1 AND conversation_id = ?2)sql";
-constexpr std::string_view kDeleteFacts = R"sql(
-DELETE FROM facts WHERE user_id = ?1 AND conversation_id = ?2)sql";
-constexpr std::string_view kDeleteArchive = R"sql(
-DELETE FROM archive WHERE user_id = ?1 AND conversation_id = ?2)sql";
+// What delete_conversation empties, in this order. Deliveries go first: deleting messages first would run
+// the per-message delivery trigger for each. Memory kept per user has conversation_id '' (memory_partition),
+// so memory_items, facts and archive lose only what was kept for this conversation.
+constexpr std::array<std::string_view, 8> kConversationTables = {
+    "deliveries", "messages",     "message_counts", "conversation_settings",
+    "tasks",      "memory_items", "facts",          "archive"};
+
+// One DELETE per table, built once: the statement cache knows a statement by its text's address.
+const std::array<std::string, kConversationTables.size()>& delete_statements() {
+  static const auto statements = [] {
+    std::array<std::string, kConversationTables.size()> sql;
+    for (std::size_t i = 0; i < sql.size(); ++i)
+      sql[i] = "DELETE FROM " + std::string(kConversationTables[i]) +
+               " WHERE user_id = ?1 AND conversation_id = ?2";
+    return sql;
+  }();
+  return statements;
+}
 
 }  // namespace
 
@@ -68,13 +71,13 @@ Result<bool> SqliteStore::delete_conversation(const Scope& scope) {
   Transaction tx(db_);
   STORE_TRY(tx.begin());
   std::size_t deleted = 0;
-  for (std::string_view sql : {kDeleteDeliveries, kDeleteMessages, kDeleteMessageCount, kDeleteSettings,
-                               kDeleteTasks, kDeleteItems, kDeleteFacts, kDeleteArchive}) {
-    auto q = prepare(sql);
+  for (std::size_t i = 0; i < kConversationTables.size(); ++i) {
+    auto q = prepare(delete_statements()[i]);
     if (!q) return Error{q.error()};
     auto changed = Stmt(db_, *q).bind_partition(part).run();
     if (!changed) return Error{changed.error()};
-    if (sql != kDeleteMessageCount) deleted += *changed;
+    // message_counts is bookkeeping: its rows are not what the caller deleted.
+    if (kConversationTables[i] != "message_counts") deleted += *changed;
   }
   STORE_TRY(tx.commit());
   return deleted > 0;

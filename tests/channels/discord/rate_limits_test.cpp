@@ -88,11 +88,11 @@ TEST(DiscordRest, AttachmentsComeOnlyFromDiscordsCdnOrTheApisOrigin) {
                           "http://127.0.0.1:10/attachments/x.png", "not a url"}) {
     auto r = api.download(url, 1000);
     ASSERT_FALSE(r) << url;
-    EXPECT_EQ(r.error(), "not a Discord attachment URL") << url;
+    EXPECT_EQ(r.error().message, "not a Discord attachment URL") << url;
   }
   auto same_origin = api.download("http://127.0.0.1:9/attachments/1/2/x.png", 1000);
   ASSERT_FALSE(same_origin);
-  EXPECT_NE(same_origin.error(), "not a Discord attachment URL");
+  EXPECT_NE(same_origin.error().message, "not a Discord attachment URL");
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ class RestApi {
   // (https://cdn.discordapp.com, https://media.discordapp.net) or the API's own origin (a proxy or a test
   // server): a URL anywhere else is refused, so a message cannot aim sigil at another host. No token is sent
   // (the CDN's URLs are signed). Errors: net::StoppableCalls::download's.
-  Result<std::string> download(std::string_view url, std::size_t max_bytes);
+  Result<std::string, net::DownloadError> download(std::string_view url, std::size_t max_bytes);
 
   void stop() { calls_.stop(); }
   bool stopped() const { return calls_.stopped(); }

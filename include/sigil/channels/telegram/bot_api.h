@@ -94,7 +94,7 @@ class BotApi {
   // <file_path>: at most max_bytes (a longer file is an error, never cut), or why not
   // (HttpResult::download_failure: "larger than N bytes", …; it names only the host: the URL holds the
   // token). Counted in stats() as one call.
-  Result<std::string> download(std::string_view file_path, std::size_t max_bytes);
+  Result<std::string, net::DownloadError> download(std::string_view file_path, std::size_t max_bytes);
 
   // The reactions a group's admins allow (getChat's available_reactions, emoji only, as Telegram lists them),
   // asked once and kept for ten minutes per chat; nullopt: the chat does not restrict them (every emoji of
