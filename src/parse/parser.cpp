@@ -44,12 +44,14 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
       main_tidy_(main_judge_, opt_.whitespace_limit),
       opener_(names_),
       hidden_scan_(names_) {
-  std::size_t spellings = 0;
-  for (const TagName& t : names_.tags)
-    spellings = std::max(spellings, static_cast<std::size_t>(t.spelling + 1));
-  for (const BracketName& b : names_.brackets)
-    spellings = std::max(spellings, static_cast<std::size_t>(b.spelling + 1));
-  denied_.assign(spellings, false);
+  if (!opt_.denied_actions.empty()) {  // else denied_ stays empty: nothing is denied (a parser per reply)
+    std::size_t spellings = 0;
+    for (const TagName& t : names_.tags)
+      spellings = std::max(spellings, static_cast<std::size_t>(t.spelling + 1));
+    for (const BracketName& b : names_.brackets)
+      spellings = std::max(spellings, static_cast<std::size_t>(b.spelling + 1));
+    denied_.assign(spellings, false);
+  }
   for (const std::string& action : opt_.denied_actions) {
     if (action == "mcp") deny_mcp_ = true;
     for (int s : grammar_.spellings_of(action))
