@@ -146,6 +146,14 @@ void Parser::Impl::opener_byte(unsigned char c, const Ctx& ctx) {
       opener_bytes_ += static_cast<char>(c);
       return;
     case K::NotMarkup: {
+      if ((c != '<' && c != '[') || ctx.in_code) {
+        // The byte that ruled the opener out is text too: one trip down the clean-text stages, not two
+        // (they do not depend on how text is split).
+        opener_bytes_ += static_cast<char>(c);
+        emit_text(opener_bytes_);
+        opener_bytes_.clear();
+        return;
+      }
       std::string bytes = std::move(opener_bytes_);
       opener_bytes_.clear();
       emit_text(bytes);
