@@ -44,12 +44,14 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
       main_tidy_(main_judge_, opt_.whitespace_limit),
       opener_(names_),
       hidden_scan_(names_) {
-  std::size_t spellings = 0;
-  for (const TagName& t : names_.tags)
-    spellings = std::max(spellings, static_cast<std::size_t>(t.spelling + 1));
-  for (const BracketName& b : names_.brackets)
-    spellings = std::max(spellings, static_cast<std::size_t>(b.spelling + 1));
-  denied_.assign(spellings, false);
+  if (!opt_.denied_actions.empty()) {  // else denied_ stays empty: nothing is denied (a parser per reply)
+    std::size_t spellings = 0;
+    for (const TagName& t : names_.tags)
+      spellings = std::max(spellings, static_cast<std::size_t>(t.spelling + 1));
+    for (const BracketName& b : names_.brackets)
+      spellings = std::max(spellings, static_cast<std::size_t>(b.spelling + 1));
+    denied_.assign(spellings, false);
+  }
   for (const std::string& action : opt_.denied_actions) {
     if (action == "mcp") deny_mcp_ = true;
     for (int s : grammar_.spellings_of(action))
@@ -144,6 +146,14 @@ void Parser::Impl::opener_byte(unsigned char c, const Ctx& ctx) {
       opener_bytes_ += static_cast<char>(c);
       return;
     case K::NotMarkup: {
+      if ((c != '<' && c != '[') || ctx.in_code) {
+        // The byte that ruled the opener out is text too: one trip down the clean-text stages, not two
+        // (they do not depend on how text is split).
+        opener_bytes_ += static_cast<char>(c);
+        emit_text(opener_bytes_);
+        opener_bytes_.clear();
+        return;
+      }
       std::string bytes = std::move(opener_bytes_);
       opener_bytes_.clear();
       emit_text(bytes);

@@ -56,6 +56,7 @@ SentinelLines::FormSet build_forms(const SentinelWords& words, std::size_t max_f
     for (const SentinelLines::Form& f : forms)
       kills = kills && f.text[0] != (f.fold ? text::ascii::lower(c) : c);
     if (kills) set.kills_line[b >> 6] |= std::uint64_t{1} << (b & 63);
+    if (is_space(b) || is_decoration(b)) set.left_line[b >> 6] |= std::uint64_t{1} << (b & 63);
   }
   return set;
 }
@@ -64,14 +65,23 @@ bool same_words(const SentinelWords& a, const SentinelWords& b) {
   return a.bare == b.bare && a.tags == b.tags;
 }
 
+const std::shared_ptr<const SentinelLines::FormSet>& default_forms() {
+  static const std::shared_ptr<const SentinelLines::FormSet> kDefault =
+      std::make_shared<const SentinelLines::FormSet>(build_forms(SentinelWords{}, kMaxForms));
+  return kDefault;
+}
+
 }  // namespace
 
-SentinelLines::SentinelLines(TextSink& out, SentinelWords words) : out_(out) {
-  // A judge is made per reply; the default words' forms are built once and shared (immutable).
-  static const std::shared_ptr<const FormSet> kDefault =
-      std::make_shared<const FormSet>(build_forms(SentinelWords{}, kMaxForms));
-  set_ = same_words(words, SentinelWords{}) ? kDefault
+SentinelLines::SentinelLines(TextSink& out) : out_(out), set_(default_forms()) { start(); }
+
+SentinelLines::SentinelLines(TextSink& out, const SentinelWords& words) : out_(out) {
+  set_ = same_words(words, SentinelWords{}) ? default_forms()
                                             : std::make_shared<const FormSet>(build_forms(words, kMaxForms));
+  start();
+}
+
+void SentinelLines::start() {
   const std::size_t forms = set_->forms.size();
   all_forms_ = forms == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << forms) - 1;
   new_line();
@@ -87,6 +97,14 @@ void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& 
       i = pass_dead_lines(s, i, masks);
       continue;
     }
+    if (line_fresh_ && first_decided_ && held_.empty() && set_->dies_early(s, i)) {
+      // As pass_dead_lines() would have judged it, had the line begun in the same piece as a dead one.
+      nonempty_ = true;
+      last_exact_ = false;
+      die();
+      continue;
+    }
+    line_fresh_ = false;
     step(static_cast<unsigned char>(s[i++]));
     if (silent_) return;
   }
@@ -94,8 +112,9 @@ void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& 
 
 // No rule can use the rest of a dead line: it is passed on, up to and with its break, and so are the lines
 // after it that need no judging once the first line is decided and nothing is held: blank lines (passed on
-// as they come) and lines whose first byte kills them (FormSet::kills; stepping it would only set dead_,
-// nonempty_ and clear last_exact_). All of it goes out in one piece, and the code tracker sees it in one
+// as they come) and lines that die at their first byte past ASCII spaces and decoration (FormSet::dies_early:
+// `**Day 1`, `- item`; stepping them would only set dead_, nonempty_ and clear last_exact_, and a fence line
+// among them is dead either way). All of it goes out in one piece, and the code tracker sees it in one
 // feed. Returns where a line that needs judging starts (new_line() done), or s.size().
 std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
                                            const text::stage1::MaskView& masks) {
@@ -123,8 +142,8 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
     fresh = true;
     if (!first_decided_ || !held_.empty()) break;
     while (i < s.size() && s[i] == '\n') ++i;
-    if (i == s.size() || !set_->kills(static_cast<unsigned char>(s[i]))) break;
-    fresh = false;  // the line dies at its first byte
+    if (i == s.size() || !set_->dies_early(s, i)) break;
+    fresh = false;  // the line dies at its first byte past its left spaces and decoration
     nonempty_ = true;
     last_exact_ = false;
   }
@@ -296,6 +315,7 @@ void SentinelLines::line_end() {
 
 void SentinelLines::new_line() {
   dead_ = false;
+  line_fresh_ = true;
   nonempty_ = false;
   first_line_ = false;
   code_line_ = code_.in_fence();

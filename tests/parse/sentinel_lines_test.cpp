@@ -394,6 +394,20 @@ TEST(SentinelLines, Decoration) {
   expect_judged("x\n+ NO_REPLY", false);  // `+` is a symbol
 }
 
+// After a dead line, a line that dies at its first byte past ASCII spaces and decoration is passed on without
+// judging (FormSet::dies_early); one whose first such byte may begin a form is judged as before. Chunked
+// bytewise the judge steps every line, so expect_judged compares the two.
+TEST(SentinelLines, LinesThatDiePastTheirDecoration) {
+  expect_judged("Plan:\n**Day 1** walk\n- item\n  - * (x) item\n**NO_REPLY**\n", true);
+  expect_judged("Plan:\n- item\n- NO_REPLY\n- more\n", false);
+  expect_judged("Plan:\n**Day 1**\n\n  -- NO_REPLY --  \n\n", true);
+  expect_judged("Plan:\n---- NO_REPLY\n", false);   // four decoration characters
+  expect_judged("Plan:\n- `<no-reply/>`\n", true);  // `<` may begin a tag form
+  expect_judged("Plan:\n- x\n```\n- NO_REPLY\n```\n", false);
+  expect_judged("Plan:\n- x\n```\n- y\n```\n- NO_REPLY", true);
+  expect_judged("Plan:\n" + std::string(70, ' ') + "x\n" + std::string(70, ' ') + "NO_REPLY", false);
+}
+
 TEST(SentinelLines, Fences) {
   expect_judged("```NO_REPLY", false);  // an opening fence line
   expect_judged("x\n~~~NO_REPLY", false);

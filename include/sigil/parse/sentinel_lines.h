@@ -52,7 +52,10 @@ class SentinelLines : public TextSink {
   static constexpr std::size_t kMaxDecoration = 3;    // decoration characters per side (7.2)
   static constexpr std::size_t kMaxHeldBlank = 4096;  // bytes of blank lines held around a candidate
 
-  explicit SentinelLines(TextSink& out, SentinelWords words = {});
+  // The default words (7.1): their forms are built once per process and shared, so a judge per reply
+  // costs no allocation.
+  explicit SentinelLines(TextSink& out);
+  SentinelLines(TextSink& out, const SentinelWords& words);
   SentinelLines(const SentinelLines&) = delete;
   SentinelLines& operator=(const SentinelLines&) = delete;
 
@@ -83,7 +86,17 @@ class SentinelLines : public TextSink {
   struct FormSet {
     std::vector<Form> forms;
     std::uint64_t kills_line[2] = {0, 0};
+    std::uint64_t left_line[2] = {0, 0};  // ASCII spaces and decoration: what may stand before a form
     bool kills(unsigned char b) const noexcept { return b < 128 && ((kills_line[b >> 6] >> (b & 63)) & 1); }
+    bool left(unsigned char b) const noexcept { return b < 128 && ((left_line[b >> 6] >> (b & 63)) & 1); }
+    // Whether the line starting at s[i] dies at its first byte that is no ASCII space or decoration: the
+    // left side before it, however long, holds no form, so a killing byte there ends the line's chances
+    // as surely as at the line's start (past the limits of 7.2 the left side itself kills). False when
+    // the line needs judging, or its first such byte is not in s.
+    bool dies_early(std::string_view s, std::size_t i) const noexcept {
+      while (i < s.size() && left(static_cast<unsigned char>(s[i]))) ++i;
+      return i < s.size() && kills(static_cast<unsigned char>(s[i]));
+    }
   };
 
  private:
@@ -99,6 +112,7 @@ class SentinelLines : public TextSink {
   void line_end();
   void new_line();
   void first_content();
+  void start();
   void die();
   void silence();
   void release_all();
@@ -125,6 +139,7 @@ class SentinelLines : public TextSink {
 
   // The current line.
   bool dead_ = false;       // cannot be a sentinel line (nor the start of one, for rule (b))
+  bool line_fresh_ = true;  // no byte of the line has been stepped
   bool nonempty_ = false;   // a character other than a space has been seen
   bool code_line_ = false;  // inside a fence, or a fence line
   bool left_alive_ = true;  // the line so far is decoration and spaces that may precede a form
