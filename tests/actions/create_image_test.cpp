@@ -187,6 +187,17 @@ TEST(CreateImage, APictureOverTheCapIsRefused) {
   EXPECT_EQ(run.report.results[0].message, "createAIImage: the picture is larger than 1 KiB");
 }
 
+TEST(CreateImage, AModelWithoutAnHttpServerIsRefusedAtStart) {
+  exec::HandlerTable table;
+  ImageConfig config;
+  config.model = "gpt-image-1";
+  config.base_url = "ftp://images.example";
+  const auto added = add_create_image_handlers(table, config);
+  ASSERT_FALSE(added);
+  EXPECT_EQ(added.error().message,
+            "[images] model needs [images] url or [model] url, an http(s):// address of an images server");
+}
+
 TEST(CreateImage, WithoutAnImageModelItSaysSoAndShowsNoMarkup) {
   exec::HandlerTable table;
   ASSERT_TRUE(add_create_image_handlers(table, ImageConfig{}));

@@ -113,7 +113,7 @@ BotApiStats BotApi::stats() const {
 }
 
 std::optional<std::vector<std::string>> BotApi::chat_reactions(std::int64_t chat_id) {
-  if (chat_id > 0) return std::nullopt;
+  if (chat_id >= 0) return std::nullopt;  // a private chat (0: none)
   constexpr auto kKeep = std::chrono::minutes(10);
   const auto now = std::chrono::steady_clock::now();
   {
