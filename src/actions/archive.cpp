@@ -339,10 +339,10 @@ class ArchiveHandlers {
 
 void add_archive_handlers(exec::HandlerTable& table, ArchiveConfig config) {
   auto h = std::make_shared<const ArchiveHandlers>(config);
-  table.add("archiveItems", [h](const Directive& d, ActionContext& c) { return h->archive_items(d, c); });
+  table.add("archiveItems", h, &ArchiveHandlers::archive_items);
   // Also `[SEARCH_EPISODIC:q]`: the catalogue makes it a spelling of searchArchive.
-  table.add("searchArchive", [h](const Directive& d, ActionContext& c) { return h->search_archive(d, c); });
-  table.add("request-tier", [h](const Directive& d, ActionContext& c) { return h->request_tier(d, c); });
+  table.add("searchArchive", h, &ArchiveHandlers::search_archive);
+  table.add("request-tier", h, &ArchiveHandlers::request_tier);
 }
 
 }  // namespace sigil::actions

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "actions/memory_support.h"
@@ -297,16 +298,16 @@ class MemoryHandlers {
 
 void add_memory_handlers(exec::HandlerTable& table, MemoryConfig config) {
   auto h = std::make_shared<const MemoryHandlers>(config);
-  table.add("remember", [h](const Directive& d, ActionContext& c) { return h->remember(d, c); });
-  table.add("forget", [h](const Directive& d, ActionContext& c) { return h->forget(d, c); });
-  table.add("correct", [h](const Directive& d, ActionContext& c) { return h->correct(d, c); });
-  table.add("setMemory", [h](const Directive& d, ActionContext& c) { return h->set_memory(d, c); });
-  table.add("deleteItem", [h](const Directive& d, ActionContext& c) { return h->delete_item(d, c); });
-  table.add("cleanupMemory", [h](const Directive& d, ActionContext& c) { return h->cleanup(d, c); });
-  // Each only reads and writes the store: quick, so the executor runs it without a thread hand-off.
-  for (std::string_view action :
-       {"remember", "forget", "correct", "setMemory", "deleteItem", "cleanupMemory"})
+  using Method = HandlerResult (MemoryHandlers::*)(const Directive&, ActionContext&) const;
+  const std::pair<const char*, Method> actions[] = {
+      {"remember", &MemoryHandlers::remember},      {"forget", &MemoryHandlers::forget},
+      {"correct", &MemoryHandlers::correct},        {"setMemory", &MemoryHandlers::set_memory},
+      {"deleteItem", &MemoryHandlers::delete_item}, {"cleanupMemory", &MemoryHandlers::cleanup}};
+  for (const auto& [action, method] : actions) {
+    table.add(action, h, method);
+    // Each only reads and writes the store: quick, so the executor runs it without a thread hand-off.
     table.set_quick(action);
+  }
 }
 
 }  // namespace sigil::actions

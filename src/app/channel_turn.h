@@ -6,8 +6,8 @@
 //   first call), then a thread renews it every `typing_every` until something is shown or the turn ends.
 // - At the end, on_end gets the summary, what the outbox did differently (fallbacks, skips) and the calls
 //   whose outcome stayed unknown.
-// - Chan must have `bool typing()`, `bool shown_anything() const` and `std::vector<std::string> in_doubt()
-//   const`, and is built before the observer's outbox, which reads its capabilities.
+// - Chan is a channels::PlatformChannel (typing(), shown_anything(), in_doubt()), built before the
+//   observer's outbox, which reads its capabilities.
 #pragma once
 
 #include <chrono>

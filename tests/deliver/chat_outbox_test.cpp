@@ -414,179 +414,131 @@ TEST(DeliverChatOutbox, EndThenMoreTextStartsANewMessage) {
 
 // ---------------------------------------------------------------- fallbacks
 
+// One delivery against one channel: the calls it makes and the note it leaves. A field left out keeps its
+// default: the channel as caps_edit() has it, nothing refused, no note.
 struct FallbackCase {
   const char* name;
-  std::function<void(ChannelCapabilities&)> caps;
+  std::function<void(ChannelCapabilities&)> caps = [](ChannelCapabilities&) {};
   deliver::Delivery delivery;
-  std::set<std::string> fail;
+  std::set<std::string> fail = {};
   bool media_url = false;
   std::vector<std::string> log;
-  std::optional<DeliveryNote::Outcome> outcome;  // nullopt: no note
-  std::string done;
-  std::string why;  // a substring of the note's why
+  std::optional<DeliveryNote::Outcome> outcome = std::nullopt;  // nullopt: no note
+  std::string done = "";
+  std::string why = "";  // a substring of the note's why
 };
 
 TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
+  constexpr auto fallback = DeliveryNote::Outcome::Fallback;
   const auto no_voice = [](ChannelCapabilities& c) { c.voice_notes = false; };
+  const auto no_files = [](ChannelCapabilities& c) { c.file_kinds.clear(); };
+  const auto no_voice_no_files = [](ChannelCapabilities& c) {
+    c.voice_notes = false;
+    c.file_kinds.clear();
+  };
   deliver::Delivery no_payload = testing::file_delivery("r.pdf", "document");
   no_payload.payload.reset();
-  deliver::Delivery file_as_voice = testing::file_delivery("x.ogg", "voice");
+  const deliver::Delivery report = testing::file_delivery("r.pdf", "document");
+  const deliver::Delivery captioned = testing::file_delivery("r.pdf", "document", "PDF!", "the report");
   const std::vector<FallbackCase> cases = {
-      {"voice as voice",
-       [](ChannelCapabilities&) {},
-       testing::voice_delivery(),
-       {},
-       false,
-       {"voice hello.ogg"},
-       std::nullopt,
-       "",
-       ""},
-      {"voice -> audio",
-       no_voice,
-       testing::voice_delivery(),
-       {},
-       false,
-       {"file audio hello.ogg"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as audio file",
-       "channel has no voice notes"},
-      {"voice -> document",
-       [](ChannelCapabilities& c) {
-         c.voice_notes = false;
-         c.file_kinds = {"document"};
-       },
-       testing::voice_delivery(),
-       {},
-       false,
-       {"file document hello.ogg"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as document file",
-       "channel has no voice notes; channel cannot send audio files"},
-      {"voice -> text line",
-       [](ChannelCapabilities& c) {
-         c.voice_notes = false;
-         c.file_kinds.clear();
-       },
-       testing::voice_delivery(),
-       {},
-       false,
-       {"send m1 [voice note: hello.ogg, 8 B, 0:03]", "done m1"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as a text line",
-       "channel cannot send documents"},
-      {"voice -> text line with a link",
-       [](ChannelCapabilities& c) {
-         c.voice_notes = false;
-         c.file_kinds.clear();
-       },
-       testing::voice_delivery(),
-       {},
-       true,
-       {"send m1 [voice note: hello.ogg, 8 B, 0:03] https://chat.example/media/hello.ogg", "done m1"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as a text line with a link",
-       "no voice notes"},
-      {"voice refused -> audio",
-       [](ChannelCapabilities&) {},
-       testing::voice_delivery(),
-       {"voice"},
-       false,
-       {"file audio hello.ogg"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as audio file",
-       "sending as voice: channel error: voice refused"},
-      {"video -> document",
-       [](ChannelCapabilities& c) {
-         c.file_kinds = {"image", "document"};
-       },
-       testing::file_delivery("clip.mp4", "video"),
-       {},
-       false,
-       {"file document clip.mp4"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as document file",
-       "channel cannot send video files"},
-      {"image -> text line",
-       [](ChannelCapabilities& c) { c.file_kinds.clear(); },
-       testing::file_delivery("cat.png", "image"),
-       {},
-       false,
-       {"send m1 [file: cat.png, 4 B]", "done m1"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as a text line",
-       "channel cannot send image files"},
-      {"auto kind by extension",
-       [](ChannelCapabilities&) {},
-       testing::file_delivery("cat.PNG", "auto"),
-       {},
-       false,
-       {"file image cat.PNG"},
-       std::nullopt,
-       "",
-       ""},
-      {"empty kind by extension",
-       [](ChannelCapabilities&) {},
-       testing::file_delivery("song.mp3", ""),
-       {},
-       false,
-       {"file audio song.mp3"},
-       std::nullopt,
-       "",
-       ""},
-      {"caption kept in the text line",
-       [](ChannelCapabilities& c) { c.file_kinds.clear(); },
-       testing::file_delivery("r.pdf", "document", "PDF!", "the report"),
-       {},
-       false,
-       {"send m1 [file: r.pdf, 4 B] the report", "done m1"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as a text line",
-       "cannot send document files"},
-      {"caption passed with the file",
-       [](ChannelCapabilities&) {},
-       testing::file_delivery("r.pdf", "document", "PDF!", "the report"),
-       {},
-       false,
-       {"file document r.pdf | the report"},
-       std::nullopt,
-       "",
-       ""},
-      {"send-file kind voice is a voice note",
-       [](ChannelCapabilities&) {},
-       file_as_voice,
-       {},
-       false,
-       {"voice x.ogg"},
-       std::nullopt,
-       "",
-       ""},
-      {"no bytes -> text line",
-       [](ChannelCapabilities&) {},
-       no_payload,
-       {},
-       false,
-       {"send m1 [file: r.pdf]", "done m1"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as a text line",
-       "no bytes to send"},
-      {"every way refused",
-       [](ChannelCapabilities& c) { c.file_kinds = {"document"}; },
-       testing::file_delivery("r.pdf", "document"),
-       {"file:document", "send"},
-       false,
-       {},
-       DeliveryNote::Outcome::Failed,
-       "not sent",
-       "sending as document: channel error: document refused"},
-      {"a throwing channel is an error",
-       [](ChannelCapabilities&) {},
-       testing::file_delivery("r.pdf", "document"),
-       {"throw"},
-       false,
-       {"send m1 [file: r.pdf, 4 B]", "done m1"},
-       DeliveryNote::Outcome::Fallback,
-       "sent as a text line",
-       "channel threw: boom"},
+      {.name = "voice as voice", .delivery = testing::voice_delivery(), .log = {"voice hello.ogg"}},
+      {.name = "voice -> audio",
+       .caps = no_voice,
+       .delivery = testing::voice_delivery(),
+       .log = {"file audio hello.ogg"},
+       .outcome = fallback,
+       .done = "sent as audio file",
+       .why = "channel has no voice notes"},
+      {.name = "voice -> document",
+       .caps =
+           [](ChannelCapabilities& c) {
+             c.voice_notes = false;
+             c.file_kinds = {"document"};
+           },
+       .delivery = testing::voice_delivery(),
+       .log = {"file document hello.ogg"},
+       .outcome = fallback,
+       .done = "sent as document file",
+       .why = "channel has no voice notes; channel cannot send audio files"},
+      {.name = "voice -> text line",
+       .caps = no_voice_no_files,
+       .delivery = testing::voice_delivery(),
+       .log = {"send m1 [voice note: hello.ogg, 8 B, 0:03]", "done m1"},
+       .outcome = fallback,
+       .done = "sent as a text line",
+       .why = "channel cannot send documents"},
+      {.name = "voice -> text line with a link",
+       .caps = no_voice_no_files,
+       .delivery = testing::voice_delivery(),
+       .media_url = true,
+       .log = {"send m1 [voice note: hello.ogg, 8 B, 0:03] https://chat.example/media/hello.ogg", "done m1"},
+       .outcome = fallback,
+       .done = "sent as a text line with a link",
+       .why = "no voice notes"},
+      {.name = "voice refused -> audio",
+       .delivery = testing::voice_delivery(),
+       .fail = {"voice"},
+       .log = {"file audio hello.ogg"},
+       .outcome = fallback,
+       .done = "sent as audio file",
+       .why = "sending as voice: channel error: voice refused"},
+      {.name = "video -> document",
+       .caps =
+           [](ChannelCapabilities& c) {
+             c.file_kinds = {"image", "document"};
+           },
+       .delivery = testing::file_delivery("clip.mp4", "video"),
+       .log = {"file document clip.mp4"},
+       .outcome = fallback,
+       .done = "sent as document file",
+       .why = "channel cannot send video files"},
+      {.name = "image -> text line",
+       .caps = no_files,
+       .delivery = testing::file_delivery("cat.png", "image"),
+       .log = {"send m1 [file: cat.png, 4 B]", "done m1"},
+       .outcome = fallback,
+       .done = "sent as a text line",
+       .why = "channel cannot send image files"},
+      {.name = "auto kind by extension",
+       .delivery = testing::file_delivery("cat.PNG", "auto"),
+       .log = {"file image cat.PNG"}},
+      {.name = "empty kind by extension",
+       .delivery = testing::file_delivery("song.mp3", ""),
+       .log = {"file audio song.mp3"}},
+      {.name = "caption kept in the text line",
+       .caps = no_files,
+       .delivery = captioned,
+       .log = {"send m1 [file: r.pdf, 4 B] the report", "done m1"},
+       .outcome = fallback,
+       .done = "sent as a text line",
+       .why = "cannot send document files"},
+      {.name = "caption passed with the file",
+       .delivery = captioned,
+       .log = {"file document r.pdf | the report"}},
+      {.name = "send-file kind voice is a voice note",
+       .delivery = testing::file_delivery("x.ogg", "voice"),
+       .log = {"voice x.ogg"}},
+      {.name = "no bytes -> text line",
+       .delivery = no_payload,
+       .log = {"send m1 [file: r.pdf]", "done m1"},
+       .outcome = fallback,
+       .done = "sent as a text line",
+       .why = "no bytes to send"},
+      {.name = "every way refused",
+       .caps = [](ChannelCapabilities& c) { c.file_kinds = {"document"}; },
+       .delivery = report,
+       .fail = {"file:document", "send"},
+       .log = {},
+       .outcome = DeliveryNote::Outcome::Failed,
+       .done = "not sent",
+       .why = "sending as document: channel error: document refused"},
+      {.name = "a throwing channel is an error",
+       .delivery = report,
+       .fail = {"throw"},
+       .log = {"send m1 [file: r.pdf, 4 B]", "done m1"},
+       .outcome = fallback,
+       .done = "sent as a text line",
+       .why = "channel threw: boom"},
   };
   for (const auto& c : cases) {
     ChannelCapabilities caps = testing::caps_edit();
@@ -614,18 +566,20 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
   }
 }
 
+// One reaction: the calls it makes and the note it leaves (none when `outcome` is left out).
 struct ReactionCase {
   const char* name;
-  std::function<void(ChannelCapabilities&)> caps;
-  std::string reply_to;
+  std::function<void(ChannelCapabilities&)> caps = [](ChannelCapabilities&) {};
+  std::string reply_to = "in-1";
   deliver::Delivery delivery;
-  std::set<std::string> fail;
+  std::set<std::string> fail = {};
   std::vector<std::string> log;
-  std::optional<DeliveryNote::Outcome> outcome;
-  std::string why;
+  std::optional<DeliveryNote::Outcome> outcome = std::nullopt;
+  std::string why = "";
 };
 
 TEST(DeliverChatOutbox, ReactionsShownOrSkipped) {
+  constexpr auto skipped = DeliveryNote::Outcome::Skipped;
   const std::string heart = "\xE2\x9D\xA4";                   // ❤
   const std::string heart_vs16 = "\xE2\x9D\xA4\xEF\xB8\x8F";  // ❤️
   const std::string thumbs = "\xF0\x9F\x91\x8D";
@@ -634,62 +588,40 @@ TEST(DeliverChatOutbox, ReactionsShownOrSkipped) {
     c.allowed_reactions = std::vector<std::string>{thumbs, heart_vs16};
   };
   const std::vector<ReactionCase> cases = {
-      {"shown on the message answered",
-       [](ChannelCapabilities&) {},
-       "in-1",
-       testing::reaction(thumbs),
-       {},
-       {"react in-1 " + thumbs},
-       std::nullopt,
-       ""},
-      {"shown on the message named",
-       [](ChannelCapabilities&) {},
-       "in-1",
-       testing::reaction(thumbs, "m9"),
-       {},
-       {"react m9 " + thumbs},
-       std::nullopt,
-       ""},
-      {"no reactions here",
-       [](ChannelCapabilities& c) { c.reactions = false; },
-       "in-1",
-       testing::reaction(thumbs),
-       {},
-       {},
-       DeliveryNote::Outcome::Skipped,
-       "channel has no reactions"},
-      {"allowed without its variation selector",
-       allowed,
-       "in-1",
-       testing::reaction(heart),
-       {},
-       {"react in-1 " + heart},
-       std::nullopt,
-       ""},
-      {"not allowed",
-       allowed,
-       "in-1",
-       testing::reaction(party),
-       {},
-       {},
-       DeliveryNote::Outcome::Skipped,
-       "not among the channel's allowed reactions"},
-      {"nothing to react to",
-       [](ChannelCapabilities&) {},
-       "",
-       testing::reaction(thumbs),
-       {},
-       {},
-       DeliveryNote::Outcome::Skipped,
-       "no message to react to"},
-      {"refused",
-       [](ChannelCapabilities&) {},
-       "in-1",
-       testing::reaction(thumbs),
-       {"react"},
-       {},
-       DeliveryNote::Outcome::Failed,
-       "channel error: reaction refused"},
+      {.name = "shown on the message answered",
+       .delivery = testing::reaction(thumbs),
+       .log = {"react in-1 " + thumbs}},
+      {.name = "shown on the message named",
+       .delivery = testing::reaction(thumbs, "m9"),
+       .log = {"react m9 " + thumbs}},
+      {.name = "no reactions here",
+       .caps = [](ChannelCapabilities& c) { c.reactions = false; },
+       .delivery = testing::reaction(thumbs),
+       .log = {},
+       .outcome = skipped,
+       .why = "channel has no reactions"},
+      {.name = "allowed without its variation selector",
+       .caps = allowed,
+       .delivery = testing::reaction(heart),
+       .log = {"react in-1 " + heart}},
+      {.name = "not allowed",
+       .caps = allowed,
+       .delivery = testing::reaction(party),
+       .log = {},
+       .outcome = skipped,
+       .why = "not among the channel's allowed reactions"},
+      {.name = "nothing to react to",
+       .reply_to = "",
+       .delivery = testing::reaction(thumbs),
+       .log = {},
+       .outcome = skipped,
+       .why = "no message to react to"},
+      {.name = "refused",
+       .delivery = testing::reaction(thumbs),
+       .fail = {"react"},
+       .log = {},
+       .outcome = DeliveryNote::Outcome::Failed,
+       .why = "channel error: reaction refused"},
   };
   for (const auto& c : cases) {
     ChannelCapabilities caps = testing::caps_edit();

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "support/json_pieces.h"
+
 namespace json = boost::json;
 using sigil::parse::LenientResult;
 using sigil::parse::parse_lenient;
@@ -557,43 +559,6 @@ TEST(JsonLenientSequence, LastValueRepaired) {
 
 // ---- Randomized round trip: serialize random values, read them back ----
 
-std::string random_utf8(std::mt19937& rng, std::size_t max_len) {
-  static const char* pieces[] = {"a",
-                                 "Z",
-                                 "0",
-                                 " ",
-                                 "\"",
-                                 "\\",
-                                 "/",
-                                 "'",
-                                 "\n",
-                                 "\t",
-                                 "\x01",
-                                 "\x1f",
-                                 "<",
-                                 "}",
-                                 "]",
-                                 "{",
-                                 "[",
-                                 ",",
-                                 ":",
-                                 "//",
-                                 "/*",
-                                 "*/",
-                                 "\xC3\xA9",
-                                 "\xE2\x80\x99",
-                                 "\xE2\x80\x9C",
-                                 "\xE2\x80\x9D",
-                                 "\xF0\x9F\x98\x80",
-                                 "\xE2\x82\xAC",
-                                 "\x7f"};
-  std::uniform_int_distribution<std::size_t> len(0, max_len);
-  std::uniform_int_distribution<std::size_t> pick(0, std::size(pieces) - 1);
-  std::string s;
-  for (std::size_t n = len(rng); n > 0; --n) s += pieces[pick(rng)];
-  return s;
-}
-
 json::value random_scalar(std::mt19937& rng) {
   switch (std::uniform_int_distribution<int>(0, 7)(rng)) {
     case 0:
@@ -614,7 +579,7 @@ json::value random_scalar(std::mt19937& rng) {
       return std::ldexp(d, std::uniform_int_distribution<int>(-1000, 1000)(rng));
     }
     default:
-      return json::string(random_utf8(rng, 12));
+      return json::string(sigil::testing::random_json_pieces(rng, 12));
   }
 }
 
@@ -629,7 +594,7 @@ json::value random_value(std::mt19937& rng, int depth) {
   if (kind == 2) {
     json::object o;
     for (int n = std::uniform_int_distribution<int>(0, 5)(rng); n > 0; --n)
-      o[random_utf8(rng, 6)] = random_value(rng, depth + 1);
+      o[sigil::testing::random_json_pieces(rng, 6)] = random_value(rng, depth + 1);
     return o;
   }
   return random_scalar(rng);

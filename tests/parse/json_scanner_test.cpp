@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sigil/parse/json_lenient.h"
+#include "support/json_pieces.h"
 
 namespace json = boost::json;
 using sigil::parse::JsonScanner;
@@ -508,39 +509,6 @@ class LenientWriter {
   std::string out_;
 };
 
-std::string random_text(std::mt19937& rng, std::size_t max_len) {
-  static const char* pieces[] = {"a",
-                                 "Z",
-                                 "k_1",
-                                 " ",
-                                 "\"",
-                                 "\\",
-                                 "/",
-                                 "'",
-                                 "\n",
-                                 "\t",
-                                 "<",
-                                 "}",
-                                 "]",
-                                 "{",
-                                 "[",
-                                 ",",
-                                 ":",
-                                 "//",
-                                 "/*",
-                                 "*/",
-                                 "\xC3\xA9",
-                                 "\xE2\x80\x99",
-                                 "\xE2\x80\x9C",
-                                 "\xE2\x80\x9D",
-                                 "\xF0\x9F\x98\x80",
-                                 "\x01"};
-  std::string s;
-  for (std::size_t n = std::uniform_int_distribution<std::size_t>(0, max_len)(rng); n > 0; --n)
-    s += pieces[std::uniform_int_distribution<std::size_t>(0, std::size(pieces) - 1)(rng)];
-  return s;
-}
-
 json::value random_value(std::mt19937& rng, int depth) {
   int kind = std::uniform_int_distribution<int>(0, depth > 4 ? 5 : 7)(rng);
   switch (kind) {
@@ -556,7 +524,7 @@ json::value random_value(std::mt19937& rng, int depth) {
                         std::uniform_int_distribution<int>(-300, 300)(rng));
     case 4:
     case 5:
-      return json::string(random_text(rng, 10));
+      return json::string(sigil::testing::random_json_pieces(rng, 10));
     case 6: {
       json::array a;
       for (int n = std::uniform_int_distribution<int>(0, 4)(rng); n > 0; --n)
@@ -566,8 +534,9 @@ json::value random_value(std::mt19937& rng, int depth) {
     default: {
       json::object o;
       for (int n = std::uniform_int_distribution<int>(0, 4)(rng); n > 0; --n) {
-        std::string key =
-            std::uniform_int_distribution<int>(0, 1)(rng) ? random_text(rng, 4) : "k" + std::to_string(n);
+        std::string key = std::uniform_int_distribution<int>(0, 1)(rng)
+                              ? sigil::testing::random_json_pieces(rng, 4)
+                              : "k" + std::to_string(n);
         o[key] = random_value(rng, depth + 1);
       }
       return o;
@@ -661,7 +630,7 @@ TEST(JsonScannerProperty, FastPathGivesTheSameStates) {
 TEST(JsonScannerProperty, ArbitraryBytesNeverBreakInvariants) {
   std::mt19937 rng(4242);
   for (int i = 0; i < 3000; ++i) {
-    std::string text = random_text(rng, 60);
+    std::string text = sigil::testing::random_json_pieces(rng, 60);
     if (i % 2) text = "{" + text;
     JsonScanner sc;
     for (char c : text) {

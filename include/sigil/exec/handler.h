@@ -105,6 +105,15 @@ class HandlerTable {
  public:
   void add(std::string action, std::shared_ptr<ActionHandler> handler);
   void add(std::string action, FunctionHandler::Fn fn);
+  // `(*object.*method)(directive, context)` handles `action`; the table shares the object (a family of
+  // actions whose handlers share one configuration registers them all from one object).
+  template <class T>
+  void add(std::string action, std::shared_ptr<const T> object,
+           HandlerResult (T::*method)(const Directive&, ActionContext&) const) {
+    add(std::move(action), [object = std::move(object), method](const Directive& d, ActionContext& c) {
+      return ((*object).*method)(d, c);
+    });
+  }
   // nullptr when none.
   std::shared_ptr<ActionHandler> find(std::string_view action) const;
   bool empty() const { return handlers_.empty(); }

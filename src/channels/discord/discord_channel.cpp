@@ -72,23 +72,15 @@ deliver::ChannelCapabilities DiscordChannel::discord_capabilities() {
 
 deliver::ChannelCapabilities DiscordChannel::capabilities() const { return discord_capabilities(); }
 
-std::vector<std::string> DiscordChannel::in_doubt() const {
-  std::lock_guard lock(mu_);
-  return in_doubt_;
-}
-
 std::string DiscordChannel::next_nonce() { return discord_nonce(target_.nonce_seed, creates_++); }
 
 deliver::ChannelResult DiscordChannel::finish(std::string_view what, const RestOutcome& o, bool text) {
   if (o.ok()) {
-    shown_.store(true);
+    mark_shown();
     return deliver::ChannelResult(id_of(o));
   }
   const std::string line = std::string(what) + ": " + o.summary();
-  if (o.kind == RestOutcome::Kind::Unknown) {
-    std::lock_guard lock(mu_);
-    in_doubt_.push_back(line);
-  }
+  if (o.kind == RestOutcome::Kind::Unknown) note_in_doubt(line);
   if (log::enabled(log::Level::warn))
     log::write(log::Record{log::Level::warn, "discord-send-failed", {}}
                    .with("channel", target_.channel_id)

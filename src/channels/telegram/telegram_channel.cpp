@@ -87,21 +87,13 @@ deliver::ChannelCapabilities TelegramChannel::capabilities() const {
   return c;
 }
 
-std::vector<std::string> TelegramChannel::in_doubt() const {
-  std::lock_guard lock(mu_);
-  return in_doubt_;
-}
-
 deliver::ChannelResult TelegramChannel::finish(std::string_view method, const ApiOutcome& o, bool text) {
   if (o.ok()) {
-    shown_.store(true);
+    mark_shown();
     return deliver::ChannelResult(message_id_of(o));
   }
   const std::string line = std::string(method) + ": " + o.summary();
-  if (o.kind == ApiOutcome::Kind::Unknown) {
-    std::lock_guard lock(mu_);
-    in_doubt_.push_back(line);
-  }
+  if (o.kind == ApiOutcome::Kind::Unknown) note_in_doubt(line);
   if (log::enabled(log::Level::warn))
     log::write(log::Record{log::Level::warn, "telegram-send-failed", {}}
                    .with("chat", target_.chat_id)

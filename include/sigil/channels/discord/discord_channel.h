@@ -24,15 +24,13 @@
 // - In guild channels (reply set) the first text message replies to the message being answered.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sigil/channels/discord/rest_api.h"
-#include "sigil/deliver/channel.h"
+#include "sigil/channels/platform_channel.h"
 
 namespace sigil::channels::discord {
 
@@ -43,7 +41,7 @@ struct DiscordTarget {
   std::string nonce_seed;  // the turn id ("": a random one)
 };
 
-class DiscordChannel final : public deliver::Channel {
+class DiscordChannel final : public PlatformChannel {
  public:
   DiscordChannel(RestApi& api, DiscordTarget target);
 
@@ -56,9 +54,7 @@ class DiscordChannel final : public deliver::Channel {
   deliver::ChannelResult react(const std::string& message_id, std::string_view emoji) override;
 
   // POST /channels/{id}/typing (shown for ~10 s). Best effort: false when it failed.
-  bool typing();
-  bool shown_anything() const { return shown_.load(); }
-  std::vector<std::string> in_doubt() const;
+  bool typing() override;
 
   static deliver::ChannelCapabilities discord_capabilities();
 
@@ -72,9 +68,6 @@ class DiscordChannel final : public deliver::Channel {
   DiscordTarget target_;
   std::uint64_t creates_ = 0;
   bool replied_ = false;
-  std::atomic<bool> shown_{false};
-  mutable std::mutex mu_;
-  std::vector<std::string> in_doubt_;
 };
 
 // The nonce of the n-th create under a seed: up to 20 decimal digits (Discord takes at most 25).

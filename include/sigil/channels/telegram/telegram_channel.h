@@ -32,16 +32,14 @@
 //   and the typing indicator carry message_thread_id, so the reply lands in that topic.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sigil/channels/platform_channel.h"
 #include "sigil/channels/telegram/bot_api.h"
-#include "sigil/deliver/channel.h"
 
 namespace sigil::channels::telegram {
 
@@ -58,7 +56,7 @@ struct TelegramTarget {
   std::chrono::milliseconds edit_gap{0};
 };
 
-class TelegramChannel final : public deliver::Channel {
+class TelegramChannel final : public PlatformChannel {
  public:
   TelegramChannel(BotApi& api, TelegramTarget target);
 
@@ -72,11 +70,7 @@ class TelegramChannel final : public deliver::Channel {
   deliver::ChannelResult react(const std::string& message_id, std::string_view emoji) override;
 
   // sendChatAction "typing" (shown for ~5 s). Best effort: false when it failed.
-  bool typing();
-  // Whether anything was shown yet (the typing indicator stops then).
-  bool shown_anything() const { return shown_.load(); }
-  // The calls whose outcome is unknown ("sendMessage: outcome unknown: …"), in order.
-  std::vector<std::string> in_doubt() const;
+  bool typing() override;
 
   static deliver::ChannelCapabilities telegram_capabilities();
 
@@ -94,9 +88,6 @@ class TelegramChannel final : public deliver::Channel {
   TelegramTarget target_;
   bool replied_ = false;
   std::chrono::steady_clock::time_point last_shown_{};  // the last send_text or edit_text that succeeded
-  std::atomic<bool> shown_{false};
-  mutable std::mutex mu_;
-  std::vector<std::string> in_doubt_;
 };
 
 }  // namespace sigil::channels::telegram

@@ -1,0 +1,38 @@
+// A chat platform's channel (Telegram, Discord): a deliver::Channel that can also show the platform's typing
+// indicator, and that keeps for the turn's end whether anything was shown and which calls ended in doubt.
+//
+// What it promises:
+// - shown_anything() turns true with the first call that showed something (a message, a file, a reaction)
+//   and stays true; the turn stops renewing the typing indicator then. It may be read from any thread.
+// - in_doubt() lists, in order, the calls whose outcome is unknown (a time-out after the request went out):
+//   the outbox never resends them blindly, and the turn's log names them.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sigil/deliver/channel.h"
+
+namespace sigil::channels {
+
+class PlatformChannel : public deliver::Channel {
+ public:
+  // Shows the typing indicator once (the platform fades it after a few seconds). Best effort: false when it
+  // failed.
+  virtual bool typing() = 0;
+  bool shown_anything() const { return shown_.load(); }
+  std::vector<std::string> in_doubt() const;
+
+ protected:
+  void mark_shown() { shown_.store(true); }
+  void note_in_doubt(std::string call);
+
+ private:
+  std::atomic<bool> shown_{false};
+  mutable std::mutex mu_;
+  std::vector<std::string> in_doubt_;
+};
+
+}  // namespace sigil::channels
