@@ -27,15 +27,23 @@ std::size_t Parser::Impl::whole_markup(std::string_view s, std::size_t i) {
   return rest[0] == '<' ? whole_tag(rest) : whole_bracket(rest);
 }
 
-std::size_t Parser::Impl::whole_tag(std::string_view rest) {
+std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body) {
   const bool closing = rest.size() > 1 && rest[1] == '/';
+  if (closing && in_body) return 0;  // the body's close matcher and the trigger scanner read it
   const std::size_t name_begin = closing ? 2 : 1;
-  std::size_t k = name_begin;
-  while (k < rest.size() && is_name_byte(static_cast<unsigned char>(rest[k]))) ++k;
+  int index = -1;
+  const std::size_t k = name_begin + names_.tag_table.match(rest.substr(name_begin), &index);
   if (k == name_begin || k == rest.size()) return 0;
-  const int index = names_.tag_table.find(rest.substr(name_begin, k - name_begin));
   if (index < 0) return 0;  // unregistered, MCP, or a prefix: the byte machine decides
-
+  if (in_body) {
+    // 2.8 inside a text body: a registered opener abandons it, except a hidden-region name (8.1: only at a
+    // line start and before a line break, which the trigger scanner judges), a 2.5 repeat of the body's own
+    // tag, or one that runs into the body limit before its delimiter.
+    const BodyPart& b = cs_.body();
+    if (names_.tags[static_cast<std::size_t>(index)].role == TagRole::Hidden) return 0;
+    if (index == cs_.tag().tag && (b.first_nonws == npos || b.first_nonws == c_.held.size())) return 0;
+    if (c_.held.size() + k - b.body_begin >= body_limit_of(names_, cs_.tag().tag)) return 0;
+  }
   const std::uint64_t begin = pos_;
   const text::CodeTracker::State code = code_.snapshot();
   pre_step_ = code;
@@ -60,6 +68,12 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest) {
   if (used == 0) return 0;
   const std::size_t len = k + used;
   if (len >= opt_.tag_limit) return 0;
+  if (in_body) {
+    // The byte machine would hold `<NAME` in the body, then release the body before it (trigger()).
+    stats_.max_held = std::max(stats_.max_held, c_.held.size() + k);
+    diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
+    emit_text(c_.held);  // begin_construct() below forgets the body
+  }
   const std::string_view bytes = rest.substr(0, len);
   begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_ws_only_);
   TagPart& t = cs_.tag();
