@@ -322,7 +322,8 @@ std::size_t Parser::Impl::body_run(std::string_view piece, std::size_t i,
     // (the tracker is in such a run only when the byte before was its character).
     if (code_.at_line_start() || c_.held.back() == '`' || c_.held.back() == '~') return 0;
     const TagName* t = cs_.tag().tag >= 0 ? &names_.tags[static_cast<std::size_t>(cs_.tag().tag)] : nullptr;
-    if (t != nullptr && t->body == BodyKind::Path && !b.line_has_content) return 0;
+    // A path body judges a line's first byte, and a second line that began with `<` at the byte after it.
+    if (t != nullptr && t->body == BodyKind::Path && (!b.line_has_content || b.second_line_lt)) return 0;
   }
   const std::size_t used = c_.held.size() - b.body_begin;
   const std::size_t limit = body_limit_of(names_, cs_.tag().tag);

@@ -72,22 +72,45 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body) {
     // The byte machine would hold `<NAME` in the body, then release the body before it (trigger()).
     stats_.max_held = std::max(stats_.max_held, c_.held.size() + k);
     diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
-    emit_text(c_.held);  // begin_construct() below forgets the body
+    emit_text(c_.held);
+    reset_construct();
   }
   const std::string_view bytes = rest.substr(0, len);
-  begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_ws_only_);
-  TagPart& t = cs_.tag();
-  t.tag = index;
-  t.mcp_server = -1;
-  t.name.assign(rest.substr(name_begin, k - name_begin));
-  for (char& ch : t.name) ch = text::ascii::lower(ch);
+  const std::string_view name = rest.substr(name_begin, k - name_begin);
+  const bool line_start = line_ws_only_;
   line_ws_only_ = false;
   stats_.bytes_examined += len;
   stats_.max_held = std::max(stats_.max_held, len - 1);  // held before the tag's `>`
+  const TagName& spec = names_.tags[static_cast<std::size_t>(index)];
+  const bool self_closing = tag_.self_closing();
+  if (spec.role == TagRole::Action && (self_closing || spec.body == BodyKind::None) &&
+      (self_closing || tag_.has_attributes() || !spec.has_required_params)) {
+    // The common directive (`<react emoji="…"/>`) is complete here: validated and reported straight from
+    // the scanner's attributes, as complete_open_tag() would after holding it in a construct. The removed
+    // tag leaves no trace in the shadow machine (2.8), so it never steps it.
+    const std::uint64_t clean = visible_count();
+    pos_ = begin + len - 1;
+    grammar_.validate_tag_into(spec.spelling, tag_.attributes(), Body{}, scratch_);
+    code_.mark_line_content();
+    directive(spec.spelling, {}, scratch_, begin, begin + len, clean);
+    if (!self_closing) {  // 2.4: its own close tag after only whitespace belongs to it
+      none_close_name_.resize(name.size());
+      for (std::size_t j = 0; j < name.size(); ++j) none_close_name_[j] = text::ascii::lower(name[j]);
+    }
+    note_held();
+    pos_ = begin + len;
+    return len;
+  }
+  begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_start);
+  TagPart& t = cs_.tag();
+  t.tag = index;
+  t.mcp_server = -1;
+  t.name.assign(name);
+  for (char& ch : t.name) ch = text::ascii::lower(ch);
   // The shadow machine steps every byte of the tag, as on_byte() would, unless complete_open_tag() is sure
   // to restore it to the state before the tag (a removed tag leaves no trace in it).
-  const TagRole role = names_.tags[static_cast<std::size_t>(index)].role;
-  const bool restored = tag_.self_closing()
+  const TagRole role = spec.role;
+  const bool restored = self_closing
                             ? role != TagRole::Hidden
                             : role == TagRole::Wrapper || role == TagRole::Sentinel || role == TagRole::Say;
   if (!restored) code_.feed(bytes);

@@ -120,6 +120,8 @@ const std::vector<std::string>& corpus() {
       "<file>/tmp/x\nsecond line</file>",
       "<file>/tmp/x\n<react emoji=\"x\"/></file>",
       "<file>  /tmp/x  \n  </file>",
+      "<file><file>\n<file>E",
+      "<file><file>\n<file></file> after",
       "<publishWebPage>\n<html><b>x</b> <react emoji=\"y\"/> [REMEMBER:z]\n```\n</html>\n</publishWebPage> "
       "after",
       "<publishWebPage><p>never closed <react emoji=\"y\"/>",
