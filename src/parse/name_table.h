@@ -32,7 +32,23 @@ class NameTable {
     return sym < 0 ? kDead : nodes_[static_cast<std::size_t>(node)].next[static_cast<std::size_t>(sym)];
   }
   // The value of the name ending at `node`, or -1.
-  int value(int node) const { return node < 0 ? -1 : nodes_[static_cast<std::size_t>(node)].value; }
+  int value(int node) const { return value_of(node); }
+
+  // Reads the name bytes at the front of s (those a name may use) and returns how many there are; *found is
+  // the value of the name they spell, or -1. One table load per byte, as walk().
+  std::size_t match(std::string_view s, int* found) const {
+    int node = kRoot;
+    std::size_t i = 0;
+    for (; i < s.size(); ++i) {
+      const int sym = symbol_[static_cast<unsigned char>(s[i])];
+      if (sym < 0) break;
+      if (node >= 0) node = nodes_[static_cast<std::size_t>(node)].next[static_cast<std::size_t>(sym)];
+    }
+    *found = value_of(node);
+    return i;
+  }
+  // Whether b may stand in a name.
+  bool is_name_byte(unsigned char b) const { return symbol_[b] >= 0; }
 
   // Whole-name helpers (O(length)).
   int find(std::string_view name) const;
@@ -46,6 +62,7 @@ class NameTable {
     int value = -1;
   };
   int walk_all(std::string_view s) const;
+  int value_of(int node) const { return node < 0 ? -1 : nodes_[static_cast<std::size_t>(node)].value; }
 
   std::array<std::int8_t, 256> symbol_{};
   std::vector<Node> nodes_;

@@ -1,5 +1,7 @@
 #include "open_tag_scan.h"
 
+#include <array>
+
 #include "opener_scan.h"
 #include "sigil/text/char_refs.h"
 
@@ -30,13 +32,24 @@ void OpenTagScan::end_value() {
   value_.clear();
 }
 
+namespace {
+// Inside a quoted value on the whole-tag path, the bytes that need a look: either quote (the closing one or a
+// literal), a backslash and line breaks (step() knows their rules) and `&` (a character reference).
+constexpr std::array<bool, 256> kValueLook = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : {'"', '\'', '\\', '\n', '\r', '&'}) t[c] = true;
+  return t;
+}();
+}  // namespace
+
 std::size_t OpenTagScan::scan_whole(std::string_view rest) {
   start();
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(rest.data());
   const std::size_t n = rest.size();
   std::size_t i = 0;
   bool after_name = true;  // a key must be separated from the name by a blank (2.1)
   while (i < n) {
-    const char c = rest[i];
+    const unsigned char c = p[i];
     if (c == ' ' || c == '\t') {
       after_name = false;
       ++i;
@@ -44,37 +57,47 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
     }
     if (c == '>') return i + 1;
     if (c == '/') {
-      if (i + 1 < n && rest[i + 1] == '>') {
+      if (i + 1 < n && p[i + 1] == '>') {
         self_closing_ = true;
         return i + 2;
       }
       return 0;
     }
-    if (after_name || !is_name_byte(static_cast<unsigned char>(c))) return 0;
+    if (after_name || !is_name_byte(c)) return 0;
     const std::size_t key_begin = i;
-    while (i < n && is_name_byte(static_cast<unsigned char>(rest[i]))) ++i;
+    while (i < n && is_name_byte(p[i])) ++i;
     if (i == n) return 0;
     const std::string_view key = rest.substr(key_begin, i - key_begin);
-    if (rest[i] == '>' || rest[i] == '/') {  // a key without a value
-      attributes_.push_back(Attribute{std::string(key), std::string(), false});
+    if (p[i] == '>' || p[i] == '/') {  // a key without a value
+      Attribute& a = attributes_.emplace_back();
+      a.key.assign(key);
       continue;
     }
-    if (rest[i] != '=' || i + 1 == n) return 0;
-    const char quote = rest[i + 1];
+    if (p[i] != '=' || i + 1 == n) return 0;
+    const unsigned char quote = p[i + 1];
     if (quote != '"' && quote != '\'') return 0;
     const std::size_t value_begin = i + 2;
-    // To the closing quote; escapes and line breaks send the tag to step(), which knows their rules.
+    // To the closing quote, one table load per byte; escapes and line breaks send the tag to step(), which
+    // knows their rules.
     std::size_t value_end = value_begin;
     bool refs = false;
-    for (; value_end < n && rest[value_end] != quote; ++value_end) {
-      const char v = rest[value_end];
+    for (;;) {
+      while (value_end < n && !kValueLook[p[value_end]]) ++value_end;
+      if (value_end == n) return 0;
+      const unsigned char v = p[value_end];
+      if (v == quote) break;
       if (v == '\\' || v == '\n' || v == '\r') return 0;
       refs = refs || v == '&';
+      ++value_end;  // `&` or the other quote
     }
-    if (value_end == n) return 0;
     const std::string_view value = rest.substr(value_begin, value_end - value_begin);
-    attributes_.push_back(
-        Attribute{std::string(key), refs ? text::decode_char_refs(value) : std::string(value), true});
+    Attribute& a = attributes_.emplace_back();
+    a.key.assign(key);
+    if (refs)
+      a.value = text::decode_char_refs(value);
+    else
+      a.value.assign(value);
+    a.has_value = true;
     i = value_end + 1;
     after_name = false;
     // Right after a closing quote a key may follow directly (2.1): the loop takes it like one after a blank.

@@ -7,6 +7,7 @@
 // examines each byte once. It never looks at code state: callers start it only outside code.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -40,9 +41,15 @@ struct NameIndex {
   bool could_be_mcp(std::string_view lower_name) const;
 };
 
-inline bool is_name_byte(unsigned char c) {
-  return text::ascii::is_alnum(static_cast<char>(c)) || c == '_' || c == '-' || c == '.' || c == ':';
-}
+// The bytes a tag name or attribute key may use (2.1): one table load per byte on every scanning path.
+inline constexpr std::array<bool, 256> kNameBytes = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 256; ++c)
+    t[static_cast<std::size_t>(c)] =
+        text::ascii::is_alnum(static_cast<char>(c)) || c == '_' || c == '-' || c == '.' || c == ':';
+  return t;
+}();
+inline bool is_name_byte(unsigned char c) { return kNameBytes[c]; }
 using text::ascii::is_markup_space;
 
 class OpenerScan {

@@ -82,8 +82,13 @@ class Parser::Impl {
   // Stage 2 (whole_markup.cpp): markup at s[i] (`<` or `[`, ordinary text) read whole in place when it lies
   // inside s; returns the bytes consumed, 0 when the byte machine must read it.
   std::size_t whole_markup(std::string_view s, std::size_t i);
-  std::size_t whole_tag(std::string_view rest);
+  // `in_body`: at a `<` inside a text body, where an open tag is a trigger (2.8) that first releases the
+  // body.
+  std::size_t whole_tag(std::string_view rest, bool in_body = false);
   std::size_t whole_bracket(std::string_view rest);
+  // Stage 2 inside a text or markup body (tag_construct.cpp): the bytes from s[i] on that the body only
+  // holds, appended in one piece, or a trigger read whole; returns how many (0: the byte machine reads s[i]).
+  std::size_t body_run(std::string_view s, std::size_t i, const text::stage1::MaskView& masks);
 
   // Ordinary text.
   void text_byte(unsigned char c, const Ctx& ctx);
@@ -157,7 +162,8 @@ class Parser::Impl {
   void end_say_block(std::uint64_t end);
   void finish_text();
   void end_constructs(FinishReason reason);
-  void diag(std::string code, std::uint64_t offset, std::string message);
+  // Reports a diagnostic through one reused event (diag_), so the steady state allocates nothing.
+  void diag(std::string_view code, std::uint64_t offset, std::string_view message);
   std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
   std::uint64_t visible_count() const { return visible_.count(); }
   void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
@@ -231,6 +237,7 @@ class Parser::Impl {
   // nothing (their argument objects and strings keep their storage).
   Validated scratch_;
   DirectiveEvent event_;
+  Diagnostic diag_;
 
   ConstructState cs_;            // the pending construct, typed per construct
   Construct& c_ = cs_.common();  // what every construct has: kind, begin, held bytes

@@ -95,6 +95,11 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
           continue;
         }
       }
+    } else if ((c_.kind == Kind::TextBody || c_.kind == Kind::MarkupBody) && opt_.whole_markup) {
+      if (const std::size_t used = body_run(s, i, masks); used != 0) {
+        i += used;
+        continue;
+      }
     } else if (mode_ == Mode::Hidden && !hidden_scan_.active()) {
       // Inside a hidden region only a close tag counts: skip to the next `<`, dropping what is before it.
       std::size_t j;

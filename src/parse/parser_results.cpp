@@ -7,9 +7,12 @@ namespace sigil::parse {
 // ---------------------------------------------------------------------------------------------------------
 // Results
 
-void Parser::Impl::diag(std::string code, std::uint64_t offset, std::string message) {
+void Parser::Impl::diag(std::string_view code, std::uint64_t offset, std::string_view message) {
   ++stats_.diagnostics;
-  sink_.on_diagnostic(Diagnostic{std::move(code), offset, std::move(message)});
+  diag_.code.assign(code);
+  diag_.offset = offset;
+  diag_.message.assign(message);
+  sink_.on_diagnostic(diag_);
 }
 
 void Parser::Impl::directive(int spelling, std::string_view action, Validated& v, std::uint64_t begin,
@@ -30,7 +33,7 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   e.span_end = input_offset(end);
   e.clean_offset = clean_offset;
   e.spelling = spelling;
-  for (Note& note : v.notes) diag(std::move(note.code), e.span_begin, std::move(note.message));
+  for (const Note& note : v.notes) diag(note.code, e.span_begin, note.message);
   if (!e.valid) diag("invalid-directive", e.span_begin, e.error);
   const bool interrupting = spelling >= 0 && grammar_.spelling(spelling).interrupts;
   const bool denied = spelling >= 0 ? (static_cast<std::size_t>(spelling) < denied_.size() &&

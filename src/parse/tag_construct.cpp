@@ -7,6 +7,17 @@
 
 namespace sigil::parse {
 
+namespace {
+// The bytes a body run stops at (see body_run), from stage 1's masks or, for a piece without them (one the
+// sanitizer rebuilt), from the bytes.
+constexpr text::ByteSet kTextBodyStops{"<[\n"};
+constexpr auto kTextBodyMasks = [](const text::stage1::BlockMasks& m) {
+  return m.lt | m.bracket | m.newline;
+};
+constexpr auto kLessThanMask = [](const text::stage1::BlockMasks& m) { return m.lt; };
+constexpr auto kNewlineMask = [](const text::stage1::BlockMasks& m) { return m.newline; };
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------------------
 // Open tags
 
@@ -285,6 +296,71 @@ void Parser::Impl::complete_text_body(std::size_t body_end, std::size_t span_end
   code_.restore(code);
   code_.mark_line_content();
   directive(spelling, {}, v, begin, begin + span_end, clean, false, ending);
+}
+
+// Stage 2 inside a body: text_body_byte() and markup_body_byte() do nothing with most bytes but hold them,
+// so a run of such bytes is appended whole. A text body's byte matters when it is a `<` (its close tag, a
+// trigger), a `[` (a trigger), a line break (single-line and path rules, the next line's lead) or a byte of a
+// line's lead or of a backtick or tilde run right after it (a fence line abandons the body, 2.8); a markup
+// body's only when it is a `<`. The run stops
+// before those and at the body limit, and the byte machine reads them as before. The shadow code tracker
+// and the line state move over the run in bulk, and the stats count it as stepped bytes would. At a `<` of a
+// text body, an open tag that lies whole in s is read in place as the trigger it is (whole_tag).
+std::size_t Parser::Impl::body_run(std::string_view piece, std::size_t i,
+                                   const text::stage1::MaskView& piece_masks) {
+  if (mode_ != Mode::Text || opener_.active() || close_.in_progress()) return 0;
+  const bool markup = c_.kind == Kind::MarkupBody;
+  if (piece[i] == '<') {
+    if (markup || code_.in_code()) return 0;
+    return whole_tag(piece.substr(i), true);
+  }
+  const std::string_view s = piece.substr(i);
+  const text::stage1::MaskView masks = piece_masks.sub(i, s.size());
+  BodyPart& b = cs_.body();
+  if (!markup) {
+    // A fence line could still start: in the line's lead, or in a run of backticks or tildes right after it
+    // (the tracker is in such a run only when the byte before was its character).
+    if (code_.at_line_start() || c_.held.back() == '`' || c_.held.back() == '~') return 0;
+    const TagName* t = cs_.tag().tag >= 0 ? &names_.tags[static_cast<std::size_t>(cs_.tag().tag)] : nullptr;
+    // A path body judges a line's first byte, and a second line that began with `<` at the byte after it.
+    if (t != nullptr && t->body == BodyKind::Path && (!b.line_has_content || b.second_line_lt)) return 0;
+  }
+  const std::size_t used = c_.held.size() - b.body_begin;
+  const std::size_t limit = body_limit_of(names_, cs_.tag().tag);
+  if (used >= limit) return 0;
+  std::size_t n = std::min(s.size(), limit - used);
+  if (markup)
+    n = std::min(n, masks ? masks.find(kLessThanMask, 0) : s.find('<'));
+  else
+    n = std::min(n, masks ? masks.find(kTextBodyMasks, 0) : kTextBodyStops.find_first(s));
+  if (n == 0) return 0;
+  const std::string_view run = s.substr(0, n);
+  const text::stage1::MaskView run_masks = masks.sub(0, n);
+  code_.feed(run, run_masks);
+  // The line state, as on_byte() keeps it (only a markup body's run may hold line breaks).
+  std::size_t nl = std::string_view::npos;
+  if (markup) nl = run_masks ? run_masks.rfind(kNewlineMask, n) : run.rfind('\n');
+  if (nl != std::string_view::npos) line_ws_only_ = true;
+  if (line_ws_only_) {
+    const std::string_view tail = nl == std::string_view::npos ? run : run.substr(nl + 1);
+    for (char ch : tail)
+      if (ch != ' ' && ch != '\t' && ch != '\r') {
+        line_ws_only_ = false;
+        break;
+      }
+  }
+  if (!markup && b.first_nonws == npos) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (!is_markup_space(run[k])) {
+        b.first_nonws = c_.held.size() + k;
+        break;
+      }
+  }
+  c_.held.append(run);
+  stats_.bytes_examined += n;
+  pos_ += n;
+  note_held();
+  return n;
 }
 
 void Parser::Impl::markup_body_byte(unsigned char c) {

@@ -27,15 +27,23 @@ std::size_t Parser::Impl::whole_markup(std::string_view s, std::size_t i) {
   return rest[0] == '<' ? whole_tag(rest) : whole_bracket(rest);
 }
 
-std::size_t Parser::Impl::whole_tag(std::string_view rest) {
+std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body) {
   const bool closing = rest.size() > 1 && rest[1] == '/';
+  if (closing && in_body) return 0;  // the body's close matcher and the trigger scanner read it
   const std::size_t name_begin = closing ? 2 : 1;
-  std::size_t k = name_begin;
-  while (k < rest.size() && is_name_byte(static_cast<unsigned char>(rest[k]))) ++k;
+  int index = -1;
+  const std::size_t k = name_begin + names_.tag_table.match(rest.substr(name_begin), &index);
   if (k == name_begin || k == rest.size()) return 0;
-  const int index = names_.tag_table.find(rest.substr(name_begin, k - name_begin));
   if (index < 0) return 0;  // unregistered, MCP, or a prefix: the byte machine decides
-
+  if (in_body) {
+    // 2.8 inside a text body: a registered opener abandons it, except a hidden-region name (8.1: only at a
+    // line start and before a line break, which the trigger scanner judges), a 2.5 repeat of the body's own
+    // tag, or one that runs into the body limit before its delimiter.
+    const BodyPart& b = cs_.body();
+    if (names_.tags[static_cast<std::size_t>(index)].role == TagRole::Hidden) return 0;
+    if (index == cs_.tag().tag && (b.first_nonws == npos || b.first_nonws == c_.held.size())) return 0;
+    if (c_.held.size() + k - b.body_begin >= body_limit_of(names_, cs_.tag().tag)) return 0;
+  }
   const std::uint64_t begin = pos_;
   const text::CodeTracker::State code = code_.snapshot();
   pre_step_ = code;
@@ -60,20 +68,49 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest) {
   if (used == 0) return 0;
   const std::size_t len = k + used;
   if (len >= opt_.tag_limit) return 0;
+  if (in_body) {
+    // The byte machine would hold `<NAME` in the body, then release the body before it (trigger()).
+    stats_.max_held = std::max(stats_.max_held, c_.held.size() + k);
+    diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
+    emit_text(c_.held);
+    reset_construct();
+  }
   const std::string_view bytes = rest.substr(0, len);
-  begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_ws_only_);
-  TagPart& t = cs_.tag();
-  t.tag = index;
-  t.mcp_server = -1;
-  t.name.assign(rest.substr(name_begin, k - name_begin));
-  for (char& ch : t.name) ch = text::ascii::lower(ch);
+  const std::string_view name = rest.substr(name_begin, k - name_begin);
+  const bool line_start = line_ws_only_;
   line_ws_only_ = false;
   stats_.bytes_examined += len;
   stats_.max_held = std::max(stats_.max_held, len - 1);  // held before the tag's `>`
+  const TagName& spec = names_.tags[static_cast<std::size_t>(index)];
+  const bool self_closing = tag_.self_closing();
+  if (spec.role == TagRole::Action && (self_closing || spec.body == BodyKind::None) &&
+      (self_closing || tag_.has_attributes() || !spec.has_required_params)) {
+    // The common directive (`<react emoji="…"/>`) is complete here: validated and reported straight from
+    // the scanner's attributes, as complete_open_tag() would after holding it in a construct. The removed
+    // tag leaves no trace in the shadow machine (2.8), so it never steps it.
+    const std::uint64_t clean = visible_count();
+    pos_ = begin + len - 1;
+    grammar_.validate_tag_into(spec.spelling, tag_.attributes(), Body{}, scratch_);
+    code_.mark_line_content();
+    directive(spec.spelling, {}, scratch_, begin, begin + len, clean);
+    if (!self_closing) {  // 2.4: its own close tag after only whitespace belongs to it
+      none_close_name_.resize(name.size());
+      for (std::size_t j = 0; j < name.size(); ++j) none_close_name_[j] = text::ascii::lower(name[j]);
+    }
+    note_held();
+    pos_ = begin + len;
+    return len;
+  }
+  begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_start);
+  TagPart& t = cs_.tag();
+  t.tag = index;
+  t.mcp_server = -1;
+  t.name.assign(name);
+  for (char& ch : t.name) ch = text::ascii::lower(ch);
   // The shadow machine steps every byte of the tag, as on_byte() would, unless complete_open_tag() is sure
   // to restore it to the state before the tag (a removed tag leaves no trace in it).
-  const TagRole role = names_.tags[static_cast<std::size_t>(index)].role;
-  const bool restored = tag_.self_closing()
+  const TagRole role = spec.role;
+  const bool restored = self_closing
                             ? role != TagRole::Hidden
                             : role == TagRole::Wrapper || role == TagRole::Sentinel || role == TagRole::Say;
   if (!restored) code_.feed(bytes);

@@ -81,8 +81,68 @@ const std::vector<std::string>& corpus() {
       "See [Lisboa Card](https://www.visitlisboa.com) and [REMEMBER:trip in May]",
       "`[REMEMBER:in code]` and [REMEMBER:not]",
       "<react emoji=\"x\"/>[REMEMBER:y]<react emoji=\"z\"/>",
+      // Bodies: runs held whole, and the triggers read in place at their `<` (2.8).
+      "<voice>Hello there <actions><react emoji=\"x\"/></actions> after",
+      "<voice>say this <react emoji=\"x\"/> and more",
+      "<voice>say this <react emoji=\"x\" /> and <react emoji=x/> more",
+      "<voice> <voice note=\"a\">twice</voice>",
+      "<voice>text <voice>again</voice>",
+      "<voice>text <VOICE>again</voice>",
+      "<voice>line one\nline two <react emoji=\"x\"/></voice>",
+      "<voice>a `code <react emoji=\"x\"/>` b <react emoji=\"y\"/></voice>",
+      "<voice>a ``code `<react emoji=\"x\"/>`` b</voice>",
+      "<voice>before\n```\ncode\n```\n</voice>",
+      "<voice>\n```",
+      "<VOICE>\n~~~ x",
+      "<voice>a\n``b`` <react emoji=\"x\"/>\n~~c~~ d</voice>",
+      "<voice>before\n  ~~~ tilde fence\n</voice>",
+      "<voice>before\n> ```\n</voice>",
+      "<voice>before\n- <react emoji=\"x\"/>\n</voice>",
+      "<voice>text <think>x</think> more</voice>",
+      "<voice>text\n<think>\nhidden\n</think>\nshown",
+      "<voice>text\n  <think>  \nhidden\n</think>\nshown",
+      "<voice>text </actions> more",
+      "<voice>text </voice > after",
+      "<voice>text </VOICE> after",
+      "<voice>text <unknown a=\"b\"> more</voice>",
+      "<voice>text <react emoji=\"x\" more</voice>",
+      "<voice>text <react emoji=\"a\nb\"/> more</voice>",
+      "<voice>text <react\nemoji=\"x\"/> more</voice>",
+      "<voice>text [REMEMBER:y] more</voice>",
+      "<voice>text <!-- c --> more</voice>",
+      "<voice>text <mcp_github_create_issue>{}</mcp_github_create_issue>",
+      "<voice>caf\xc3\xa9 \xe2\x80\x94 <react emoji=\"\xf0\x9f\x91\x8d\"/> na\xc3\xafve</voice>",
+      "<voice>bad \xff byte <react emoji=\"x\"/></voice>",
+      "<voice>a &amp; b</voice> <voice>c\r\nd</voice>",
+      "<remember>one line\nsecond</remember>",
+      "<remember>one line <react emoji=\"x\"/></remember>",
+      "<file>\n/tmp/a b.txt\n</file>",
+      "<file>/tmp/x\nsecond line</file>",
+      "<file>/tmp/x\n<react emoji=\"x\"/></file>",
+      "<file>  /tmp/x  \n  </file>",
+      "<file><file>\n<file>E",
+      "<file><file>\n<file></file> after",
+      "<publishWebPage>\n<html><b>x</b> <react emoji=\"y\"/> [REMEMBER:z]\n```\n</html>\n</publishWebPage> "
+      "after",
+      "<publishWebPage><p>never closed <react emoji=\"y\"/>",
+      "<actions><voice>a</actions><voice>b <actions>c",
   };
   return inputs;
+}
+
+// Bodies that meet their limit around a trigger or a line break (remember: 4 KiB, single line).
+std::vector<std::string> limit_inputs() {
+  std::vector<std::string> out;
+  for (std::size_t d = 0; d <= 24; ++d) {
+    const std::string body(4096 - 12 + d, 'a');
+    out.push_back("<remember>" + body + "<react emoji=\"x\"/> after");
+    out.push_back("<remember>" + body + "</remember> after");
+    out.push_back("<remember>" + body + "\nnext");
+  }
+  // A markup body (256 KiB) a few bytes either side of its limit.
+  for (std::size_t d : {0, 11, 12, 13, 20})
+    out.push_back("<publishWebPage>" + std::string(256 * 1024 - 12 + d, 'b') + "<b></publishWebPage>");
+  return out;
 }
 
 // The fast path must not change one counter either.
@@ -123,6 +183,19 @@ TEST(WholeMarkup, CorpusWholeAndAtEveryCut) {
           d = "cut at " + std::to_string(cut) + ": " + d;
       EXPECT_EQ(d, "") << "say=" << say << " reply: " << c_literal(reply);
     }
+  }
+}
+
+TEST(WholeMarkup, BodiesAtTheirLimit) {
+  for (const std::string& reply : limit_inputs()) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t cut : {std::size_t{0}, reply.size() / 2, reply.size() - 20, reply.size() - 7}) {
+      sizes = {cut, reply.size() - cut};
+      EXPECT_EQ(compare(reply, {}, sizes), "")
+          << "cut at " << cut << ", reply of " << reply.size() << " bytes";
+    }
+    EXPECT_EQ(compare(reply, {}, {}), "") << "whole, reply of " << reply.size() << " bytes";
+    EXPECT_EQ(compare(reply, {}, fixed_chunking(reply.size(), 61)), "") << "reply of " << reply.size();
   }
 }
 

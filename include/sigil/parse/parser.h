@@ -36,8 +36,9 @@ struct ParserOptions {
   // The stage-1 kernel to scan with (text/stage1.h): unset, the best this CPU runs. Every kernel gives the
   // same events; tests set it to run each one through the parser.
   std::optional<text::stage1::Kernel> stage1_kernel;
-  // Stage 2 reads markup that lies whole inside a fed chunk in place (parse/whole_markup.cpp). Off, every
-  // byte of markup goes through the byte machine; the events are the same either way, and tests compare.
+  // Stage 2 reads markup that lies whole inside a fed chunk in place (parse/whole_markup.cpp) and appends the
+  // bytes a body only holds in runs (parse/tag_construct.cpp). Off, every byte of markup goes through the
+  // byte machine; the events and stats are the same either way, and tests compare.
   bool whole_markup = true;
 };
 
