@@ -66,17 +66,6 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
   }
 }
 
-void Parser::Impl::adopt_buffers(Impl& old) {
-  masks_.swap(old.masks_);  // stage 1 rewrites a window's masks before reading them
-  c_.held.swap(old.c_.held);
-  c_.held.clear();
-  opener_bytes_.swap(old.opener_bytes_);
-  opener_bytes_.clear();
-  scratch_.args.swap(old.scratch_.args);  // each is overwritten before it is read
-  event_.args.swap(old.event_.args);
-  event_.action.swap(old.event_.action);
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Ordinary text
 
@@ -348,13 +337,7 @@ Parser::Parser(const Grammar& grammar, EventSink& sink, ParserOptions options)
 Parser::~Parser() = default;
 void Parser::feed(std::string_view chunk) { impl_->feed(chunk); }
 void Parser::finish(FinishReason reason) { impl_->finish(reason); }
-void Parser::reset() {
-  // A fresh Impl is a fresh parser by construction (nothing of the last reply can leak into the next);
-  // only buffer capacity moves over.
-  auto fresh = std::make_unique<Impl>(impl_->compiled(), impl_->sink(), impl_->take_options());
-  fresh->adopt_buffers(*impl_);
-  impl_ = std::move(fresh);
-}
+void Parser::reset() { impl_->reset(); }
 const ParserStats& Parser::stats() const { return impl_->stats(); }
 bool Parser::admit_directive() { return impl_->admit_directive(); }
 
