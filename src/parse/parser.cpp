@@ -3,7 +3,8 @@
 // Layout of the work (the input side is parser_input.cpp, the state parser_impl.h and construct_state.h;
 // each construct in its own file: tag_construct.cpp, json_construct.cpp, bracket_construct.cpp,
 // comment_construct.cpp, hidden_region.cpp, say_block.cpp; results in parser_results.cpp, the end of the
-// reply in parser_end.cpp; this file: setup, ordinary text and what all constructs share):
+// reply in parser_end.cpp, reset() in parser_reset.cpp; this file: setup, ordinary text and what all
+// constructs share):
 // - stage 1 (text/stage1.h) -> consume(): ordinary text is skipped in bulk up to the next `<` or `[`;
 // - stage 2 (whole_markup.cpp): an open tag, close tag or bracket lying whole in the piece is read in place
 //   and handed to the same completion code, leaving the byte machine's state as if it had read it;

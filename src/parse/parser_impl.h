@@ -1,7 +1,8 @@
 // The streaming recognizer's state (private to parse/): parser.cpp holds its setup and ordinary text,
 // parser_input.cpp how a fed chunk reaches the byte machine (stage 1, bulk skips), one file per construct
 // (tag_construct.cpp, json_construct.cpp, bracket_construct.cpp, comment_construct.cpp, hidden_region.cpp,
-// say_block.cpp) its constructs, parser_results.cpp and parser_end.cpp its results and the reply's end.
+// say_block.cpp) its constructs, parser_results.cpp and parser_end.cpp its results and the reply's end,
+// parser_reset.cpp reset().
 #pragma once
 
 #include <algorithm>
