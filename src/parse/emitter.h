@@ -30,6 +30,11 @@ class Emitter final : public TextSink {
     send(s);
   }
   std::uint64_t count() const { return count_; }
+  // Ready for the next reply (the pending buffer's capacity kept).
+  void reset() noexcept {
+    pending_.clear();
+    count_ = 0;
+  }
 
  private:
   // Where an incomplete UTF-8 sequence at the end of `s` begins (s.size() when there is none).

@@ -3,7 +3,8 @@
 // Layout of the work (the input side is parser_input.cpp, the state parser_impl.h and construct_state.h;
 // each construct in its own file: tag_construct.cpp, json_construct.cpp, bracket_construct.cpp,
 // comment_construct.cpp, hidden_region.cpp, say_block.cpp; results in parser_results.cpp, the end of the
-// reply in parser_end.cpp; this file: setup, ordinary text and what all constructs share):
+// reply in parser_end.cpp, reset() in parser_reset.cpp; this file: setup, ordinary text and what all
+// constructs share):
 // - stage 1 (text/stage1.h) -> consume(): ordinary text is skipped in bulk up to the next `<` or `[`;
 // - stage 2 (whole_markup.cpp): an open tag, close tag or bracket lying whole in the piece is read in place
 //   and handed to the same completion code, leaving the byte machine's state as if it had read it;
@@ -64,17 +65,6 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
     mode_ = Mode::Hidden;
     hidden_begin_ = 0;
   }
-}
-
-void Parser::Impl::adopt_buffers(Impl& old) {
-  masks_.swap(old.masks_);  // stage 1 rewrites a window's masks before reading them
-  c_.held.swap(old.c_.held);
-  c_.held.clear();
-  opener_bytes_.swap(old.opener_bytes_);
-  opener_bytes_.clear();
-  scratch_.args.swap(old.scratch_.args);  // each is overwritten before it is read
-  event_.args.swap(old.event_.args);
-  event_.action.swap(old.event_.action);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -348,13 +338,7 @@ Parser::Parser(const Grammar& grammar, EventSink& sink, ParserOptions options)
 Parser::~Parser() = default;
 void Parser::feed(std::string_view chunk) { impl_->feed(chunk); }
 void Parser::finish(FinishReason reason) { impl_->finish(reason); }
-void Parser::reset() {
-  // A fresh Impl is a fresh parser by construction (nothing of the last reply can leak into the next);
-  // only buffer capacity moves over.
-  auto fresh = std::make_unique<Impl>(impl_->compiled(), impl_->sink(), impl_->take_options());
-  fresh->adopt_buffers(*impl_);
-  impl_ = std::move(fresh);
-}
+void Parser::reset() { impl_->reset(); }
 const ParserStats& Parser::stats() const { return impl_->stats(); }
 bool Parser::admit_directive() { return impl_->admit_directive(); }
 

@@ -10,6 +10,7 @@ void Parser::Impl::finish_text() {
   if (!opt_.say_mode) {
     main_tidy_.finish();
     main_judge_.finish();
+    stats_.direct_text_runs = main_tidy_.direct_runs();
   } else {
     say_->hidden_tidy.finish();
     say_->hidden_judge.finish();

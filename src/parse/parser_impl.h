@@ -1,7 +1,8 @@
 // The streaming recognizer's state (private to parse/): parser.cpp holds its setup and ordinary text,
 // parser_input.cpp how a fed chunk reaches the byte machine (stage 1, bulk skips), one file per construct
 // (tag_construct.cpp, json_construct.cpp, bracket_construct.cpp, comment_construct.cpp, hidden_region.cpp,
-// say_block.cpp) its constructs, parser_results.cpp and parser_end.cpp its results and the reply's end.
+// say_block.cpp) its constructs, parser_results.cpp and parser_end.cpp its results and the reply's end,
+// parser_reset.cpp reset().
 #pragma once
 
 #include <algorithm>
@@ -45,12 +46,9 @@ class Parser::Impl {
 
   Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options);
 
-  // For Parser::reset(): what a fresh Impl is built from, and the buffers it may take over.
-  const CompiledGrammar& compiled() const { return compiled_; }
-  EventSink& sink() const { return sink_; }
-  ParserOptions take_options() { return std::move(opt_); }
-  // Takes over `old`'s buffers (their capacity; contents are overwritten before they are read).
-  void adopt_buffers(Impl& old);
+  // For Parser::reset(): the state a new Impl with the same grammar, sink and options has, in place; every
+  // buffer keeps its capacity (contents are overwritten before they are read). parser_reset.cpp.
+  void reset();
 
   void feed(std::string_view chunk);
   void finish(FinishReason reason);
@@ -168,6 +166,8 @@ class Parser::Impl {
   std::uint64_t visible_count() const { return visible_.count(); }
   void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
 
+  // A member added below must also be set back in reset() (parser_reset.cpp), or a reused parser differs
+  // from a new one (parser_reset_test).
   const CompiledGrammar& compiled_;
   const Grammar& grammar_;
   EventSink& sink_;

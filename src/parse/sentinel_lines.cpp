@@ -87,10 +87,33 @@ void SentinelLines::start() {
   new_line();
 }
 
+void SentinelLines::reset() noexcept {
+  code_.reset();
+  held_.clear();
+  first_decided_ = false;
+  last_exact_ = false;
+  silent_ = false;
+  late_ = false;
+  suppressed_ = false;
+  finished_ = false;
+  emitted_ = 0;
+  cp_bytes_[0] = cp_bytes_[1] = cp_bytes_[2] = cp_bytes_[3] = 0;
+  cp_need_ = 0;
+  rights_ = {};
+  new_line();  // the line state, as start() sets it
+}
+
 void SentinelLines::clean_text(std::string_view s) { clean_run(s, {}); }
 
 void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& masks) {
   if (silent_ || suppressed_ || finished_) return;
+  if (dead_ && nonempty_ && masks &&
+      masks.find([](const text::stage1::BlockMasks& m) { return m.newline; }, 0) == s.size()) {
+    // More of a dead line that shows text, and no line break: what pass_dead_lines() would do with it.
+    code_.feed(s, masks);
+    emit(s);
+    return;
+  }
   std::size_t i = 0;
   while (i < s.size()) {
     if (dead_) {

@@ -29,6 +29,8 @@ constexpr bool is_closing(unsigned char b) noexcept {
 // A byte that, on a line that already shows text and with nothing held, is simply passed on.
 constexpr bool is_plain(unsigned char b) noexcept { return !is_markup_space(b) && !is_run_char(b); }
 
+constexpr auto kNewline = [](const text::stage1::BlockMasks& m) { return m.newline; };
+
 constexpr std::size_t kDirectEmit = 64;   // pieces this long go to the sink directly
 constexpr std::size_t kBufferMax = 4096;  // small pieces are gathered up to this size
 
@@ -77,7 +79,7 @@ struct Prefix {
 // of s that step() would pass on unchanged and after which it would be plain again: it ends at a plain byte
 // on a line that shows text. Without a gap, nothing in between is ever changed: held blanks, runs, blank
 // lines and CRs are all released as written. Linear: each byte is looked at at most three times.
-Prefix plain_prefix(std::string_view s) noexcept {
+Prefix plain_prefix(std::string_view s, const text::stage1::MaskView& masks) noexcept {
   std::size_t end = s.size();
   while (end > 0) {
     std::size_t k = end;
@@ -85,7 +87,12 @@ Prefix plain_prefix(std::string_view s) noexcept {
     if (k == 0) return {};
     const std::size_t q = k - 1;
     std::size_t ls = q;
-    while (ls > 0 && s[ls - 1] != '\n') --ls;
+    if (masks) {  // the line's start from stage 1's line breaks, not a walk back over the line
+      const std::size_t nl = masks.rfind(kNewline, q);
+      ls = nl == text::stage1::MaskView::npos ? 0 : nl + 1;
+    } else {
+      while (ls > 0 && s[ls - 1] != '\n') --ls;
+    }
     if (ls == 0) return {q + 1, false};  // the line began before s, and it shows text
     if (line_shows_content(s.substr(ls, q + 1 - ls))) return {q + 1, true};
     end = ls;  // nothing on this line up to q shows text, so nothing before q on it does either
@@ -96,6 +103,38 @@ Prefix plain_prefix(std::string_view s) noexcept {
 }  // namespace
 
 Tidier::Tidier(TextSink& out, std::size_t whitespace_limit) : out_(out), limit_(whitespace_limit) {}
+
+void Tidier::reset() noexcept {
+  emitted_ = 0;
+  direct_runs_ = 0;
+  outbuf_.clear();
+  started_ = false;
+  finished_ = false;
+  pre_.clear();
+  blank1_end_ = 0;
+  has_blank_ = false;
+  merge_ = false;
+  line_.clear();
+  shape_ = Shape::Empty;
+  digits_ = 0;
+  line_gap_ = false;
+  ws_.clear();
+  run_char_ = 0;
+  run_len_ = 0;
+  track_char_ = 0;
+  track_len_ = 0;
+  phase_ = Phase::Normal;
+  group_directive_ = false;
+  after_len_ = 0;
+  std::memset(cp_buf_, 0, sizeof cp_buf_);
+  cp_buf_len_ = 0;
+  cp_buf_need_ = 0;
+  cr_ = false;
+  overflow_ = false;
+  ctx_ = Ctx::LineStart;
+  cp_ = 0;
+  cp_need_ = 0;
+}
 
 std::size_t Tidier::held_bytes() const noexcept {
   return pre_.size() + line_.size() + ws_.size() + run_len_ + after_len_ + cp_buf_len_ + (cr_ ? 1 : 0);
@@ -112,6 +151,12 @@ void Tidier::text(std::string_view bytes) { text(bytes, {}); }
 
 void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
   if (finished_) return;
+  if (masks && !bytes.empty() && started_ && plain() && is_plain(static_cast<unsigned char>(bytes.back())) &&
+      masks.find(kNewline, 0) == bytes.size()) {
+    // A piece of one line that shows text, ending in a plain byte: plain_prefix() would take all of it.
+    pass_direct(bytes, masks);
+    return;
+  }
   std::size_t i = 0;
   // One bulk skip per call: plain_prefix finds the last point where the machine is plain, so stepping the
   // rest never reaches a plain state worth another skip, and the scan stays linear.
@@ -119,12 +164,19 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
   while (i < bytes.size()) {
     if (!skipped && plain()) {
       skipped = true;
-      const Prefix p = plain_prefix(bytes.substr(i));
+      const Prefix p = plain_prefix(bytes.substr(i), masks.sub(i, bytes.size() - i));
       if (p.length != 0) {
         const std::string_view bulk = bytes.substr(i, p.length);
-        emit(bulk, masks.sub(i, p.length));
-        resync(bulk);
-        track_len_ = 0;
+        if (i == 0 && started_) {
+          // The piece passes unchanged up to its last plain byte: on to the sink as it came, with its
+          // masks, whatever its size (a streamed piece is small). What follows is stepped and gathered
+          // behind it, so the order holds.
+          pass_direct(bulk, masks.sub(0, p.length));
+        } else {
+          emit(bulk, masks.sub(i, p.length));
+          resync(bulk);
+          track_len_ = 0;
+        }
         if (p.has_newline) line_gap_ = false;
         i += p.length;
         continue;
@@ -133,6 +185,15 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
     step(static_cast<unsigned char>(bytes[i++]));
   }
   flush();
+}
+
+// Bytes the machine passes on unchanged, starting in the plain state and ending in it, nothing gathered.
+void Tidier::pass_direct(std::string_view bulk, const text::stage1::MaskView& masks) {
+  out_.clean_run(bulk, masks);
+  emitted_ += bulk.size();
+  ++direct_runs_;
+  resync(bulk);
+  track_len_ = 0;
 }
 
 void Tidier::gap(GapKind kind) {

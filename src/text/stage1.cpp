@@ -142,6 +142,16 @@ Kernel best_kernel() noexcept {
 }
 
 Utf8Check scan(Kernel k, std::string_view s, BlockMasks* out) noexcept {
+#if defined(SIGIL_STAGE1_X86)
+  // A streamed piece of a few bytes: cheaper than any kernel's setup (the scalar kernel, the reference the
+  // tests compare with, keeps its own path).
+  if (s.size() <= detail::kSmallScan && k != Kernel::Scalar && kernel_supported(k)) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const unsigned want = detail::kWantMasks | detail::kWantUtf8;
+    return k == Kernel::Sse2 ? detail::scan_small(p, s.size(), out, want)
+                             : detail::scan_small_avx2(p, s.size(), out, want);
+  }
+#endif
   return kernel_fn(k)(reinterpret_cast<const unsigned char*>(s.data()), s.size(), out,
                       detail::kWantMasks | detail::kWantUtf8);
 }

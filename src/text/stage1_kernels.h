@@ -106,6 +106,11 @@ BlockMasks masks_scalar(const unsigned char* block, std::size_t len) noexcept;
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SIGIL_STAGE1_X86 1
+// Buffers of at most kSmallScan bytes (one short block), any x86 kernel: the same output, without a
+// kernel's setup.
+inline constexpr std::size_t kSmallScan = 32;
+Utf8Check scan_small(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
+Utf8Check scan_small_avx2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
 Utf8Check scan_sse2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
 Utf8Check scan_avx512(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;

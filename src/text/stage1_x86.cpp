@@ -80,6 +80,35 @@ Utf8Check scan_sse2(const unsigned char* p, std::size_t n, BlockMasks* out, unsi
   return r;
 }
 
+// ----------------------------------------------------------------------------------------------- small
+// A streamed reply comes in pieces of a few to a few dozen bytes, where any kernel's setup (the padded
+// 64-byte copy, the AVX2 tables) costs more than the bytes. Two SSE2 vectors over a zero-padded copy give
+// the one block's masks; the UTF-8 check is needed only when a byte is >= 0x80 (an all-ASCII buffer
+// cannot be in error or end open), and then runs the scalar algorithm over the few bytes.
+
+Utf8Check scan_small(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept {
+  if (n == 0) return Utf8Check{0, false};
+  alignas(16) unsigned char bytes[kSmallScan] = {};
+  std::memcpy(bytes, p, n);
+  const __m128i lo = _mm_load_si128(reinterpret_cast<const __m128i*>(bytes));
+  const __m128i hi = _mm_load_si128(reinterpret_cast<const __m128i*>(bytes + 16));
+  const auto eq = [&](char c) {
+    const __m128i needle = _mm_set1_epi8(c);
+    return std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lo, needle)))} |
+           std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(hi, needle)))} << 16;
+  };
+  const std::uint64_t high = std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(lo))} |
+                             std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(hi))} << 16;
+  if (want & kWantMasks) *out = {eq('<'), eq('['), eq('\n'), eq('`'), eq('"'), high};
+  Utf8Check r{1, false};
+  if ((want & kWantUtf8) && high != 0) {
+    const unsigned char none[3] = {0, 0, 0};
+    if (utf8_block_scalar(p, n, none)) r.first_error_block = 0;
+    r.tail_open = buffer_tail_open(p, n);
+  }
+  return r;
+}
+
 // ----------------------------------------------------------------------------------------------- AVX2
 
 namespace {
@@ -153,6 +182,31 @@ SIGIL_TARGET_AVX2 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, Blo
     before = hi;
   }
   if (want & kWantUtf8) r.tail_open = buffer_tail_open(p, n);
+  return r;
+}
+
+// The small path (see scan_small) with AVX2: one 32-byte vector, the lookup check only when a byte is
+// >= 0x80, with zeros before the buffer as the scalar kernel has them.
+SIGIL_TARGET_AVX2 inline std::uint64_t eq32(__m256i v, char c) noexcept {
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))));
+}
+
+SIGIL_TARGET_AVX2 Utf8Check scan_small_avx2(const unsigned char* p, std::size_t n, BlockMasks* out,
+                                            unsigned want) noexcept {
+  static_assert(kSmallScan == 32);
+  if (n == 0) return Utf8Check{0, false};
+  alignas(32) unsigned char bytes[kSmallScan] = {};
+  std::memcpy(bytes, p, n);
+  const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(bytes));
+  const std::uint64_t high = static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
+  if (want & kWantMasks) *out = {eq32(v, '<'), eq32(v, '['), eq32(v, '\n'), eq32(v, '`'), eq32(v, '"'), high};
+  Utf8Check r{1, false};
+  if ((want & kWantUtf8) && high != 0) {
+    const Avx2Tables t;
+    const __m256i e = judge32(t, v, _mm256_setzero_si256());
+    if ((~eq32(e, 0) & 0xFFFFFFFFu & low_bits(n)) != 0) r.first_error_block = 0;
+    r.tail_open = buffer_tail_open(p, n);
+  }
   return r;
 }
 

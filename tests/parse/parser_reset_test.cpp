@@ -80,12 +80,19 @@ void feed(parse::Parser& parser, std::string_view reply, std::size_t chunk) {
   for (std::size_t i = 0; i < reply.size(); i += step) parser.feed(reply.substr(i, step));
 }
 
+// The counts of stats() that a reply alone decides.
+std::vector<std::uint64_t> counts(const parse::ParserStats& s) {
+  return {s.bytes_in,   s.bytes_examined, s.bytes_replayed, s.text_bytes,
+          s.directives, s.diagnostics,    s.max_held,       s.direct_text_runs};
+}
+
 std::vector<std::string> fresh_trace(const parse::CompiledGrammar& grammar, const Vector& v,
-                                     std::size_t chunk) {
+                                     std::size_t chunk, std::vector<std::uint64_t>* stats = nullptr) {
   TraceSink sink;
   parse::Parser parser(grammar, sink, v.options);
   feed(parser, v.reply, chunk);
   parser.finish(v.cut_off ? parse::FinishReason::Length : parse::FinishReason::Stop);
+  if (stats != nullptr) *stats = counts(parser.stats());
   return sink.trace;
 }
 
@@ -109,8 +116,11 @@ TEST(ParserReset, ReusedParserGivesAFreshParsersEventsOnEveryVector) {
       r.sink.trace.clear();
       feed(*r.parser, v.reply, chunk);
       r.parser->finish(v.cut_off ? parse::FinishReason::Length : parse::FinishReason::Stop);
-      EXPECT_EQ(r.sink.trace, fresh_trace(grammar, v, chunk)) << v.id << " (chunk " << chunk << ")";
+      std::vector<std::uint64_t> fresh_stats;
+      EXPECT_EQ(r.sink.trace, fresh_trace(grammar, v, chunk, &fresh_stats))
+          << v.id << " (chunk " << chunk << ")";
       EXPECT_EQ(r.parser->stats().bytes_in, v.reply.size()) << v.id;
+      EXPECT_EQ(counts(r.parser->stats()), fresh_stats) << v.id << " (chunk " << chunk << ")";
       ++compared;
     }
     // Leave the next reply a parser stopped halfway through this one, never finished: reset() drops it.

@@ -70,6 +70,29 @@ TEST(ProsePath, LinesThatMightBeSentinelsAreJudgedTheRestPassesInBulk) {
   EXPECT_LE(sink.calls, 3 * 100 + 4);
 }
 
+// A reply streamed in small pieces: most pieces go from stage 1 through the tidier in one run with their
+// masks (the fast path), and the text is the text of the whole reply fed at once.
+TEST(ProsePath, StreamedPiecesTakeTheDirectRun) {
+  std::string in = prose(300);
+  in.insert(in.find('\n', 2000) + 1,
+            "Noted. [REMEMBER:User likes green tea] <react emoji=\"thumbsup\"/> ok\n");
+  CallCounter whole;
+  Parser one(grammar(), whole);
+  one.feed(in);
+  one.finish();
+  for (std::size_t chunk : {std::size_t{5}, std::size_t{16}, std::size_t{31}}) {
+    CallCounter sink;
+    Parser parser(grammar(), sink);
+    std::size_t pieces = 0;
+    for (std::size_t i = 0; i < in.size(); i += chunk, ++pieces)
+      parser.feed(std::string_view(in).substr(i, chunk));
+    parser.finish();
+    EXPECT_EQ(sink.text, whole.text) << "chunk " << chunk;
+    EXPECT_GE(parser.stats().direct_text_runs, pieces / 2)
+        << "chunk " << chunk << ", " << pieces << " pieces";
+  }
+}
+
 TEST(ProsePath, InvalidUtf8StillBecomesReplacementsInTheSamePlaces) {
   std::string in = prose(100);
   // At line starts, so that no character of the prose is split: one, one and three units.

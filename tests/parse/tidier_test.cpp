@@ -372,6 +372,81 @@ TEST(Tidier, RandomInputsAnyChunking) {
   }
 }
 
+// A sink that checks the masks it is given against its bytes.
+class MaskChecker final : public TextSink {
+ public:
+  void clean_text(std::string_view bytes) override { text.append(bytes); }
+  void clean_run(std::string_view bytes, const text::stage1::MaskView& masks) override {
+    if (masks) {
+      ++with_masks;
+      const auto nl = [](const text::stage1::BlockMasks& m) { return m.newline; };
+      EXPECT_EQ(masks.size(), bytes.size());
+      const std::size_t at = masks.find(nl, 0);
+      EXPECT_EQ(at, std::min(bytes.find('\n'), bytes.size()));
+    }
+    text.append(bytes);
+  }
+  std::string text;
+  std::size_t with_masks = 0;
+};
+
+// The streaming fast path (a piece plain from its start goes on with its masks in one call) against the
+// general one: random texts with gaps, fed in random pieces with stage 1's masks, give the text that
+// whole pieces without masks give; and prose in 16-byte pieces takes the fast path for most pieces.
+TEST(Tidier, DirectRunsWithMasksEqualTheGeneralPath) {
+  const std::vector<std::string> tokens = {"word", "b",  " ", "  ",       "\n", "\n\n", "\r\n", "*",    "**",
+                                           "-",    "1.", ",", "\xC3\xA9", "`",  "\x01", "\x02", "x y z"};
+  std::mt19937 rng(4242);
+  std::vector<text::stage1::BlockMasks> masks;
+  for (int iter = 0; iter < 2000; ++iter) {
+    std::string input;
+    const int n = 1 + static_cast<int>(rng() % 60);
+    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    SCOPED_TRACE(testing::PrintToString(input));
+    const Result whole = run(input, std::string_view::npos);
+    MaskChecker sink;
+    Tidier t(sink);
+    std::string segment;
+    auto feed = [&] {
+      for (std::size_t i = 0; i < segment.size();) {
+        const std::size_t len = std::min<std::size_t>(1 + rng() % 24, segment.size() - i);
+        const std::string_view piece = std::string_view(segment).substr(i, len);
+        masks.resize(text::stage1::blocks_for(len));
+        text::stage1::scan(piece, masks.data());
+        t.text(piece, text::stage1::MaskView(masks.data(), 0, len));
+        i += len;
+      }
+      segment.clear();
+    };
+    for (char c : input) {
+      if (c == D || c == O) {
+        feed();
+        t.gap(c == D ? GapKind::Directive : GapKind::Other);
+      } else {
+        segment.push_back(c);
+      }
+    }
+    feed();
+    t.finish();
+    ASSERT_EQ(sink.text, whole.text);
+  }
+  std::string prose;
+  while (prose.size() < 4096) prose += "The quick brown fox, caf\xC3\xA9, jumps over the lazy dog. ";
+  MaskChecker sink;
+  Tidier t(sink);
+  std::size_t pieces = 0;
+  for (std::size_t i = 0; i < prose.size(); i += 16, ++pieces) {
+    const std::string_view piece = std::string_view(prose).substr(i, 16);
+    masks.resize(1);
+    text::stage1::scan(piece, masks.data());
+    t.text(piece, text::stage1::MaskView(masks.data(), 0, piece.size()));
+  }
+  t.finish();
+  EXPECT_EQ(sink.text, prose.substr(0, prose.size() - 1));
+  EXPECT_GE(t.direct_runs(), pieces / 2) << pieces << " pieces";
+  EXPECT_EQ(sink.with_masks, t.direct_runs());
+}
+
 TEST(Tidier, IgnoresInputAfterFinish) {
   Recorder sink;
   Tidier t(sink);

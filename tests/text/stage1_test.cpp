@@ -206,6 +206,14 @@ TEST(Stage1, RandomInputsEveryKernelEqualsScalar) {
   }
 }
 
+// Streamed pieces of up to 32 bytes take the small path in every kernel but the scalar one: every size
+// around it, every flavour, against the scalar kernel.
+TEST(Stage1, SmallPiecesEveryKernelEqualsScalar) {
+  std::mt19937 rng(77);
+  for (std::size_t n = 0; n <= 40; ++n)
+    for (int round = 0; round < 300; ++round) check_all(random_text(rng, n, round % 3));
+}
+
 TEST(Stage1, RestartPointIsAUnitBoundaryBeforeTheError) {
   std::string s;
   for (int i = 0; i < 40; ++i) s += "\xF0\x9F\x98\x80";  // 160 bytes of 4-byte sequences

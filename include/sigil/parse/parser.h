@@ -51,6 +51,9 @@ struct ParserStats {
   std::uint64_t directives = 0;
   std::uint64_t diagnostics = 0;
   std::size_t max_held = 0;  // the most bytes held at once
+  // Set at finish(): text runs the reply's tidier passed on whole from their start, with stage 1's masks, in
+  // one call (the streaming fast path; say mode: 0).
+  std::uint64_t direct_text_runs = 0;
 };
 
 struct NameIndex;

@@ -71,6 +71,8 @@ class SentinelLines : public TextSink {
   bool decided_late() const noexcept { return late_; }
   // Stop passing text on: a tag sentinel elsewhere made the reply silent. Drops what is held.
   void suppress();
+  // Ready for the next text: the state of a new judge with the same sink and words, buffers' capacity kept.
+  void reset() noexcept;
   // Bytes passed on so far.
   std::uint64_t emitted() const noexcept { return emitted_; }
   // Bytes held back right now.

@@ -74,11 +74,16 @@ class Tidier {
   void gap(GapKind kind);
   // End of the reply: resolves what is held and trims the end. Later calls are ignored.
   void finish();
+  // Ready for the next reply: the state of a new Tidier with the same sink and limit, buffers' capacity kept.
+  void reset() noexcept;
 
   // Bytes passed to the sink so far.
   std::uint64_t emitted() const noexcept { return emitted_; }
   // Bytes held back right now (spec 11.3).
   std::size_t held_bytes() const noexcept;
+  // text() calls that found the piece plain from its start and passed it on, up to its last plain byte,
+  // unchanged in one call with its masks (the streaming fast path), counted for tests.
+  std::uint64_t direct_runs() const noexcept { return direct_runs_; }
 
  private:
   enum class Phase : unsigned char {
@@ -119,12 +124,14 @@ class Tidier {
   void emit_pre();
   void emit(std::string_view s, const text::stage1::MaskView& masks = {});
   void flush();
+  void pass_direct(std::string_view bulk, const text::stage1::MaskView& masks);
   void note(unsigned char b) noexcept;
   void resync(std::string_view bulk) noexcept;
 
   TextSink& out_;
   std::size_t limit_;
   std::uint64_t emitted_ = 0;
+  std::uint64_t direct_runs_ = 0;
   std::string outbuf_;    // small emitted pieces, passed on at the end of each call
   bool started_ = false;  // a non-whitespace byte has been emitted (leading trim)
   bool finished_ = false;
