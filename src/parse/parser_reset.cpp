@@ -49,7 +49,7 @@ void Parser::Impl::reset() {
   tag_.start();
   close_.reset();
   json_.reset();
-  // scratch_ and event_ keep their storage: each is overwritten before it is read.
+  // scratch_, event_ and diag_ keep their storage: each is overwritten before it is read.
 
   cs_.reset();
 
