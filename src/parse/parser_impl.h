@@ -74,6 +74,9 @@ class Parser::Impl {
   void consume_piece(std::string_view piece);
   void consume(std::string_view s, const text::stage1::MaskView& masks);
   void ordinary_run(std::string_view run, const text::stage1::MaskView& masks);
+  // The line state (line_ws_only_) after a run whose last line break is at `last_newline` (npos: none), as
+  // on_byte() would leave it stepping the run byte by byte.
+  void run_line_state(std::string_view run, std::size_t last_newline);
   void on_byte(unsigned char c);
   void dispatch(unsigned char c, const Ctx& ctx, bool fence);
   void replay(std::string_view bytes, std::uint64_t start_pos);

@@ -122,18 +122,20 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
 // bulk, and it goes on to the clean-text stages in one call.
 void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskView& masks) {
   code_.feed(run, masks);
-  const std::size_t nl = masks ? masks.rfind(kNewline, run.size()) : run.rfind('\n');
-  if (nl != std::string_view::npos) line_ws_only_ = true;
-  if (line_ws_only_) {
-    const std::string_view tail = nl == std::string_view::npos ? run : run.substr(nl + 1);
-    for (char ch : tail)
-      if (ch != ' ' && ch != '\t' && ch != '\r') {
-        line_ws_only_ = false;
-        break;
-      }
-  }
+  run_line_state(run, masks ? masks.rfind(kNewline, run.size()) : run.rfind('\n'));
   emit_text(run, masks);
   pos_ += run.size();
+}
+
+void Parser::Impl::run_line_state(std::string_view run, std::size_t last_newline) {
+  if (last_newline != std::string_view::npos) line_ws_only_ = true;
+  if (!line_ws_only_) return;
+  const std::string_view tail = last_newline == std::string_view::npos ? run : run.substr(last_newline + 1);
+  for (char ch : tail)
+    if (ch != ' ' && ch != '\t' && ch != '\r') {
+      line_ws_only_ = false;
+      return;
+    }
 }
 
 void Parser::Impl::on_byte(unsigned char c) {

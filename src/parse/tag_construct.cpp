@@ -340,15 +340,7 @@ std::size_t Parser::Impl::body_run(std::string_view piece, std::size_t i,
   // The line state, as on_byte() keeps it (only a markup body's run may hold line breaks).
   std::size_t nl = std::string_view::npos;
   if (markup) nl = run_masks ? run_masks.rfind(kNewlineMask, n) : run.rfind('\n');
-  if (nl != std::string_view::npos) line_ws_only_ = true;
-  if (line_ws_only_) {
-    const std::string_view tail = nl == std::string_view::npos ? run : run.substr(nl + 1);
-    for (char ch : tail)
-      if (ch != ' ' && ch != '\t' && ch != '\r') {
-        line_ws_only_ = false;
-        break;
-      }
-  }
+  run_line_state(run, nl);
   if (!markup && b.first_nonws == npos) {
     for (std::size_t k = 0; k < n; ++k)
       if (!is_markup_space(run[k])) {
