@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <linux/openat2.h>
 #include <stdio.h>  // renameat2
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -23,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/temp_dir.h"
 #include "sigil/store/sha256.h"
 
 namespace sigil::actions {
@@ -57,44 +57,21 @@ bool openat2_available() {
   return true;
 }
 
-// A temporary tree:
-//   base/root/            the allowed folder (ok.txt, a/b/nested.txt, links, a FIFO, a socket, ...)
-//   base/root_evil/       a sibling whose name starts with the root's
-//   base/outside/         what must never be read
-class TempTree {
- public:
-  TempTree() {
-    std::string tmpl = (fs::temp_directory_path() / "sigil-sandbox-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    base_ = tmpl;
-  }
-  ~TempTree() {
-    std::error_code ec;
-    fs::remove_all(base_, ec);
-  }
-  TempTree(const TempTree&) = delete;
-  TempTree& operator=(const TempTree&) = delete;
-  const fs::path& base() const { return base_; }
-
- private:
-  fs::path base_;
-};
-
 class FileSandboxTest : public ::testing::TestWithParam<Resolver> {
  protected:
   void SetUp() override {
     if (GetParam() == Resolver::openat2 && !openat2_available()) GTEST_SKIP() << "no openat2 on this kernel";
-    root_ = tree_.base() / "root";
-    outside_ = tree_.base() / "outside";
+    root_ = tree_.path() / "root";
+    outside_ = tree_.path() / "outside";
     fs::create_directories(root_ / "a" / "b");
     fs::create_directories(root_ / "emptydir");
     fs::create_directories(outside_);
-    fs::create_directories(tree_.base() / "root_evil");
+    fs::create_directories(tree_.path() / "root_evil");
     write_file(root_ / "ok.txt", "INSIDE ok");
     write_file(root_ / "a" / "b" / "nested.txt", "INSIDE nested");
     write_file(root_ / "Report.PDF", "INSIDE pdf");
     write_file(outside_ / "secret.txt", kOutside);
-    write_file(tree_.base() / "root_evil" / "secret.txt", kOutside);
+    write_file(tree_.path() / "root_evil" / "secret.txt", kOutside);
 
     fs::create_symlink(outside_ / "secret.txt", root_ / "link_out");
     fs::create_symlink("../outside/secret.txt", root_ / "link_out_relative");
@@ -140,7 +117,11 @@ class FileSandboxTest : public ::testing::TestWithParam<Resolver> {
 
   const FileSandbox& sandbox() const { return *sandbox_; }
 
-  TempTree tree_;
+  // A temporary tree:
+  //   base/root/            the allowed folder (ok.txt, a/b/nested.txt, links, a FIFO, a socket, ...)
+  //   base/root_evil/       a sibling whose name starts with the root's
+  //   base/outside/         what must never be read
+  test::TempDir tree_{"sigil-sandbox"};
   fs::path root_, outside_;
   int outside_fd_ = -1, sock_ = -1;
   std::string proc_fd_path_;
@@ -256,7 +237,7 @@ struct Hostile {
 
 TEST_P(FileSandboxTest, HostileCorpusIsRefusedWithAReason) {
   const std::string root = root_.string();
-  const std::string base = tree_.base().string();
+  const std::string base = tree_.path().string();
   std::vector<Hostile> corpus = {
       // `..`, even when it would stay inside
       {"../outside/secret.txt", ErrorCode::invalid_argument},
@@ -382,23 +363,23 @@ TEST_P(FileSandboxTest, DefaultLimitIsFiftyMebibytes) {
 // ---------------------------------------------------------------- roots
 
 TEST_P(FileSandboxTest, SeveralRootsAndRootSpellings) {
-  const fs::path second = tree_.base() / "second";
+  const fs::path second = tree_.path() / "second";
   fs::create_directories(second);
   write_file(second / "only_second.txt", "SECOND");
   write_file(second / "ok.txt", "SECOND ok");
   // The first root configured through a link: requests may use that spelling or the canonical one.
-  fs::create_symlink(root_, tree_.base() / "alias");
-  auto sb = FileSandbox::create({{tree_.base() / "alias", second.string() + "/"}, kLimit, GetParam()});
+  fs::create_symlink(root_, tree_.path() / "alias");
+  auto sb = FileSandbox::create({{tree_.path() / "alias", second.string() + "/"}, kLimit, GetParam()});
   ASSERT_TRUE(sb.ok()) << sb.error().message;
 
   auto first = sb->open("ok.txt");  // first root wins
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->read_all().value(), "INSIDE ok");
-  EXPECT_EQ(first->root(), tree_.base() / "alias");
+  EXPECT_EQ(first->root(), tree_.path() / "alias");
   auto only = sb->open("only_second.txt");  // not in the first: found in the second
   ASSERT_TRUE(only.ok());
   EXPECT_EQ(only->read_all().value(), "SECOND");
-  auto via_alias = sb->open((tree_.base() / "alias" / "ok.txt").string());
+  auto via_alias = sb->open((tree_.path() / "alias" / "ok.txt").string());
   ASSERT_TRUE(via_alias.ok()) << via_alias.error().message;
   auto via_canonical = sb->open((root_ / "a/b/nested.txt").string());
   ASSERT_TRUE(via_canonical.ok()) << via_canonical.error().message;
@@ -482,7 +463,7 @@ TEST_P(FileSandboxTest, RemoveRefusesAReplacedFileOrFolder) {
 }
 
 TEST_P(FileSandboxTest, RemoveRefusesAFileFromAnotherSandbox) {
-  const fs::path other = tree_.base() / "other";
+  const fs::path other = tree_.path() / "other";
   fs::create_directories(other);
   write_file(other / "ok.txt", "other");
   auto sb = FileSandbox::create({{other}, kLimit, GetParam()});

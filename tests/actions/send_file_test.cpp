@@ -3,13 +3,13 @@
 #include "sigil/actions/send_file.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "../support/run_turn.h"
+#include "../support/temp_dir.h"
 #include "sigil/store/sha256.h"
 #include "store/sqlite/sqlite_store.h"
 
@@ -34,9 +34,6 @@ std::string read_payload(const exec::Payload& p) {
 class SendFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "sigil-sendfile-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    base_ = tmpl;
     fs::create_directories(base_ / "out" / "sub");
     fs::create_directories(base_ / "secret");
     write(base_ / "out" / "report.pdf", "%PDF-1.4 report");
@@ -47,10 +44,6 @@ class SendFileTest : public ::testing::Test {
     auto opened = store::sqlite::SqliteStore::open(":memory:");
     ASSERT_TRUE(opened.ok());
     store_ = std::move(opened).value();
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(base_, ec);
   }
   static void write(const fs::path& p, std::string_view s) { std::ofstream(p, std::ios::binary) << s; }
 
@@ -69,7 +62,8 @@ class SendFileTest : public ::testing::Test {
     return table;
   }
 
-  fs::path base_;
+  test::TempDir tmp_{"sigil-sendfile"};
+  const fs::path base_ = tmp_.path();
   std::unique_ptr<store::Store> store_;
 };
 

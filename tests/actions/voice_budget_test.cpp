@@ -4,7 +4,6 @@
 #include "sigil/actions/voice_budget.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <chrono>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include "sigil/actions/voice_action.h"
 #include "store/sqlite/sqlite_store.h"
 #include "support/run_turn.h"
+#include "support/temp_dir.h"
 
 namespace sigil::actions {
 namespace {
@@ -92,9 +92,6 @@ TEST(VoiceBudget, CharactersAreCodePoints) {
 class VoiceFloodTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "sigil-voice-budget-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     write_wav(dir_ / "note.wav");
     const fs::path espeak = dir_ / "espeak-ng";
     {
@@ -111,10 +108,6 @@ class VoiceFloodTest : public ::testing::Test {
     auto opened = store::sqlite::SqliteStore::open(":memory:");
     ASSERT_TRUE(opened.ok());
     store_ = std::move(*opened);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   // 0.1 s of a 440 Hz tone, 16-bit mono at 22050 Hz, as espeak-ng writes it.
@@ -169,7 +162,8 @@ class VoiceFloodTest : public ::testing::Test {
     return n;
   }
 
-  fs::path dir_;
+  test::TempDir tmp_{"sigil-voice-budget"};
+  const fs::path dir_ = tmp_.path();
   exec::HandlerTable handlers_;
   std::unique_ptr<store::Store> store_;
 };

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/temp_dir.h"
 #include "actions/resample.h"
 #include "actions/subprocess.h"
 
@@ -71,9 +71,6 @@ char process_state(pid_t pid) {
 class VoiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "sigil-voice-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    base_ = tmpl;
     temp_ = base_ / "tmp";     // the synthesizer's temp folder: must end every test empty
     scripts_ = base_ / "bin";  // fake espeak-ng programs
     fs::create_directories(temp_);
@@ -83,8 +80,6 @@ class VoiceTest : public ::testing::Test {
     EXPECT_TRUE(list_dir(temp_).empty()) << "temp files left: " << ::testing::PrintToString(list_dir(temp_));
     EXPECT_TRUE(children_of_self().empty())
         << "children left: " << ::testing::PrintToString(children_of_self());
-    std::error_code ec;
-    fs::remove_all(base_, ec);
   }
 
   VoiceSynth::Options options() const {
@@ -114,7 +109,9 @@ class VoiceTest : public ::testing::Test {
     return out.ok() ? std::move(*out) : detail::RunOutcome{};
   }
 
-  fs::path base_, temp_, scripts_;
+  test::TempDir tmp_{"sigil-voice-test"};
+  const fs::path base_ = tmp_.path();
+  fs::path temp_, scripts_;
 };
 
 // ---------------------------------------------------------------- real espeak-ng
