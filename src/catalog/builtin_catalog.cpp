@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "sigil/catalog/spec_builders.h"
 #include "sigil/text/media_types.h"
 
 namespace sigil::catalog {
@@ -13,13 +14,7 @@ constexpr std::size_t KiB = 1024;
 
 ParamSpec param(std::string name, ParamType type, bool required, std::string description,
                 std::vector<std::string> aliases = {}) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.type = type;
-  p.required = required;
-  p.description = std::move(description);
-  p.aliases = std::move(aliases);
-  return p;
+  return make_param(std::move(name), type, required, std::move(aliases), std::move(description));
 }
 
 ParamSpec required_string(std::string name, std::string description, std::vector<std::string> aliases = {}) {
@@ -31,20 +26,18 @@ ParamSpec optional_string(std::string name, std::string description, std::vector
 }
 
 Spelling tag(std::string name, BodyKind body, std::size_t body_limit = 0) {
-  Spelling s;
-  s.dialect = Dialect::Tag;
-  s.name = std::move(name);
-  s.body = body;
-  s.body_limit = body_limit;
+  return make_spelling(Dialect::Tag, std::move(name), body, body_limit);
+}
+
+// A text body of one line (2.8: a line break fails it), 4 KiB at the most: remember, calculate.
+Spelling one_line_tag(std::string name) {
+  Spelling s = tag(std::move(name), BodyKind::Text, 4 * KiB);
+  s.single_line = true;
   return s;
 }
 
 Spelling bracket(std::string name, std::vector<std::string> positional) {
-  Spelling s;
-  s.dialect = Dialect::Bracket;
-  s.name = std::move(name);
-  s.positional = std::move(positional);
-  return s;
+  return make_spelling(Dialect::Bracket, std::move(name), BodyKind::None, 0, std::move(positional));
 }
 
 ActionSpec action(std::string name, std::string summary) {
@@ -124,8 +117,7 @@ std::vector<ActionSpec> builtin_actions() {
     ActionSpec a = action("remember", "stores a fact about this user");
     a.params = {required_string("fact", "the fact")};
     a.body_param = "fact";
-    a.spellings = {bracket("REMEMBER", {"fact"}), tag("remember", BodyKind::Text, 4 * KiB)};
-    a.spellings.back().single_line = true;  // 2.8: a line break fails the body
+    a.spellings = {bracket("REMEMBER", {"fact"}), one_line_tag("remember")};
     a.concurrency = Concurrency::SerialPerConversation;
     out.push_back(std::move(a));
   }
@@ -200,8 +192,7 @@ std::vector<ActionSpec> builtin_actions() {
     ActionSpec a = action("calculate", "safe arithmetic; the result replaces the directive");
     a.params = {required_string("expression", "the arithmetic expression")};
     a.body_param = "expression";
-    a.spellings = {bracket("CALCULATE", {"expression"}), tag("calculate", BodyKind::Text, 4 * KiB)};
-    a.spellings.back().single_line = true;  // 2.8: a line break fails the body
+    a.spellings = {bracket("CALCULATE", {"expression"}), one_line_tag("calculate")};
     a.result_to = ResultTo::Inline;
     out.push_back(std::move(a));
   }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "sigil/catalog/builtin_catalog.h"
+#include "sigil/catalog/spec_builders.h"
 #include "spec_test_support.h"
 
 namespace sigil::catalog {
@@ -16,8 +17,6 @@ namespace {
 
 using parse::BodyKind;
 using parse::TagRole;
-using test_support::make_param;
-using test_support::make_spelling;
 using test_support::same_json;
 
 const parse::TagName* find_tag(const Registry& r, std::string_view name) {

@@ -264,27 +264,6 @@ inline Registry conformance_registry() {
   return Registry::builtin(std::move(options));
 }
 
-inline ParamSpec make_param(std::string name, ParamType type = ParamType::String, bool required = false,
-                            std::vector<std::string> aliases = {}) {
-  ParamSpec p;
-  p.name = std::move(name);
-  p.type = type;
-  p.required = required;
-  p.aliases = std::move(aliases);
-  return p;
-}
-
-inline Spelling make_spelling(Dialect dialect, std::string name, parse::BodyKind body = parse::BodyKind::None,
-                              std::size_t body_limit = 0, std::vector<std::string> positional = {}) {
-  Spelling s;
-  s.dialect = dialect;
-  s.name = std::move(name);
-  s.body = body;
-  s.body_limit = body_limit;
-  s.positional = std::move(positional);
-  return s;
-}
-
 inline bool has_note(const parse::Validated& v, std::string_view code) {
   for (const parse::Note& n : v.notes) {
     if (n.code == code) return true;

@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 
 #include "sigil/catalog/builtin_catalog.h"
+#include "sigil/catalog/spec_builders.h"
 #include "spec_test_support.h"
 
 namespace sigil::catalog {
@@ -15,8 +16,6 @@ namespace {
 namespace json = boost::json;
 using test_support::conformance_registry;
 using test_support::has_note;
-using test_support::make_param;
-using test_support::make_spelling;
 using test_support::same_json;
 using test_support::validate_markup;
 
