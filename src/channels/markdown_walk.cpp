@@ -15,19 +15,120 @@ bool MarkdownWalk::walk(std::string_view markdown) {
   parser.enter_block = [](MD_BLOCKTYPE t, void* d, void* self) {
     return static_cast<MarkdownWalk*>(self)->enter_block(t, d);
   };
-  parser.leave_block = [](MD_BLOCKTYPE t, void* d, void* self) {
-    return static_cast<MarkdownWalk*>(self)->leave_block(t, d);
+  parser.leave_block = [](MD_BLOCKTYPE t, void* /*detail*/, void* self) {
+    return static_cast<MarkdownWalk*>(self)->leave_block(t);
   };
   parser.enter_span = [](MD_SPANTYPE t, void* d, void* self) {
-    return static_cast<MarkdownWalk*>(self)->enter_span(t, d);
+    return static_cast<MarkdownWalk*>(self)->walk_enter_span(t, d);
   };
-  parser.leave_span = [](MD_SPANTYPE t, void* d, void* self) {
-    return static_cast<MarkdownWalk*>(self)->leave_span(t, d);
+  parser.leave_span = [](MD_SPANTYPE t, void* /*detail*/, void* self) {
+    return static_cast<MarkdownWalk*>(self)->walk_leave_span(t);
   };
   parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* self) {
     return static_cast<MarkdownWalk*>(self)->text(t, std::string_view(s, n));
   };
   return md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, this) == 0;
+}
+
+int MarkdownWalk::enter_block(MD_BLOCKTYPE type, void* detail) {
+  switch (type) {
+    case MD_BLOCK_DOC:
+    case MD_BLOCK_THEAD:
+    case MD_BLOCK_TBODY:
+      break;
+    case MD_BLOCK_QUOTE:
+      begin_block();
+      enter_quote();
+      fresh_ = true;
+      break;
+    case MD_BLOCK_UL:
+    case MD_BLOCK_OL:
+      enter_list(type, detail);
+      break;
+    case MD_BLOCK_LI:
+      begin_block();
+      out_ += item_marker(marks_.bullet);
+      fresh_ = true;
+      break;
+    case MD_BLOCK_HR:
+      begin_block();
+      out_ += "———";
+      break;
+    case MD_BLOCK_H:
+      begin_block();
+      enter_heading(static_cast<const MD_BLOCK_H_DETAIL*>(detail)->level);
+      break;
+    case MD_BLOCK_CODE: {
+      begin_block();
+      std::string lang = attribute(static_cast<const MD_BLOCK_CODE_DETAIL*>(detail)->lang);
+      // The chats read the info string up to the line end: only a plain word is kept.
+      if (!plain_info_word(lang)) lang.clear();
+      enter_code(lang);
+      break;
+    }
+    case MD_BLOCK_HTML:
+    case MD_BLOCK_P:
+      begin_block();
+      break;
+    case MD_BLOCK_TABLE:
+      begin_block();
+      enter_table();
+      break;
+    case MD_BLOCK_TR:
+      if (table_row()) line_break();
+      break;
+    case MD_BLOCK_TH:
+    case MD_BLOCK_TD:
+      if (table_cell()) out_ += " | ";
+      if (type == MD_BLOCK_TH) out_ += marks_.bold_open;
+      break;
+  }
+  return 0;
+}
+
+int MarkdownWalk::leave_block(MD_BLOCKTYPE type) {
+  close_spans();
+  switch (type) {
+    case MD_BLOCK_QUOTE:
+      leave_quote();
+      pending_ = 2;
+      break;
+    case MD_BLOCK_UL:
+    case MD_BLOCK_OL:
+      leave_list();
+      break;
+    case MD_BLOCK_LI:
+      leave_item();
+      break;
+    case MD_BLOCK_H:
+      leave_heading();
+      pending_ = 2;
+      break;
+    case MD_BLOCK_CODE:
+      leave_code();
+      pending_ = 2;
+      break;
+    case MD_BLOCK_TH:
+      out_ += marks_.bold_close;
+      break;
+    case MD_BLOCK_HR:
+    case MD_BLOCK_HTML:
+    case MD_BLOCK_P:
+    case MD_BLOCK_TABLE:
+      leave_leaf(type);
+      break;
+    default:
+      break;
+  }
+  return 0;
+}
+
+void MarkdownWalk::begin_block() {
+  close_spans();
+  if (pending_ > 0 && !out_.empty() && !fresh_)
+    for (int i = 0; i < pending_; ++i) line_break();
+  pending_ = 0;
+  fresh_ = false;
 }
 
 void MarkdownWalk::enter_list(MD_BLOCKTYPE type, void* detail) {
@@ -61,6 +162,20 @@ bool MarkdownWalk::table_row() {
 }
 
 bool MarkdownWalk::table_cell() { return !std::exchange(first_cell_, false); }
+
+int MarkdownWalk::walk_enter_span(MD_SPANTYPE type, void* detail) {
+  fresh_ = false;
+  if (enter_image(type, detail)) return 0;  // an image's alt text is shown plain
+  return enter_span(type, detail);
+}
+
+int MarkdownWalk::walk_leave_span(MD_SPANTYPE type) {
+  if (std::string src; leave_image(type, src)) {
+    if (!src.empty()) out_ += " (" + shown_src(std::move(src)) + ")";
+    return 0;
+  }
+  return leave_span(type);
+}
 
 bool MarkdownWalk::enter_image(MD_SPANTYPE type, void* detail) {
   if (image_depth_ > 0) {

@@ -40,6 +40,7 @@ std::size_t longest_backtick_run(std::string_view s) {
 
 class Renderer final : public MarkdownWalk {
  public:
+  Renderer() : MarkdownWalk({.bullet = "- ", .bold_open = "**", .bold_close = "**"}) {}
   std::string run(std::string_view markdown) {
     if (!walk(markdown))
       return escape_discord_text(markdown, true);  // md4c gives up only on memory exhaustion
@@ -54,7 +55,7 @@ class Renderer final : public MarkdownWalk {
       return out_.size() == 2 || out_[out_.size() - 3] == '\n';
     return out_.back() == '\n';
   }
-  void newline() {
+  void line_break() override {
     out_ += '\n';
     if (quote_depth_ > 0) out_ += "> ";
   }
@@ -62,136 +63,50 @@ class Renderer final : public MarkdownWalk {
   void put(std::string_view s) {
     for (char c : s) {
       if (c == '\n')
-        newline();
+        line_break();
       else
         out_ += c;
     }
   }
-  void begin_block() {
-    if (pending_ > 0 && !out_.empty() && !fresh_)
-      for (int i = 0; i < pending_; ++i) newline();
-    pending_ = 0;
-    fresh_ = false;
-  }
-  int enter_block(MD_BLOCKTYPE type, void* detail) override {
-    switch (type) {
-      case MD_BLOCK_DOC:
-      case MD_BLOCK_THEAD:
-      case MD_BLOCK_TBODY:
-        break;
-      case MD_BLOCK_QUOTE:
-        begin_block();
-        if (quote_depth_++ == 0) {
-          if (!line_start()) newline();
-          out_ += "> ";
-        }
-        fresh_ = true;
-        break;
-      case MD_BLOCK_UL:
-      case MD_BLOCK_OL:
-        enter_list(type, detail);
-        break;
-      case MD_BLOCK_LI:
-        begin_block();
-        out_ += item_marker("- ");
-        fresh_ = true;
-        break;
-      case MD_BLOCK_HR:
-        begin_block();
-        out_ += "———";
-        break;
-      case MD_BLOCK_H: {
-        begin_block();
-        const unsigned level = static_cast<const MD_BLOCK_H_DETAIL*>(detail)->level;
-        // Discord shows three heading sizes; smaller ones are bold lines.
-        heading_bold_ = level > 3;
-        out_ += heading_bold_ ? std::string("**") : std::string(level, '#') + " ";
-        break;
-      }
-      case MD_BLOCK_CODE: {
-        begin_block();
-        std::string lang = attribute(static_cast<const MD_BLOCK_CODE_DETAIL*>(detail)->lang);
-        // Discord reads the info string up to the line end: only a plain word is kept.
-        if (!plain_info_word(lang)) lang.clear();
-        out_ += "```" + lang;
-        newline();
-        in_code_block_ = true;
-        code_.clear();
-        break;
-      }
-      case MD_BLOCK_HTML:
-      case MD_BLOCK_P:
-        begin_block();
-        break;
-      case MD_BLOCK_TABLE:
-        begin_block();
-        enter_table();
-        break;
-      case MD_BLOCK_TR:
-        if (table_row()) newline();
-        break;
-      case MD_BLOCK_TH:
-      case MD_BLOCK_TD:
-        if (table_cell()) out_ += " | ";
-        if (type == MD_BLOCK_TH) out_ += "**";
-        break;
+  void enter_quote() override {
+    if (quote_depth_++ == 0) {
+      if (!line_start()) line_break();
+      out_ += "> ";
     }
-    return 0;
   }
-
-  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) override {
-    switch (type) {
-      case MD_BLOCK_QUOTE:
-        if (--quote_depth_ == 0) {
-          // Drop the empty quoted lines the quote's last block left.
-          while (out_.size() >= 3 && out_.compare(out_.size() - 3, 3, "\n> ") == 0)
-            out_.resize(out_.size() - 3);
-        }
-        pending_ = 2;
-        fresh_ = false;
-        break;
-      case MD_BLOCK_UL:
-      case MD_BLOCK_OL:
-        leave_list();
-        break;
-      case MD_BLOCK_LI:
-        leave_item();
-        break;
-      case MD_BLOCK_H:
-        if (heading_bold_) out_ += "**";
-        heading_bold_ = false;
-        pending_ = 2;
-        break;
-      case MD_BLOCK_CODE: {
-        if (!code_.empty() && code_.back() == '\n') code_.pop_back();
-        // "```" inside would end the block on Discord: a zero-width space keeps the backticks apart.
-        for (std::size_t at = 0; (at = code_.find("```", at)) != std::string::npos; at += 2)
-          code_.insert(at + 1, "\xE2\x80\x8B");
-        in_code_block_ = false;
-        put(code_);
-        newline();
-        out_ += "```";
-        pending_ = 2;
-        break;
-      }
-      case MD_BLOCK_TH:
-        out_ += "**";
-        break;
-      case MD_BLOCK_HR:
-      case MD_BLOCK_HTML:
-      case MD_BLOCK_P:
-      case MD_BLOCK_TABLE:
-        leave_leaf(type);
-        break;
-      default:
-        break;
+  void leave_quote() override {
+    if (--quote_depth_ == 0) {
+      // Drop the empty quoted lines the quote's last block left.
+      while (out_.size() >= 3 && out_.compare(out_.size() - 3, 3, "\n> ") == 0) out_.resize(out_.size() - 3);
     }
-    return 0;
+  }
+  void enter_heading(unsigned level) override {
+    // Discord shows three heading sizes; smaller ones are bold lines.
+    heading_bold_ = level > 3;
+    out_ += heading_bold_ ? std::string("**") : std::string(level, '#') + " ";
+  }
+  void leave_heading() override {
+    if (heading_bold_) out_ += "**";
+    heading_bold_ = false;
+  }
+  void enter_code(const std::string& lang) override {
+    out_ += "```" + lang;
+    line_break();
+    in_code_block_ = true;
+    code_.clear();
+  }
+  void leave_code() override {
+    if (!code_.empty() && code_.back() == '\n') code_.pop_back();
+    // "```" inside would end the block on Discord: a zero-width space keeps the backticks apart.
+    for (std::size_t at = 0; (at = code_.find("```", at)) != std::string::npos; at += 2)
+      code_.insert(at + 1, "\xE2\x80\x8B");
+    in_code_block_ = false;
+    put(code_);
+    line_break();
+    out_ += "```";
   }
 
   int enter_span(MD_SPANTYPE type, void* detail) override {
-    fresh_ = false;
-    if (enter_image(type, detail)) return 0;  // an image's alt text is shown plain
     out_ += span_marker(type);
     switch (type) {
       case MD_SPAN_CODE:
@@ -212,11 +127,7 @@ class Renderer final : public MarkdownWalk {
     return 0;
   }
 
-  int leave_span(MD_SPANTYPE type, void* /*detail*/) override {
-    if (std::string src; leave_image(type, src)) {
-      if (!src.empty()) out_ += " (" + src + ")";
-      return 0;
-    }
+  int leave_span(MD_SPANTYPE type) override {
     out_ += span_marker(type);
     switch (type) {
       case MD_SPAN_CODE: {
@@ -264,7 +175,7 @@ class Renderer final : public MarkdownWalk {
         break;
       case MD_TEXT_BR:
       case MD_TEXT_SOFTBR:
-        newline();
+        line_break();
         break;
       case MD_TEXT_ENTITY: {
         std::string decoded;

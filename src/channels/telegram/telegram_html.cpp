@@ -25,123 +25,35 @@ std::string telegram_link(std::string_view href) {
 
 class Renderer final : public MarkdownWalk {
  public:
+  Renderer() : MarkdownWalk({.bullet = "• ", .bold_open = "<b>", .bold_close = "</b>"}) {}
   std::string run(std::string_view markdown) {
     if (!walk(markdown)) return escape_telegram_html(markdown);  // md4c gives up only on memory exhaustion
     return trimmed();
   }
 
  private:
-  // Starts a block's output: the separator owed since the last block, unless its container just opened.
-  void begin_block() {
-    close_all_spans();
-    if (pending_ > 0 && !out_.empty() && !fresh_) out_.append(static_cast<std::size_t>(pending_), '\n');
-    pending_ = 0;
+  void line_break() override { out_ += '\n'; }
+  void enter_quote() override {
+    if (quote_depth_++ == 0) out_ += "<blockquote>";
+  }
+  void leave_quote() override {
+    while (!out_.empty() && out_.back() == '\n') out_.pop_back();
+    if (--quote_depth_ == 0) out_ += "</blockquote>";
     fresh_ = false;
   }
-  int enter_block(MD_BLOCKTYPE type, void* detail) override {
-    switch (type) {
-      case MD_BLOCK_DOC:
-        break;
-      case MD_BLOCK_QUOTE:
-        begin_block();
-        if (quote_depth_++ == 0) out_ += "<blockquote>";
-        fresh_ = true;
-        break;
-      case MD_BLOCK_UL:
-      case MD_BLOCK_OL:
-        enter_list(type, detail);
-        break;
-      case MD_BLOCK_LI:
-        begin_block();
-        out_ += item_marker("• ");
-        fresh_ = true;
-        break;
-      case MD_BLOCK_HR:
-        begin_block();
-        out_ += "———";
-        break;
-      case MD_BLOCK_H:
-        begin_block();
-        out_ += "<b>";
-        break;
-      case MD_BLOCK_CODE: {
-        begin_block();
-        const auto* d = static_cast<const MD_BLOCK_CODE_DETAIL*>(detail);
-        const std::string lang = attribute(d->lang);
-        const bool plain_lang = !lang.empty() && plain_info_word(lang);
-        out_ += plain_lang ? "<pre><code class=\"language-" + lang + "\">" : std::string("<pre>");
-        code_lang_ = plain_lang;
-        code_start_ = out_.size();
-        break;
-      }
-      case MD_BLOCK_HTML:
-      case MD_BLOCK_P:
-        begin_block();
-        break;
-      case MD_BLOCK_TABLE:
-        begin_block();
-        enter_table();
-        break;
-      case MD_BLOCK_THEAD:
-      case MD_BLOCK_TBODY:
-        break;
-      case MD_BLOCK_TR:
-        if (table_row()) out_ += '\n';
-        break;
-      case MD_BLOCK_TH:
-      case MD_BLOCK_TD:
-        if (table_cell()) out_ += " | ";
-        if (type == MD_BLOCK_TH) out_ += "<b>";
-        break;
-    }
-    return 0;
+  void enter_heading(unsigned /*level*/) override { out_ += "<b>"; }
+  void leave_heading() override { out_ += "</b>"; }
+  void enter_code(const std::string& lang) override {
+    code_lang_ = !lang.empty();
+    out_ += code_lang_ ? "<pre><code class=\"language-" + lang + "\">" : std::string("<pre>");
+    code_start_ = out_.size();
   }
-
-  int leave_block(MD_BLOCKTYPE type, void* /*detail*/) override {
-    close_all_spans();
-    switch (type) {
-      case MD_BLOCK_DOC:
-        break;
-      case MD_BLOCK_QUOTE:
-        while (!out_.empty() && out_.back() == '\n') out_.pop_back();
-        if (--quote_depth_ == 0) out_ += "</blockquote>";
-        pending_ = 2;
-        fresh_ = false;
-        break;
-      case MD_BLOCK_UL:
-      case MD_BLOCK_OL:
-        leave_list();
-        break;
-      case MD_BLOCK_LI:
-        leave_item();
-        break;
-      case MD_BLOCK_H:
-        out_ += "</b>";
-        pending_ = 2;
-        break;
-      case MD_BLOCK_CODE:
-        if (out_.size() > code_start_ && out_.back() == '\n') out_.pop_back();
-        out_ += code_lang_ ? "</code></pre>" : "</pre>";
-        pending_ = 2;
-        break;
-      case MD_BLOCK_TH:
-        out_ += "</b>";
-        break;
-      case MD_BLOCK_HR:
-      case MD_BLOCK_HTML:
-      case MD_BLOCK_P:
-      case MD_BLOCK_TABLE:
-        leave_leaf(type);
-        break;
-      default:
-        break;
-    }
-    return 0;
+  void leave_code() override {
+    if (out_.size() > code_start_ && out_.back() == '\n') out_.pop_back();
+    out_ += code_lang_ ? "</code></pre>" : "</pre>";
   }
 
   int enter_span(MD_SPANTYPE type, void* detail) override {
-    fresh_ = false;
-    if (enter_image(type, detail)) return 0;  // an image's alt text is shown plain
     switch (type) {
       case MD_SPAN_EM:
         open_span(type, "<i>", "</i>");
@@ -181,11 +93,8 @@ class Renderer final : public MarkdownWalk {
     return 0;
   }
 
-  int leave_span(MD_SPANTYPE type, void* /*detail*/) override {
-    if (std::string src; leave_image(type, src)) {
-      if (!src.empty()) out_ += " (" + escape_telegram_html(src) + ")";
-      return 0;
-    }
+  std::string shown_src(std::string src) const override { return escape_telegram_html(src); }
+  int leave_span(MD_SPANTYPE type) override {
     if (type != MD_SPAN_A) {
       close_span(type);
       return 0;
@@ -231,7 +140,7 @@ class Renderer final : public MarkdownWalk {
     spans_.erase(spans_.begin() + static_cast<std::ptrdiff_t>(at));
   }
   // No span outlives its block.
-  void close_all_spans() {
+  void close_spans() override {
     for (; !spans_.empty(); spans_.pop_back()) out_ += spans_.back().close;
   }
   const Span* open_link() const {
@@ -248,7 +157,7 @@ class Renderer final : public MarkdownWalk {
         break;
       case MD_TEXT_BR:
       case MD_TEXT_SOFTBR:
-        out_ += '\n';
+        line_break();
         break;
       case MD_TEXT_ENTITY:
         if (s == "&lt;" || s == "&gt;" || s == "&amp;" || s == "&quot;") {
