@@ -13,6 +13,7 @@
 
 #include "sigil/exec/canonical_json.h"
 #include "sigil/exec/handler_pool.h"
+#include "sigil/exec/outbox.h"
 #include "sigil/exec/results_message.h"
 #include "sigil/store/once_keys.h"
 #include "sigil/text/json_string.h"
@@ -263,7 +264,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
     held_attachments_.clear();
     outbox_.end();
     TurnReport report;
-    report.deliveries = sent_;
+    report.deliveries = sent_.ops();
     for (const Slot& s : slots_) report.results.push_back(s.entry);
     report.silent = silent_;
     report.late_silence = silent_ && text_sent_;
@@ -516,7 +517,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
         for (const Delivery& d : item.late) send(d, nullptr);
       } else if (item.message_end) {
         outbox_.end_message();
-        last_was_text_ = false;  // the report lists the next text as a message of its own
+        sent_.end_message();  // the report lists the next text as a message of its own
       } else {
         send_text(item.text);
       }
@@ -528,15 +529,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
     if (text.empty()) return;
     text_sent_ = true;
     outbox_.text(text);
-    if (!sent_.empty() && sent_.back().op == Delivery::Op::Text && last_was_text_) {
-      sent_.back().text.append(text);
-    } else {
-      Delivery d;
-      d.op = Delivery::Op::Text;
-      d.text = std::string(text);
-      sent_.push_back(std::move(d));
-    }
-    last_was_text_ = true;
+    sent_.text(text);
   }
 
   void send(const Delivery& d, Slot* owner) {
@@ -554,8 +547,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
       }
     }
     outbox_.deliver(d);
-    sent_.push_back(d);
-    last_was_text_ = false;
+    sent_.deliver(d);
   }
 
   // mu_ held; s is final.
@@ -713,8 +705,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
   std::vector<HeldAttachment> held_attachments_;  // say mode (6.4)
   bool silent_ = false;                           // the reply turned silent: its text is no longer sent
   bool text_sent_ = false;                        // some reply text reached the outbox
-  std::vector<Delivery> sent_;
-  bool last_was_text_ = false;
+  RecordingOutbox sent_;                          // what reached the outbox, as the report lists it
   std::set<std::string> attachments_;
 };
 
