@@ -39,14 +39,10 @@ ConsoleChannel::ConsoleChannel(std::ostream& out, ConsoleChannelOptions options)
 }
 
 deliver::ChannelCapabilities ConsoleChannel::capabilities() const {
-  deliver::ChannelCapabilities c;
-  c.reactions = true;
-  c.file_kinds = {"image", "document", "audio", "video"};
-  c.voice_notes = true;
-  c.append = true;
+  // A terminal shows everything, as plain text; what it printed stays: appended to, never edited or deleted.
+  deliver::ChannelCapabilities c = deliver::ChannelCapabilities::everything();
   c.edits = false;
   c.deletes = false;
-  c.text_limit = 0;
   c.markdown = deliver::MarkdownFlavour::Plain;
   return c;
 }
