@@ -8,15 +8,14 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
-#include "store/sqlite/sqlite_store.h"
 #include "support/expect_each.h"
+#include "support/handler_context.h"
 #include "support/run_turn.h"
 
 namespace sigil::actions {
@@ -227,14 +226,8 @@ TEST(Calculate, LongExpressionsAreShortenedInMessages) {
 
 // ---- through the executor
 
-std::unique_ptr<store::Store> open_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
-
 TEST(CalculateEndToEnd, ResultReplacesTheDirective) {
-  auto store = open_store();
+  auto store = test::memory_store();
   exec::HandlerTable handlers;
   add_calculate_handlers(handlers);
   test::TurnRun t = test::run_turn("Total: [CALCULATE:2*(3+4)] apples", handlers, *store);
@@ -246,7 +239,7 @@ TEST(CalculateEndToEnd, ResultReplacesTheDirective) {
 }
 
 TEST(CalculateEndToEnd, TagSpellingAndAnErrorForTheModel) {
-  auto store = open_store();
+  auto store = test::memory_store();
   exec::HandlerTable handlers;
   add_calculate_handlers(handlers);
   test::TurnRun t =

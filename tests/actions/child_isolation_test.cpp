@@ -14,10 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <any>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <memory>
 #include <regex>
@@ -25,11 +23,12 @@
 #include <string>
 #include <vector>
 
+#include "../support/temp_dir.h"
 #include "actions/subprocess.h"
 #include "sigil/actions/command.h"
 #include "sigil/actions/voice_action.h"
 #include "sigil/exec/handler.h"
-#include "store/sqlite/sqlite_store.h"
+#include "support/handler_context.h"
 
 namespace sigil::actions {
 namespace {
@@ -153,26 +152,11 @@ void expect_only_what_it_needs(const std::string& shown) {
 
 class ChildIsolationTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    leaky_.expect_inheritable();
-    std::string tmpl = (fs::temp_directory_path() / "sigil-child-test-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::unique_ptr<store::Store> open_store() {
-    auto opened = store::sqlite::SqliteStore::open(":memory:");
-    EXPECT_TRUE(opened.ok());
-    return std::move(opened).value();
-  }
+  void SetUp() override { leaky_.expect_inheritable(); }
 
   exec::HandlerResult run(const exec::HandlerTable& table, const std::string& action, exec::Directive d) {
-    auto store = open_store();
-    exec::ActionContext ctx(ids_, *store, {}, now_, services_);
+    const test::HandlerContext parts;  // a fresh store for each run
+    exec::ActionContext ctx = parts.context();
     return table.find(action)->run(d, ctx);
   }
 
@@ -188,10 +172,8 @@ class ChildIsolationTest : public ::testing::Test {
                          {"SIGIL_TELEGRAM_TOKEN", "secret-token"},
                          {"OPENAI_API_KEY", "secret-openai"},
                          {"LC_SIGIL_TEST", "kept"}};
-  fs::path dir_;
-  exec::TurnIds ids_{"alice", "conv-1", "turn-1"};
-  std::function<store::TimePoint()> now_ = [] { return store::TimePoint{}; };
-  std::any services_;
+  test::TempDir tmp_{"sigil-child-test"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(ChildIsolationTest, RunCapturedPassesOnlyStdioAndTheAllowList) {

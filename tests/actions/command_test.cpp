@@ -4,32 +4,21 @@
 
 #include <gtest/gtest.h>
 
-#include <any>
 #include <boost/json.hpp>
 #include <chrono>
-#include <functional>
 #include <memory>
-#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <thread>
 #include <utility>
 
-#include "sigil/catalog/registry.h"
-#include "sigil/exec/executor.h"
-#include "sigil/parse/parser.h"
-#include "store/sqlite/sqlite_store.h"
+#include "support/handler_context.h"
+#include "support/run_turn.h"
 
 namespace sigil::actions {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::unique_ptr<store::Store> open_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
 
 CommandSpec spec(std::string name, std::string program, std::vector<std::string> args = {}) {
   CommandSpec s;
@@ -48,14 +37,11 @@ class CommandTest : public ::testing::Test {
     exec::Directive d;
     d.action = "command";
     d.args["name"] = name;
-    exec::ActionContext ctx(ids_, *store_, std::move(stop), now_, services_);
+    exec::ActionContext ctx = parts_.context(std::move(stop));
     return table.find("command")->run(d, ctx);
   }
 
-  std::unique_ptr<store::Store> store_ = open_store();
-  exec::TurnIds ids_{"alice", "conv-1", "turn-1"};
-  std::function<store::TimePoint()> now_ = [] { return store::TimePoint{}; };
-  std::any services_;
+  test::HandlerContext parts_;
 };
 
 TEST_F(CommandTest, NoneConfigured) {
@@ -167,42 +153,33 @@ TEST_F(CommandTest, RunawayOutputIsKilled) {
 }
 
 TEST(CommandEndToEnd, BracketRunsTheNamedCommand) {
-  auto store = open_store();
+  auto store = test::memory_store();
   exec::HandlerTable handlers;
   add_command_handlers(handlers, CommandConfig{{spec("greet", "/bin/echo", {"hi"})}});
-  static const catalog::Registry registry = catalog::Registry::builtin();
-  exec::RecordingOutbox outbox;
-  exec::Executor ex(registry, handlers, *store, outbox, {"alice", "conv-1", "turn-1"});
-  parse::Parser parser(registry, ex.sink());
-  parser.feed("Running it: [EXECUTE:Greet] and [COMMAND:nope]");
-  parser.finish();
-  exec::TurnReport report = ex.finish();
+  const test::TurnRun run =
+      test::run_turn("Running it: [EXECUTE:Greet] and [COMMAND:nope]", handlers, *store);
+  const exec::TurnReport& report = run.report;
   ASSERT_EQ(report.results.size(), 2u);
   EXPECT_EQ(report.results[0].status, exec::ResultStatus::Ok);
   EXPECT_EQ(report.results[0].message, "command greet: done");
   EXPECT_EQ(boost::json::serialize(report.results[0].result), R"({"exit":0,"output":"hi\n"})");
   EXPECT_EQ(report.results[1].status, exec::ResultStatus::Error);
-  EXPECT_EQ(ex.model_message(), "[2] command: error: unknown command \"nope\"; known: greet\n");
+  EXPECT_EQ(run.model_message, "[2] command: error: unknown command \"nope\"; known: greet\n");
 }
 
 TEST(CommandEndToEnd, ExecutorTimeOutStopsTheProgram) {
-  auto store = open_store();
+  auto store = test::memory_store();
   exec::HandlerTable handlers;
   add_command_handlers(handlers, CommandConfig{{spec("nap", "/bin/sleep", {"5"})}});
-  static const catalog::Registry registry = catalog::Registry::builtin();
-  exec::RecordingOutbox outbox;
   exec::ExecOptions options;
   options.timeouts["command"] = 100ms;
   const auto t0 = std::chrono::steady_clock::now();
-  {
-    exec::Executor ex(registry, handlers, *store, outbox, {"alice", "conv-1", "turn-1"}, std::move(options));
-    parse::Parser parser(registry, ex.sink());
-    parser.feed("[COMMAND:nap]");
-    parser.finish();
-    exec::TurnReport report = ex.finish();
-    ASSERT_EQ(report.results.size(), 1u);
-    EXPECT_EQ(report.results[0].message, "timed out after 100 ms");
-  }  // joins the worker: the handler has returned, so the program was killed, not waited for
+  // The executor is gone when run_turn returns, its worker joined: the handler has returned, so the program
+  // was killed, not waited for.
+  const test::TurnRun run =
+      test::run_turn("[COMMAND:nap]", handlers, *store, {"alice", "conv-1", "turn-1"}, std::move(options));
+  ASSERT_EQ(run.report.results.size(), 1u);
+  EXPECT_EQ(run.report.results[0].message, "timed out after 100 ms");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
 }
 

@@ -11,8 +11,8 @@
 
 #include "../support/run_turn.h"
 #include "sigil/text/base64.h"
-#include "store/sqlite/sqlite_store.h"
 #include "support/fake_openai_server.h"
+#include "support/handler_context.h"
 
 namespace sigil::actions {
 namespace {
@@ -24,12 +24,6 @@ using sigil::testing::FakeResponse;
 // A real 1x1 PNG (a red pixel).
 const std::string kPng = *text::base64_decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==");
-
-std::unique_ptr<store::Store> memory_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  EXPECT_TRUE(opened.ok());
-  return std::move(opened).value();
-}
 
 FakeResponse image_answer(const std::string& b64, const std::string& extra = "") {
   FakeResponse r;
@@ -62,7 +56,7 @@ std::string payload_bytes(const exec::Payload& p) {
 TEST(CreateImage, PostsTheDocumentedRequestAndShowsThePictureWhereTheDirectiveStood) {
   FakeOpenAiServer server;
   server.enqueue(image_answer(text::base64_encode(kPng), R"(,"revised_prompt":"a red fox in snow")"));
-  auto store = memory_store();
+  auto store = test::memory_store();
   auto run =
       test::run_turn(R"(Here: <createAIImage>{"prompt":"a red fox","size":"16:9"}</createAIImage> Enjoy.)",
                      table_for(config_for(server)), *store);
@@ -101,7 +95,7 @@ TEST(CreateImage, PostsTheDocumentedRequestAndShowsThePictureWhereTheDirectiveSt
 TEST(CreateImage, AReplayedTurnNeitherAsksAgainNorShowsThePictureAgain) {
   FakeOpenAiServer server;
   server.enqueue(image_answer(text::base64_encode(kPng)));
-  auto store = memory_store();
+  auto store = test::memory_store();
   const auto table = table_for(config_for(server));
   const std::string reply = "<createAIImage>a lighthouse at dusk</createAIImage>";
   auto first = test::run_turn(reply, table, *store);
@@ -117,7 +111,7 @@ TEST(CreateImage, AReplayedTurnNeitherAsksAgainNorShowsThePictureAgain) {
 TEST(CreateImage, GptImageModelsAreNotSentResponseFormat) {
   FakeOpenAiServer server;
   server.enqueue(image_answer(text::base64_encode(kPng)));
-  auto store = memory_store();
+  auto store = test::memory_store();
   auto run = test::run_turn("<createAIImage>a cat</createAIImage>",
                             table_for(config_for(server, "gpt-image-1")), *store);
   ASSERT_EQ(run.report.results[0].status, exec::ResultStatus::Ok) << run.report.results[0].message;
@@ -164,7 +158,7 @@ TEST(CreateImage, EveryFailureIsAClearErrorLine) {
   for (const Failing& c : cases) {
     FakeOpenAiServer server;
     server.enqueue(c.answer);
-    auto store = memory_store();
+    auto store = test::memory_store();
     auto run =
         test::run_turn("Look <createAIImage>a fox</createAIImage>", table_for(config_for(server)), *store);
     ASSERT_EQ(run.report.results.size(), 1u);
@@ -182,7 +176,7 @@ TEST(CreateImage, APictureOverTheCapIsRefused) {
   server.enqueue(image_answer(text::base64_encode(kPng + std::string(4000, '\0'))));
   auto config = config_for(server);
   config.max_image_bytes = 1024;
-  auto store = memory_store();
+  auto store = test::memory_store();
   auto run = test::run_turn("<createAIImage>big</createAIImage>", table_for(config), *store);
   EXPECT_EQ(run.report.results[0].message, "createAIImage: the picture is larger than 1 KiB");
 }
@@ -201,7 +195,7 @@ TEST(CreateImage, AModelWithoutAnHttpServerIsRefusedAtStart) {
 TEST(CreateImage, WithoutAnImageModelItSaysSoAndShowsNoMarkup) {
   exec::HandlerTable table;
   ASSERT_TRUE(add_create_image_handlers(table, ImageConfig{}));
-  auto store = memory_store();
+  auto store = test::memory_store();
   auto run = test::run_turn("A <createAIImage>{\"prompt\":\"a red fox\"}</createAIImage>b", table, *store);
   ASSERT_EQ(run.report.results.size(), 1u);
   EXPECT_EQ(run.report.results[0].message,

@@ -3,29 +3,20 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <any>
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include "sigil/actions/mcp.h"
 #include "sigil/actions/mcp_stdio.h"
-#include "store/sqlite/sqlite_store.h"
+#include "support/handler_context.h"
 
 namespace sigil::actions {
 namespace {
 
 namespace json = boost::json;
-
-std::unique_ptr<store::Store> open_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
 
 class McpHandlerTest : public ::testing::Test {
  protected:
@@ -50,7 +41,7 @@ class McpHandlerTest : public ::testing::Test {
     d.args["server"] = server;
     d.args["tool"] = tool;
     d.args["arguments"] = json::parse(arguments);
-    exec::ActionContext ctx(ids_, *store_, {}, now_, services_);
+    exec::ActionContext ctx = parts_.context();
     return table_.find("mcp")->run(d, ctx);
   }
 
@@ -64,10 +55,7 @@ class McpHandlerTest : public ::testing::Test {
   McpConfig config_;
   exec::HandlerTable table_;
   std::string log_;
-  std::unique_ptr<store::Store> store_ = open_store();
-  exec::TurnIds ids_{"alice", "conv-1", "turn-1"};
-  std::function<store::TimePoint()> now_ = [] { return store::TimePoint{}; };
-  std::any services_;
+  test::HandlerContext parts_;
 };
 
 TEST_F(McpHandlerTest, TheToolsTextComesBack) {

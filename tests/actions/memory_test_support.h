@@ -19,7 +19,7 @@
 #include "sigil/exec/handler.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
-#include "store/sqlite/sqlite_store.h"
+#include "support/handler_context.h"
 #include "support/run_turn.h"
 
 namespace sigil::actions::testing {
@@ -28,15 +28,9 @@ namespace sigil::actions::testing {
 inline const store::TimePoint kT0{std::chrono::seconds(1'700'000'000)};
 inline const exec::TurnIds kAlice{"alice", "conv-1", "turn-1"};
 
-inline std::unique_ptr<store::Store> open_memory_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
-
 // Handlers over one in-memory store; run() calls a handler as the executor would.
 struct Harness {
-  std::unique_ptr<store::Store> store = open_memory_store();
+  std::unique_ptr<store::Store> store = sigil::test::memory_store();
   exec::HandlerTable handlers;
   exec::TurnIds ids = kAlice;
   store::TimePoint now = kT0;

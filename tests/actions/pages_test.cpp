@@ -9,7 +9,6 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <utility>
@@ -17,19 +16,13 @@
 #include "sigil/catalog/registry.h"
 #include "sigil/exec/executor.h"
 #include "sigil/parse/parser.h"
-#include "store/sqlite/sqlite_store.h"
 #include "support/expect_each.h"
+#include "support/handler_context.h"
 
 namespace sigil::actions {
 namespace {
 
 using Status = exec::HandlerResult::Status;
-
-std::unique_ptr<store::Store> open_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
 
 class PagesTest : public ::testing::Test {
  protected:
@@ -47,7 +40,7 @@ class PagesTest : public ::testing::Test {
     return r.result.is_object() ? std::string(r.result.at("slug").as_string()) : std::string();
   }
 
-  std::unique_ptr<store::Store> store_ = open_store();
+  std::unique_ptr<store::Store> store_ = test::memory_store();
   std::function<store::TimePoint()> now_ = [] {
     return store::TimePoint{std::chrono::seconds(1'700'000'000)};
   };
@@ -153,7 +146,7 @@ TEST(PageTitle, Extraction) {
 }
 
 TEST(PagesEndToEnd, ModelHearsTheUrl) {
-  auto store = open_store();
+  auto store = test::memory_store();
   exec::HandlerTable handlers;
   add_pages_handlers(handlers, PagesConfig{});
   static const catalog::Registry registry = catalog::Registry::builtin();

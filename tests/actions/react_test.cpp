@@ -8,7 +8,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -17,8 +16,8 @@
 #include "sigil/exec/executor.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
-#include "store/sqlite/sqlite_store.h"
 #include "support/expect_each.h"
+#include "support/handler_context.h"
 
 namespace sigil::actions {
 namespace {
@@ -38,12 +37,6 @@ const std::string kTada = "\U0001F389";
 const std::string kWomanTechnologist = "\U0001F469\u200D\U0001F4BB";
 const std::string kFrance = "\U0001F1EB\U0001F1F7";
 const std::string kEngland = "\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F";
-
-std::unique_ptr<store::Store> open_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
 
 bool has_variation_selector(std::string_view s) {
   return s.find("\uFE0F") != std::string_view::npos || s.find("\uFE0E") != std::string_view::npos;
@@ -235,7 +228,7 @@ class ReactHandlerTest : public ::testing::Test {
     return handler->run(d, ctx);
   }
 
-  std::unique_ptr<store::Store> store_ = open_store();
+  std::unique_ptr<store::Store> store_ = test::memory_store();
 };
 
 TEST_F(ReactHandlerTest, ReactsWithTheResolvedEmojiToTheMessageBeingAnswered) {
@@ -341,7 +334,7 @@ TEST(ReactConfigTest, AnAllowedEntryThatIsNoEmojiIsRefusedAtSetUp) {
 // One reply through the real parser and an executor with the react handlers at kT0; the executor stays, to be
 // asked about the turn afterwards.
 struct ReactTurn {
-  std::unique_ptr<store::Store> store = open_store();
+  std::unique_ptr<store::Store> store = test::memory_store();
   exec::HandlerTable handlers;
   exec::RecordingOutbox outbox;
   const catalog::Registry registry = catalog::Registry::builtin();

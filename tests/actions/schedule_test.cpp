@@ -19,8 +19,8 @@
 #include "sigil/exec/executor.h"
 #include "sigil/exec/outbox.h"
 #include "sigil/parse/parser.h"
-#include "store/sqlite/sqlite_store.h"
 #include "support/expect_each.h"
+#include "support/handler_context.h"
 #include "support/run_turn.h"
 
 namespace sigil::actions {
@@ -39,12 +39,6 @@ store::TimePoint utc(year_month_day d, hours h, minutes m = 0min, seconds s = 0s
 }
 
 std::int64_t ms_of(store::TimePoint t) { return duration_cast<milliseconds>(t.time_since_epoch()).count(); }
-
-std::unique_ptr<store::Store> open_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
 
 // The handlers over one in-memory store, with a settable clock.
 class Fixture {
@@ -72,7 +66,7 @@ class Fixture {
   store::TimePoint now = kNow;
 
  private:
-  std::unique_ptr<store::Store> store_ = open_store();
+  std::unique_ptr<store::Store> store_ = test::memory_store();
   exec::HandlerTable table_;
   std::function<store::TimePoint()> clock_ = [this] { return now; };
   std::any services_;
@@ -469,7 +463,7 @@ test::TurnRun run_turn(std::string_view reply, store::Store& store, const exec::
 }
 
 TEST(ScheduleEndToEnd, ScheduleTaskThroughTheParser) {
-  auto store = open_store();
+  auto store = test::memory_store();
   test::TurnRun t = run_turn(
       R"(Sure. <scheduleTask>{"message": "Call mom", "time": "2026-11-21 18:00+01:00"}</scheduleTask>)",
       *store);
@@ -494,7 +488,7 @@ TEST(ScheduleEndToEnd, ScheduleTaskThroughTheParser) {
 }
 
 TEST(ScheduleEndToEnd, GetScheduledTasksGoesToTheModel) {
-  auto store = open_store();
+  auto store = test::memory_store();
   run_turn(R"(<scheduleTask>{"message": "Stretch", "delay": "30m"}</scheduleTask>)", *store);
   test::TurnRun t = run_turn("<getScheduledTasks/>", *store, {"alice", "conv-1", "turn-2"});
   ASSERT_EQ(t.report.results.size(), 1u);
@@ -504,7 +498,7 @@ TEST(ScheduleEndToEnd, GetScheduledTasksGoesToTheModel) {
 }
 
 TEST(ScheduleEndToEnd, DeleteScheduledTaskByIdAndByTimestamp) {
-  auto store = open_store();
+  auto store = test::memory_store();
   // Two turns, so the ids are task-1 then task-2 (directives of one reply run in parallel).
   run_turn(R"(<scheduleTask>{"message": "a", "delay": "30m"}</scheduleTask>)", *store);
   run_turn(R"(<scheduleTask>{"message": "b", "delay": "1h"}</scheduleTask>)", *store,

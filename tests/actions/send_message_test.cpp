@@ -4,31 +4,20 @@
 
 #include <gtest/gtest.h>
 
-#include <any>
 #include <boost/json.hpp>
-#include <functional>
 #include <memory>
-#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <utility>
 
-#include "sigil/catalog/registry.h"
-#include "sigil/exec/executor.h"
-#include "sigil/parse/parser.h"
-#include "store/sqlite/sqlite_store.h"
+#include "support/handler_context.h"
+#include "support/run_turn.h"
 
 namespace sigil::actions {
 namespace {
 
 using Op = exec::Delivery::Op;
 using Status = exec::HandlerResult::Status;
-
-std::unique_ptr<store::Store> open_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  if (!opened.ok()) throw std::runtime_error(opened.error());
-  return std::move(opened).value();
-}
 
 // What the fake sender was asked to send: "channel:chat:text".
 std::vector<std::string>& sent() {
@@ -55,14 +44,11 @@ class SendMessageTest : public ::testing::Test {
     exec::Directive d;
     d.action = "send-message";
     d.args = std::move(args);
-    exec::ActionContext ctx(ids_, *store_, std::stop_token{}, now_, services_);
+    exec::ActionContext ctx = parts_.context();
     return table.find("send-message")->run(d, ctx);
   }
 
-  std::unique_ptr<store::Store> store_ = open_store();
-  exec::TurnIds ids_{"alice", "conv-1", "turn-1"};
-  std::function<store::TimePoint()> now_ = [] { return store::TimePoint{}; };
-  std::any services_;
+  test::HandlerContext parts_;
 };
 
 TEST_F(SendMessageTest, AllowedTargetGetsOneMessageDelivery) {
@@ -162,31 +148,11 @@ TEST(SendMessage, FindAllowedTarget) {
   EXPECT_EQ(find_allowed_target(c.allowed, "telegram", " 123"), nullptr);
 }
 
-struct Turn {
-  exec::TurnReport report;
-  std::vector<exec::Delivery> ops;
-  std::string model_message;
-};
-
-Turn run_turn(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store) {
-  static const catalog::Registry registry = catalog::Registry::builtin();
-  exec::RecordingOutbox outbox;
-  exec::Executor ex(registry, handlers, store, outbox, {"alice", "conv-1", "turn-1"});
-  parse::Parser parser(registry, ex.sink());
-  parser.feed(reply);
-  parser.finish();
-  Turn t;
-  t.report = ex.finish();
-  t.ops = outbox.ops();
-  t.model_message = ex.model_message();
-  return t;
-}
-
 TEST(SendMessageEndToEnd, BothSpellings) {
-  auto store = open_store();
+  auto store = test::memory_store();
   exec::HandlerTable handlers;
   add_send_message_handlers(handlers, config());
-  Turn t = run_turn(
+  const test::TurnRun t = test::run_turn(
       "Telling them. <send-message channel=\"slack\" chat=\"C42\">Build is green</send-message>"
       "<sendTelegram>{\"text\":\"Deploy done\"}</sendTelegram>"
       "<send-message channel=\"telegram\" chat=\"666\">psst</send-message> Done.",
@@ -196,7 +162,7 @@ TEST(SendMessageEndToEnd, BothSpellings) {
   EXPECT_EQ(t.report.results[1].message, "sent to Telegram:123");
   EXPECT_EQ(t.report.results[2].status, exec::ResultStatus::Error);
   std::vector<std::string> messages;
-  for (const exec::Delivery& d : t.ops)
+  for (const exec::Delivery& d : t.outbox.ops())
     if (d.op == Op::Message) messages.push_back(d.channel + ":" + d.chat + ":" + d.text);
   EXPECT_EQ(messages, (std::vector<std::string>{"slack:C42:Build is green", "Telegram:123:Deploy done"}));
   EXPECT_EQ(t.model_message, "[3] send-message: error: telegram:666 is not an allowed target\n");

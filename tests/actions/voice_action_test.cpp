@@ -8,18 +8,12 @@
 
 #include "../support/run_turn.h"
 #include "sigil/actions/file_sandbox.h"
-#include "store/sqlite/sqlite_store.h"
+#include "support/handler_context.h"
 
 namespace sigil::actions {
 namespace {
 
 using Op = exec::Delivery::Op;
-
-std::unique_ptr<store::Store> memory_store() {
-  auto opened = store::sqlite::SqliteStore::open(":memory:");
-  EXPECT_TRUE(opened.ok());
-  return std::move(opened).value();
-}
 
 exec::HandlerTable voice_table(VoiceSynth::Options options = {}) {
   exec::HandlerTable table;
@@ -35,7 +29,7 @@ std::string head(const exec::Payload& p, std::size_t n) {
 }
 
 TEST(VoiceAction, VoiceTagBecomesAnOggOpusNoteWhereItStood) {
-  auto store = memory_store();
+  auto store = test::memory_store();
   auto run = test::run_turn("Listen: <voice>Hello from sigil.</voice> Bye.", voice_table(), *store);
   ASSERT_EQ(run.report.results.size(), 1u);
   ASSERT_EQ(run.report.results[0].status, exec::ResultStatus::Ok) << run.report.results[0].message;
@@ -55,7 +49,7 @@ TEST(VoiceAction, VoiceTagBecomesAnOggOpusNoteWhereItStood) {
 }
 
 TEST(VoiceAction, SameTextTwiceIsSentOnce) {
-  auto store = memory_store();
+  auto store = test::memory_store();
   auto run = test::run_turn("<voice>Same words.</voice><voice>Same words.</voice>", voice_table(), *store);
   int voices = 0;
   for (const auto& d : run.outbox.ops()) voices += d.op == Op::Voice ? 1 : 0;
@@ -63,7 +57,7 @@ TEST(VoiceAction, SameTextTwiceIsSentOnce) {
 }
 
 TEST(VoiceAction, MissingEspeakIsAClearError) {
-  auto store = memory_store();
+  auto store = test::memory_store();
   VoiceSynth::Options o;
   o.espeak_binary = "/nonexistent/espeak-ng";
   auto run = test::run_turn("<voice>Hello.</voice>", voice_table(o), *store);
@@ -75,7 +69,7 @@ TEST(VoiceAction, MissingEspeakIsAClearError) {
 }
 
 TEST(VoiceAction, OverLongTextIsRefused) {
-  auto store = memory_store();
+  auto store = test::memory_store();
   VoiceSynth::Options o;
   o.max_text_bytes = 10;
   auto run = test::run_turn("<voice>This is far longer than ten bytes.</voice>", voice_table(o), *store);
@@ -83,7 +77,7 @@ TEST(VoiceAction, OverLongTextIsRefused) {
 }
 
 TEST(VoiceAction, NotConfiguredIsAnError) {
-  auto store = memory_store();
+  auto store = test::memory_store();
   exec::HandlerTable table;
   add_voice_handlers(table, VoiceConfig{});
   auto run = test::run_turn("<voice>Hello.</voice>", table, *store);
