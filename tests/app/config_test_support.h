@@ -1,11 +1,15 @@
 // For the configuration tests (config_test, web_config_test, mcp_config_test, the channel sections'): an
-// environment from a map, and the error a configuration text makes ("(no error)" when it loads).
+// environment from a map, the error a configuration text makes ("(no error)" when it loads), and a table of
+// texts that must fail with the errors they make.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "app/config.h"
 
@@ -40,6 +44,21 @@ inline Config sample_config() {
 
 inline std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
   return config_error(toml, env);
+}
+
+// A configuration text that must fail to load: what its error holds, and what it never shows.
+struct BadConfig {
+  std::string toml;
+  std::vector<std::string> holds;
+  std::vector<std::string> never = {};
+};
+
+inline void expect_errors(const std::vector<BadConfig>& cases) {
+  for (const BadConfig& c : cases) {
+    const std::string e = error_of(c.toml);
+    for (const std::string& piece : c.holds) EXPECT_NE(e.find(piece), std::string::npos) << e;
+    for (const std::string& piece : c.never) EXPECT_EQ(e.find(piece), std::string::npos) << e;
+  }
 }
 
 }  // namespace sigil::app::testing

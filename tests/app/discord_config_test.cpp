@@ -10,7 +10,7 @@ namespace sigil::app {
 namespace {
 
 using testing::env_of;
-using testing::error_of;
+using testing::expect_errors;
 
 constexpr std::string_view kToken = "MTIwMDAwMDAwMDAwMDAwMDAwMQ.GfAkEt.sigil-test-token-not-a-secret";
 
@@ -40,16 +40,14 @@ TEST(DiscordConfig, ReadsEveryKeyWithDefaults) {
 }
 
 TEST(DiscordConfig, ClearErrors) {
-  std::string e = error_of("[channels.discord]\n");
-  EXPECT_NE(e.find("[channels.discord] needs the bot's token"), std::string::npos) << e;
-  e = error_of("[channels.discord]\ntoken = \"t\"\nallowed_users = [80351110224678912]\n");
-  EXPECT_NE(e.find("snowflakes as strings"), std::string::npos) << e;
-  e = error_of("[channels.discord]\ntoken = \"t\"\nallowed_users = [\"alice\"]\n");
-  EXPECT_NE(e.find("snowflakes as strings"), std::string::npos) << e;
-  e = error_of("[channels.discord]\ntoken = \"t\"\napi_url = \"discord.com/api\"\n");
-  EXPECT_NE(e.find("must start with http:// or https://"), std::string::npos) << e;
-  e = error_of("[channels.discord]\ntoken = \"t\"\nintents = 3\n");
-  EXPECT_NE(e.find("[channels.discord] unknown key \"intents\""), std::string::npos) << e;
+  expect_errors({
+      {"[channels.discord]\n", {"[channels.discord] needs the bot's token"}},
+      {"[channels.discord]\ntoken = \"t\"\nallowed_users = [80351110224678912]\n", {"snowflakes as strings"}},
+      {"[channels.discord]\ntoken = \"t\"\nallowed_users = [\"alice\"]\n", {"snowflakes as strings"}},
+      {"[channels.discord]\ntoken = \"t\"\napi_url = \"discord.com/api\"\n",
+       {"must start with http:// or https://"}},
+      {"[channels.discord]\ntoken = \"t\"\nintents = 3\n", {"[channels.discord] unknown key \"intents\""}},
+  });
 }
 
 TEST(DiscordConfig, DescribeNeverShowsTheToken) {
