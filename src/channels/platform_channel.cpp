@@ -9,9 +9,16 @@ std::vector<std::string> PlatformChannel::in_doubt() const {
   return in_doubt_;
 }
 
-void PlatformChannel::note_in_doubt(std::string call) {
-  std::lock_guard lock(mu_);
-  in_doubt_.push_back(std::move(call));
+deliver::ChannelResult PlatformChannel::failed(std::string_view call, const std::string& error, bool in_doubt,
+                                               bool text, std::string_view doubt_note) {
+  if (!in_doubt) return deliver::channel_error(error);
+  const std::string line = std::string(call) + ": " + error;
+  {
+    std::lock_guard lock(mu_);
+    in_doubt_.push_back(line);
+  }
+  if (!text) return deliver::ChannelResult{std::string()};
+  return deliver::channel_error(line + std::string(doubt_note));
 }
 
 }  // namespace sigil::channels

@@ -6,11 +6,15 @@
 //   and stays true; the turn stops renewing the typing indicator then. It may be read from any thread.
 // - in_doubt() lists, in order, the calls whose outcome is unknown (a time-out after the request went out):
 //   the outbox never resends them blindly, and the turn's log names them.
+// - failed() is what a send call that did not succeed returns: its error, or, in doubt, "call: error" noted
+//   for in_doubt(); a call in doubt that sent no text reports success with no id, since the outbox's next way
+//   (an audio file for a voice note, a document for a photo) would be a second copy if the first one arrived.
 #pragma once
 
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sigil/deliver/channel.h"
@@ -27,7 +31,9 @@ class PlatformChannel : public deliver::Channel {
 
  protected:
   void mark_shown() { shown_.store(true); }
-  void note_in_doubt(std::string call);
+  // `doubt_note` follows the error of in-doubt text.
+  deliver::ChannelResult failed(std::string_view call, const std::string& error, bool in_doubt, bool text,
+                                std::string_view doubt_note = "");
 
  private:
   std::atomic<bool> shown_{false};

@@ -79,17 +79,12 @@ deliver::ChannelResult DiscordChannel::finish(std::string_view what, const RestO
     mark_shown();
     return deliver::ChannelResult(id_of(o));
   }
-  const std::string line = std::string(what) + ": " + o.summary();
-  if (o.kind == RestOutcome::Kind::Unknown) note_in_doubt(line);
   if (log::enabled(log::Level::warn))
     log::write(log::Record{log::Level::warn, "discord-send-failed", {}}
                    .with("channel", target_.channel_id)
                    .with("call", std::string(what))
                    .with("error", o.summary()));
-  if (o.kind == RestOutcome::Kind::Unknown && !text)
-    // Another way (an audio file for a voice message) would be a second copy if the first one arrived.
-    return deliver::ChannelResult{std::string()};
-  return deliver::channel_error(o.kind == RestOutcome::Kind::Unknown ? line : o.summary());
+  return failed(what, o.summary(), o.kind == RestOutcome::Kind::Unknown, text);
 }
 
 deliver::ChannelResult DiscordChannel::create(boost::json::object payload, std::vector<RestFile> files,

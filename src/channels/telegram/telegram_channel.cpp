@@ -92,19 +92,12 @@ deliver::ChannelResult TelegramChannel::finish(std::string_view method, const Ap
     mark_shown();
     return deliver::ChannelResult(message_id_of(o));
   }
-  const std::string line = std::string(method) + ": " + o.summary();
-  if (o.kind == ApiOutcome::Kind::Unknown) note_in_doubt(line);
   if (log::enabled(log::Level::warn))
     log::write(log::Record{log::Level::warn, "telegram-send-failed", {}}
                    .with("chat", target_.chat_id)
                    .with("method", std::string(method))
                    .with("error", o.summary()));
-  if (o.kind == ApiOutcome::Kind::Unknown && !text)
-    // A failure would make the outbox try the next way (an audio file, a document): a second copy if the
-    // first one arrived. In doubt, nothing more is sent; in_doubt() reports it.
-    return deliver::ChannelResult{std::string()};
-  return deliver::channel_error(o.kind == ApiOutcome::Kind::Unknown ? line + " (not sent again)"
-                                                                    : o.summary());
+  return failed(method, o.summary(), o.kind == ApiOutcome::Kind::Unknown, text, " (not sent again)");
 }
 
 ApiOutcome TelegramChannel::call_with_text(std::string_view method, boost::json::object p,
