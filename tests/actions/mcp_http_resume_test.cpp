@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "mcp_test_support.h"
 #include "sigil/actions/mcp_http.h"
 #include "sigil/net/io_threads.h"
 #include "sigil/text/ascii.h"
@@ -42,15 +43,7 @@ std::unique_ptr<McpClient> client_for(const TestServer& server,
       McpClientOptions{10s});
 }
 
-Result<void> connect_when_up(McpClient& client) {
-  Result<void> r = make_error(ErrorCode::io, "not tried");
-  for (int i = 0; i < 100; ++i) {
-    r = client.connect();
-    if (r) return r;
-    std::this_thread::sleep_for(100ms);
-  }
-  return r;
-}
+using testing::connect_when_up;
 
 TEST(McpHttpStreams, TheStandaloneGetStreamOpensAfterTheHandshake) {
   TestServer server;

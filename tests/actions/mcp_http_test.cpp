@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "mcp_test_support.h"
 #include "sigil/net/io_threads.h"
 #include "support/python_server.h"
 
@@ -74,16 +75,7 @@ std::shared_ptr<net::HttpClient> http_client() {
   return std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
 }
 
-// Connects, retrying while the server is still starting (it listens a moment after it is spawned).
-Result<void> connect_when_up(McpClient& client) {
-  Result<void> r = make_error(ErrorCode::io, "not tried");
-  for (int i = 0; i < 150; ++i) {
-    r = client.connect();
-    if (r) return r;
-    std::this_thread::sleep_for(100ms);
-  }
-  return r;
-}
+using testing::connect_when_up;
 
 TEST(McpHttp, TheReferenceServerOverStreamableHttp) {
   ASSERT_TRUE(std::filesystem::exists(everything())) << "run scripts/npm-deps";
