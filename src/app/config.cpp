@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -96,6 +97,16 @@ class Reader {
     const auto* s = node.as_string();
     if (s == nullptr) fail(node, key, "must be a string");
     return s->get();
+  }
+  // A string that must be one of `allowed`, written exactly.
+  std::string choice(const toml::node& node, const std::string& key,
+                     std::initializer_list<std::string_view> allowed) const {
+    std::string s = string(node, key);
+    if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) return s;
+    std::string listed;
+    for (auto it = allowed.begin(); it != allowed.end(); ++it)
+      listed += (it == allowed.begin() ? "" : it + 1 == allowed.end() ? " or " : ", ") + in_quotes(*it);
+    fail(node, key, "must be " + listed + ", not " + in_quotes(s));
   }
   std::string path(const toml::node& node, const std::string& key) const {
     std::string p = string(node, key);
@@ -191,9 +202,7 @@ class Reader {
                  }},
                 {"log_format",
                  [&](const toml::node& n, const std::string& k) {
-                   c.log_format = string(n, k);
-                   if (c.log_format != "text" && c.log_format != "json")
-                     fail(n, k, "must be \"text\" or \"json\", not " + in_quotes(c.log_format));
+                   c.log_format = choice(n, k, {"text", "json"});
                  }},
                 {"public_url",
                  [&](const toml::node& n, const std::string& k) {
@@ -285,9 +294,7 @@ class Reader {
               [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
              {"tools",
               [&](const toml::node& n, const std::string& k) {
-                c.tools = string(n, k);
-                if (c.tools != "auto" && c.tools != "on" && c.tools != "off")
-                  fail(n, k, "must be \"auto\", \"on\" or \"off\", not " + in_quotes(c.tools));
+                c.tools = choice(n, k, {"auto", "on", "off"});
               }},
              {"embeddings_model",
               [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
@@ -419,11 +426,7 @@ class Reader {
   void search(const toml::table& t, SearchSettings& c) {
     each(t, {{"provider",
               [&](const toml::node& n, const std::string& k) {
-                c.provider = string(n, k);
-                if (!c.provider.empty() && c.provider != "brave" && c.provider != "tavily" &&
-                    c.provider != "searxng")
-                  fail(n, k,
-                       "must be \"brave\", \"tavily\", \"searxng\" or \"\", not " + in_quotes(c.provider));
+                c.provider = choice(n, k, {"brave", "tavily", "searxng", ""});
               }},
              {"api_key", [&](const toml::node& n, const std::string& k) { c.api_key = string(n, k); }},
              {"url", [&](const toml::node& n, const std::string& k) {
@@ -493,10 +496,7 @@ class Reader {
              }},
             {"elicitation",
              [&](const toml::node& n, const std::string& k) {
-               c.elicitation = string(n, k);
-               if (c.elicitation != "decline" && c.elicitation != "cancel" && c.elicitation != "defaults")
-                 fail(n, k,
-                      "must be \"decline\", \"cancel\" or \"defaults\", not " + in_quotes(c.elicitation));
+               c.elicitation = choice(n, k, {"decline", "cancel", "defaults"});
              }},
             {"oauth", [&](const toml::node& n, const std::string& k) { mcp_oauth(n, k, c.oauth); }}});
       if (c.command.empty() == c.url.empty())
@@ -523,9 +523,7 @@ class Reader {
                [&](const toml::node& n, const std::string& k) { o.private_key_file = path(n, k); }},
               {"signing_algorithm",
                [&](const toml::node& n, const std::string& k) {
-                 o.signing_algorithm = string(n, k);
-                 if (o.signing_algorithm != "ES256" && o.signing_algorithm != "RS256")
-                   fail(n, k, "must be \"ES256\" or \"RS256\", not " + in_quotes(o.signing_algorithm));
+                 o.signing_algorithm = choice(n, k, {"ES256", "RS256"});
                }},
               {"scope", [&](const toml::node& n, const std::string& k) { o.scope = string(n, k); }},
               {"allow_private",
@@ -565,9 +563,7 @@ class Reader {
              {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
              {"mode",
               [&](const toml::node& n, const std::string& k) {
-                c.mode = string(n, k);
-                if (c.mode != "polling" && c.mode != "webhook")
-                  fail(n, k, "must be \"polling\" or \"webhook\", not " + in_quotes(c.mode));
+                c.mode = choice(n, k, {"polling", "webhook"});
               }},
              {"webhook_url",
               [&](const toml::node& n, const std::string& k) {
