@@ -108,6 +108,13 @@ class Reader {
       listed += (it == allowed.begin() ? "" : it + 1 == allowed.end() ? " or " : ", ") + in_quotes(*it);
     fail(node, key, "must be " + listed + ", not " + in_quotes(s));
   }
+  // An http:// or https:// address; "" too where `optional`.
+  std::string http_url(const toml::node& node, const std::string& key, bool optional) const {
+    std::string url = string(node, key);
+    if ((!optional || !url.empty()) && url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+      fail(node, key, "must start with http:// or https://, not " + in_quotes(url));
+    return url;
+  }
   std::string path(const toml::node& node, const std::string& key) const {
     std::string p = string(node, key);
     if (p.empty()) return p;
@@ -255,12 +262,7 @@ class Reader {
   }
 
   void images(const toml::table& t, ImagesSettings& c) {
-    each(t, {{"url",
-              [&](const toml::node& n, const std::string& k) {
-                c.url = string(n, k);
-                if (!c.url.empty() && c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0)
-                  fail(n, k, "must start with http:// or https://, not " + in_quotes(c.url));
-              }},
+    each(t, {{"url", [&](const toml::node& n, const std::string& k) { c.url = http_url(n, k, true); }},
              {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
              {"model",
               [&](const toml::node& n, const std::string& k) {
@@ -429,11 +431,7 @@ class Reader {
                 c.provider = choice(n, k, {"brave", "tavily", "searxng", ""});
               }},
              {"api_key", [&](const toml::node& n, const std::string& k) { c.api_key = string(n, k); }},
-             {"url", [&](const toml::node& n, const std::string& k) {
-                c.url = string(n, k);
-                if (!c.url.empty() && c.url.rfind("http://", 0) != 0 && c.url.rfind("https://", 0) != 0)
-                  fail(n, k, "must start with http:// or https://, not " + in_quotes(c.url));
-              }}});
+             {"url", [&](const toml::node& n, const std::string& k) { c.url = http_url(n, k, true); }}});
   }
 
   void fetch(const toml::table& t, FetchSettings& c) {
@@ -623,9 +621,7 @@ class Reader {
 
   // A chat platform's API address: http(s)://, without a trailing slash.
   std::string api_url(const toml::node& n, const std::string& k) {
-    std::string url = string(n, k);
-    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
-      fail(n, k, "must start with http:// or https://, not " + in_quotes(url));
+    std::string url = http_url(n, k, false);
     while (!url.empty() && url.back() == '/') url.pop_back();
     return url;
   }
