@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <utility>
 
+#include "actions/json_fields.h"
 #include "sigil/actions/mcp_schema.h"
 
 namespace sigil::actions {
@@ -29,14 +30,9 @@ std::string server_names(const McpConfig& config) {
   return out;
 }
 
-std::string string_arg(const json::object& args, std::string_view key) {
-  const auto* v = args.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
 exec::HandlerResult run_mcp(const McpConfig& config, const exec::Directive& d, exec::ActionContext& ctx) {
-  const std::string server = string_arg(d.args, "server");
-  const std::string tool = string_arg(d.args, "tool");
+  const std::string server = string_at(d.args, "server");
+  const std::string tool = string_at(d.args, "tool");
   auto target = resolve_mcp_tool(config, server, tool);
   if (!target) return exec::HandlerResult::error("mcp: " + target.error());
 

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <utility>
 
+#include "actions/json_fields.h"
 #include "sigil/log/log.h"
 
 namespace sigil::actions {
@@ -43,11 +44,6 @@ std::string error_text(const json::value& error) {
   return json::serialize(error);
 }
 
-std::string string_field(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
 }  // namespace
 
 McpToolResult mcp_tool_result(const json::value& result) {
@@ -63,21 +59,21 @@ McpToolResult mcp_tool_result(const json::value& result) {
     for (const json::value& item : content->get_array()) {
       const auto* io = item.if_object();
       if (io == nullptr) continue;
-      const std::string type = string_field(*io, "type");
+      const std::string type = string_at(*io, "type");
       if (type == "text") {
-        add(string_field(*io, "text"));
+        add(string_at(*io, "text"));
       } else if (type == "resource") {
         // An embedded resource: its text when it has one, else its address.
         const auto* r = io->if_contains("resource");
         if (r != nullptr && r->is_object()) {
-          const std::string text = string_field(r->get_object(), "text");
-          add(text.empty() ? "[resource " + string_field(r->get_object(), "uri") + "]" : text);
+          const std::string text = string_at(r->get_object(), "text");
+          add(text.empty() ? "[resource " + string_at(r->get_object(), "uri") + "]" : text);
         }
       } else if (type == "resource_link") {
-        add("[resource link " + string_field(*io, "uri") + "]");
+        add("[resource link " + string_at(*io, "uri") + "]");
       } else if (!type.empty()) {
         // Images and audio cannot go into a text result: say they were there.
-        add("[" + type + " " + string_field(*io, "mimeType") + "]");
+        add("[" + type + " " + string_at(*io, "mimeType") + "]");
       }
     }
   }
@@ -188,13 +184,13 @@ Result<std::vector<McpTool>> McpClient::list_tools(std::stop_token stop) {
       return make_error(ErrorCode::tool_failed, "tools/list: the answer has no tools array");
     for (const json::value& item : items->get_array()) {
       const auto* t = item.if_object();
-      if (t == nullptr || string_field(*t, "name").empty()) continue;
-      McpTool tool{string_field(*t, "name"), string_field(*t, "description"), {}};
+      if (t == nullptr || string_at(*t, "name").empty()) continue;
+      McpTool tool{string_at(*t, "name"), string_at(*t, "description"), {}};
       if (const auto* s = t->if_contains("inputSchema"); s != nullptr && s->is_object())
         tool.input_schema = s->get_object();
       tools.push_back(std::move(tool));
     }
-    cursor = string_field(*o, "nextCursor");
+    cursor = string_at(*o, "nextCursor");
     if (cursor.empty()) break;
   }
   return tools;
@@ -307,7 +303,7 @@ void McpClient::on_message(std::string_view text) {
   }
   json::object& m = v.get_object();
   const json::value* id = m.if_contains("id");
-  const std::string method = string_field(m, "method");
+  const std::string method = string_at(m, "method");
   if (!method.empty() && id != nullptr) {
     on_request(*id, method, m);
     return;

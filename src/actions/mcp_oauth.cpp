@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "actions/json_fields.h"
 #include "actions/jwt_assertion.h"
 #include "sigil/log/log.h"
 #include "sigil/net/blocking_fetch.h"
@@ -75,11 +76,6 @@ std::string param(const Form& form, std::string_view name) {
   for (const auto& [n, v] : form)
     if (n == name) return v;
   return {};
-}
-
-std::string str(const json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
 std::vector<std::string> strings(const json::object& o, std::string_view key) {
@@ -248,7 +244,7 @@ struct McpOAuth::State {
     std::string as_url;
     const auto prm = first_document(prm_urls);
     if (prm) {
-      const std::string named = str(*prm, "resource");
+      const std::string named = string_at(*prm, "resource");
       if (!named.empty() && !resource_matches(named, server))
         return oauth_error("the server's protected-resource metadata names the resource \"" + named +
                            "\", not " + server_url + ": refused (a token for it could be misused)");
@@ -280,10 +276,10 @@ struct McpOAuth::State {
                    as_origin + "/.well-known/openid-configuration"};
     }
     if (const auto meta = first_document(meta_urls)) {
-      issuer = str(*meta, "issuer");
-      authorization_endpoint = str(*meta, "authorization_endpoint");
-      token_endpoint = str(*meta, "token_endpoint");
-      registration_endpoint = str(*meta, "registration_endpoint");
+      issuer = string_at(*meta, "issuer");
+      authorization_endpoint = string_at(*meta, "authorization_endpoint");
+      token_endpoint = string_at(*meta, "token_endpoint");
+      registration_endpoint = string_at(*meta, "registration_endpoint");
       grants = strings(*meta, "grant_types_supported");
       auth_methods = strings(*meta, "token_endpoint_auth_methods_supported");
       as_scopes = strings(*meta, "scopes_supported");
@@ -346,12 +342,12 @@ struct McpOAuth::State {
                   {{"Content-Type", "application/json"}, {"Accept", "application/json"}},
                   json::serialize(request));
     if (!a) return a.error();
-    if ((a->status != 200 && a->status != 201) || !a->body || str(*a->body, "client_id").empty())
+    if ((a->status != 200 && a->status != 201) || !a->body || string_at(*a->body, "client_id").empty())
       return oauth_error("dynamic client registration at " + registration_endpoint + " failed (HTTP " +
                          std::to_string(a->status) + ")");
-    client_id = str(*a->body, "client_id");
-    client_secret = str(*a->body, "client_secret");
-    auth_method = str(*a->body, "token_endpoint_auth_method");
+    client_id = string_at(*a->body, "client_id");
+    client_secret = string_at(*a->body, "client_secret");
+    auth_method = string_at(*a->body, "token_endpoint_auth_method");
     if (auth_method.empty()) auth_method = pick_auth_method();
     return {};
   }
@@ -386,14 +382,15 @@ struct McpOAuth::State {
     }
     auto a = call("POST", token_endpoint, std::move(headers), form_encode(form));
     if (!a) return a.error();
-    if (a->status != 200 || !a->body || str(*a->body, "access_token").empty()) {
-      std::string why = a->body ? str(*a->body, "error") : std::string();
+    if (a->status != 200 || !a->body || string_at(*a->body, "access_token").empty()) {
+      std::string why = a->body ? string_at(*a->body, "error") : std::string();
       return oauth_error(std::string(what) + " at " + token_endpoint + " failed (HTTP " +
                          std::to_string(a->status) + (why.empty() ? "" : ", " + why.substr(0, 100)) + ")");
     }
-    if (auto refresh = str(*a->body, "refresh_token"); !refresh.empty()) refresh_token = std::move(refresh);
+    if (auto refresh = string_at(*a->body, "refresh_token"); !refresh.empty())
+      refresh_token = std::move(refresh);
     std::lock_guard lock(*token_mu);
-    access_token = str(*a->body, "access_token");
+    access_token = string_at(*a->body, "access_token");
     return {};
   }
 
@@ -455,7 +452,7 @@ struct McpOAuth::State {
                   {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}},
                   form_encode(exchange));
     if (!a) return a.error();
-    const std::string grant = a->body ? str(*a->body, "access_token") : std::string();
+    const std::string grant = a->body ? string_at(*a->body, "access_token") : std::string();
     if (a->status != 200 || grant.empty())
       return oauth_error("the identity provider's token exchange at " + config.idp_token_endpoint +
                          " failed (HTTP " + std::to_string(a->status) + ")");

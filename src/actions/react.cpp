@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "actions/json_fields.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/emoji_compare.h"
 #include "sigil/text/unicode.h"
@@ -187,11 +188,6 @@ std::string failure_message(std::string_view written, Failure failure) {
   return "react: unknown emoji " + quoted(trim(written)) + "; " + std::string(kHint);
 }
 
-std::string string_arg(const Directive& d, const char* name) {
-  const json::value* v = d.args.if_contains(name);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
 }  // namespace
 
 std::optional<std::string> resolve_emoji(std::string_view written) {
@@ -216,7 +212,7 @@ void add_react_handlers(exec::HandlerTable& table, ReactConfig config) {
       "react",
       [allowed = std::move(allowed), allowed_bare = std::move(allowed_bare)](
           const Directive& d, ActionContext& context) -> HandlerResult {
-        const std::string written = string_arg(d, "emoji");
+        const std::string written = string_at(d.args, "emoji");
         Resolved r = resolve(written);
         if (r.emoji.empty()) return HandlerResult::error(failure_message(written, r.failure));
         if (!allowed.empty() && !std::binary_search(allowed_bare.begin(), allowed_bare.end(),
@@ -228,7 +224,7 @@ void add_react_handlers(exec::HandlerTable& table, ReactConfig config) {
         exec::Delivery delivery;
         delivery.op = exec::Delivery::Op::Reaction;
         delivery.emoji = r.emoji;
-        delivery.message = std::string(trim(string_arg(d, "message")));
+        delivery.message = std::string(trim(string_at(d.args, "message")));
         if (!delivery.message.empty()) {
           // Only an id the model was shown ("[message <id>]") names a message: anything else would be a
           // reaction the platform refuses or, worse, one on a message of someone else's choosing.

@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 #include <utility>
 
+#include "actions/json_fields.h"
 #include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/char_refs.h"
@@ -20,11 +21,6 @@ std::string base_url(const SearchProviderConfig& config, std::string_view fallba
   std::string base = config.url.empty() ? std::string(fallback) : config.url;
   while (!base.empty() && base.back() == '/') base.pop_back();
   return base;
-}
-
-std::string string_at(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
 // Plain, short text from what a provider sends: tags out, references decoded, whitespace collapsed.

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "actions/json_fields.h"
 #include "sigil/text/media_types.h"
 
 namespace sigil::actions {
@@ -24,11 +25,6 @@ class FilePayload final : public exec::Payload {
   std::string mime_;
 };
 
-std::string string_arg(const exec::Directive& d, std::string_view name) {
-  const auto* v = d.args.if_contains(name);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
 // Quotes a model-written value for a one-line message: at most 120 bytes, control bytes shown as '?'.
 std::string quote_value(std::string_view s) {
   std::string out = "\"";
@@ -38,10 +34,10 @@ std::string quote_value(std::string_view s) {
 }
 
 exec::HandlerResult send_file(const FilesConfig& config, const exec::Directive& d) {
-  const std::string path = string_arg(d, "path");
+  const std::string path = string_at(d.args, "path");
   if (!config.sandbox) return exec::HandlerResult::error("send-file: no folder is configured for files");
-  const std::string channel = string_arg(d, "channel");
-  const std::string chat = string_arg(d, "chat");
+  const std::string channel = string_at(d.args, "channel");
+  const std::string chat = string_at(d.args, "chat");
   if (!channel.empty() && find_allowed_target(config.allowed_targets, channel, chat) == nullptr)
     return exec::HandlerResult::error("send-file: " + channel + ":" + chat + " is not an allowed target");
 
@@ -69,7 +65,7 @@ exec::HandlerResult send_file(const FilesConfig& config, const exec::Directive& 
   delivery.op = exec::Delivery::Op::File;
   delivery.path = opened->relative_path();
   delivery.kind = std::string(to_string(kind));
-  delivery.caption = string_arg(d, "caption");
+  delivery.caption = string_at(d.args, "caption");
   delivery.sha256 = *digest;
   delivery.channel = channel;
   delivery.chat = chat;
