@@ -6,6 +6,7 @@
 #include <utility>
 #include <variant>
 
+#include "actions/json_fields.h"
 #include "actions/web_client.h"
 #include "sigil/actions/search_providers.h"
 #include "sigil/net/retry_after.h"
@@ -132,8 +133,7 @@ class CreateImageHandler final : public exec::ActionHandler {
 
   exec::HandlerResult run(const exec::Directive& d, exec::ActionContext& ctx) override {
     const auto string_arg = [&d](std::string_view name) {
-      const auto* v = d.args.if_contains(name);
-      return v != nullptr && v->is_string() ? std::string(ascii::trim(v->get_string())) : std::string();
+      return std::string(ascii::trim(string_at(d.args, name)));
     };
     const std::string prompt = string_arg("prompt");
     if (prompt.empty()) return exec::HandlerResult::error("createAIImage: the prompt is empty");

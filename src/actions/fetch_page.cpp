@@ -5,6 +5,7 @@
 #include <utility>
 #include <variant>
 
+#include "actions/json_fields.h"
 #include "actions/web_client.h"
 #include "sigil/actions/guarded_fetch.h"
 #include "sigil/actions/html_text.h"
@@ -185,9 +186,7 @@ class FetchPageHandler final : public exec::ActionHandler {
   explicit FetchPageHandler(FetchConfig config) : config_(std::move(config)), http_(config_.http) {}
 
   exec::HandlerResult run(const exec::Directive& d, exec::ActionContext& ctx) override {
-    const auto* arg = d.args.if_contains("url");
-    const std::string url =
-        arg != nullptr && arg->is_string() ? std::string(arg->get_string()) : std::string();
+    const std::string url = string_at(d.args, "url");
     if (ctx.stop_requested()) return exec::HandlerResult::error("fetch-page: stopped before it ran");
     auto page = fetch_page(config_, http_.get(), url, ctx.stop_token());
     if (!page) return exec::HandlerResult::error("fetch-page: " + page.error().message);
