@@ -36,8 +36,9 @@ struct Options {
   double stagger_s = -1;    // spread of the first messages (<0: one reply's duration)
   int client_threads = 1;
   unsigned server_threads = 1;
-  int frame_tick_us = 0;  // HttpServerOptions::frame_tick (0: a wake-up per connection's first frame)
-  int model_threads = 2;  // replay clients (one timer thread each) the calls are spread over
+  int frame_tick_us = 0;        // HttpServerOptions::frame_tick (0: a wake-up per connection's first frame)
+  int model_threads = 2;        // replay clients (one timer thread each) the calls are spread over
+  unsigned finish_threads = 2;  // AgentConfig::finish_threads (turn starts and ends, history writes)
   double jitter = 0;
   double drain_s = 60;  // how long in-flight turns may take to end after the load phase
   int max_connecting = 64;

@@ -221,7 +221,9 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
   StampingClient client(std::move(replay_clients), nominal_s);
 
   std::optional<sigil::agent::Agent> agent;
-  agent.emplace(registry, *handlers, *store, client, sigil::agent::AgentConfig{});
+  sigil::agent::AgentConfig agent_config;
+  agent_config.finish_threads = o.finish_threads;
+  agent.emplace(registry, *handlers, *store, client, std::move(agent_config));
   sigil::server::HttpServerOptions options;
   options.threads = o.server_threads;
   options.frame_tick = std::chrono::microseconds(o.frame_tick_us);

@@ -564,6 +564,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--server-threads", o.server_threads, "HttpServerOptions::threads")
       ->check(CLI::PositiveNumber);
+  app.add_option("--finish-threads", o.finish_threads, "AgentConfig::finish_threads")
+      ->check(CLI::PositiveNumber);
   app.add_option("--frame-tick-us", o.frame_tick_us,
                  "The gateway's write tick in microseconds (HttpServerOptions::frame_tick; 0: none)")
       ->check(CLI::NonNegativeNumber);
@@ -641,6 +643,7 @@ int main(int argc, char** argv) {
   report["client_threads"] = o.client_threads;
   report["server_threads"] = o.server_threads;
   report["model_threads"] = o.model_threads;
+  report["finish_threads"] = o.finish_threads;
   report["clients"] = clients;
 
   const json::object& c = clients.as_object();

@@ -2,6 +2,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <optional>
+#include <span>
+#include <utility>
 
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/statement.h"
@@ -19,6 +22,10 @@ SELECT messages FROM message_counts WHERE user_id = ?1 AND conversation_id = ?2)
 constexpr std::string_view kPruneMessages = R"sql(
 DELETE FROM messages WHERE id IN (
     SELECT id FROM messages WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id LIMIT ?3))sql";
+// Around each append of a group commit's batch (run_message_batch).
+constexpr std::string_view kSavepoint = "SAVEPOINT append_message";
+constexpr std::string_view kRollbackToSavepoint = "ROLLBACK TO append_message";
+constexpr std::string_view kReleaseSavepoint = "RELEASE append_message";
 constexpr std::string_view kRecentMessages = R"sql(
 SELECT id, role, text, turn_id, at, task_id, platform_id FROM (
     SELECT id, role, text, turn_id, at, task_id, platform_id FROM messages
@@ -41,12 +48,60 @@ LIMIT ?3)sql";
 
 }  // namespace
 
+// One history append waiting for a group commit. Filled in (id) by the batch's leader.
+struct SqliteStore::MessageOp {
+  const Scope* scope = nullptr;
+  const Message* message = nullptr;
+  std::optional<Result<std::int64_t>> id;
+  bool done = false;  // under the GroupCommit's lock
+};
+
 Result<std::int64_t> SqliteStore::append_message(const Scope& scope, const Message& message) {
   STORE_TRY(check_scope(scope));
-  const Partition part = conversation_partition(scope);
-  std::lock_guard lock(mutex_);
+  MessageOp op{&scope, &message, std::nullopt, false};
+  MessageOp* const ops[] = {&op};
+  message_commits_.commit(std::span<MessageOp* const>(ops), [this](const std::vector<MessageOp*>& batch) {
+    std::lock_guard lock(mutex_);
+    run_message_batch(batch);
+  });
+  return std::move(*op.id);
+}
+
+void SqliteStore::run_message_batch(const std::vector<MessageOp*>& batch) {
+  auto fail_all = [&batch](const Error& error) {
+    for (MessageOp* o : batch) o->id.emplace(error);
+  };
   Transaction tx(db_);
-  STORE_TRY(tx.begin());
+  if (auto begun = tx.begin(); !begun) return fail_all(Error{begun.error()});
+  if (batch.size() == 1) {  // alone: a failure rolls the transaction back, as before group commit
+    MessageOp& o = *batch.front();
+    o.id.emplace(append_message_locked(*o.scope, *o.message));
+    if (!*o.id) return;
+    if (auto committed = tx.commit(); !committed) o.id.emplace(Error{committed.error()});
+    return;
+  }
+  for (MessageOp* o : batch) {
+    // Each append in a savepoint: one that fails (its row in, its pruning not) is undone alone.
+    auto step = [this](std::string_view sql) -> Status {
+      STORE_STMT(q, sql);
+      STORE_TRY(q.run());
+      return {};
+    };
+    if (auto saved = step(kSavepoint); !saved) {
+      o->id.emplace(Error{saved.error()});
+    } else {
+      o->id.emplace(append_message_locked(*o->scope, *o->message));
+      if (!*o->id) (void)step(kRollbackToSavepoint);
+      (void)step(kReleaseSavepoint);
+    }
+    // An error that ended the transaction (I/O, disk full) undid the appends before it too.
+    if (!*o->id && sqlite3_get_autocommit(db_) != 0) return fail_all(Error{o->id->error()});
+  }
+  if (auto committed = tx.commit(); !committed) fail_all(Error{committed.error()});
+}
+
+Result<std::int64_t> SqliteStore::append_message_locked(const Scope& scope, const Message& message) {
+  const Partition part = conversation_partition(scope);
   std::int64_t id = 0;
   {
     STORE_STMT(q, kAppendMessage);
@@ -69,7 +124,6 @@ Result<std::int64_t> SqliteStore::append_message(const Scope& scope, const Messa
       STORE_TRY(q.bind_partition(part).bind_size(3, static_cast<std::size_t>(count) - cap).run());
     }
   }
-  STORE_TRY(tx.commit());
   return id;
 }
 

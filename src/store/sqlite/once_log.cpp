@@ -127,32 +127,12 @@ void SqliteStore::run_once(std::span<OnceOp> ops, const Scope& scope) {
   group_commit(valid);
 }
 
-// Leader/follower group commit: the first waiting thread runs every write queued by then in one
-// transaction; writes queued meanwhile wait for the next leader (one of their own threads).
+// The next group commit (group_commit.h) with whatever other threads wait to write then.
 void SqliteStore::group_commit(const std::vector<OnceOp*>& ops) {
-  std::unique_lock lock(once_mutex_);
-  once_pending_.insert(once_pending_.end(), ops.begin(), ops.end());
-  const auto all_done = [&ops] {
-    return std::all_of(ops.begin(), ops.end(), [](OnceOp* o) { return o->done; });
-  };
-  while (!all_done()) {
-    if (once_leader_) {
-      once_cv_.wait(lock);
-      continue;
-    }
-    once_leader_ = true;
-    std::vector<OnceOp*> batch;
-    batch.swap(once_pending_);
-    lock.unlock();
-    {
-      std::lock_guard db_lock(mutex_);
-      run_once_batch(batch);
-    }
-    lock.lock();
-    for (OnceOp* o : batch) o->done = true;
-    once_leader_ = false;
-    once_cv_.notify_all();
-  }
+  once_commits_.commit(std::span<OnceOp* const>(ops), [this](const std::vector<OnceOp*>& batch) {
+    std::lock_guard db_lock(mutex_);
+    run_once_batch(batch);
+  });
 }
 
 void SqliteStore::run_once_batch(const std::vector<OnceOp*>& batch) {

@@ -63,6 +63,13 @@ Result<std::unique_ptr<Store>> SqliteStore::open(const std::string& path, const 
 
 Status SqliteStore::configure(bool in_memory) {
   sqlite3_extended_result_codes(db_, 1);
+  sqlite3_commit_hook(
+      db_,
+      [](void* commits) {
+        ++*static_cast<std::atomic<std::uint64_t>*>(commits);
+        return 0;  // the commit goes on
+      },
+      &commits_);
   sqlite3_busy_timeout(db_,
                        static_cast<int>(std::clamp<std::int64_t>(options_.busy_timeout.count(), 0, INT_MAX)));
   {

@@ -1,0 +1,181 @@
+// History appends that wait at the same time share one transaction (SqliteStore, group_commit.h): counted
+// in commits and batches, never timed.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/sqlite/group_commit.h"
+#include "store/sqlite/sqlite_store.h"
+#include "store/store_test_support.h"
+
+namespace sigil::store {
+namespace {
+
+using testing::kT0;
+using testing::open_or_fail;
+using testing::TempDir;
+
+struct CountedOp {
+  int n = 0;
+  bool done = false;
+};
+
+TEST(GroupCommit, OpsQueuedWhileALeaderRunsGoOutTogetherInTheNextBatch) {
+  sqlite::GroupCommit<CountedOp> commits;
+  constexpr int kFollowers = 5;
+  std::vector<std::size_t> batch_sizes;  // only leaders touch it, one at a time
+  std::atomic<bool> first_running{false};
+  auto run = [&](const std::vector<CountedOp*>& batch) {
+    batch_sizes.push_back(batch.size());
+    if (batch_sizes.size() > 1) return;
+    first_running = true;
+    while (commits.queued() < static_cast<std::size_t>(kFollowers)) std::this_thread::yield();
+  };
+  std::vector<CountedOp> ops(kFollowers + 1);
+  std::vector<std::thread> threads;
+  auto submit = [&](int i) {
+    CountedOp* const one[] = {&ops[i]};
+    commits.commit(std::span<CountedOp* const>(one), run);
+    EXPECT_TRUE(ops[i].done);
+  };
+  threads.emplace_back(submit, 0);
+  while (!first_running) std::this_thread::yield();
+  for (int i = 1; i <= kFollowers; ++i) threads.emplace_back(submit, i);
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(commits.batches(), 2u);
+  EXPECT_EQ(batch_sizes, (std::vector<std::size_t>{1, kFollowers}));
+  EXPECT_EQ(commits.queued(), 0u);
+}
+
+// Holds the database's write lock on a connection of its own until release().
+class WriteLock {
+ public:
+  explicit WriteLock(const std::string& path) {
+    EXPECT_EQ(sqlite3_open(path.c_str(), &db_), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  ~WriteLock() {
+    release();
+    sqlite3_close(db_);
+  }
+  void release() {
+    if (held_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    held_ = false;
+  }
+  sqlite3* db() const { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  bool held_ = true;
+};
+
+class MessageGroupCommit : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = open_or_fail(path_);
+    ASSERT_NE(store_, nullptr);
+    sqlite_ = dynamic_cast<sqlite::SqliteStore*>(store_.get());
+    ASSERT_NE(sqlite_, nullptr);
+  }
+
+  // One append on its own thread; its outcome lands in results_[i].
+  void append(std::vector<std::thread>& threads, int i, std::string text) {
+    threads.emplace_back([this, i, text = std::move(text)] {
+      results_[i] = store_->append_message(Scope{"alice", "chat-" + std::to_string(i % 3)}, "user", text,
+                                           "turn-" + std::to_string(i), kT0);
+    });
+  }
+
+  // Runs appends 1..n-1 behind append 0, whose batch waits for the write lock: they queue meanwhile.
+  void run_behind_a_held_lock(int n, const std::vector<std::string>& texts) {
+    results_.assign(n, Error{"not run"});
+    WriteLock lock(path_);
+    const std::uint64_t batches = sqlite_->message_batches();
+    std::vector<std::thread> threads;
+    append(threads, 0, texts[0]);
+    while (sqlite_->message_batches() == batches) std::this_thread::yield();  // its leader waits in BEGIN
+    for (int i = 1; i < n; ++i) append(threads, i, texts[i]);
+    while (sqlite_->queued_messages() < static_cast<std::size_t>(n - 1)) std::this_thread::yield();
+    lock.release();
+    for (auto& t : threads) t.join();
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.file("sigil.db");
+  std::unique_ptr<Store> store_;
+  sqlite::SqliteStore* sqlite_ = nullptr;
+  std::vector<Result<std::int64_t>> results_;
+};
+
+TEST_F(MessageGroupCommit, TenAppendsWaitingTogetherCostTwoCommitsAndEachIsKept) {
+  constexpr int kAppends = 10;
+  std::vector<std::string> texts;
+  for (int i = 0; i < kAppends; ++i) texts.push_back("message " + std::to_string(i));
+  const std::uint64_t commits = sqlite_->commits();
+  const std::uint64_t batches = sqlite_->message_batches();
+  run_behind_a_held_lock(kAppends, texts);
+  // The first alone, the nine that queued behind it in one transaction (one at a time: ten).
+  EXPECT_EQ(sqlite_->commits() - commits, 2u);
+  EXPECT_EQ(sqlite_->message_batches() - batches, 2u);
+  std::set<std::int64_t> ids;
+  for (const auto& r : results_) {
+    ASSERT_TRUE(r.ok()) << r.error();
+    ids.insert(*r);
+  }
+  EXPECT_EQ(ids.size(), static_cast<std::size_t>(kAppends));
+  std::size_t stored = 0;
+  for (int c = 0; c < 3; ++c) {
+    auto recent = store_->recent_messages(Scope{"alice", "chat-" + std::to_string(c)}, 100);
+    ASSERT_TRUE(recent.ok()) << recent.error();
+    for (const Message& m : *recent) {
+      EXPECT_EQ(m.text, "message " + m.turn_id.substr(5));
+      EXPECT_EQ(std::stoi(m.turn_id.substr(5)) % 3, c);  // in its own conversation
+    }
+    stored += recent->size();
+  }
+  EXPECT_EQ(stored, static_cast<std::size_t>(kAppends));
+  // Searchable like any other: the FTS index took every one of the batch.
+  auto hits = store_->search_messages(Scope{"alice", "chat-1"}, "message", 10);
+  ASSERT_TRUE(hits.ok()) << hits.error();
+  EXPECT_EQ(hits->size(), 3u);  // 1, 4, 7
+}
+
+TEST_F(MessageGroupCommit, AnAppendThatFailsInABatchIsUndoneAloneAndTheOthersAreKept) {
+  {
+    WriteLock setup(path_);
+    ASSERT_EQ(sqlite3_exec(setup.db(),
+                           "CREATE TRIGGER refuse AFTER INSERT ON messages WHEN new.text = 'refused' "
+                           "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END; COMMIT",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  }
+  const std::vector<std::string> texts = {"first", "kept a", "refused", "kept b", "kept c"};
+  const std::uint64_t commits = sqlite_->commits();
+  run_behind_a_held_lock(static_cast<int>(texts.size()), texts);
+  EXPECT_EQ(sqlite_->commits() - commits, 2u);
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    EXPECT_EQ(results_[i].ok(), texts[i] != "refused") << texts[i];
+  std::set<std::string> stored;
+  for (int c = 0; c < 3; ++c) {
+    auto recent = store_->recent_messages(Scope{"alice", "chat-" + std::to_string(c)}, 100);
+    ASSERT_TRUE(recent.ok()) << recent.error();
+    for (const Message& m : *recent) stored.insert(m.text);
+  }
+  EXPECT_EQ(stored, (std::set<std::string>{"first", "kept a", "kept b", "kept c"}));
+}
+
+TEST_F(MessageGroupCommit, ALoneAppendIsOneCommitAsBefore) {
+  const std::uint64_t commits = sqlite_->commits();
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(store_->append_message(Scope{"alice", "chat"}, "user", "hello", "turn", kT0).ok());
+  EXPECT_EQ(sqlite_->commits() - commits, 4u);
+  EXPECT_EQ(store_->recent_messages(Scope{"alice", "chat"}, 10)->size(), 4u);
+}
+
+}  // namespace
+}  // namespace sigil::store
