@@ -16,10 +16,6 @@ namespace {
 // in the L2 cache and their storage bounded (48 bytes per 64) whatever size the caller feeds.
 constexpr std::size_t kWindow = std::size_t{64} << 10;
 
-constexpr auto kMarkupStops = [](const text::stage1::BlockMasks& m) { return m.lt | m.bracket; };
-constexpr auto kLessThan = [](const text::stage1::BlockMasks& m) { return m.lt; };
-constexpr auto kNewline = [](const text::stage1::BlockMasks& m) { return m.newline; };
-
 }  // namespace
 
 void Parser::Impl::feed(std::string_view chunk) {
@@ -82,7 +78,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
   while (i < n) {
     if (mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active()) {
       // Ordinary text: nothing but `<` and `[` can start markup, so skip to the next one in bulk.
-      std::size_t j = masks ? masks.find(kMarkupStops, i) : text_stops_.find_first(s, i);
+      std::size_t j = masks ? masks.find(text::stage1::kMarkupStarts, i) : text_stops_.find_first(s, i);
       if (j == text::ByteSet::npos) j = n;
       if (j > i) {
         ordinary_run(s.substr(i, j - i), masks.sub(i, j - i));
@@ -104,7 +100,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
       // Inside a hidden region only a close tag counts: skip to the next `<`, dropping what is before it.
       std::size_t j;
       if (masks) {
-        j = masks.find(kLessThan, i);
+        j = masks.find(text::stage1::kLessThans, i);
       } else {
         const void* lt = std::memchr(s.data() + i, '<', n - i);
         j = lt == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lt) - s.data());
@@ -122,7 +118,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
 // bulk, and it goes on to the clean-text stages in one call.
 void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskView& masks) {
   code_.feed(run, masks);
-  run_line_state(run, masks ? masks.rfind(kNewline, run.size()) : run.rfind('\n'));
+  run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
   emit_text(run, masks);
   pos_ += run.size();
 }

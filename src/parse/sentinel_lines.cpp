@@ -107,8 +107,7 @@ void SentinelLines::clean_text(std::string_view s) { clean_run(s, {}); }
 
 void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& masks) {
   if (silent_ || suppressed_ || finished_) return;
-  if (dead_ && nonempty_ && masks &&
-      masks.find([](const text::stage1::BlockMasks& m) { return m.newline; }, 0) == s.size()) {
+  if (dead_ && nonempty_ && masks && masks.find(text::stage1::kNewlines, 0) == s.size()) {
     // More of a dead line that shows text, and no line break: what pass_dead_lines() would do with it.
     code_.feed(s, masks);
     emit(s);
@@ -146,7 +145,7 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
   for (;;) {
     std::size_t nl;
     if (masks) {
-      nl = masks.find([](const text::stage1::BlockMasks& m) { return m.newline; }, i);
+      nl = masks.find(text::stage1::kNewlines, i);
       if (nl == s.size()) nl = std::string_view::npos;
     } else {
       nl = s.find('\n', i);

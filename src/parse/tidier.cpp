@@ -29,8 +29,6 @@ constexpr bool is_closing(unsigned char b) noexcept {
 // A byte that, on a line that already shows text and with nothing held, is simply passed on.
 constexpr bool is_plain(unsigned char b) noexcept { return !is_markup_space(b) && !is_run_char(b); }
 
-constexpr auto kNewline = [](const text::stage1::BlockMasks& m) { return m.newline; };
-
 constexpr std::size_t kDirectEmit = 64;   // pieces this long go to the sink directly
 constexpr std::size_t kBufferMax = 4096;  // small pieces are gathered up to this size
 
@@ -88,7 +86,7 @@ Prefix plain_prefix(std::string_view s, const text::stage1::MaskView& masks) noe
     const std::size_t q = k - 1;
     std::size_t ls = q;
     if (masks) {  // the line's start from stage 1's line breaks, not a walk back over the line
-      const std::size_t nl = masks.rfind(kNewline, q);
+      const std::size_t nl = masks.rfind(text::stage1::kNewlines, q);
       ls = nl == text::stage1::MaskView::npos ? 0 : nl + 1;
     } else {
       while (ls > 0 && s[ls - 1] != '\n') --ls;
@@ -152,7 +150,7 @@ void Tidier::text(std::string_view bytes) { text(bytes, {}); }
 void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
   if (finished_) return;
   if (masks && !bytes.empty() && started_ && plain() && is_plain(static_cast<unsigned char>(bytes.back())) &&
-      masks.find(kNewline, 0) == bytes.size()) {
+      masks.find(text::stage1::kNewlines, 0) == bytes.size()) {
     // A piece of one line that shows text, ending in a plain byte: plain_prefix() would take all of it.
     pass_direct(bytes, masks);
     return;

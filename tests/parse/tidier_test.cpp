@@ -379,9 +379,8 @@ class MaskChecker final : public TextSink {
   void clean_run(std::string_view bytes, const text::stage1::MaskView& masks) override {
     if (masks) {
       ++with_masks;
-      const auto nl = [](const text::stage1::BlockMasks& m) { return m.newline; };
       EXPECT_EQ(masks.size(), bytes.size());
-      const std::size_t at = masks.find(nl, 0);
+      const std::size_t at = masks.find(text::stage1::kNewlines, 0);
       EXPECT_EQ(at, std::min(bytes.find('\n'), bytes.size()));
     }
     text.append(bytes);
