@@ -16,6 +16,10 @@ namespace {
 // in the L2 cache and their storage bounded (48 bytes per 64) whatever size the caller feeds.
 constexpr std::size_t kWindow = std::size_t{64} << 10;
 
+// A run shorter than this goes to the judge without the shadow tracker's word: it rarely holds two line
+// breaks (the judge's tracker steps a piece's first and last lines anyway), and telling costs a few calls.
+constexpr std::size_t kSharedCodeRun = 64;
+
 }  // namespace
 
 void Parser::Impl::feed(std::string_view chunk) {
@@ -116,10 +120,21 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
 
 // A run of ordinary text with no `<` or `[`: the shadow code tracker and the line state move over it in
 // bulk, and it goes on to the clean-text stages in one call.
+// When the shadow tracker was in no fence anywhere in the run, the reply's sentinel judge is told so
+// (SentinelLines::fence_free_run): its own tracker then steps only the first and last line of each piece of
+// the run it gets, so the code state of the lines between is computed once, here.
 void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskView& masks) {
+  const bool tell = run.size() >= kSharedCodeRun && !code_.in_fence();
+  const std::uint64_t opened = code_.fences_opened();
   code_.feed(run, masks);
   run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
-  emit_text(run, masks);
+  if (tell && code_.fences_opened() == opened) {
+    main_judge_.fence_free_run(run);
+    emit_text(run, masks);
+    main_judge_.fence_free_run({});
+  } else {
+    emit_text(run, masks);
+  }
   pos_ += run.size();
 }
 

@@ -85,6 +85,7 @@ void CodeTracker::step(unsigned char b) noexcept {
           s.fence_len = 3;
           s.phase = kOpenRun;
           s.fence_event = true;
+          ++fences_opened_;
         }
         return;
       }
