@@ -129,9 +129,13 @@ void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskVi
   code_.feed(run, masks);
   run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
   if (tell && code_.fences_opened() == opened) {
+    // The word holds for this call only (the window's memory is reused), even if a sink throws.
+    struct Told {
+      SentinelLines& judge;
+      ~Told() { judge.fence_free_run({}); }
+    } told{main_judge_};
     main_judge_.fence_free_run(run);
     emit_text(run, masks);
-    main_judge_.fence_free_run({});
   } else {
     emit_text(run, masks);
   }
