@@ -128,18 +128,21 @@ void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskVi
   const std::uint64_t opened = code_.fences_opened();
   code_.feed(run, masks);
   run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
-  if (tell && code_.fences_opened() == opened) {
-    // The word holds for this call only (the window's memory is reused), even if a sink throws.
-    struct Told {
-      SentinelLines& judge;
-      ~Told() { judge.fence_free_run({}); }
-    } told{main_judge_};
-    main_judge_.fence_free_run(run);
+  if (tell && code_.fences_opened() == opened)
+    emit_fence_free(run, masks);
+  else
     emit_text(run, masks);
-  } else {
-    emit_text(run, masks);
-  }
   pos_ += run.size();
+}
+
+// emit_text() with the judge told, for this call only (the window's memory is reused), even if a sink throws.
+void Parser::Impl::emit_fence_free(std::string_view run, const text::stage1::MaskView& masks) {
+  struct Told {
+    SentinelLines& judge;
+    ~Told() { judge.fence_free_run({}); }
+  } told{main_judge_};
+  main_judge_.fence_free_run(run);
+  emit_text(run, masks);
 }
 
 void Parser::Impl::run_line_state(std::string_view run, std::size_t last_newline) {
