@@ -11,6 +11,7 @@ void Parser::Impl::finish_text() {
     main_tidy_.finish();
     main_judge_.finish();
     stats_.direct_text_runs = main_tidy_.direct_runs();
+    stats_.shared_code_bytes = main_judge_.shared_code_bytes();
   } else {
     say_->hidden_tidy.finish();
     say_->hidden_judge.finish();

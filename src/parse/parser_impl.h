@@ -74,6 +74,7 @@ class Parser::Impl {
   void consume_piece(std::string_view piece);
   void consume(std::string_view s, const text::stage1::MaskView& masks);
   void ordinary_run(std::string_view run, const text::stage1::MaskView& masks);
+  void emit_fence_free(std::string_view run, const text::stage1::MaskView& masks);
   // The line state (line_ws_only_) after a run whose last line break is at `last_newline` (npos: none), as
   // on_byte() would leave it stepping the run byte by byte.
   void run_line_state(std::string_view run, std::size_t last_newline);

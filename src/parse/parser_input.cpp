@@ -16,9 +16,9 @@ namespace {
 // in the L2 cache and their storage bounded (48 bytes per 64) whatever size the caller feeds.
 constexpr std::size_t kWindow = std::size_t{64} << 10;
 
-constexpr auto kMarkupStops = [](const text::stage1::BlockMasks& m) { return m.lt | m.bracket; };
-constexpr auto kLessThan = [](const text::stage1::BlockMasks& m) { return m.lt; };
-constexpr auto kNewline = [](const text::stage1::BlockMasks& m) { return m.newline; };
+// A run shorter than this goes to the judge without the shadow tracker's word: it rarely holds two line
+// breaks (the judge's tracker steps a piece's first and last lines anyway), and telling costs a few calls.
+constexpr std::size_t kSharedCodeRun = 64;
 
 }  // namespace
 
@@ -82,7 +82,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
   while (i < n) {
     if (mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active()) {
       // Ordinary text: nothing but `<` and `[` can start markup, so skip to the next one in bulk.
-      std::size_t j = masks ? masks.find(kMarkupStops, i) : text_stops_.find_first(s, i);
+      std::size_t j = masks ? masks.find(text::stage1::kMarkupStarts, i) : text_stops_.find_first(s, i);
       if (j == text::ByteSet::npos) j = n;
       if (j > i) {
         ordinary_run(s.substr(i, j - i), masks.sub(i, j - i));
@@ -104,7 +104,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
       // Inside a hidden region only a close tag counts: skip to the next `<`, dropping what is before it.
       std::size_t j;
       if (masks) {
-        j = masks.find(kLessThan, i);
+        j = masks.find(text::stage1::kLessThans, i);
       } else {
         const void* lt = std::memchr(s.data() + i, '<', n - i);
         j = lt == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(lt) - s.data());
@@ -120,11 +120,29 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
 
 // A run of ordinary text with no `<` or `[`: the shadow code tracker and the line state move over it in
 // bulk, and it goes on to the clean-text stages in one call.
+// When the shadow tracker was in no fence anywhere in the run, the reply's sentinel judge is told so
+// (SentinelLines::fence_free_run): its own tracker then steps only the first and last line of each piece of
+// the run it gets, so the code state of the lines between is computed once, here.
 void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskView& masks) {
+  const bool tell = run.size() >= kSharedCodeRun && !code_.in_fence();
+  const std::uint64_t opened = code_.fences_opened();
   code_.feed(run, masks);
-  run_line_state(run, masks ? masks.rfind(kNewline, run.size()) : run.rfind('\n'));
-  emit_text(run, masks);
+  run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
+  if (tell && code_.fences_opened() == opened)
+    emit_fence_free(run, masks);
+  else
+    emit_text(run, masks);
   pos_ += run.size();
+}
+
+// emit_text() with the judge told, for this call only (the window's memory is reused), even if a sink throws.
+void Parser::Impl::emit_fence_free(std::string_view run, const text::stage1::MaskView& masks) {
+  struct Told {
+    SentinelLines& judge;
+    ~Told() { judge.fence_free_run({}); }
+  } told{main_judge_};
+  main_judge_.fence_free_run(run);
+  emit_text(run, masks);
 }
 
 void Parser::Impl::run_line_state(std::string_view run, std::size_t last_newline) {

@@ -1,6 +1,7 @@
 #include "sigil/parse/sentinel_lines.h"
 
 #include <bit>
+#include <functional>
 
 #include "sigil/text/ascii.h"
 #include "sigil/text/unicode.h"
@@ -89,6 +90,8 @@ void SentinelLines::start() {
 
 void SentinelLines::reset() noexcept {
   code_.reset();
+  fence_free_ = {};
+  shared_code_bytes_ = 0;
   held_.clear();
   first_decided_ = false;
   last_exact_ = false;
@@ -107,8 +110,7 @@ void SentinelLines::clean_text(std::string_view s) { clean_run(s, {}); }
 
 void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& masks) {
   if (silent_ || suppressed_ || finished_) return;
-  if (dead_ && nonempty_ && masks &&
-      masks.find([](const text::stage1::BlockMasks& m) { return m.newline; }, 0) == s.size()) {
+  if (dead_ && nonempty_ && masks && masks.find(text::stage1::kNewlines, 0) == s.size()) {
     // More of a dead line that shows text, and no line break: what pass_dead_lines() would do with it.
     code_.feed(s, masks);
     emit(s);
@@ -146,7 +148,7 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
   for (;;) {
     std::size_t nl;
     if (masks) {
-      nl = masks.find([](const text::stage1::BlockMasks& m) { return m.newline; }, i);
+      nl = masks.find(text::stage1::kNewlines, i);
       if (nl == s.size()) nl = std::string_view::npos;
     } else {
       nl = s.find('\n', i);
@@ -171,10 +173,37 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
     last_exact_ = false;
   }
   const std::string_view piece = s.substr(from, i - from);
-  code_.feed(piece, masks.sub(from, i - from));
+  if (fence_free_.empty())
+    code_.feed(piece, masks.sub(from, i - from));
+  else
+    track_code(piece, masks.sub(from, i - from));
   emit(piece);
   if (fresh) new_line();
   return i;
+}
+
+// code_.feed(s, masks), stepping only the first and last lines of a piece that lies in the recognizer's
+// fence-free run (fence_free_run(), set). Its first line is stepped from this tracker's own state (markup
+// removed before the piece, or tidied away, may make that line start differently here than in the input). If
+// it ends outside a fence, both trackers stand at the state every line break outside a fence leaves (a line
+// start, nothing open) right after the same input byte, and the bytes up to the piece's last line break are
+// the same: they evolve alike, the shadow tracker opened no fence there, so at that last break this one is at
+// the same line-start state again.
+void SentinelLines::track_code(std::string_view s, const text::stage1::MaskView& masks) {
+  const std::less_equal<const char*> le;
+  if (!masks || !le(fence_free_.data(), s.data()) ||
+      !le(s.data() + s.size(), fence_free_.data() + fence_free_.size()))
+    return code_.feed(s, masks);
+  const std::size_t first = masks.find(text::stage1::kNewlines, 0);
+  const std::size_t last = first == s.size() ? first : masks.rfind(text::stage1::kNewlines, s.size());
+  if (last == first) return code_.feed(s, masks);  // no whole line between: nothing to take
+  code_.feed(s.substr(0, first + 1), masks.sub(0, first + 1));
+  std::size_t from = first + 1;
+  if (!code_.in_fence()) {
+    shared_code_bytes_ += last + 1 - from;
+    from = last + 1;
+  }
+  code_.feed(s.substr(from), masks.sub(from, s.size() - from));
 }
 
 void SentinelLines::finish() {

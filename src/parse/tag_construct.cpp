@@ -11,11 +11,6 @@ namespace {
 // The bytes a body run stops at (see body_run), from stage 1's masks or, for a piece without them (one the
 // sanitizer rebuilt), from the bytes.
 constexpr text::ByteSet kTextBodyStops{"<[\n"};
-constexpr auto kTextBodyMasks = [](const text::stage1::BlockMasks& m) {
-  return m.lt | m.bracket | m.newline;
-};
-constexpr auto kLessThanMask = [](const text::stage1::BlockMasks& m) { return m.lt; };
-constexpr auto kNewlineMask = [](const text::stage1::BlockMasks& m) { return m.newline; };
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------
@@ -330,16 +325,17 @@ std::size_t Parser::Impl::body_run(std::string_view piece, std::size_t i,
   if (used >= limit) return 0;
   std::size_t n = std::min(s.size(), limit - used);
   if (markup)
-    n = std::min(n, masks ? masks.find(kLessThanMask, 0) : s.find('<'));
+    n = std::min(n, masks ? masks.find(text::stage1::kLessThans, 0) : s.find('<'));
   else
-    n = std::min(n, masks ? masks.find(kTextBodyMasks, 0) : kTextBodyStops.find_first(s));
+    n = std::min(n,
+                 masks ? masks.find(text::stage1::kMarkupStartsOrNewlines, 0) : kTextBodyStops.find_first(s));
   if (n == 0) return 0;
   const std::string_view run = s.substr(0, n);
   const text::stage1::MaskView run_masks = masks.sub(0, n);
   code_.feed(run, run_masks);
   // The line state, as on_byte() keeps it (only a markup body's run may hold line breaks).
   std::size_t nl = std::string_view::npos;
-  if (markup) nl = run_masks ? run_masks.rfind(kNewlineMask, n) : run.rfind('\n');
+  if (markup) nl = run_masks ? run_masks.rfind(text::stage1::kNewlines, n) : run.rfind('\n');
   run_line_state(run, nl);
   if (!markup && b.first_nonws == npos) {
     for (std::size_t k = 0; k < n; ++k)

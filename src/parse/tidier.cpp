@@ -21,6 +21,9 @@ constexpr bool is_run_char(unsigned char b) noexcept { return b == '*' || b == '
 // Within a line, a CR (one not followed by LF) counts as a blank: whitespace that shows nothing.
 constexpr bool is_line_blank(unsigned char b) noexcept { return is_blank(b) || b == '\r'; }
 
+// What Tidier::blank_run takes: spaces, tabs and line breaks (a CR needs the byte after it).
+constexpr bool is_blank_or_newline(unsigned char b) noexcept { return b == ' ' || b == '\t' || b == '\n'; }
+
 // Closing punctuation: blanks before it and the gap go entirely (10.1).
 constexpr bool is_closing(unsigned char b) noexcept {
   return b != 0 && std::string_view(".,;:!?)]}").find(static_cast<char>(b)) != std::string_view::npos;
@@ -28,8 +31,6 @@ constexpr bool is_closing(unsigned char b) noexcept {
 
 // A byte that, on a line that already shows text and with nothing held, is simply passed on.
 constexpr bool is_plain(unsigned char b) noexcept { return !is_markup_space(b) && !is_run_char(b); }
-
-constexpr auto kNewline = [](const text::stage1::BlockMasks& m) { return m.newline; };
 
 constexpr std::size_t kDirectEmit = 64;   // pieces this long go to the sink directly
 constexpr std::size_t kBufferMax = 4096;  // small pieces are gathered up to this size
@@ -88,7 +89,7 @@ Prefix plain_prefix(std::string_view s, const text::stage1::MaskView& masks) noe
     const std::size_t q = k - 1;
     std::size_t ls = q;
     if (masks) {  // the line's start from stage 1's line breaks, not a walk back over the line
-      const std::size_t nl = masks.rfind(kNewline, q);
+      const std::size_t nl = masks.rfind(text::stage1::kNewlines, q);
       ls = nl == text::stage1::MaskView::npos ? 0 : nl + 1;
     } else {
       while (ls > 0 && s[ls - 1] != '\n') --ls;
@@ -107,6 +108,7 @@ Tidier::Tidier(TextSink& out, std::size_t whitespace_limit) : out_(out), limit_(
 void Tidier::reset() noexcept {
   emitted_ = 0;
   direct_runs_ = 0;
+  blank_runs_ = 0;
   outbuf_.clear();
   started_ = false;
   finished_ = false;
@@ -152,7 +154,7 @@ void Tidier::text(std::string_view bytes) { text(bytes, {}); }
 void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
   if (finished_) return;
   if (masks && !bytes.empty() && started_ && plain() && is_plain(static_cast<unsigned char>(bytes.back())) &&
-      masks.find(kNewline, 0) == bytes.size()) {
+      masks.find(text::stage1::kNewlines, 0) == bytes.size()) {
     // A piece of one line that shows text, ending in a plain byte: plain_prefix() would take all of it.
     pass_direct(bytes, masks);
     return;
@@ -182,9 +184,50 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
         continue;
       }
     }
-    step(static_cast<unsigned char>(bytes[i++]));
+    const unsigned char b = static_cast<unsigned char>(bytes[i]);
+    if (is_blank_or_newline(b) && i + 1 < bytes.size() &&
+        is_blank_or_newline(static_cast<unsigned char>(bytes[i + 1]))) {
+      if (const std::size_t n = blank_run(bytes.substr(i)); n != 0) {
+        i += n;
+        continue;
+      }
+    }
+    step(b);
+    ++i;
   }
   flush();
+}
+
+// Spaces, tabs and line breaks (no CR) taken as step() takes them one at a time, in one pass: the whitespace
+// between removed tags (`\n  <react …/>\n  <react …/>`) that the machine holds or drops. Only when nothing
+// held can make them more than blanks and line ends: no CR waiting, no emphasis run held or being counted
+// after a gap, not past the whitespace limit, and room for all of them under it, so check_limit() cannot
+// fire part-way (each byte adds at most one held byte). Then a blank is appended to ws_ (as dispatch_blank()
+// and normal_blank() do with no run held), a line break resolves an open cluster at its line end and goes
+// through normal_newline(), and note() would set ctx_ by the last byte. Returns the bytes taken: 0 when the
+// run is shorter than two bytes (stepping is as cheap) or the state does not allow it.
+std::size_t Tidier::blank_run(std::string_view s) {
+  std::size_t n = 0;
+  while (n < s.size() && is_blank_or_newline(static_cast<unsigned char>(s[n]))) ++n;
+  if (n < 2 || cr_ || phase_ == Phase::After || run_len_ != 0 || overflow_ || held_bytes() + n > limit_)
+    return 0;
+  ++blank_runs_;
+  for (std::size_t i = 0;;) {
+    std::size_t j = i;
+    while (j < n && s[j] != '\n') ++j;
+    if (j > i) {
+      track_len_ = 0;
+      ws_.append(s.data() + i, j - i);
+      ctx_ = Ctx::Blank;
+    }
+    if (j == n) break;
+    if (phase_ == Phase::Cluster) resolve(Next::LineEnd);
+    normal_newline(false);
+    ctx_ = Ctx::LineStart;
+    i = j + 1;
+  }
+  cp_need_ = 0;
+  return n;
 }
 
 // Bytes the machine passes on unchanged, starting in the plain state and ending in it, nothing gathered.

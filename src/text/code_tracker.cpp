@@ -85,6 +85,7 @@ void CodeTracker::step(unsigned char b) noexcept {
           s.fence_len = 3;
           s.phase = kOpenRun;
           s.fence_event = true;
+          ++fences_opened_;
         }
         return;
       }
@@ -170,16 +171,14 @@ void CodeTracker::feed(std::string_view s) noexcept {
 
 void CodeTracker::feed(std::string_view s, const stage1::MaskView& masks) noexcept {
   if (!masks) return feed(s);
-  const auto ticks_or_breaks = [](const stage1::BlockMasks& m) { return m.backtick | m.newline; };
-  const auto breaks = [](const stage1::BlockMasks& m) { return m.newline; };
   std::size_t i = 0;
   while (i < s.size()) {
     // What skip_plain() does, with the stops taken from the masks.
     std::size_t stop = i;
     if (s_.phase == kText)
-      stop = masks.find(ticks_or_breaks, i);
+      stop = masks.find(stage1::kBackticksOrNewlines, i);
     else if (s_.phase == kFenceText)
-      stop = masks.find(breaks, i);
+      stop = masks.find(stage1::kNewlines, i);
     if (stop != i) {
       s_.line_bytes += stop - i;
       s_.fence_event = false;

@@ -93,6 +93,25 @@ TEST(ProsePath, StreamedPiecesTakeTheDirectRun) {
   }
 }
 
+// One code state per byte: the sentinel judge takes the lines of prose runs from the shadow code tracker
+// (SentinelLines::fence_free_run) instead of stepping them again, but not the lines of a fenced block.
+TEST(ProsePath, TheJudgeTakesCodeStatesFromTheShadowTracker) {
+  const std::string in = prose(400);
+  CallCounter sink;
+  Parser parser(grammar(), sink);
+  parser.feed(in);
+  parser.finish();
+  EXPECT_EQ(sink.text, in.substr(0, in.size() - 2));
+  EXPECT_GE(parser.stats().shared_code_bytes, in.size() * 9 / 10);
+
+  const std::string fenced = "Code:\n```\n" + in + "```\nNO_REPLY";
+  CallCounter quiet;
+  Parser judged(grammar(), quiet);
+  judged.feed(fenced);
+  judged.finish();
+  EXPECT_EQ(judged.stats().shared_code_bytes, 0u);  // the run opened a fence: the judge steps it all
+}
+
 TEST(ProsePath, InvalidUtf8StillBecomesReplacementsInTheSamePlaces) {
   std::string in = prose(100);
   // At line starts, so that no character of the prose is split: one, one and three units.

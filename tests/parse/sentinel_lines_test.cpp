@@ -14,6 +14,7 @@
 
 #include "sigil/parse/tidier.h"
 #include "sigil/text/code_tracker.h"
+#include "sigil/text/stage1.h"
 #include "sigil/text/unicode.h"
 
 namespace sigil::parse {
@@ -563,6 +564,110 @@ TEST(SentinelLines, PipelineVectors) {
       EXPECT_EQ(r.text, c.text) << k;
       EXPECT_EQ(r.silent, c.silent) << k;
     }
+  }
+}
+
+// The recognizer's word (fence_free_run): a judge told that its pieces lie in runs its shadow tracker saw
+// outside any fence steps only their first and last lines, and must judge exactly as one that steps every
+// byte. The shadow here is what the recognizer's is: the same text, plus removed markup (`\x01` below) that
+// the judge never sees, which can make a line start differently for the two (`\x01```` is a span to the
+// shadow, a fence to the judge).
+struct FenceFreeResult {
+  std::string text;
+  bool silent = false;
+  bool late = false;
+  std::uint64_t shared = 0;
+};
+
+FenceFreeResult run_told(std::string_view input, std::size_t k, std::uint32_t seed, bool tell) {
+  Recorder sink;
+  SentinelLines judge(sink);
+  text::CodeTracker shadow;
+  std::vector<text::stage1::BlockMasks> masks;
+  std::mt19937 rng(seed);
+  std::size_t i = 0;
+  while (i < input.size()) {
+    if (input[i] == '\x01') {
+      shadow.mark_line_content();
+      ++i;
+      continue;
+    }
+    std::size_t n = k != 0 ? k : 1 + rng() % 40;
+    n = std::min({n, input.size() - i, input.find('\x01', i) - i});
+    const std::string piece(input.substr(i, n));  // its own memory, as a window of the recognizer
+    masks.assign(text::stage1::blocks_for(piece.size()), {});
+    text::stage1::scan(piece, masks.data());
+    const text::stage1::MaskView view(masks.data(), 0, piece.size());
+    const bool outside = !shadow.in_fence();
+    const std::uint64_t opened = shadow.fences_opened();
+    shadow.feed(piece, view);
+    if (tell && outside && shadow.fences_opened() == opened) judge.fence_free_run(piece);
+    // As the tidier passes pieces on: some whole, some split, the tail of a few without masks.
+    const std::size_t cut = rng() % 3 == 0 ? rng() % (piece.size() + 1) : piece.size();
+    judge.clean_run(std::string_view(piece).substr(0, cut), view.sub(0, cut));
+    if (cut < piece.size()) judge.clean_text(std::string_view(piece).substr(cut));
+    judge.fence_free_run({});
+    i += n;
+  }
+  judge.finish();
+  return {sink.text, judge.silent(), judge.decided_late(), judge.shared_code_bytes()};
+}
+
+TEST(SentinelLines, FenceFreeRunsJudgeAsSteppingDoes) {
+  const std::vector<std::string> lines = {"Plain words here.",
+                                          "- item",
+                                          "**Day 1** walk",
+                                          "NO_REPLY",
+                                          "  NO_REPLY  ",
+                                          "```",
+                                          "```js",
+                                          "~~~",
+                                          "  ~~~~",
+                                          "`code` and `more`",
+                                          "``x``",
+                                          "> ```",
+                                          "\x01```",
+                                          "\x01~~~ x",
+                                          "\x01NO_REPLY",
+                                          "x\x01```",
+                                          "\x01```js",
+                                          "1. step",
+                                          "",
+                                          "",
+                                          "**NO_REPLY**",
+                                          "`<no-reply/>`",
+                                          "a ``` b",
+                                          "```\x01"};
+  std::mt19937 rng(11);
+  std::uint64_t shared = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string input = "Intro line.\n";
+    const int count = 2 + static_cast<int>(rng() % 14);
+    for (int l = 0; l < count; ++l) {
+      input += lines[rng() % lines.size()];
+      if (l + 1 < count || rng() % 2 == 0) input += '\n';
+    }
+    const std::size_t k = rng() % 4 == 0 ? 100000 : 0;
+    const std::uint32_t seed = static_cast<std::uint32_t>(rng());
+    const FenceFreeResult stepped = run_told(input, k, seed, false);
+    const FenceFreeResult told = run_told(input, k, seed, true);
+    ASSERT_EQ(told.text, stepped.text) << input;
+    ASSERT_EQ(told.silent, stepped.silent) << input;
+    ASSERT_EQ(told.late, stepped.late) << input;
+    EXPECT_EQ(stepped.shared, 0u);
+    shared += told.shared;
+  }
+  EXPECT_GT(shared, 3000u);  // the shortcut was taken, not only the stepping
+}
+
+// The case the first line is stepped for: removed markup made `` ```js `` a span to the shadow, which then
+// opened no fence, but the judge sees it at a line start (a line that dies early: passed on unstepped) and
+// is in a fence for the lines after it.
+TEST(SentinelLines, FenceFreeRunStillStepsItsFirstLine) {
+  for (std::size_t k : {std::size_t{0}, std::size_t{100000}}) {
+    const FenceFreeResult told = run_told("Hello\n\x01```js\nfoo\nbar\nNO_REPLY\nbaz\nNO_REPLY", k, 3, true);
+    EXPECT_FALSE(told.silent) << k;
+    EXPECT_EQ(told.text, "Hello\n```js\nfoo\nbar\nNO_REPLY\nbaz\nNO_REPLY") << k;
   }
 }
 

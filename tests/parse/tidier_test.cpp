@@ -372,6 +372,63 @@ TEST(Tidier, RandomInputsAnyChunking) {
   }
 }
 
+// Whitespace between removed tags is taken in bulk (Tidier::blank_run) and must come out as stepping each
+// byte gives it: whitespace-heavy random replies with gaps, emphasis, list markers and CRs, fed whole and
+// byte by byte (a one-byte piece is always stepped), and at a whitespace limit small enough to be reached.
+TEST(Tidier, BlankRunsEqualStepping) {
+  const std::vector<std::string> tokens = {" ", "  ", "\t", "\n", "\n  ", "\n\n", "\r\n", "\r",   "x",
+                                           "*", "**", "-",  "1.", ".",    "\x01", "\x01", "\x02", "\n\t\x01"};
+  std::mt19937 rng(777);
+  std::uint64_t bulk = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string input;
+    const int n = 1 + static_cast<int>(rng() % 50);
+    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::size_t limit = iter % 4 == 0 ? 1 + rng() % 12 : 4096;
+    SCOPED_TRACE(testing::PrintToString(input) + " limit " + std::to_string(limit));
+    const Result stepped = run(input, 1, 1, limit);
+    const Result whole = run(input, std::string_view::npos, 1, limit);
+    ASSERT_EQ(whole.text, stepped.text);
+    ASSERT_EQ(whole.emitted_at_gaps, stepped.emitted_at_gaps);
+    ASSERT_EQ(whole.emitted_after_text, stepped.emitted_after_text);
+    Recorder sink;
+    Tidier t(sink, limit);
+    for (std::size_t i = 0; i < input.size();) {
+      const std::size_t e = std::min(input.find_first_of("\x01\x02", i), input.size());
+      t.text(std::string_view(input).substr(i, e - i));
+      if (e < input.size()) t.gap(input[e] == D ? GapKind::Directive : GapKind::Other);
+      i = e + 1;
+    }
+    t.finish();
+    ASSERT_EQ(sink.text, stepped.text);
+    bulk += t.blank_runs();
+  }
+  EXPECT_GT(bulk, 3000u);  // the bulk path was taken, not only stepping
+
+  // The shape of case (b): reacts on their own lines in an actions block, each gap's whitespace one run.
+  std::string input = "Sure.\n\x02";
+  for (int k = 0; k < 5; ++k) input += "\n  \x01";
+  input += "\n\x02\n\nMore.";
+  const Result stepped = run(input, 1);
+  const Result whole = run(input, std::string_view::npos);
+  EXPECT_EQ(whole.text, stepped.text);
+  EXPECT_EQ(whole.text, "Sure.\n\nMore.");
+  Recorder sink;
+  Tidier t(sink);
+  t.text("Sure.\n");
+  t.gap(GapKind::Other);
+  for (int k = 0; k < 5; ++k) {
+    t.text("\n  ");
+    t.gap(GapKind::Directive);
+  }
+  t.text("\n");
+  t.gap(GapKind::Other);
+  t.text("\n\nMore.");
+  t.finish();
+  EXPECT_EQ(sink.text, stepped.text);
+  EXPECT_EQ(t.blank_runs(), 6u);  // "\n  " five times and "\n\n"; a lone "\n" is stepped
+}
+
 // A sink that checks the masks it is given against its bytes.
 class MaskChecker final : public TextSink {
  public:
@@ -379,9 +436,8 @@ class MaskChecker final : public TextSink {
   void clean_run(std::string_view bytes, const text::stage1::MaskView& masks) override {
     if (masks) {
       ++with_masks;
-      const auto nl = [](const text::stage1::BlockMasks& m) { return m.newline; };
       EXPECT_EQ(masks.size(), bytes.size());
-      const std::size_t at = masks.find(nl, 0);
+      const std::size_t at = masks.find(text::stage1::kNewlines, 0);
       EXPECT_EQ(at, std::min(bytes.find('\n'), bytes.size()));
     }
     text.append(bytes);

@@ -54,6 +54,10 @@ struct ParserStats {
   // Set at finish(): text runs the reply's tidier passed on whole from their start, with stage 1's masks, in
   // one call (the streaming fast path; say mode: 0).
   std::uint64_t direct_text_runs = 0;
+  // Set at finish(): clean-text bytes the reply's sentinel judge did not run its own code tracker over,
+  // because the recognizer's shadow tracker had seen them outside any fence (one code state per byte;
+  // say mode: 0).
+  std::uint64_t shared_code_bytes = 0;
 };
 
 struct NameIndex;

@@ -73,6 +73,15 @@ class SentinelLines : public TextSink {
   void suppress();
   // Ready for the next text: the state of a new judge with the same sink and words, buffers' capacity kept.
   void reset() noexcept;
+  // The recognizer's word on a run of input it is passing down through the tidier: its shadow code tracker
+  // (spec 2.8) went over every byte of `run` and was in no fence there. Until the next call, a piece of clean
+  // text that lies in that memory is those input bytes, so its lines after its first are whole input lines,
+  // begun outside a fence in both trackers (the judge checks its own at the first line break): no fence can
+  // open on them, every code span ends with its line, and this judge's tracker steps only the piece's first
+  // and last lines. Empty: no such run. The recognizer clears it before the memory can change.
+  void fence_free_run(std::string_view run) noexcept { fence_free_ = run; }
+  // Bytes the code tracker went past on the recognizer's word instead of stepping (counted for tests).
+  std::uint64_t shared_code_bytes() const noexcept { return shared_code_bytes_; }
   // Bytes passed on so far.
   std::uint64_t emitted() const noexcept { return emitted_; }
   // Bytes held back right now.
@@ -122,10 +131,13 @@ class SentinelLines : public TextSink {
 
   TextSink& out_;
   std::size_t pass_dead_lines(std::string_view s, std::size_t i, const text::stage1::MaskView& masks);
+  void track_code(std::string_view s, const text::stage1::MaskView& masks);
 
   std::shared_ptr<const FormSet> set_;  // shared between judges with the same words
   std::uint64_t all_forms_ = 0;
   text::CodeTracker code_;
+  std::string_view fence_free_;  // see fence_free_run()
+  std::uint64_t shared_code_bytes_ = 0;
 
   std::string held_;            // a suffix of the input not yet passed on
   std::size_t line_start_ = 0;  // where the current line begins in held_

@@ -84,6 +84,9 @@ class Tidier {
   // text() calls that found the piece plain from its start and passed it on, up to its last plain byte,
   // unchanged in one call with its masks (the streaming fast path), counted for tests.
   std::uint64_t direct_runs() const noexcept { return direct_runs_; }
+  // Runs of two or more spaces, tabs and line breaks taken in one pass instead of stepped (counted for
+  // tests).
+  std::uint64_t blank_runs() const noexcept { return blank_runs_; }
 
  private:
   enum class Phase : unsigned char {
@@ -127,11 +130,13 @@ class Tidier {
   void pass_direct(std::string_view bulk, const text::stage1::MaskView& masks);
   void note(unsigned char b) noexcept;
   void resync(std::string_view bulk) noexcept;
+  std::size_t blank_run(std::string_view s);
 
   TextSink& out_;
   std::size_t limit_;
   std::uint64_t emitted_ = 0;
   std::uint64_t direct_runs_ = 0;
+  std::uint64_t blank_runs_ = 0;
   std::string outbuf_;    // small emitted pieces, passed on at the end of each call
   bool started_ = false;  // a non-whitespace byte has been emitted (leading trim)
   bool finished_ = false;

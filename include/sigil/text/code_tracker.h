@@ -71,12 +71,21 @@ class CodeTracker {
   // the line's byte count does not move.
   void mark_line_content() noexcept;
 
+  // Fences opened by step() and feed() since construction or reset(), counting steps later undone by
+  // restore(): when the count has not moved over a feed that began outside a fence, no byte of it was in
+  // one (the recognizer tells the sentinel judge so; SentinelLines::fence_free_run).
+  std::uint64_t fences_opened() const noexcept { return fences_opened_; }
+
   State snapshot() const noexcept { return s_; }
   void restore(const State& s) noexcept { s_ = s; }
-  void reset() noexcept { s_ = State{}; }
+  void reset() noexcept {
+    s_ = State{};
+    fences_opened_ = 0;
+  }
 
  private:
   State s_;
+  std::uint64_t fences_opened_ = 0;
 };
 
 }  // namespace sigil::text

@@ -40,6 +40,21 @@ struct BlockMasks {
   friend bool operator==(const BlockMasks&, const BlockMasks&) = default;
 };
 
+// Named selectors of BlockMasks bits, for MaskView::find/rfind: the one place that says which bitmap (or
+// which union of bitmaps) a stage looks for, so no stage spells its own.
+inline constexpr auto kNewlines = [](const BlockMasks& m) noexcept { return m.newline; };
+inline constexpr auto kLessThans = [](const BlockMasks& m) noexcept { return m.lt; };
+// `<` and `[`: where markup may start in ordinary text.
+inline constexpr auto kMarkupStarts = [](const BlockMasks& m) noexcept { return m.lt | m.bracket; };
+// `<`, `[` and `\n`: where a text body's run stops.
+inline constexpr auto kMarkupStartsOrNewlines = [](const BlockMasks& m) noexcept {
+  return m.lt | m.bracket | m.newline;
+};
+// Backticks and `\n`: where the code tracker's state may change outside a fence.
+inline constexpr auto kBackticksOrNewlines = [](const BlockMasks& m) noexcept {
+  return m.backtick | m.newline;
+};
+
 struct Utf8Check {
   std::size_t first_error_block = 0;  // blocks_for(size) when no error shows
   bool tail_open = false;
