@@ -1,17 +1,11 @@
-// Reading JSON leniently in the handlers and the clients they call (directive arguments, MCP and OAuth
-// answers, search providers' results): a field that is missing or of another type reads as empty.
+// The handlers and the clients they call read JSON leniently (directive arguments, MCP and OAuth answers,
+// search providers' results): text/json_fields.h.
 #pragma once
 
-#include <boost/json/object.hpp>
-#include <string>
-#include <string_view>
+#include "sigil/text/json_fields.h"
 
 namespace sigil::actions {
 
-// The string at `key`, or "".
-inline std::string string_at(const boost::json::object& o, std::string_view key) {
-  const auto* v = o.if_contains(key);
-  return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
+using text::string_at;
 
 }  // namespace sigil::actions
