@@ -109,6 +109,7 @@ void Tidier::reset() noexcept {
   emitted_ = 0;
   direct_runs_ = 0;
   blank_runs_ = 0;
+  blank_scanned_ = 0;
   outbuf_.clear();
   started_ = false;
   finished_ = false;
@@ -163,6 +164,7 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
   // One bulk skip per call: plain_prefix finds the last point where the machine is plain, so stepping the
   // rest never reaches a plain state worth another skip, and the scan stays linear.
   bool skipped = false;
+  std::size_t stepped_until = 0;  // blank_run() refused the whitespace before this
   while (i < bytes.size()) {
     if (!skipped && plain()) {
       skipped = true;
@@ -185,12 +187,16 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
       }
     }
     const unsigned char b = static_cast<unsigned char>(bytes[i]);
-    if (is_blank_or_newline(b) && i + 1 < bytes.size() &&
+    if (i >= stepped_until && is_blank_or_newline(b) && i + 1 < bytes.size() &&
         is_blank_or_newline(static_cast<unsigned char>(bytes[i + 1]))) {
-      if (const std::size_t n = blank_run(bytes.substr(i)); n != 0) {
+      std::size_t scanned = 0;
+      if (const std::size_t n = blank_run(bytes.substr(i), scanned); n != 0) {
         i += n;
         continue;
       }
+      // Refused after looking at `scanned` bytes: those are stepped, never looked at again by blank_run (a
+      // megabyte of spaces, too long for the limit, would otherwise be rescanned at every byte).
+      stepped_until = i + scanned;
     }
     step(b);
     ++i;
@@ -205,12 +211,19 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
 // fire part-way (each byte adds at most one held byte). Then a blank is appended to ws_ (as dispatch_blank()
 // and normal_blank() do with no run held), a line break resolves an open cluster at its line end and goes
 // through normal_newline(), and note() would set ctx_ by the last byte. Returns the bytes taken: 0 when the
-// run is shorter than two bytes (stepping is as cheap) or the state does not allow it.
-std::size_t Tidier::blank_run(std::string_view s) {
+// run is shorter than two bytes (stepping is as cheap) or the state does not allow it. `scanned`: how many
+// bytes it looked at (at most the room under the limit, plus one), so that a caller never offers them again.
+std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
+  scanned = 0;
+  if (cr_ || phase_ == Phase::After || run_len_ != 0 || overflow_) return 0;
+  const std::size_t held = held_bytes();
+  if (held >= limit_) return 0;
+  const std::size_t bound = std::min(s.size(), limit_ - held + 1);
   std::size_t n = 0;
-  while (n < s.size() && is_blank_or_newline(static_cast<unsigned char>(s[n]))) ++n;
-  if (n < 2 || cr_ || phase_ == Phase::After || run_len_ != 0 || overflow_ || held_bytes() + n > limit_)
-    return 0;
+  while (n < bound && is_blank_or_newline(static_cast<unsigned char>(s[n]))) ++n;
+  scanned = n;
+  blank_scanned_ += n;
+  if (n < 2 || held + n > limit_) return 0;
   ++blank_runs_;
   for (std::size_t i = 0;;) {
     std::size_t j = i;

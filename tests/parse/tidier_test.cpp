@@ -372,6 +372,22 @@ TEST(Tidier, RandomInputsAnyChunking) {
   }
 }
 
+// A whitespace run too long for the limit is refused once and stepped: blank_run never looks at a byte twice
+// (it once rescanned the rest of a megabyte of spaces at every byte, quadratic).
+TEST(Tidier, BlankRunLooksAtEachByteOnce) {
+  for (const std::size_t limit : {std::size_t{16}, std::size_t{4096}}) {
+    const std::string spaces(256 * 1024, ' ');
+    for (const std::string& input : {"x" + spaces + "y", "x" + spaces, spaces + "\n" + spaces + "y"}) {
+      Recorder sink;
+      Tidier t(sink, limit);
+      t.text(input);
+      t.finish();
+      EXPECT_LE(t.blank_scanned(), input.size()) << "limit " << limit;
+      EXPECT_EQ(sink.text, run(input, 1, 1, limit).text) << "limit " << limit;
+    }
+  }
+}
+
 // Whitespace between removed tags is taken in bulk (Tidier::blank_run) and must come out as stepping each
 // byte gives it: whitespace-heavy random replies with gaps, emphasis, list markers and CRs, fed whole and
 // byte by byte (a one-byte piece is always stepped), and at a whitespace limit small enough to be reached.

@@ -87,6 +87,8 @@ class Tidier {
   // Runs of two or more spaces, tabs and line breaks taken in one pass instead of stepped (counted for
   // tests).
   std::uint64_t blank_runs() const noexcept { return blank_runs_; }
+  // Bytes blank_run() looked at, taken or not: never more than the bytes fed (each is offered once).
+  std::uint64_t blank_scanned() const noexcept { return blank_scanned_; }
 
  private:
   enum class Phase : unsigned char {
@@ -130,13 +132,14 @@ class Tidier {
   void pass_direct(std::string_view bulk, const text::stage1::MaskView& masks);
   void note(unsigned char b) noexcept;
   void resync(std::string_view bulk) noexcept;
-  std::size_t blank_run(std::string_view s);
+  std::size_t blank_run(std::string_view s, std::size_t& scanned);
 
   TextSink& out_;
   std::size_t limit_;
   std::uint64_t emitted_ = 0;
   std::uint64_t direct_runs_ = 0;
   std::uint64_t blank_runs_ = 0;
+  std::uint64_t blank_scanned_ = 0;
   std::string outbuf_;    // small emitted pieces, passed on at the end of each call
   bool started_ = false;  // a non-whitespace byte has been emitted (leading trim)
   bool finished_ = false;
