@@ -70,6 +70,8 @@ class StampingClient final : public sigil::model::ModelClient {
   }
 
   std::uint64_t calls() const { return calls_.load(); }
+  // Every token the model wrote, markup included: what the gateway had to keep pace with.
+  std::uint64_t tokens() const { return tokens_.load(); }
   // Mean call duration over the nominal one: 1.0 means the model's timer kept pace.
   double stretch() const {
     const std::uint64_t n = calls_.load();
@@ -82,6 +84,7 @@ class StampingClient final : public sigil::model::ModelClient {
     Sink(std::shared_ptr<sigil::model::StreamSink> inner, StampingClient& owner)
         : inner_(std::move(inner)), owner_(owner), started_(mono_ns()) {}
     void on_text(std::string_view delta) override {
+      owner_.tokens_.fetch_add(1);
       if (delta.find('@') == std::string_view::npos) {
         inner_->on_text(delta);
         return;
@@ -117,6 +120,7 @@ class StampingClient final : public sigil::model::ModelClient {
   double nominal_s_;
   std::atomic<std::uint64_t> calls_{0};
   std::atomic<std::uint64_t> total_ns_{0};
+  std::atomic<std::uint64_t> tokens_{0};
 };
 
 struct MemorySample {
@@ -325,6 +329,7 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
   report["frame_tick_us"] = o.frame_tick_us;
   report["model_calls"] = client.calls();
   report["model_stretch"] = client.stretch();
+  report["model_tokens"] = client.tokens();
   report["store"] = (dir / "sigil.db").string();
   ok = child_ok;
   return report;

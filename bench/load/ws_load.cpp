@@ -14,7 +14,10 @@
 //   The client parses every stamp from the `text` frames it reads and records now - stamp (steady_clock is
 //   CLOCK_MONOTONIC, shared by both processes). That is the parser + executor + hub + WebSocket write +
 //   client read path. Model pacing itself is not in it; how far the model's timer fell behind is reported
-//   separately (model_stretch: the mean reply duration over the nominal one).
+//   separately (model_stretch: the mean reply duration over the nominal one), and so is the rate of every
+//   token the model wrote, markup included (model_tokens_per_conversation_second): a directive's tokens
+//   take the model's time but reach the client as no text token, so with directives the delivered rate
+//   stays below the model's by their share even when the gateway keeps pace.
 // - Every Mth recorded reply carries a react and a remember, so the executor and the delivery path are on
 //   the measured path too. Markup reaching the client ('<' or '[' in a text frame) counts as an error.
 // - Memory: the server's VmRSS and glibc's heap in use (mallinfo2) after start, after half of the
@@ -98,6 +101,9 @@ struct ConnStats {
   std::uint64_t error_frames = 0, markup_seen = 0, bad_end = 0, token_mismatch = 0, protocol_errors = 0,
                 connection_lost = 0;
   std::vector<std::int64_t> latency_ns;
+  // From the first message sent to the last `end` read: the conversation's own time under load, without
+  // the stagger before it and the wait for the slowest conversation after it.
+  Clock::time_point first_sent{}, last_end{};
 };
 
 class Conn : public std::enable_shared_from_this<Conn> {
@@ -267,6 +273,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
                     << shared_.opt.reply_tokens << " tokens\n";
       }
       ++stats_.turns_ended;
+      stats_.last_end = Clock::now();
       in_turn_ = false;
       turn_id_.clear();
       carry_.clear();
@@ -337,6 +344,7 @@ class Conn : public std::enable_shared_from_this<Conn> {
         {"type", "message"}, {"text", "message " + std::to_string(sent_)}, {"client_id", client_id_}});
     in_turn_ = true;
     turn_tokens_ = 0;
+    if (stats_.turns_started == 0) stats_.first_sent = Clock::now();
     ++stats_.turns_started;
     ws_.async_write(asio::buffer(out_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec && !self->closing_) {
@@ -472,8 +480,10 @@ int run_clients(const Options& o, LinePipe& pipe) {
 
   ConnStats total;
   std::uint64_t not_ended = 0;
+  double active_s = 0;
   for (auto& c : conns) {
     ConnStats& s = c->stats();
+    if (s.turns_ended > 0) active_s += std::chrono::duration<double>(s.last_end - s.first_sent).count();
     total.turns_started += s.turns_started;
     total.turns_ended += s.turns_ended;
     total.tokens += s.tokens;
@@ -515,6 +525,8 @@ int run_clients(const Options& o, LinePipe& pipe) {
   r["tokens_received"] = total.tokens;
   r["tokens_per_conversation_second"] =
       o.conversations > 0 && load_s > 0 ? static_cast<double>(total.tokens) / o.conversations / load_s : 0.0;
+  // The same over each conversation's own time (first message to last end): the pace while it chatted.
+  r["tokens_per_active_second"] = active_s > 0 ? static_cast<double>(total.tokens) / active_s : 0.0;
   r["text_frames"] = total.text_frames;
   r["deliveries"] = total.deliveries;
   r["reactions"] = total.reactions;
@@ -655,6 +667,12 @@ int main(int argc, char** argv) {
     const json::value* cpu = server->if_contains("cpu_seconds_during_load");
     (*server)["cpu_us_per_token"] =
         cpu != nullptr && tokens > 0 ? cpu->to_number<double>() * 1e6 / tokens : 0.0;
+    // The pace the gateway kept: the model's tokens, markup included (a directive's tokens take the
+    // model's time but reach nobody as text), per conversation per second of its own time under load.
+    const json::value* model_tokens = server->if_contains("model_tokens");
+    const double active = c.at("tokens_per_active_second").to_number<double>();
+    (*server)["model_tokens_per_active_second"] =
+        model_tokens != nullptr && tokens > 0 ? active * model_tokens->to_number<double>() / tokens : 0.0;
   }
   std::cout << json::serialize(report) << "\n";
   if (!o.json_only) {
@@ -666,12 +684,15 @@ int main(int argc, char** argv) {
     std::printf(
         "sigil_load: %d conversations x %.0f s at %.0f tok/s: %llu tokens, %llu errors, added latency p50 "
         "%.0f us "
-        "p99 %.0f us max %.0f us; %.1f tokens/s per conversation; server %.1f KiB RSS per idle conversation "
+        "p99 %.0f us max %.0f us; %.1f tokens/s per conversation (%.1f while it chatted; the model wrote "
+        "%.1f, markup included); server %.1f KiB RSS per idle conversation "
         "(%.1f KiB after the load), %.2f cores, %.1f us CPU per token; load average %.1f-%.1f\n",
         o.conversations, o.seconds, o.tokens_per_second,
         static_cast<unsigned long long>(c.at("tokens_received").to_number<std::uint64_t>()),
         static_cast<unsigned long long>(errors), num(lat, "p50"), num(lat, "p99"), num(lat, "max"),
-        num(c, "tokens_per_conversation_second"), num(mem, "rss_per_idle_conversation_bytes") / 1024,
+        num(c, "tokens_per_conversation_second"), num(c, "tokens_per_active_second"),
+        num(report["server"].as_object(), "model_tokens_per_active_second"),
+        num(mem, "rss_per_idle_conversation_bytes") / 1024,
         num(mem, "rss_per_conversation_after_load_bytes") / 1024,
         num(report["server"].as_object(), "cpu_cores_during_load"),
         num(report["server"].as_object(), "cpu_us_per_token"),

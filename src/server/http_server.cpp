@@ -98,6 +98,11 @@ void HttpServer::Impl::do_accept() {
     if (ec == asio::error::operation_aborted || !acceptor_->is_open()) return;
     if (!ec) {
       set_cloexec(socket.native_handle());
+      // A token is a small frame sent alone: with Nagle's algorithm it would wait for the client's
+      // (delayed) ACK of the previous one, 20-40 ms on loopback. Frames that wait behind a write are
+      // merged by the connection's FrameQueue instead. Best effort: a socket that refuses still works.
+      boost::system::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
       const std::size_t limit = state_.options.max_connections;
       if (limit != 0 && state_.metrics.connections_open.load() >= limit) {
         refuse(std::move(socket));
