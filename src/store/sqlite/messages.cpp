@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 #include <span>
 #include <utility>
@@ -53,12 +54,13 @@ struct SqliteStore::MessageOp {
   const Scope* scope = nullptr;
   const Message* message = nullptr;
   std::optional<Result<std::int64_t>> id;
-  bool done = false;  // under the GroupCommit's lock
+  bool done = false;          // under the GroupCommit's lock
+  std::exception_ptr thrown;  // likewise: what the batch's run threw
 };
 
 Result<std::int64_t> SqliteStore::append_message(const Scope& scope, const Message& message) {
   STORE_TRY(check_scope(scope));
-  MessageOp op{&scope, &message, std::nullopt, false};
+  MessageOp op{&scope, &message, std::nullopt, false, nullptr};
   MessageOp* const ops[] = {&op};
   message_commits_.commit(std::span<MessageOp* const>(ops), [this](const std::vector<MessageOp*>& batch) {
     std::lock_guard lock(mutex_);
