@@ -1,7 +1,6 @@
 #include "app/discord_service.h"
 
 #include <boost/json/array.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <fstream>
 #include <sstream>
@@ -47,10 +46,9 @@ std::string payload_of(const dc::InboundMessage& m) {
 }
 
 std::optional<dc::InboundMessage> message_of(const std::string& json) {
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(json, ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  const auto& o = v.as_object();
+  const auto parsed = channels::parse_object(json);
+  if (!parsed) return std::nullopt;
+  const auto& o = *parsed;
   const auto str = [&](std::string_view k) { return channels::string_at(o, k); };
   dc::InboundMessage m;
   m.id = str("id");
@@ -83,10 +81,9 @@ std::optional<dc::GatewaySession> load_session(const std::filesystem::path& file
   if (!in) return std::nullopt;
   std::stringstream text;
   text << in.rdbuf();
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(text.str(), ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  const auto& o = v.as_object();
+  const auto parsed = channels::parse_object(text.str());
+  if (!parsed) return std::nullopt;
+  const auto& o = *parsed;
   dc::GatewaySession s{channels::string_at(o, "session_id"), channels::int_at(o, "seq"),
                        channels::string_at(o, "resume_url")};
   if (s.session_id.empty() || s.resume_url.empty()) return std::nullopt;

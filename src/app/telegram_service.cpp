@@ -1,7 +1,6 @@
 #include "app/telegram_service.h"
 
 #include <boost/json/object.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <charconv>
 #include <condition_variable>
@@ -89,10 +88,9 @@ boost::json::object payload_of(const tg::InboundMessage& m) {
 }
 
 std::optional<tg::InboundMessage> message_of(const std::string& json) {
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(json, ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  const auto& o = v.as_object();
+  const auto parsed = channels::parse_object(json);
+  if (!parsed) return std::nullopt;
+  const auto& o = *parsed;
   const auto num = [&](std::string_view k) { return channels::int_at(o, k); };
   const auto str = [&](std::string_view k) { return channels::string_at(o, k); };
   tg::InboundMessage m;
