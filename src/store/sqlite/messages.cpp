@@ -134,13 +134,10 @@ Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, st
   Reader r = reader();
   STORE_READ_STMT(q, r, kRecentMessages);
   q.bind_partition(conversation_partition(scope)).bind_size(3, n);
-  std::vector<Message> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4), q.text(5), q.text(6)});
-  }
-  return out;
+  return read_rows(q, [](const Stmt& row) {
+    return Message{row.integer(0), row.text(1), row.text(2), row.text(3),
+                   row.time(4),    row.text(5), row.text(6)};
+  });
 }
 
 Result<bool> SqliteStore::has_platform_message(const Scope& scope, std::string_view platform_id) {
