@@ -19,12 +19,8 @@
 #include "store/sqlite/sqlite_store.h"
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
-
-using testing::kT0;
-using testing::open_or_fail;
-using testing::TempDir;
 
 struct CountedOp {
   int n = 0;
@@ -259,4 +255,4 @@ TEST_F(MessageGroupCommit, ALoneAppendIsOneCommitAsBefore) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing
