@@ -1,13 +1,13 @@
 #include "app/discord_service.h"
 
 #include <boost/json/array.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "app/channel_turn.h"
+#include "app/json_record.h"
 #include "app/user_files.h"
 #include "sigil/channels/discord/discord_channel.h"
 #include "sigil/channels/json_fields.h"
@@ -24,56 +24,47 @@ constexpr std::string_view kChannel = "discord";
 // id>".
 constexpr std::string_view kIdPrefix = "dc-";
 
-std::string payload_of(const dc::InboundMessage& m) {
-  boost::json::array mentions;
+// The fields read_message_create took from Discord's Message object, as a pending record keeps them.
+using Message = dc::InboundMessage;
+using Attachment = dc::InboundAttachment;
+const JsonField<Message> kMessageFields[] = {{"id", &Message::id},
+                                             {"channel_id", &Message::channel_id},
+                                             {"guild_id", &Message::guild_id},
+                                             {"author_id", &Message::author_id},
+                                             {"author_name", &Message::author_name},
+                                             {"content", &Message::content},
+                                             {"reply_to_author", &Message::reply_to_author},
+                                             {"voice", &Message::voice}};
+const JsonField<Attachment> kAttachmentFields[] = {{"id", &Attachment::id},
+                                                   {"filename", &Attachment::filename},
+                                                   {"content_type", &Attachment::content_type},
+                                                   {"size", &Attachment::size},
+                                                   {"url", &Attachment::url}};
+
+std::string payload_of(const Message& m) {
+  boost::json::object o;
+  write_fields(o, m, kMessageFields);
+  boost::json::array& mentions = o["mentions"].emplace_array();
   for (const std::string& id : m.mentions) mentions.emplace_back(id);
-  boost::json::array attachments;
-  for (const dc::InboundAttachment& a : m.attachments)
-    attachments.push_back(boost::json::object{{"id", a.id},
-                                              {"filename", a.filename},
-                                              {"content_type", a.content_type},
-                                              {"size", a.size},
-                                              {"url", a.url}});
-  return boost::json::serialize(boost::json::object{{"id", m.id},
-                                                    {"channel_id", m.channel_id},
-                                                    {"guild_id", m.guild_id},
-                                                    {"author_id", m.author_id},
-                                                    {"author_name", m.author_name},
-                                                    {"content", m.content},
-                                                    {"mentions", std::move(mentions)},
-                                                    {"reply_to_author", m.reply_to_author},
-                                                    {"attachments", std::move(attachments)},
-                                                    {"voice", m.voice}});
+  boost::json::array& attachments = o["attachments"].emplace_array();
+  for (const Attachment& a : m.attachments)
+    write_fields(attachments.emplace_back(boost::json::object()).as_object(), a, kAttachmentFields);
+  return boost::json::serialize(o);
 }
 
-std::optional<dc::InboundMessage> message_of(const std::string& json) {
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(json, ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  const auto& o = v.as_object();
-  const auto str = [&](std::string_view k) { return channels::string_at(o, k); };
-  dc::InboundMessage m;
-  m.id = str("id");
-  m.channel_id = str("channel_id");
-  m.guild_id = str("guild_id");
-  m.author_id = str("author_id");
-  m.author_name = str("author_name");
-  m.content = str("content");
-  m.reply_to_author = str("reply_to_author");
+std::optional<Message> message_of(const std::string& json) {
+  const auto parsed = channels::parse_object(json);
+  if (!parsed) return std::nullopt;
+  const auto& o = *parsed;
+  Message m;
+  read_fields(o, m, kMessageFields);
   if (const auto* list = o.if_contains("mentions"); list != nullptr && list->is_array())
     for (const auto& id : list->as_array())
       if (id.is_string()) m.mentions.emplace_back(id.as_string());
-  // Written by payload_of: the fields read_message_create took from Discord's Message object.
   if (const auto* list = o.if_contains("attachments"); list != nullptr && list->is_array()) {
     for (const auto& a : list->as_array())
-      if (a.is_object()) {
-        const auto& x = a.as_object();
-        m.attachments.push_back({channels::string_at(x, "id"), channels::string_at(x, "filename"),
-                                 channels::string_at(x, "content_type"), channels::int_at(x, "size"),
-                                 channels::string_at(x, "url")});
-      }
+      if (a.is_object()) read_fields(a.as_object(), m.attachments.emplace_back(), kAttachmentFields);
   }
-  m.voice = channels::bool_at(o, "voice");
   if (m.id.empty() || m.channel_id.empty()) return std::nullopt;
   return m;
 }
@@ -83,10 +74,9 @@ std::optional<dc::GatewaySession> load_session(const std::filesystem::path& file
   if (!in) return std::nullopt;
   std::stringstream text;
   text << in.rdbuf();
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(text.str(), ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  const auto& o = v.as_object();
+  const auto parsed = channels::parse_object(text.str());
+  if (!parsed) return std::nullopt;
+  const auto& o = *parsed;
   dc::GatewaySession s{channels::string_at(o, "session_id"), channels::int_at(o, "seq"),
                        channels::string_at(o, "resume_url")};
   if (s.session_id.empty() || s.resume_url.empty()) return std::nullopt;

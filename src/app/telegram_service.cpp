@@ -1,7 +1,6 @@
 #include "app/telegram_service.h"
 
 #include <boost/json/object.hpp>
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <charconv>
 #include <condition_variable>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "app/channel_turn.h"
+#include "app/json_record.h"
 #include "app/telegram_inbox.h"
 #include "sigil/channels/json_fields.h"
 #include "sigil/channels/telegram/telegram_channel.h"
@@ -73,45 +73,39 @@ std::optional<std::pair<std::int64_t, std::int64_t>> chat_of(std::string_view co
   return std::pair{*chat, thread_id};
 }
 
-boost::json::object payload_of(const tg::InboundMessage& m) {
-  boost::json::object o{{"update_id", m.update_id}, {"chat_id", m.chat_id},
-                        {"chat_type", m.chat_type}, {"from_id", m.from_id},
-                        {"from_name", m.from_name}, {"message_id", m.message_id},
-                        {"text", m.text},           {"reply_to_from", m.reply_to_from},
-                        {"thread_id", m.thread_id}, {"media_group_id", m.media_group_id}};
-  if (m.file)
-    o["file"] = boost::json::object{{"kind", m.file->kind},
-                                    {"file_id", m.file->file_id},
-                                    {"name", m.file->name},
-                                    {"mime_type", m.file->mime_type},
-                                    {"size", m.file->size}};
+// The fields classify_update took from the update, as a pending record keeps them.
+using Message = tg::InboundMessage;
+using File = tg::InboundFile;
+const JsonField<Message> kMessageFields[] = {
+    {"update_id", &Message::update_id},
+    {"chat_id", &Message::chat_id},
+    {"chat_type", &Message::chat_type},
+    {"from_id", &Message::from_id},
+    {"from_name", &Message::from_name},
+    {"message_id", &Message::message_id},
+    {"text", &Message::text},
+    {"reply_to_from", &Message::reply_to_from},
+    {"thread_id", &Message::thread_id},  // 0 in a record made before topics were conversations
+    {"media_group_id", &Message::media_group_id}};
+const JsonField<File> kFileFields[] = {{"kind", &File::kind},
+                                       {"file_id", &File::file_id},
+                                       {"name", &File::name},
+                                       {"mime_type", &File::mime_type},
+                                       {"size", &File::size}};
+
+boost::json::object payload_of(const Message& m) {
+  boost::json::object o;
+  write_fields(o, m, kMessageFields);
+  if (m.file) write_fields(o["file"].emplace_object(), *m.file, kFileFields);
   return o;
 }
 
-std::optional<tg::InboundMessage> message_of(const std::string& json) {
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(json, ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  const auto& o = v.as_object();
-  const auto num = [&](std::string_view k) { return channels::int_at(o, k); };
-  const auto str = [&](std::string_view k) { return channels::string_at(o, k); };
-  tg::InboundMessage m;
-  m.update_id = num("update_id");
-  m.chat_id = num("chat_id");
-  m.chat_type = str("chat_type");
-  m.from_id = num("from_id");
-  m.from_name = str("from_name");
-  m.message_id = num("message_id");
-  m.thread_id = num("thread_id");  // 0 in a record made before topics were conversations
-  m.text = str("text");
-  m.reply_to_from = num("reply_to_from");
-  m.media_group_id = str("media_group_id");
-  if (const auto* f = o.if_contains("file"); f != nullptr && f->is_object()) {
-    const auto& fo = f->as_object();
-    m.file = tg::InboundFile{channels::string_at(fo, "kind"), channels::string_at(fo, "file_id"),
-                             channels::string_at(fo, "name"), channels::string_at(fo, "mime_type"),
-                             channels::int_at(fo, "size")};
-  }
+std::optional<Message> message_of(const std::string& json) {
+  const auto parsed = channels::parse_object(json);
+  if (!parsed) return std::nullopt;
+  Message m;
+  read_fields(*parsed, m, kMessageFields);
+  if (const auto* f = channels::object_at(*parsed, "file")) read_fields(*f, m.file.emplace(), kFileFields);
   if (m.update_id == 0 || m.chat_id == 0) return std::nullopt;
   return m;
 }

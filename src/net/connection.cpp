@@ -17,15 +17,9 @@
 
 namespace sigil::net::detail {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace ssl = asio::ssl;
 using tcp = asio::ip::tcp;
 using std::chrono::milliseconds;
-
-namespace {
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-}
 
 TlsContext::TlsContext(const std::string& ca_file) : context_(ssl::context::tls_client) {
   context_.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
@@ -87,9 +81,8 @@ asio::awaitable<std::variant<std::vector<tcp::endpoint>, NetError>> resolve(
   if (cancelled) co_return NetError{NetErrorKind::cancelled, "cancelled", "cancelled"};
   if (c.resolve_timed_out) co_return NetError{NetErrorKind::connect_timeout, "", ""};
   if (resolve_ec) {
-    co_return NetError{NetErrorKind::resolve_failed,
-                       one_line("cannot resolve " + url.host + ": " + resolve_ec.message()),
-                       one_line(resolve_ec.message())};
+    co_return make_error(NetErrorKind::resolve_failed,
+                         "cannot resolve " + url.host + ": " + resolve_ec.message(), resolve_ec.message());
   }
   std::vector<tcp::endpoint> endpoints;
   for (const auto& entry : results) endpoints.push_back(entry.endpoint());
@@ -105,8 +98,8 @@ asio::awaitable<std::optional<NetError>> open_connection(Connection& c, const Ur
                                                          const std::string& connect_address) {
   const std::string where = url.where();
   const PhaseLimit limit = phase_limit(connect_timeout, deadline);
-  const auto error = [&](NetErrorKind kind, std::string message, std::string detail) {
-    return std::optional<NetError>(NetError{kind, one_line(std::move(message)), one_line(std::move(detail))});
+  const auto error = [](NetErrorKind kind, std::string message, std::string detail) {
+    return std::optional<NetError>(make_error(kind, std::move(message), std::move(detail)));
   };
   const auto timed_out = [&] {
     if (limit.by_deadline) {

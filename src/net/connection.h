@@ -6,12 +6,14 @@
 #pragma once
 
 #include <atomic>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
@@ -24,7 +26,18 @@
 #include "sigil/net/url.h"
 #include "sigil/text/diagnostic_text.h"
 
+namespace sigil::net {
+
+// The names every net/ source file spells Boost's parts with.
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+
+}  // namespace sigil::net
+
 namespace sigil::net::detail {
+
+// `co_await op(..., kTuple)`: the error code comes back in the tuple, never as an exception.
+inline constexpr auto kTuple = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 using Clock = std::chrono::steady_clock;
@@ -71,6 +84,11 @@ PhaseLimit phase_limit(std::chrono::milliseconds limit, std::optional<Clock::tim
 
 using text::format_duration;
 using text::one_line;
+
+// Every error the clients report: its message and detail each on one line (they go into logs and replies).
+inline NetError make_error(NetErrorKind kind, std::string message, std::string detail) {
+  return NetError{kind, one_line(std::move(message)), one_line(std::move(detail))};
+}
 
 // Resolves url's host (or, when `connect_address` is an IP address, connects to it and resolves nothing),
 // connects to each address in turn (each socket opened close-on-exec before it connects), then for

@@ -25,16 +25,16 @@
 
 #include "net/connection.h"
 #include "net/io_threads_impl.h"
+#include "net/open_calls.h"
 
 namespace sigil::net {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace http = beast::http;
 using detail::Clock;
 using detail::Connection;
 using detail::format_duration;
-using detail::one_line;
+using detail::kTuple;
+using detail::make_error;
 using detail::phase_limit;
 using detail::PhaseLimit;
 using detail::Strand;
@@ -42,7 +42,6 @@ using std::chrono::milliseconds;
 
 namespace {
 
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::uint32_t kHeaderLimit = 64 * 1024;
 
 bool safe_token(std::string_view text) {
@@ -57,10 +56,6 @@ std::string pool_key(const Url& url, const HttpRequest& request) {
   std::string key = url.scheme + "://" + url.where();
   if (!request.connect_address.empty()) key += "@" + request.connect_address;
   return key;
-}
-
-NetError make_error(NetErrorKind kind, std::string message, std::string detail) {
-  return NetError{kind, one_line(std::move(message)), one_line(std::move(detail))};
 }
 
 // A pooled connection the server has closed (or written to out of turn) is readable; a usable one is not.
@@ -101,24 +96,14 @@ struct HttpClient::Impl {
     if (idle.size() < config.max_idle_per_host) idle.push_back(std::move(c));
   }
 
-  void call_ended() {
-    {
-      std::lock_guard lock(mutex);
-      --open_count;
-    }
-    ended.notify_all();
-  }
-
   asio::io_context& io;
   HttpClientConfig config;
   detail::TlsContext tls;
   std::atomic<std::size_t> opened{0};
   mutable std::mutex mutex;
-  std::condition_variable ended;
   std::map<std::string, std::vector<std::shared_ptr<Connection>>> pool;
-  std::vector<std::weak_ptr<HttpCallState>> open;
-  std::size_t open_count = 0;
   bool closing = false;
+  detail::OpenCalls<HttpCallState> calls;
 };
 
 namespace {
@@ -320,7 +305,7 @@ asio::awaitable<void> run(std::shared_ptr<HttpCallState> s) {
   }
   auto handler = std::move(s->handler);
   handler->on_end(error);
-  s->client->call_ended();
+  s->client->calls.ended();
 }
 
 }  // namespace
@@ -329,20 +314,17 @@ HttpClient::HttpClient(std::shared_ptr<IoThreads> io, HttpClientConfig config)
     : io_(std::move(io)), impl_(std::make_shared<Impl>(io_->impl().io, std::move(config))) {}
 
 HttpClient::~HttpClient() {
-  std::vector<std::weak_ptr<HttpCallState>> open;
   std::map<std::string, std::vector<std::shared_ptr<Connection>>> pool;
   {
     std::lock_guard lock(impl_->mutex);
     impl_->closing = true;
-    open.swap(impl_->open);
     pool.swap(impl_->pool);
   }
-  for (auto& weak : open) {
+  for (auto& weak : impl_->calls.take_all()) {
     if (auto state = weak.lock()) CallHandle(state).cancel();
   }
   pool.clear();  // idle connections have no operation pending: closing them here is safe
-  std::unique_lock lock(impl_->mutex);
-  impl_->ended.wait(lock, [this] { return impl_->open_count == 0; });
+  impl_->calls.wait_all_ended();
 }
 
 std::shared_ptr<HttpCall> HttpClient::start(HttpRequest request, std::shared_ptr<HttpHandler> handler) {
@@ -374,17 +356,12 @@ std::shared_ptr<HttpCall> HttpClient::start(HttpRequest request, std::shared_ptr
   state->handler = std::move(handler);
   state->connection = std::move(idle);
   state->reused = state->connection != nullptr;
-  {
-    std::lock_guard lock(impl_->mutex);
-    std::erase_if(impl_->open, [](const std::weak_ptr<HttpCallState>& w) { return w.expired(); });
-    impl_->open.push_back(state);
-    ++impl_->open_count;
-  }
+  impl_->calls.add(state);
   if (early) {
     asio::post(state->strand, [state, error = std::move(*early)] {
       auto handler = std::move(state->handler);
       handler->on_end(error);
-      state->client->call_ended();
+      state->client->calls.ended();
     });
   } else {
     asio::co_spawn(state->strand, run(state), asio::detached);

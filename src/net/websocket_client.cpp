@@ -23,25 +23,20 @@
 
 #include "net/connection.h"
 #include "net/io_threads_impl.h"
+#include "net/open_calls.h"
 
 namespace sigil::net {
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 namespace http = beast::http;
 namespace websocket = beast::websocket;
 using detail::Clock;
 using detail::Connection;
 using detail::format_duration;
-using detail::one_line;
+using detail::kTuple;
+using detail::make_error;
 using detail::Strand;
 
 namespace {
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-
-NetError make_error(NetErrorKind kind, std::string message, std::string detail) {
-  return NetError{kind, one_line(std::move(message)), one_line(std::move(detail))};
-}
 
 std::string reason_text(const websocket::close_reason& reason) {
   return std::string(reason.reason.data(), reason.reason.size());
@@ -52,21 +47,10 @@ struct WebSocketClient::Impl {
   Impl(asio::io_context& context, WebSocketClientConfig c)
       : io(context), config(std::move(c)), tls(config.ca_file) {}
 
-  void ended() {
-    {
-      std::lock_guard lock(mutex);
-      --open_count;
-    }
-    all_ended.notify_all();
-  }
-
   asio::io_context& io;
   WebSocketClientConfig config;
   detail::TlsContext tls;
-  std::mutex mutex;
-  std::condition_variable all_ended;
-  std::vector<std::weak_ptr<WebSocket>> open;
-  std::size_t open_count = 0;
+  detail::OpenCalls<WebSocket> sessions;
 };
 
 namespace {
@@ -287,7 +271,7 @@ class Session final : public WebSocket, public std::enable_shared_from_this<Sess
     if (!writing) drop_streams();
     auto h = std::move(handler);
     if (h) h->on_close(closed);
-    client->ended();
+    client->sessions.ended();
   }
 
   std::shared_ptr<Impl> client;  // first: destroyed last, after the streams that use its TLS context
@@ -316,16 +300,10 @@ WebSocketClient::WebSocketClient(std::shared_ptr<IoThreads> io, WebSocketClientC
     : io_(std::move(io)), impl_(std::make_shared<Impl>(io_->impl().io, std::move(config))) {}
 
 WebSocketClient::~WebSocketClient() {
-  std::vector<std::weak_ptr<WebSocket>> open;
-  {
-    std::lock_guard lock(impl_->mutex);
-    open.swap(impl_->open);
-  }
-  for (auto& weak : open) {
+  for (auto& weak : impl_->sessions.take_all()) {
     if (auto socket = weak.lock()) static_cast<Session&>(*socket).abort();
   }
-  std::unique_lock lock(impl_->mutex);
-  impl_->all_ended.wait(lock, [this] { return impl_->open_count == 0; });
+  impl_->sessions.wait_all_ended();
 }
 
 std::shared_ptr<WebSocket> WebSocketClient::connect(std::string url, WebSocketOptions options,
@@ -353,12 +331,7 @@ std::shared_ptr<WebSocket> WebSocketClient::connect(std::string url, WebSocketOp
       }
     }
   }
-  {
-    std::lock_guard lock(impl_->mutex);
-    std::erase_if(impl_->open, [](const std::weak_ptr<WebSocket>& w) { return w.expired(); });
-    impl_->open.push_back(session);
-    ++impl_->open_count;
-  }
+  impl_->sessions.add(session);
   if (early) {
     asio::post(session->strand, [session, error = std::move(*early)] {
       session->finish(WebSocketClosed{error, 0, {}});

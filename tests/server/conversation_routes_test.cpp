@@ -25,6 +25,12 @@ PlainResponse refusal(const OrRefusal<T>& result) {
   return r != nullptr ? *r : PlainResponse{0, "", R"({"error":"not refused"})", {}};
 }
 
+// A watcher of a conversation that keeps every frame the hub sends it, serialized.
+struct Recorder final : Watcher {
+  std::vector<std::string> frames;
+  void send(channels::web::SharedFrame frame) override { frames.push_back(channels::web::serialize(*frame)); }
+};
+
 std::string error_of(const PlainResponse& res) {
   return std::string(boost::json::parse(res.body).as_object().at("error").as_string());
 }
@@ -128,12 +134,6 @@ TEST_F(ConversationRoutesStoreTest, SettingsReadAndWriteTheSayModeAndTellTheWatc
   auto client = model::make_replay_client(config);
   agent::Agent agent(registry, *handlers, *store_, *client, agent::AgentConfig{});
   ConversationHub hub;
-  struct Recorder final : Watcher {
-    std::vector<std::string> frames;
-    void send(channels::web::SharedFrame frame) override {
-      frames.push_back(channels::web::serialize(*frame));
-    }
-  };
   auto watcher = std::make_shared<Recorder>();
   hub.watch("web", "c1", watcher);
 
@@ -206,12 +206,6 @@ TEST_F(ConversationRoutesStoreTest, TheListAndDeleteOfConversations) {
 
   ConversationHub hub;
   TurnRegistry turns;
-  struct Recorder final : Watcher {
-    std::vector<std::string> frames;
-    void send(channels::web::SharedFrame frame) override {
-      frames.push_back(channels::web::serialize(*frame));
-    }
-  };
   auto watcher = std::make_shared<Recorder>();
   hub.watch("web", "old", watcher);
   ASSERT_TRUE(turns.open("turn-1", "web", "old"));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "deliver/fake_channel.h"
 #include "server/client_history.h"
 #include "server/conversation_hub.h"
 #include "server/media_store.h"
@@ -50,25 +51,13 @@ TEST(RateLimiterTest, ZeroRateIsUnlimited) {
   EXPECT_EQ(limiter.tracked(), 0u);
 }
 
-class StringPayload final : public exec::Payload {
- public:
-  StringPayload(std::string bytes, std::string name, std::string mime = "", bool fail = false)
-      : bytes_(std::move(bytes)), name_(std::move(name)), mime_(std::move(mime)), fail_(fail) {}
-  std::uint64_t size() const override { return bytes_.size(); }
-  std::string name() const override { return name_; }
-  std::string mime_type() const override { return mime_; }
-  std::int64_t read_at(std::uint64_t offset, std::span<char> out) const override {
-    if (fail_) return -1;
-    if (offset >= bytes_.size()) return 0;
-    const std::size_t n = std::min<std::size_t>(out.size(), bytes_.size() - offset);
-    std::copy_n(bytes_.data() + offset, n, out.data());
-    return static_cast<std::int64_t>(n);
-  }
-
- private:
-  std::string bytes_, name_, mime_;
-  bool fail_;
-};
+// A payload of `bytes` held in memory (deliver/'s test double); `fail`: every read fails.
+deliver::testing::MemoryPayload string_payload(std::string bytes, std::string name, std::string mime = "",
+                                               bool fail = false) {
+  deliver::testing::MemoryPayload p(std::move(name), std::move(bytes), std::move(mime));
+  p.fail_reads = fail;
+  return p;
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -87,7 +76,7 @@ TEST(MediaStoreTest, ValidHashIsExactly64LowercaseHex) {
 
 TEST(MediaStoreTest, MemoryKeepsTheBytesAndDropsTheOldestPastTheLimit) {
   MediaStore media("", 100);
-  auto a = media.put(StringPayload(std::string(40, 'a'), "a.txt"), false);
+  auto a = media.put(string_payload(std::string(40, 'a'), "a.txt"), false);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->sha256, store::sha256_hex(std::string(40, 'a')));
   EXPECT_EQ(a->size, 40u);
@@ -98,31 +87,31 @@ TEST(MediaStoreTest, MemoryKeepsTheBytesAndDropsTheOldestPastTheLimit) {
   EXPECT_EQ(*found->bytes, std::string(40, 'a'));
   EXPECT_EQ(found->info.name, "a.txt");
 
-  auto b = media.put(StringPayload(std::string(40, 'b'), "b.ogg", "audio/ogg"), true);
+  auto b = media.put(string_payload(std::string(40, 'b'), "b.ogg", "audio/ogg"), true);
   ASSERT_TRUE(b.ok());
   EXPECT_TRUE(b->inline_disposition);
-  auto c = media.put(StringPayload(std::string(40, 'c'), "c.bin"), false);
+  auto c = media.put(string_payload(std::string(40, 'c'), "c.bin"), false);
   ASSERT_TRUE(c.ok());
   EXPECT_FALSE(media.find(a->sha256));  // oldest dropped
   EXPECT_TRUE(media.find(b->sha256));
   EXPECT_TRUE(media.find(c->sha256));
 
-  auto huge = media.put(StringPayload(std::string(101, 'h'), "h.bin"), false);
+  auto huge = media.put(string_payload(std::string(101, 'h'), "h.bin"), false);
   EXPECT_FALSE(huge.ok());
-  EXPECT_FALSE(media.put(StringPayload("x", "x", "", true), false).ok());
+  EXPECT_FALSE(media.put(string_payload("x", "x", "", true), false).ok());
 }
 
 TEST(MediaStoreTest, AMissingFolderIsCreated) {
   store::testing::TempDir dir;
   MediaStore media(dir.file("data/media"));
-  auto info = media.put(StringPayload("abc", "a.txt"), false);
+  auto info = media.put(string_payload("abc", "a.txt"), false);
   ASSERT_TRUE(info.ok()) << info.error();
   EXPECT_TRUE(media.find(info->sha256));
 }
 
 TEST(MediaStoreTest, VoiceIsAlwaysAudio) {
   MediaStore media("");
-  auto v = media.put(StringPayload("abc", "note.html", "text/html"), true);
+  auto v = media.put(string_payload("abc", "note.html", "text/html"), true);
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->mime.rfind("audio/", 0), 0u);
 }
@@ -133,7 +122,7 @@ TEST(MediaStoreTest, DirectoryKeepsFilesAndMetadataAcrossInstances) {
   std::string hash;
   {
     MediaStore media(dir.path().string());
-    auto info = media.put(StringPayload(bytes, "report.pdf", "application/pdf"), false);
+    auto info = media.put(string_payload(bytes, "report.pdf", "application/pdf"), false);
     ASSERT_TRUE(info.ok()) << info.error();
     hash = info->sha256;
   }
@@ -158,12 +147,12 @@ TEST(MediaStoreTest, EachLinkKeepsItsOwnNameAndType) {
     store::testing::TempDir dir;
     MediaStore media(on_disk ? dir.path().string() : std::string());
     const std::string bytes = "the same bytes";
-    auto file = media.put(StringPayload(bytes, "report.pdf", "application/pdf"), false);
+    auto file = media.put(string_payload(bytes, "report.pdf", "application/pdf"), false);
     ASSERT_TRUE(file.ok()) << file.error();
-    auto voice = media.put(StringPayload(bytes, "evil.html", "text/html"), true);
+    auto voice = media.put(string_payload(bytes, "evil.html", "text/html"), true);
     ASSERT_TRUE(voice.ok()) << voice.error();
     ASSERT_EQ(file->sha256, voice->sha256);
-    auto again = media.put(StringPayload(bytes, "report.pdf", "text/html"), true);
+    auto again = media.put(string_payload(bytes, "report.pdf", "text/html"), true);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(again->mime, "application/pdf") << "an existing link was retyped";
     EXPECT_FALSE(again->inline_disposition);
@@ -190,16 +179,16 @@ TEST(MediaStoreTest, EachLinkKeepsItsOwnNameAndType) {
 TEST(MediaStoreTest, TheMediaFolderHasACap) {
   store::testing::TempDir dir;
   MediaStore media(dir.path().string(), MediaStore::kDefaultMemoryLimit, 100);
-  auto first = media.put(StringPayload(std::string(60, 'a'), "a.bin"), false);
+  auto first = media.put(string_payload(std::string(60, 'a'), "a.bin"), false);
   ASSERT_TRUE(first.ok()) << first.error();
-  auto second = media.put(StringPayload(std::string(60, 'b'), "b.bin"), false);
+  auto second = media.put(string_payload(std::string(60, 'b'), "b.bin"), false);
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.error().find("the media folder is full"), std::string::npos) << second.error();
   // The same bytes again take no room.
-  EXPECT_TRUE(media.put(StringPayload(std::string(60, 'a'), "again.bin"), false).ok());
+  EXPECT_TRUE(media.put(string_payload(std::string(60, 'a'), "again.bin"), false).ok());
   // What is in the folder counts after a restart too.
   MediaStore again(dir.path().string(), MediaStore::kDefaultMemoryLimit, 100);
-  EXPECT_FALSE(again.put(StringPayload(std::string(60, 'c'), "c.bin"), false).ok());
+  EXPECT_FALSE(again.put(string_payload(std::string(60, 'c'), "c.bin"), false).ok());
 }
 
 // A frame that says one word: {"w": word}.

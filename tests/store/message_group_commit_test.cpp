@@ -4,7 +4,13 @@
 #include <sqlite3.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -13,16 +19,13 @@
 #include "store/sqlite/sqlite_store.h"
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
-
-using testing::kT0;
-using testing::open_or_fail;
-using testing::TempDir;
 
 struct CountedOp {
   int n = 0;
   bool done = false;
+  std::exception_ptr thrown;
 };
 
 TEST(GroupCommit, OpsQueuedWhileALeaderRunsGoOutTogetherInTheNextBatch) {
@@ -50,6 +53,80 @@ TEST(GroupCommit, OpsQueuedWhileALeaderRunsGoOutTogetherInTheNextBatch) {
   EXPECT_EQ(commits.batches(), 2u);
   EXPECT_EQ(batch_sizes, (std::vector<std::size_t>{1, kFollowers}));
   EXPECT_EQ(commits.queued(), 0u);
+}
+
+// A run that throws (bad_alloc, a bug) fails its own batch and gives the leader role up: the followers that
+// waited behind it go out in the next batch, and a later commit works. Without that, leader_ stayed set and
+// every follower waited for ever; the test waits for the threads only so long, so a hang fails it.
+TEST(GroupCommit, ARunThatThrowsFailsItsBatchAndTheFollowersAndLaterCommitsStillGoOut) {
+  constexpr int kFollowers = 4;
+  struct Shared {  // on the heap, held by every thread: a thread left hanging outlives the test safely
+    sqlite::GroupCommit<CountedOp> commits;
+    std::vector<CountedOp> ops = std::vector<CountedOp>(kFollowers + 1);
+    std::vector<std::size_t> batch_sizes;  // only leaders touch it, one at a time
+    std::atomic<bool> first_running{false};
+    std::vector<std::string> caught = std::vector<std::string>(kFollowers + 1);
+    std::mutex mu;
+    std::condition_variable cv;
+    int finished = 0;
+  };
+  auto shared = std::make_shared<Shared>();
+  auto run = [](Shared& s) {
+    return [&s](const std::vector<CountedOp*>& batch) {
+      s.batch_sizes.push_back(batch.size());
+      if (s.batch_sizes.size() == 1) {  // the first leader throws once every follower waits behind it
+        s.first_running = true;
+        while (s.commits.queued() < static_cast<std::size_t>(kFollowers)) std::this_thread::yield();
+        throw std::runtime_error("first batch");
+      }
+      throw std::runtime_error("second batch");
+    };
+  };
+  auto submit = [shared, run](int i) {
+    Shared& s = *shared;
+    CountedOp* const one[] = {&s.ops[i]};
+    try {
+      s.commits.commit(std::span<CountedOp* const>(one), run(s));
+    } catch (const std::runtime_error& e) {
+      s.caught[i] = e.what();
+    }
+    std::lock_guard lock(s.mu);
+    ++s.finished;
+    s.cv.notify_all();
+  };
+  std::vector<std::thread> threads;
+  threads.emplace_back(submit, 0);
+  while (!shared->first_running) std::this_thread::yield();
+  for (int i = 1; i <= kFollowers; ++i) threads.emplace_back(submit, i);
+  bool all_finished = false;
+  {
+    std::unique_lock lock(shared->mu);
+    all_finished = shared->cv.wait_for(lock, std::chrono::seconds(60),
+                                       [&] { return shared->finished == kFollowers + 1; });
+  }
+  if (!all_finished) {
+    for (auto& t : threads) t.detach();
+    FAIL() << "followers still wait behind a leader whose run threw";
+  }
+  for (auto& t : threads) t.join();
+  Shared& s = *shared;
+  EXPECT_EQ(s.caught[0], "first batch");
+  for (int i = 1; i <= kFollowers; ++i) {
+    EXPECT_EQ(s.caught[i], "second batch") << i;
+    EXPECT_TRUE(s.ops[i].done) << i;
+  }
+  EXPECT_EQ(s.batch_sizes, (std::vector<std::size_t>{1, kFollowers}));
+
+  CountedOp later;
+  CountedOp* const one[] = {&later};
+  s.commits.commit(std::span<CountedOp* const>(one), [](const std::vector<CountedOp*>& batch) {
+    for (CountedOp* o : batch) o->n = 1;
+  });
+  EXPECT_TRUE(later.done);
+  EXPECT_EQ(later.n, 1);
+  EXPECT_FALSE(later.thrown);
+  EXPECT_EQ(s.commits.batches(), 3u);
+  EXPECT_EQ(s.commits.queued(), 0u);
 }
 
 // Holds the database's write lock on a connection of its own until release().
@@ -178,4 +255,4 @@ TEST_F(MessageGroupCommit, ALoneAppendIsOneCommitAsBefore) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

@@ -11,13 +11,10 @@
 
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::kT0;
-using testing::open_or_fail;
-using testing::TempDir;
 
 TEST(SqliteConcurrency, ReadsSeeEveryWriteThatReturnedBeforeThem) {
   TempDir dir;
@@ -127,4 +124,4 @@ TEST(SqliteConcurrency, GroupCommittedOnceWritesKeepTheirPromises) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

@@ -10,20 +10,14 @@
 #include "sigil/store/sqlite.h"
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
 using std::chrono::seconds;
-using testing::kT0;
-using testing::open_or_fail;
 
 std::vector<std::string> ids(Store& store, std::string_view user, std::size_t limit = 50) {
-  auto list = store.list_conversations(user, limit);
-  EXPECT_TRUE(list.ok()) << list.error();
-  std::vector<std::string> out;
-  if (list.ok())
-    for (const ConversationSummary& c : *list) out.push_back(c.conversation_id);
-  return out;
+  return picked(store.list_conversations(user, limit),
+                [](const ConversationSummary& c) { return c.conversation_id; });
 }
 
 TEST(SqliteConversations, ListedNewestFirstWithTitleAndPreview) {
@@ -110,4 +104,4 @@ TEST(SqliteConversations, DeleteRemovesTheConversationAndNothingElse) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

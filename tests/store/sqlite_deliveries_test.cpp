@@ -8,22 +8,12 @@
 #include "sigil/store/sqlite.h"
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
-using testing::kT0;
-using testing::open_or_fail;
-
-const Scope kAlice{"alice", "chat-1"};
-const Scope kBob{"bob", "chat-1"};
-
 std::vector<std::string> turns(Store& store, const Scope& scope) {
-  auto recent = store.recent_deliveries(scope, 100);
-  EXPECT_TRUE(recent.ok()) << recent.error();
-  std::vector<std::string> out;
-  if (recent.ok())
-    for (const StoredDelivery& d : *recent) out.push_back(d.turn_id + " " + d.json);
-  return out;
+  return picked(store.recent_deliveries(scope, 100),
+                [](const StoredDelivery& d) { return d.turn_id + " " + d.json; });
 }
 
 TEST(SqliteDeliveries, KeptPerConversationOldestFirst) {
@@ -66,4 +56,4 @@ TEST(SqliteDeliveries, ATurnsDeliveriesGoWithItsLastMessage) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

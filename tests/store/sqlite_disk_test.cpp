@@ -11,15 +11,10 @@
 
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::kT0;
-using testing::open_or_fail;
-using testing::TempDir;
-
-const Scope kAlice{"alice", "chat-1"};
 
 // Runs one SQL statement on a database file with the raw C API, bypassing the store.
 std::string raw_query(const std::string& path, const std::string& sql) {
@@ -333,7 +328,6 @@ TEST(SqliteDisk, ConversationSettingsPersistPerConversation) {
   TempDir dir;
   const std::string path = dir.file("sigil.db");
   const Scope other_chat{"alice", "chat-2"};
-  const Scope bob{"bob", "chat-1"};
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -347,7 +341,7 @@ TEST(SqliteDisk, ConversationSettingsPersistPerConversation) {
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(store->get_setting(kAlice, "say_mode")->value_or("?"), "false");
   EXPECT_EQ(store->get_setting(other_chat, "say_mode")->value_or("?"), "true");
-  EXPECT_FALSE(store->get_setting(bob, "say_mode")->has_value());  // another user's chat of the same id
+  EXPECT_FALSE(store->get_setting(kBob, "say_mode")->has_value());  // another user's chat of the same id
 }
 
 TEST(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
@@ -361,7 +355,7 @@ TEST(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
   // What a database made by the first release looks like: version 1, no settings table (nor what version 3
   // added).
   EXPECT_EQ(raw_query(path, "DROP TABLE conversation_settings"), "");
-  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion3), "");
+  EXPECT_EQ(raw_exec(path, kDropSchemaVersion3), "");
   EXPECT_EQ(raw_query(path, "UPDATE schema_version SET version = 1 RETURNING version"), "1");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);
@@ -380,16 +374,15 @@ TEST(SqliteDisk, SchemaVersionFourMovesTheScheduledTaskPrefixIntoItsField) {
     ASSERT_NE(store, nullptr);
   }
   // Version 4 kept a scheduled task's message as "[scheduled task <id>] <message>".
-  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion5), "");
+  EXPECT_EQ(raw_exec(path, kDropSchemaVersion5), "");
   EXPECT_EQ(raw_query(path, "UPDATE schema_version SET version = 4 RETURNING version"), "4");
-  EXPECT_EQ(
-      testing::raw_exec(path,
-                        "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
-                        "('alice', 'chat-1', 'user', '[scheduled task task-3] remind me about tea', 't1', 1),"
-                        "('alice', 'chat-1', 'assistant', '[scheduled task task-3] quoted', 't1', 2),"
-                        "('alice', 'chat-1', 'user', '[scheduled task ] no id', 't2', 3),"
-                        "('alice', 'chat-1', 'user', 'plain', 't3', 4);"),
-      "");
+  EXPECT_EQ(raw_exec(path,
+                     "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
+                     "('alice', 'chat-1', 'user', '[scheduled task task-3] remind me about tea', 't1', 1),"
+                     "('alice', 'chat-1', 'assistant', '[scheduled task task-3] quoted', 't1', 2),"
+                     "('alice', 'chat-1', 'user', '[scheduled task ] no id', 't2', 3),"
+                     "('alice', 'chat-1', 'user', 'plain', 't3', 4);"),
+            "");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);
   auto history = store->recent_messages(kAlice, 10);
@@ -426,10 +419,9 @@ TEST(SqliteDisk, AMessageKeepsTheTaskThatStartedIt) {
 TEST(SqliteDisk, AMessageKeepsItsPlatformIdAndTheConversationCanBeAskedForIt) {
   auto store = open_or_fail(":memory:");
   ASSERT_NE(store, nullptr);
-  const Scope bob{"bob", "chat-1"};
   ASSERT_TRUE(store->append_message(kAlice, Message{0, "user", "hello", "tg-1", kT0, {}, "17"}).ok());
   ASSERT_TRUE(store->append_message(kAlice, "assistant", "hi", "tg-1", kT0).ok());
-  ASSERT_TRUE(store->append_message(bob, Message{0, "user", "hey", "tg-2", kT0, {}, "18"}).ok());
+  ASSERT_TRUE(store->append_message(kBob, Message{0, "user", "hey", "tg-2", kT0, {}, "18"}).ok());
   auto history = store->recent_messages(kAlice, 10);
   ASSERT_TRUE(history.ok());
   ASSERT_EQ(history->size(), 2u);
@@ -442,7 +434,7 @@ TEST(SqliteDisk, AMessageKeepsItsPlatformIdAndTheConversationCanBeAskedForIt) {
   EXPECT_TRUE(*store->has_platform_message(kAlice, "17"));
   EXPECT_FALSE(*store->has_platform_message(kAlice, "18"));  // bob's, another scope
   EXPECT_FALSE(*store->has_platform_message(kAlice, ""));    // the assistant's message has none
-  EXPECT_TRUE(*store->has_platform_message(bob, "18"));
+  EXPECT_TRUE(*store->has_platform_message(kBob, "18"));
 }
 
 TEST(SqliteDisk, SchemaVersionEightGainsPlatformIdsAndKeepsItsMessages) {
@@ -452,13 +444,11 @@ TEST(SqliteDisk, SchemaVersionEightGainsPlatformIdsAndKeepsItsMessages) {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
   }
-  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion9 + "UPDATE schema_version SET version = 8;"),
+  EXPECT_EQ(raw_exec(path, kDropSchemaVersion9 + "UPDATE schema_version SET version = 8;"), "");
+  EXPECT_EQ(raw_exec(path,
+                     "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
+                     "('alice', 'chat-1', 'user', 'old', 't1', 1);"),
             "");
-  EXPECT_EQ(
-      testing::raw_exec(path,
-                        "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
-                        "('alice', 'chat-1', 'user', 'old', 't1', 1);"),
-      "");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);
   EXPECT_EQ(raw_query(path, "SELECT version FROM schema_version"),
@@ -473,4 +463,4 @@ TEST(SqliteDisk, SchemaVersionEightGainsPlatformIdsAndKeepsItsMessages) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

@@ -10,16 +10,10 @@
 #include "sigil/store/sqlite.h"
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
-using testing::kT0;
-using testing::open_or_fail;
-using testing::TempDir;
-
-const Scope kAlice{"alice", "chat-1"};
 const Scope kAliceOther{"alice", "chat-2"};
-const Scope kBob{"bob", "chat-1"};
 
 sqlite::OpenOptions keeping(std::size_t messages) {
   sqlite::OpenOptions options;
@@ -28,12 +22,7 @@ sqlite::OpenOptions keeping(std::size_t messages) {
 }
 
 std::vector<std::string> texts(Store& store, const Scope& scope) {
-  auto recent = store.recent_messages(scope, 1000);
-  EXPECT_TRUE(recent.ok()) << recent.error();
-  std::vector<std::string> out;
-  if (recent.ok())
-    for (const Message& m : *recent) out.push_back(m.text);
-  return out;
+  return picked(store.recent_messages(scope, 1000), [](const Message& m) { return m.text; });
 }
 
 std::int64_t append(Store& store, const Scope& scope, const std::string& text) {
@@ -100,8 +89,7 @@ TEST(SqliteLimits, HistoryCapAppliesToADatabaseMadeBeforeIt) {
     append(*store, kBob, "bob old");
   }
   // What the schema looked like before the message counts (version 2): no count table, no triggers.
-  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion3 + "UPDATE schema_version SET version = 2;"),
-            "");
+  EXPECT_EQ(raw_exec(path, kDropSchemaVersion3 + "UPDATE schema_version SET version = 2;"), "");
   auto store = open_or_fail(path, keeping(4));  // migrates: counts the stored messages once
   ASSERT_NE(store, nullptr);
   append(*store, kAlice, "new");
@@ -111,4 +99,4 @@ TEST(SqliteLimits, HistoryCapAppliesToADatabaseMadeBeforeIt) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

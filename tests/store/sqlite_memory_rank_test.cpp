@@ -7,12 +7,10 @@
 
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::kT0;
-using testing::open_or_fail;
 
 class SqliteMemoryRankTest : public ::testing::Test {
  protected:
@@ -139,7 +137,7 @@ TEST_F(SqliteMemoryRankTest, ResultsMessagesAreNotWhatAnyoneSaid) {
 
 // A database of version 6: its facts keep their text and dates, start at importance 1, and rank.
 TEST(SqliteMemoryRankMigration, VersionSixFactsGainImportance) {
-  testing::TempDir dir;
+  TempDir dir;
   const std::string path = dir.file("sigil.db");
   const Scope alice{"alice", "c1", MemoryScope::per_user};
   {
@@ -148,8 +146,7 @@ TEST(SqliteMemoryRankMigration, VersionSixFactsGainImportance) {
     ASSERT_TRUE(store->remember(alice, "old fact", kT0).ok());
     ASSERT_TRUE(store->remember(alice, "newer fact", kT0 + 1s).ok());
   }
-  EXPECT_EQ(testing::raw_exec(path, testing::kDropSchemaVersion7 + "UPDATE schema_version SET version = 6;"),
-            "");
+  EXPECT_EQ(raw_exec(path, kDropSchemaVersion7 + "UPDATE schema_version SET version = 6;"), "");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);
   auto facts = store->list_facts(alice);
@@ -165,4 +162,4 @@ TEST(SqliteMemoryRankMigration, VersionSixFactsGainImportance) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

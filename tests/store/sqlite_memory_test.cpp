@@ -8,12 +8,10 @@
 
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::kT0;
-using testing::open_or_fail;
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -23,20 +21,10 @@ class SqliteStoreTest : public ::testing::Test {
   }
 
   std::vector<std::string> item_ids(const Scope& scope, TimePoint now) {
-    auto items = store_->list_items(scope, now);
-    EXPECT_TRUE(items.ok()) << items.error();
-    std::vector<std::string> ids;
-    if (items.ok())
-      for (const auto& item : *items) ids.push_back(item.item_id);
-    return ids;
+    return picked(store_->list_items(scope, now), [](const MemoryItem& item) { return item.item_id; });
   }
   std::vector<std::string> fact_texts(const Scope& scope) {
-    auto facts = store_->list_facts(scope);
-    EXPECT_TRUE(facts.ok()) << facts.error();
-    std::vector<std::string> texts;
-    if (facts.ok())
-      for (const auto& fact : *facts) texts.push_back(fact.text);
-    return texts;
+    return picked(store_->list_facts(scope), [](const Fact& fact) { return fact.text; });
   }
   std::vector<std::string> archive_titles(const Scope& scope, std::string_view query, int top_k = 10,
                                           double min_score = 0) {
@@ -400,4 +388,4 @@ TEST_F(SqliteStoreTest, HistoryAppendRecentAndSearch) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

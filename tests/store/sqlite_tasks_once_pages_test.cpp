@@ -8,12 +8,10 @@
 
 #include "store/store_test_support.h"
 
-namespace sigil::store {
+namespace sigil::store::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::kT0;
-using testing::open_or_fail;
 
 class SqliteStoreTasksOncePages : public ::testing::Test {
  protected:
@@ -22,20 +20,11 @@ class SqliteStoreTasksOncePages : public ::testing::Test {
     ASSERT_NE(store_, nullptr);
   }
   std::vector<std::string> task_ids(const Scope& scope) {
-    auto tasks = store_->list_tasks(scope);
-    EXPECT_TRUE(tasks.ok()) << tasks.error();
-    std::vector<std::string> ids;
-    if (tasks.ok())
-      for (const auto& task : *tasks) ids.push_back(task.id);
-    return ids;
+    return picked(store_->list_tasks(scope), [](const ScheduledTask& task) { return task.id; });
   }
   std::vector<std::string> due_ids(TimePoint now, std::size_t limit = 100) {
-    auto tasks = store_->due_tasks(now, limit);
-    EXPECT_TRUE(tasks.ok()) << tasks.error();
-    std::vector<std::string> ids;
-    if (tasks.ok())
-      for (const auto& task : *tasks) ids.push_back(task.scope.user_id + "/" + task.id);
-    return ids;
+    return picked(store_->due_tasks(now, limit),
+                  [](const ScheduledTask& task) { return task.scope.user_id + "/" + task.id; });
   }
 
   std::unique_ptr<Store> store_;
@@ -339,4 +328,4 @@ TEST_F(SqliteStoreTasksOncePages, ThreadsShareOneStore) {
 }
 
 }  // namespace
-}  // namespace sigil::store
+}  // namespace sigil::store::testing

@@ -1,4 +1,5 @@
-// Shared by the store tests: a temporary directory, fixed times, scopes.
+// Shared by the store tests: a temporary directory, fixed times, scopes. The tests live in this namespace,
+// so they name these without a prelude of using-declarations.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../support/temp_dir.h"
 #include "sigil/store/store.h"
@@ -22,10 +24,25 @@ using TempDir = sigil::test::TempDir;
 // 2023-11-14 22:13:20 UTC: tests never read the clock.
 inline const TimePoint kT0{std::chrono::seconds(1'700'000'000)};
 
+// Two users of one conversation (per-user memory): the scopes most store tests write under.
+inline const Scope kAlice{"alice", "chat-1"};
+inline const Scope kBob{"bob", "chat-1"};
+
 inline std::unique_ptr<Store> open_or_fail(const std::string& path, const sqlite::OpenOptions& options = {}) {
   auto opened = sqlite::SqliteStore::open(path, options);
   EXPECT_TRUE(opened.ok()) << opened.error();
   return opened.ok() ? std::move(opened).value() : nullptr;
+}
+
+// What `pick` makes of each element of a listing the test reads (ids, texts): a listing that failed fails the
+// test with its error and gives none.
+template <class T, class Pick>
+std::vector<std::string> picked(const Result<std::vector<T>>& listed, Pick pick) {
+  EXPECT_TRUE(listed.ok()) << listed.error();
+  std::vector<std::string> out;
+  if (listed.ok())
+    for (const T& x : *listed) out.push_back(std::string(pick(x)));
+  return out;
 }
 
 // Runs SQL (one statement or several) on a database file with the raw C API, bypassing the store; returns

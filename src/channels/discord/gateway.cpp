@@ -1,6 +1,5 @@
 #include "sigil/channels/discord/gateway.h"
 
-#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <condition_variable>
 #include <deque>
@@ -246,10 +245,9 @@ Gateway::After Gateway::connection(const std::stop_token& stop, const std::strin
         if (code == 4007 || code == 4009) return After::Identify;
         return After::Resume;
       }
-      boost::system::error_code ec;
-      const boost::json::value v = boost::json::parse(e.data, ec);
-      if (ec || !v.is_object()) continue;
-      const After after = on_payload(v.as_object(), link);
+      const auto payload = parse_object(e.data);
+      if (!payload) continue;
+      const After after = on_payload(*payload, link);
       if (after != After::Continue) return leave(after);
     }
     if (Clock::now() >= link.next_beat) {

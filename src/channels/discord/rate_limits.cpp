@@ -1,10 +1,10 @@
 #include "sigil/channels/discord/rate_limits.h"
 
-#include <boost/json/parse.hpp>
 #include <charconv>
 #include <cmath>
 #include <vector>
 
+#include "sigil/channels/json_fields.h"
 #include "sigil/net/retry_after.h"
 
 namespace sigil::channels::discord {
@@ -85,11 +85,9 @@ std::string route_key(std::string_view method, std::string_view path) {
 std::optional<RateLimited> read_429(int status, const net::Headers& headers, std::string_view body) {
   if (status != 429) return std::nullopt;
   RateLimited r;
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(body, ec);
   std::optional<double> seconds;
-  if (!ec && v.is_object()) {
-    const auto& o = v.as_object();
+  if (const auto parsed = parse_object(body)) {
+    const auto& o = *parsed;
     if (const auto* ra = o.if_contains("retry_after"); ra != nullptr && ra->is_number())
       seconds = ra->to_number<double>();
     if (const auto* g = o.if_contains("global"); g != nullptr && g->is_bool()) r.global = g->as_bool();

@@ -1,7 +1,6 @@
 #include "sigil/channels/telegram/webhook_receiver.h"
 
 #include <boost/json/array.hpp>
-#include <boost/json/parse.hpp>
 #include <utility>
 
 #include "channels/telegram/call_until_ok.h"
@@ -63,11 +62,9 @@ WebhookReply WebhookReceiver::receive(std::string_view secret_header, std::strin
     if (!ready_ || stopped_.load()) return {503, "not ready"};
     policy = policy_;
   }
-  boost::system::error_code ec;
-  const boost::json::value v = boost::json::parse(body, ec);
-  if (ec || !v.is_object() || int_at(v.as_object(), "update_id") <= 0)
-    return refuse(400, "the body is not a Telegram update");
-  const ClassifiedUpdate c = classify_update(v.as_object(), policy);
+  const auto update = parse_object(body);
+  if (!update || int_at(*update, "update_id") <= 0) return refuse(400, "the body is not a Telegram update");
+  const ClassifiedUpdate c = classify_update(*update, policy);
   if (!on_update_(c.update_id, c.message, c.verdict)) return {500, "not recorded; deliver it again"};
   return {};
 }

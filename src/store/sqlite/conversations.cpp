@@ -52,14 +52,10 @@ Result<std::vector<ConversationSummary>> SqliteStore::list_conversations(std::st
   Reader r = reader();
   STORE_READ_STMT(q, r, kListConversations);
   q.bind_text(1, user_id).bind_size(2, limit);
-  std::vector<ConversationSummary> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(ConversationSummary{q.text(0), q.text(4), tier_text(q.text(3), 1),
-                                      static_cast<std::size_t>(q.integer(1)), q.time(2)});
-  }
-  return out;
+  return read_rows(q, [](const Stmt& row) {
+    return ConversationSummary{row.text(0), row.text(4), tier_text(row.text(3), 1),
+                               static_cast<std::size_t>(row.integer(1)), row.time(2)};
+  });
 }
 
 Result<bool> SqliteStore::delete_conversation(const Scope& scope) {

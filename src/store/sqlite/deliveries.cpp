@@ -33,13 +33,9 @@ Result<std::vector<StoredDelivery>> SqliteStore::recent_deliveries(const Scope& 
   Reader r = reader();
   STORE_READ_STMT(q, r, kRecentDeliveries);
   q.bind_partition(conversation_partition(scope)).bind_size(3, n);
-  std::vector<StoredDelivery> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(StoredDelivery{q.integer(0), q.text(1), q.text(2), q.time(3)});
-  }
-  return out;
+  return read_rows(q, [](const Stmt& row) {
+    return StoredDelivery{row.integer(0), row.text(1), row.text(2), row.time(3)};
+  });
 }
 
 }  // namespace sigil::store::sqlite

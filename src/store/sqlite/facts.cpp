@@ -30,13 +30,9 @@ UPDATE facts SET text = ?4 WHERE user_id = ?1 AND conversation_id = ?2 AND id = 
 
 // Rows of kListFacts / kTopFacts.
 Result<std::vector<Fact>> read_facts(Stmt& q) {
-  std::vector<Fact> facts;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    facts.push_back(Fact{q.integer(0), q.text(1), q.time(2), static_cast<int>(q.integer(3)), q.time(4)});
-  }
-  return facts;
+  return read_rows(q, [](const Stmt& row) {
+    return Fact{row.integer(0), row.text(1), row.time(2), static_cast<int>(row.integer(3)), row.time(4)};
+  });
 }
 
 }  // namespace

@@ -9,20 +9,28 @@
 // queued by then and calls run(batch) without the queue's lock; ops queued meanwhile wait for the next
 // leader, one of their own threads. No thread is started, and no op waits for a timer: a lone write is
 // written at once.
+//
+// When run() throws (the store's runs return Status: only bad_alloc or a bug can throw), the exception
+// fails every op of the batch it was running, and only those: each op is marked done with the exception
+// in its `thrown`, the leader role is given up and the waiters woken, and commit() rethrows it in every
+// thread whose ops were in that batch (the leader and its followers), as if each had run alone and thrown.
+// Ops queued meanwhile go out in the next batch, led by one of their threads; later commits work as before.
 #pragma once
 
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <span>
 #include <vector>
 
 namespace sigil::store::sqlite {
 
-// Op: any type with a `bool done` member, false when queued; GroupCommit sets it (under its lock) once the
-// op's batch has run.
+// Op: any type with a `bool done` member, false when queued, and a `std::exception_ptr thrown` member, null
+// when queued; GroupCommit sets them (under its lock) once the op's batch has run, `thrown` to what run()
+// threw if it threw.
 template <class Op>
 class GroupCommit {
  public:
@@ -42,13 +50,23 @@ class GroupCommit {
       batch_.swap(pending_);
       ++batches_;
       lock.unlock();
-      run(static_cast<const std::vector<Op*>&>(batch_));
+      std::exception_ptr thrown;  // caught, not left to unwind: the role must be given up and the batch woken
+      try {
+        run(static_cast<const std::vector<Op*>&>(batch_));
+      } catch (...) {
+        thrown = std::current_exception();
+      }
       lock.lock();
-      for (Op* o : batch_) o->done = true;
+      for (Op* o : batch_) {
+        o->done = true;
+        o->thrown = thrown;
+      }
       batch_.clear();  // keeps its capacity for the next leader
       leader_ = false;
       cv_.notify_all();
     }
+    for (Op* o : ops)  // every op of one commit() goes out in one batch: one exception at most
+      if (o->thrown) std::rethrow_exception(o->thrown);
   }
 
   // Ops waiting for a leader now (a test waits for a known number before letting a batch go).

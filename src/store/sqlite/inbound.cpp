@@ -65,19 +65,15 @@ Result<std::vector<InboundRecord>> SqliteStore::pending_inbound(std::string_view
   Reader r = reader();
   STORE_READ_STMT(q, r, kPending);
   q.bind_text(1, channel).bind_text(2, account).bind_size(3, limit);
-  std::vector<InboundRecord> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
+  return read_rows(q, [&](const Stmt& row) {
     InboundRecord rec;
     rec.channel = std::string(channel);
     rec.account = std::string(account);
-    rec.key = q.text(0);
-    rec.payload_json = q.text(1);
-    rec.received_at = q.time(2);
-    out.push_back(std::move(rec));
-  }
-  return out;
+    rec.key = row.text(0);
+    rec.payload_json = row.text(1);
+    rec.received_at = row.time(2);
+    return rec;
+  });
 }
 
 }  // namespace sigil::store::sqlite

@@ -41,15 +41,7 @@ MemoryItem read_item(const Stmt& q) {
   return MemoryItem{q.text(0), q.text(1), q.time(2), q.time(3), q.opt_time(4)};
 }
 
-Result<std::vector<MemoryItem>> read_items(Stmt& q) {
-  std::vector<MemoryItem> items;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    items.push_back(read_item(q));
-  }
-  return items;
-}
+Result<std::vector<MemoryItem>> read_items(Stmt& q) { return read_rows(q, read_item); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 #include <span>
 #include <utility>
@@ -53,12 +54,13 @@ struct SqliteStore::MessageOp {
   const Scope* scope = nullptr;
   const Message* message = nullptr;
   std::optional<Result<std::int64_t>> id;
-  bool done = false;  // under the GroupCommit's lock
+  bool done = false;          // under the GroupCommit's lock
+  std::exception_ptr thrown;  // likewise: what the batch's run threw
 };
 
 Result<std::int64_t> SqliteStore::append_message(const Scope& scope, const Message& message) {
   STORE_TRY(check_scope(scope));
-  MessageOp op{&scope, &message, std::nullopt, false};
+  MessageOp op{&scope, &message, std::nullopt, false, nullptr};
   MessageOp* const ops[] = {&op};
   message_commits_.commit(std::span<MessageOp* const>(ops), [this](const std::vector<MessageOp*>& batch) {
     std::lock_guard lock(mutex_);
@@ -132,13 +134,10 @@ Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, st
   Reader r = reader();
   STORE_READ_STMT(q, r, kRecentMessages);
   q.bind_partition(conversation_partition(scope)).bind_size(3, n);
-  std::vector<Message> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(Message{q.integer(0), q.text(1), q.text(2), q.text(3), q.time(4), q.text(5), q.text(6)});
-  }
-  return out;
+  return read_rows(q, [](const Stmt& row) {
+    return Message{row.integer(0), row.text(1), row.text(2), row.text(3),
+                   row.time(4),    row.text(5), row.text(6)};
+  });
 }
 
 Result<bool> SqliteStore::has_platform_message(const Scope& scope, std::string_view platform_id) {

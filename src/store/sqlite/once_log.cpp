@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <exception>
 #include <optional>
 #include <utility>
 
@@ -41,7 +42,8 @@ struct SqliteStore::OnceOp {
   TimePoint now;
   std::optional<Result<Begun>> begun;
   std::optional<Status> status;
-  bool done = false;  // under once_mutex_
+  bool done = false;          // under the GroupCommit's lock
+  std::exception_ptr thrown;  // likewise: what the batch's run threw
 
   bool ok() const { return complete ? status->ok() : begun->ok(); }
   void fail(const Error& error) {

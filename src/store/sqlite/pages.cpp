@@ -121,13 +121,7 @@ Result<std::vector<Page>> SqliteStore::list_pages(const Scope& scope) {
   Reader r = reader();
   STORE_READ_STMT(q, r, kListPages);
   q.bind_partition(conversation_partition(scope));
-  std::vector<Page> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(read_page(q));
-  }
-  return out;
+  return read_rows(q, read_page);
 }
 
 }  // namespace sigil::store::sqlite

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "sigil/store/store.h"
@@ -222,6 +224,18 @@ class Transaction {
   auto name##_stepped = (q).step();                                          \
   if (!name##_stepped) return ::sigil::store::Error{name##_stepped.error()}; \
   const bool name = *name##_stepped  // NOLINT(bugprone-macro-parentheses): a declaration
+
+// Every row `q` still yields, each made by read(q) (a const Stmt&): the one loop of the list readers.
+template <class Read>
+auto read_rows(Stmt& q, Read&& read) -> Result<std::vector<std::invoke_result_t<Read&, const Stmt&>>> {
+  std::vector<std::invoke_result_t<Read&, const Stmt&>> out;
+  for (;;) {
+    STORE_STEP(row, q);
+    if (!row) break;
+    out.push_back(read(std::as_const(q)));
+  }
+  return out;
+}
 
 // Rows of an FTS query (bm25 in column 0, ascending) into hits, best first, stopping at min_score.
 template <class Hit, class Fill>

@@ -84,14 +84,11 @@ Result<std::vector<ScheduledTask>> SqliteStore::list_tasks(const Scope& scope) {
   Reader r = reader();
   STORE_READ_STMT(q, r, kListTasks);
   q.bind_partition(conversation_partition(scope));
-  std::vector<ScheduledTask> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(read_task(q));
-    out.back().scope.memory = scope.memory;
-  }
-  return out;
+  return read_rows(q, [&scope](const Stmt& row) {
+    ScheduledTask task = read_task(row);
+    task.scope.memory = scope.memory;
+    return task;
+  });
 }
 
 Result<std::size_t> SqliteStore::delete_task(const Scope& scope, std::string_view id) {
@@ -112,13 +109,7 @@ Result<std::vector<ScheduledTask>> SqliteStore::due_tasks(TimePoint now, std::si
   Reader r = reader();
   STORE_READ_STMT(q, r, kDueTasks);
   q.bind_time(1, now).bind_size(2, limit);
-  std::vector<ScheduledTask> out;
-  for (;;) {
-    STORE_STEP(row, q);
-    if (!row) break;
-    out.push_back(read_task(q));
-  }
-  return out;
+  return read_rows(q, read_task);
 }
 
 Result<bool> SqliteStore::mark_fired(const Scope& scope, std::string_view id, TimePoint at) {

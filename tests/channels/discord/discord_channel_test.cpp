@@ -16,14 +16,11 @@
 namespace sigil::channels::discord {
 namespace {
 
-using testing::DiscordFake;
-
-class DiscordChannelTest : public ::testing::Test {
+class DiscordChannelTest : public testing::DiscordFakeTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(fake.running()) << "the Discord fake did not start (node 20+ needed)";
-    io = std::make_shared<net::IoThreads>(1);
-    http = std::make_unique<net::HttpClient>(io);
+    DiscordFakeTest::SetUp();
+    if (HasFatalFailure()) return;
     RestOptions o;
     o.request_timeout = std::chrono::seconds(2);
     o.retry_pause = std::chrono::milliseconds(50);
@@ -43,16 +40,8 @@ class DiscordChannelTest : public ::testing::Test {
       if (std::string_view(e.at("route").as_string()).starts_with(route_prefix)) out.push_back(e.as_object());
     return out;
   }
-  std::string user_message(const std::string& content) {
-    const auto v = fake.admin(
-        "POST", "/_fake/messages",
-        boost::json::serialize(boost::json::object{{"content", content}, {"channel_id", testing::kDm}}));
-    return std::string(v.at("message").at("id").as_string());
-  }
+  std::string user_message(const std::string& content) { return fake.user_message(content); }
 
-  DiscordFake fake;
-  std::shared_ptr<net::IoThreads> io;
-  std::unique_ptr<net::HttpClient> http;
   std::unique_ptr<RestApi> rest;
 };
 

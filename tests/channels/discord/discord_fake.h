@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <cstdio>
@@ -84,6 +85,13 @@ class DiscordFake {
     boost::json::value v = boost::json::parse(r.body, ec);
     return ec ? boost::json::value() : v;
   }
+  // A user's message in `channel` (the DM by default), as Discord's users would write it; its id.
+  std::string user_message(const std::string& content, const std::string& channel = kDm) {
+    const auto v =
+        admin("POST", "/_fake/messages",
+              boost::json::serialize(boost::json::object{{"content", content}, {"channel_id", channel}}));
+    return std::string(v.at("message").at("id").as_string());
+  }
   boost::json::array journal(const std::string& kind) {
     boost::json::value v = admin("GET", "/_fake/journal?kind=" + kind);
     if (!v.is_object() || !v.as_object().contains("entries")) return {};
@@ -102,6 +110,21 @@ class DiscordFake {
   pid_t pid_ = -1;
   FILE* out_ = nullptr;
   std::string url_;
+};
+
+// What every fixture that talks to the fake starts with: the fake running, and an HTTP client of its own.
+// A derived SetUp calls this one first and stops when it failed (HasFatalFailure()).
+class DiscordFakeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fake.running()) << "the Discord fake did not start (node 20+ needed)";
+    io = std::make_shared<net::IoThreads>(1);
+    http = std::make_unique<net::HttpClient>(io);
+  }
+
+  DiscordFake fake;
+  std::shared_ptr<net::IoThreads> io;
+  std::unique_ptr<net::HttpClient> http;
 };
 
 }  // namespace sigil::channels::discord::testing

@@ -19,8 +19,6 @@
 namespace sigil::channels::discord {
 namespace {
 
-using testing::DiscordFake;
-
 template <class Pred>
 bool eventually(Pred pred, std::chrono::seconds limit = std::chrono::seconds(30)) {
   const auto end = std::chrono::steady_clock::now() + limit;
@@ -41,12 +39,11 @@ struct Seen {
   }
 };
 
-class DiscordGateway : public ::testing::Test {
+class DiscordGateway : public testing::DiscordFakeTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(fake.running()) << "the Discord fake did not start (node 20+ needed)";
-    io = std::make_shared<net::IoThreads>(1);
-    http = std::make_unique<net::HttpClient>(io);
+    DiscordFakeTest::SetUp();
+    if (HasFatalFailure()) return;
     ws = std::make_unique<net::WebSocketClient>(io);
     rest = std::make_unique<RestApi>(*http, fake.api(), testing::kToken);
   }
@@ -69,11 +66,7 @@ class DiscordGateway : public ::testing::Test {
           seen.sessions.push_back(s);
         });
   }
-  void write(const std::string& content) {
-    fake.admin(
-        "POST", "/_fake/messages",
-        boost::json::serialize(boost::json::object{{"content", content}, {"channel_id", testing::kDm}}));
-  }
+  void write(const std::string& content) { fake.user_message(content); }
   std::vector<boost::json::object> gateway_in(std::int64_t op) {
     std::vector<boost::json::object> out;
     for (const auto& e : fake.journal("gateway")) {
@@ -83,9 +76,6 @@ class DiscordGateway : public ::testing::Test {
     return out;
   }
 
-  DiscordFake fake;
-  std::shared_ptr<net::IoThreads> io;
-  std::unique_ptr<net::HttpClient> http;
   std::unique_ptr<net::WebSocketClient> ws;
   std::unique_ptr<RestApi> rest;
   Seen seen;
