@@ -66,6 +66,12 @@ struct Shared {
     if (!current(gen)) return;
     events.on_message(message);
   }
+  // The JSON-RPC error that stands in for the answer to request `id` when the transport could not get it.
+  void deliver_error(std::uint64_t gen, const json::value& id, std::string_view why) {
+    json::object reply{
+        {"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", kTransportError}, {"message", why}}}};
+    deliver_message(gen, json::serialize(reply));
+  }
   void deliver_closed(std::uint64_t gen, std::string reason) {
     std::lock_guard delivering(deliver_mu);
     {
@@ -221,9 +227,7 @@ class StreamHandler final : public net::HttpHandler {
       else if (state_.kind == StreamKind::post)
         why += " (the server gave no event id to resume from)";
     }
-    json::object reply{
-        {"jsonrpc", "2.0"}, {"id", state_.awaited}, {"error", {{"code", kTransportError}, {"message", why}}}};
-    shared_->deliver_message(gen_, json::serialize(reply));
+    shared_->deliver_error(gen_, state_.awaited, why);
   }
 
  private:
@@ -317,11 +321,13 @@ class StreamHandler final : public net::HttpHandler {
   net::SseParser parser_;
 };
 
-// A GET stream (resume or listen) of the session, unless it was closed meanwhile.
-void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state) {
+// Starts `request` as a call of the session, its answer read by a StreamHandler, unless the session was
+// closed meanwhile. Every call carries the session's headers; `add_headers(headers, state)` adds the
+// call's own while mu is held, so they see the session as the call starts.
+template <class AddHeaders>
+void start_call(const std::shared_ptr<Shared>& shared, std::uint64_t gen, net::HttpRequest request,
+                StreamState state, AddHeaders add_headers) {
   std::lock_guard delivering(shared->deliver_mu);  // close() waits for this: shared->http stays valid
-  net::HttpRequest request;
-  request.method = "GET";
   request.url = shared->options.url;
   request.timeouts.first_byte = kLongWait;
   request.timeouts.idle = kLongWait;
@@ -331,8 +337,7 @@ void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, Stre
     std::lock_guard lock(shared->mu);
     if (!shared->open || gen != shared->generation) return;
     request.headers = shared->session_headers();
-    request.headers.push_back({"Accept", "text/event-stream"});
-    if (!state.last_event_id.empty()) request.headers.push_back({"Last-Event-ID", state.last_event_id});
+    add_headers(request.headers, state);
     call = shared->next_call++;
     handler = std::make_shared<StreamHandler>(shared, gen, call, std::move(state), !shared->session.empty());
   }
@@ -341,31 +346,28 @@ void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, Stre
   if (gen == shared->generation) shared->calls.emplace(call, std::move(handle));
 }
 
+// A GET stream (resume or listen) of the session, unless it was closed meanwhile.
+void start_stream(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state) {
+  net::HttpRequest request;
+  request.method = "GET";
+  start_call(shared, gen, std::move(request), std::move(state), [](net::Headers& headers, StreamState& s) {
+    headers.push_back({"Accept", "text/event-stream"});
+    if (!s.last_event_id.empty()) headers.push_back({"Last-Event-ID", s.last_event_id});
+  });
+}
+
 void start_post(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state) {
-  std::lock_guard delivering(shared->deliver_mu);  // close() waits for this: shared->http stays valid
   net::HttpRequest request;
   request.method = "POST";
-  request.url = shared->options.url;
   request.body = state.body;
-  request.timeouts.first_byte = kLongWait;
-  request.timeouts.idle = kLongWait;
   request.resend_on_stale_connection = false;  // a tool call must not run twice
-  std::shared_ptr<StreamHandler> handler;
-  std::uint64_t call = 0;
-  {
-    std::lock_guard lock(shared->mu);
-    if (!shared->open || gen != shared->generation) return;
-    request.headers = shared->session_headers();
-    request.headers.push_back({"Content-Type", "application/json"});
-    request.headers.push_back({"Accept", "application/json, text/event-stream"});
-    state.authorization.clear();
-    if (const std::string* a = net::find_header(request.headers, "Authorization")) state.authorization = *a;
-    call = shared->next_call++;
-    handler = std::make_shared<StreamHandler>(shared, gen, call, std::move(state), !shared->session.empty());
-  }
-  auto handle = shared->http->start(std::move(request), handler);
-  std::lock_guard lock(shared->mu);
-  if (gen == shared->generation) shared->calls.emplace(call, std::move(handle));
+  start_call(shared, gen, std::move(request), std::move(state), [](net::Headers& headers, StreamState& s) {
+    headers.push_back({"Content-Type", "application/json"});
+    headers.push_back({"Accept", "application/json, text/event-stream"});
+    // The token this POST carries: the one OAuth is asked to replace when the server refuses it.
+    s.authorization.clear();
+    if (const std::string* a = net::find_header(headers, "Authorization")) s.authorization = *a;
+  });
 }
 
 void authorize_and_resend(const std::shared_ptr<Shared>& shared, std::uint64_t gen, StreamState state,
@@ -379,10 +381,7 @@ void authorize_and_resend(const std::shared_ptr<Shared>& shared, std::uint64_t g
       return;
     }
     if (state.awaited.is_null()) return;
-    json::object reply{{"jsonrpc", "2.0"},
-                       {"id", state.awaited},
-                       {"error", {{"code", kTransportError}, {"message", got.error().message}}}};
-    shared->deliver_message(gen, json::serialize(reply));
+    shared->deliver_error(gen, state.awaited, got.error().message);
   }).detach();
 }
 
