@@ -66,21 +66,18 @@ class ChildGuard {
   pid_t pid_;
 };
 
-struct SpawnFileActions {
-  posix_spawn_file_actions_t fa;
-  SpawnFileActions() { posix_spawn_file_actions_init(&fa); }
-  ~SpawnFileActions() { posix_spawn_file_actions_destroy(&fa); }
-  SpawnFileActions(const SpawnFileActions&) = delete;
-  SpawnFileActions& operator=(const SpawnFileActions&) = delete;
+// One posix_spawn argument object, made by `init` and freed by `destroy` around one spawn.
+template <class T, auto init, auto destroy>
+struct SpawnObject {
+  T value;
+  SpawnObject() { init(&value); }
+  ~SpawnObject() { destroy(&value); }
+  SpawnObject(const SpawnObject&) = delete;
+  SpawnObject& operator=(const SpawnObject&) = delete;
 };
-
-struct SpawnAttr {
-  posix_spawnattr_t attr;
-  SpawnAttr() { posix_spawnattr_init(&attr); }
-  ~SpawnAttr() { posix_spawnattr_destroy(&attr); }
-  SpawnAttr(const SpawnAttr&) = delete;
-  SpawnAttr& operator=(const SpawnAttr&) = delete;
-};
+using SpawnFileActions =
+    SpawnObject<posix_spawn_file_actions_t, posix_spawn_file_actions_init, posix_spawn_file_actions_destroy>;
+using SpawnAttr = SpawnObject<posix_spawnattr_t, posix_spawnattr_init, posix_spawnattr_destroy>;
 
 int poll_timeout_ms(Clock::time_point deadline) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -151,10 +148,10 @@ Result<pid_t> spawn_process(const std::vector<std::string>& argv_in, const std::
   // descriptor of ours is close-on-exec (Asio opens its sockets without SOCK_CLOEXEC, and a library or
   // another thread may open anything at any time), and a child holding a listening or client socket of the
   // gateway could read from it, write to it, or keep it open after the gateway closed it.
-  if (posix_spawn_file_actions_adddup2(&actions.fa, stdin_fd, STDIN_FILENO) != 0 ||
-      posix_spawn_file_actions_adddup2(&actions.fa, stdout_fd, STDOUT_FILENO) != 0 ||
-      (stderr_fd >= 0 && posix_spawn_file_actions_adddup2(&actions.fa, stderr_fd, STDERR_FILENO) != 0) ||
-      posix_spawn_file_actions_addclosefrom_np(&actions.fa, STDERR_FILENO + 1) != 0)
+  if (posix_spawn_file_actions_adddup2(&actions.value, stdin_fd, STDIN_FILENO) != 0 ||
+      posix_spawn_file_actions_adddup2(&actions.value, stdout_fd, STDOUT_FILENO) != 0 ||
+      (stderr_fd >= 0 && posix_spawn_file_actions_adddup2(&actions.value, stderr_fd, STDERR_FILENO) != 0) ||
+      posix_spawn_file_actions_addclosefrom_np(&actions.value, STDERR_FILENO + 1) != 0)
     return make_error(ErrorCode::io, "posix_spawn_file_actions failed");
 
   SpawnAttr attr;
@@ -163,10 +160,11 @@ Result<pid_t> spawn_process(const std::vector<std::string>& argv_in, const std::
   sigfillset(&all);
   sigdelset(&all, SIGKILL);
   sigdelset(&all, SIGSTOP);
-  if (posix_spawnattr_setflags(&attr.attr,
+  if (posix_spawnattr_setflags(&attr.value,
                                POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) != 0 ||
-      posix_spawnattr_setpgroup(&attr.attr, 0) != 0 || posix_spawnattr_setsigmask(&attr.attr, &empty) != 0 ||
-      posix_spawnattr_setsigdefault(&attr.attr, &all) != 0)
+      posix_spawnattr_setpgroup(&attr.value, 0) != 0 ||
+      posix_spawnattr_setsigmask(&attr.value, &empty) != 0 ||
+      posix_spawnattr_setsigdefault(&attr.value, &all) != 0)
     return make_error(ErrorCode::io, "posix_spawnattr failed");
 
   std::vector<std::string> argv_storage = argv_in;
@@ -182,9 +180,9 @@ Result<pid_t> spawn_process(const std::vector<std::string>& argv_in, const std::
   const std::string& program = argv_in.front();
   pid_t pid = -1;
   const bool has_slash = program.find('/') != std::string::npos;
-  const int rc = has_slash
-                     ? posix_spawn(&pid, program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data())
-                     : posix_spawnp(&pid, program.c_str(), &actions.fa, &attr.attr, argv.data(), envp.data());
+  const int rc =
+      has_slash ? posix_spawn(&pid, program.c_str(), &actions.value, &attr.value, argv.data(), envp.data())
+                : posix_spawnp(&pid, program.c_str(), &actions.value, &attr.value, argv.data(), envp.data());
   if (rc != 0) {
     if (rc == ENOENT) return make_error(ErrorCode::tool_missing, "'" + program + "' not found");
     if (rc == EACCES)
