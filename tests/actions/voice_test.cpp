@@ -98,6 +98,15 @@ class VoiceTest : public ::testing::Test {
     return p;
   }
 
+  // synthesize("Hello.") with `o`, espeak-ng being a script `name` that runs `body`.
+  Result<VoiceNote> synthesize_with(const std::string& name, const std::string& body, VoiceSynth::Options o) {
+    o.espeak_binary = script(name, body).string();
+    return VoiceSynth(o).synthesize("Hello.");
+  }
+  Result<VoiceNote> synthesize_with(const std::string& name, const std::string& body) {
+    return synthesize_with(name, body, options());
+  }
+
   // Runs opusinfo on a file; exit status and output.
   static detail::RunOutcome opusinfo(const fs::path& file) {
     detail::RunRequest r;
@@ -271,26 +280,21 @@ TEST_F(VoiceTest, SlowEspeakTimesOutLeavingNoTempFileAndNoZombie) {
 
 TEST_F(VoiceTest, SlowEspeakThatClosedItsOutputStillTimesOut) {
   auto o = options();
-  o.espeak_binary = script("quiet-slow", "exec >/dev/null 2>&1\nsleep 30\n").string();
   o.timeout = 300ms;
-  auto note = VoiceSynth(o).synthesize("Hello.");
+  auto note = synthesize_with("quiet-slow", "exec >/dev/null 2>&1\nsleep 30\n", o);
   ASSERT_FALSE(note.ok());
   EXPECT_EQ(note.error().code, ErrorCode::timeout);
 }
 
 TEST_F(VoiceTest, FailingEspeakReportsStatusAndStderr) {
-  auto o = options();
-  o.espeak_binary = script("fail-espeak", "echo 'Error: the voice data is broken' >&2\nexit 1\n").string();
-  auto note = VoiceSynth(o).synthesize("Hello.");
+  auto note = synthesize_with("fail-espeak", "echo 'Error: the voice data is broken' >&2\nexit 1\n");
   ASSERT_FALSE(note.ok());
   EXPECT_EQ(note.error().code, ErrorCode::tool_failed);
   EXPECT_EQ(note.error().message, "espeak-ng failed (exit status 1): Error: the voice data is broken");
 }
 
 TEST_F(VoiceTest, KilledEspeakIsReported) {
-  auto o = options();
-  o.espeak_binary = script("killed-espeak", "kill -9 $$\n").string();
-  auto note = VoiceSynth(o).synthesize("Hello.");
+  auto note = synthesize_with("killed-espeak", "kill -9 $$\n");
   ASSERT_FALSE(note.ok());
   EXPECT_EQ(note.error().code, ErrorCode::tool_failed);
   EXPECT_NE(note.error().message.find("signal 9"), std::string::npos) << note.error().message;
@@ -319,31 +323,25 @@ TEST_F(VoiceTest, NotExecutableIsAClearError) {
 }
 
 TEST_F(VoiceTest, GarbageOrEmptyOutputIsRefused) {
-  auto o = options();
-  o.espeak_binary = script("garbage", "echo 'this is not a wav'\n").string();
-  auto garbage = VoiceSynth(o).synthesize("Hello.");
+  auto garbage = synthesize_with("garbage", "echo 'this is not a wav'\n");
   ASSERT_FALSE(garbage.ok());
   EXPECT_EQ(garbage.error().code, ErrorCode::tool_failed);
   EXPECT_NE(garbage.error().message.find("not a WAV"), std::string::npos) << garbage.error().message;
 
-  o.espeak_binary = script("silent", "exit 0\n").string();
-  EXPECT_EQ(VoiceSynth(o).synthesize("Hello.").error().code, ErrorCode::tool_failed);
+  EXPECT_EQ(synthesize_with("silent", "exit 0\n").error().code, ErrorCode::tool_failed);
 
   // A header and no samples.
-  o.espeak_binary = script("header-only",
-                           "printf 'RIFF\\044\\0\\0\\0WAVEfmt \\020\\0\\0\\0\\001\\0\\001\\0"
-                           "\\042\\126\\0\\0\\104\\254\\0\\0\\002\\0\\020\\0data\\0\\0\\0\\0'\n")
-                        .string();
-  auto empty = VoiceSynth(o).synthesize("Hello.");
+  auto empty = synthesize_with("header-only",
+                               "printf 'RIFF\\044\\0\\0\\0WAVEfmt \\020\\0\\0\\0\\001\\0\\001\\0"
+                               "\\042\\126\\0\\0\\104\\254\\0\\0\\002\\0\\020\\0data\\0\\0\\0\\0'\n");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().message, "espeak-ng produced no audio");
 }
 
 TEST_F(VoiceTest, RunawayOutputIsKilled) {
   auto o = options();
-  o.espeak_binary = script("runaway", "exec yes\n").string();
   o.max_wav_bytes = 1 << 20;
-  auto note = VoiceSynth(o).synthesize("Hello.");
+  auto note = synthesize_with("runaway", "exec yes\n", o);
   ASSERT_FALSE(note.ok());
   EXPECT_EQ(note.error().code, ErrorCode::tool_failed);
   EXPECT_NE(note.error().message.find("wrote more than"), std::string::npos) << note.error().message;
@@ -389,9 +387,7 @@ TEST_F(VoiceTest, OtherWavShapesAreConverted) {
   const fs::path wav_file = base_ / "in.wav";
   std::ofstream(wav_file, std::ios::binary) << wav;
 
-  auto o = options();
-  o.espeak_binary = script("wav-cat", "cat >/dev/null\ncat '" + wav_file.string() + "'\n").string();
-  auto note = VoiceSynth(o).synthesize("Hello.");
+  auto note = synthesize_with("wav-cat", "cat >/dev/null\ncat '" + wav_file.string() + "'\n");
   ASSERT_TRUE(note.ok()) << note.error().message;
   EXPECT_EQ(note->duration(), 1000ms);
   const auto info = opusinfo(note->path());
