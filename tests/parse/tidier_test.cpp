@@ -372,6 +372,18 @@ TEST(Tidier, RandomInputsAnyChunking) {
   }
 }
 
+// Feeds `input` as one text() call per stretch between gap markers (so each stretch's whitespace can go in
+// bulk), then finishes.
+void feed_between_gaps(Tidier& t, const std::string& input) {
+  for (std::size_t i = 0; i < input.size();) {
+    const std::size_t e = std::min(input.find_first_of("\x01\x02", i), input.size());
+    t.text(std::string_view(input).substr(i, e - i));
+    if (e < input.size()) t.gap(input[e] == D ? GapKind::Directive : GapKind::Other);
+    i = e + 1;
+  }
+  t.finish();
+}
+
 // A whitespace run too long for the limit is refused once and stepped: blank_run never looks at a byte twice
 // (it once rescanned the rest of a megabyte of spaces at every byte, quadratic).
 TEST(Tidier, BlankRunLooksAtEachByteOnce) {
@@ -409,13 +421,7 @@ TEST(Tidier, BlankRunsEqualStepping) {
     ASSERT_EQ(whole.emitted_after_text, stepped.emitted_after_text);
     Recorder sink;
     Tidier t(sink, limit);
-    for (std::size_t i = 0; i < input.size();) {
-      const std::size_t e = std::min(input.find_first_of("\x01\x02", i), input.size());
-      t.text(std::string_view(input).substr(i, e - i));
-      if (e < input.size()) t.gap(input[e] == D ? GapKind::Directive : GapKind::Other);
-      i = e + 1;
-    }
-    t.finish();
+    feed_between_gaps(t, input);
     ASSERT_EQ(sink.text, stepped.text);
     bulk += t.blank_runs();
   }
@@ -464,13 +470,7 @@ TEST(Tidier, EmptiedLinesInBulkEqualStepping) {
     const Result stepped = run(input, 1, 1, limit);
     Recorder sink;
     Tidier t(sink, limit);
-    for (std::size_t i = 0; i < input.size();) {
-      const std::size_t e = std::min(input.find_first_of("\x01\x02", i), input.size());
-      t.text(std::string_view(input).substr(i, e - i));
-      if (e < input.size()) t.gap(input[e] == D ? GapKind::Directive : GapKind::Other);
-      i = e + 1;
-    }
-    t.finish();
+    feed_between_gaps(t, input);
     ASSERT_EQ(sink.text, stepped.text);
     emptied += t.emptied_lines();
   }
