@@ -91,8 +91,11 @@ Prefix plain_prefix(std::string_view s, const text::stage1::MaskView& masks) noe
     if (masks) {  // the line's start from stage 1's line breaks, not a walk back over the line
       const std::size_t nl = masks.rfind(text::stage1::kNewlines, q);
       ls = nl == text::stage1::MaskView::npos ? 0 : nl + 1;
+    } else if (const void* nl = ::memrchr(s.data(), '\n', q); nl != nullptr) {
+      // No masks (a released body, a gathered piece): memrchr, not a walk back over the line's bytes.
+      ls = static_cast<std::size_t>(static_cast<const char*>(nl) - s.data()) + 1;
     } else {
-      while (ls > 0 && s[ls - 1] != '\n') --ls;
+      ls = 0;
     }
     if (ls == 0) return {q + 1, false};  // the line began before s, and it shows text
     if (line_shows_content(s.substr(ls, q + 1 - ls))) return {q + 1, true};
@@ -110,6 +113,7 @@ void Tidier::reset() noexcept {
   direct_runs_ = 0;
   blank_runs_ = 0;
   blank_scanned_ = 0;
+  emptied_lines_ = 0;
   outbuf_.clear();
   started_ = false;
   finished_ = false;
@@ -235,7 +239,20 @@ std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
     }
     if (j == n) break;
     if (phase_ == Phase::Cluster) resolve(Next::LineEnd);
-    normal_newline(false);
+    if (shape_ == Shape::Empty && line_gap_) {
+      // A line that held only blanks and removed markup (`\n  <react …/>`): what normal_newline() does with
+      // it, without its checks. It goes with its break; held bytes only shrink, so the limit cannot fire.
+      ++emptied_lines_;
+      merge_ = true;
+      if (has_blank_) pre_.resize(blank1_end_);
+      line_.clear();
+      ws_.clear();
+      digits_ = 0;
+      line_gap_ = false;
+      track_len_ = 0;
+    } else {
+      normal_newline(false);
+    }
     ctx_ = Ctx::LineStart;
     i = j + 1;
   }

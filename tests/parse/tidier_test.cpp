@@ -372,6 +372,18 @@ TEST(Tidier, RandomInputsAnyChunking) {
   }
 }
 
+// Feeds `input` as one text() call per stretch between gap markers (so each stretch's whitespace can go in
+// bulk), then finishes.
+void feed_between_gaps(Tidier& t, const std::string& input) {
+  for (std::size_t i = 0; i < input.size();) {
+    const std::size_t e = std::min(input.find_first_of("\x01\x02", i), input.size());
+    t.text(std::string_view(input).substr(i, e - i));
+    if (e < input.size()) t.gap(input[e] == D ? GapKind::Directive : GapKind::Other);
+    i = e + 1;
+  }
+  t.finish();
+}
+
 // A whitespace run too long for the limit is refused once and stepped: blank_run never looks at a byte twice
 // (it once rescanned the rest of a megabyte of spaces at every byte, quadratic).
 TEST(Tidier, BlankRunLooksAtEachByteOnce) {
@@ -409,13 +421,7 @@ TEST(Tidier, BlankRunsEqualStepping) {
     ASSERT_EQ(whole.emitted_after_text, stepped.emitted_after_text);
     Recorder sink;
     Tidier t(sink, limit);
-    for (std::size_t i = 0; i < input.size();) {
-      const std::size_t e = std::min(input.find_first_of("\x01\x02", i), input.size());
-      t.text(std::string_view(input).substr(i, e - i));
-      if (e < input.size()) t.gap(input[e] == D ? GapKind::Directive : GapKind::Other);
-      i = e + 1;
-    }
-    t.finish();
+    feed_between_gaps(t, input);
     ASSERT_EQ(sink.text, stepped.text);
     bulk += t.blank_runs();
   }
@@ -443,6 +449,32 @@ TEST(Tidier, BlankRunsEqualStepping) {
   t.finish();
   EXPECT_EQ(sink.text, stepped.text);
   EXPECT_EQ(t.blank_runs(), 6u);  // "\n  " five times and "\n\n"; a lone "\n" is stepped
+  // The lines `  <react/>` emptied by the gaps go without normal_newline(): four of the five "\n  " runs
+  // end such a line (the first ends the `<actions>` line, emptied too), and "\n\n" the last.
+  EXPECT_EQ(t.emptied_lines(), 6u);
+}
+
+// The emptied-line shortcut in blank_run against normal_newline(): the same random replies of case (b)'s
+// shape (blank lines, list markers, gaps, text), whole (the shortcut) and byte by byte (never taken).
+TEST(Tidier, EmptiedLinesInBulkEqualStepping) {
+  const std::vector<std::string> tokens = {"\n  ", "\n", "\n\n", "  ", "\x01",
+                                           "\x02", "- ", "x",    "\t", "\n\t\x01"};
+  std::mt19937 rng(4242);
+  std::uint64_t emptied = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    std::string input;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::size_t limit = iter % 5 == 0 ? 1 + rng() % 10 : 4096;
+    SCOPED_TRACE(testing::PrintToString(input) + " limit " + std::to_string(limit));
+    const Result stepped = run(input, 1, 1, limit);
+    Recorder sink;
+    Tidier t(sink, limit);
+    feed_between_gaps(t, input);
+    ASSERT_EQ(sink.text, stepped.text);
+    emptied += t.emptied_lines();
+  }
+  EXPECT_GT(emptied, 3000u);  // the shortcut was taken
 }
 
 // A sink that checks the masks it is given against its bytes.

@@ -89,6 +89,9 @@ class Tidier {
   std::uint64_t blank_runs() const noexcept { return blank_runs_; }
   // Bytes blank_run() looked at, taken or not: never more than the bytes fed (each is offered once).
   std::uint64_t blank_scanned() const noexcept { return blank_scanned_; }
+  // Lines emptied by removals that blank_run() dropped with their break without normal_newline() (counted
+  // for tests).
+  std::uint64_t emptied_lines() const noexcept { return emptied_lines_; }
 
  private:
   enum class Phase : unsigned char {
@@ -140,6 +143,7 @@ class Tidier {
   std::uint64_t direct_runs_ = 0;
   std::uint64_t blank_runs_ = 0;
   std::uint64_t blank_scanned_ = 0;
+  std::uint64_t emptied_lines_ = 0;
   std::string outbuf_;    // small emitted pieces, passed on at the end of each call
   bool started_ = false;  // a non-whitespace byte has been emitted (leading trim)
   bool finished_ = false;
