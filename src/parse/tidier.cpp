@@ -214,7 +214,8 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
 // after a gap, not past the whitespace limit, and room for all of them under it, so check_limit() cannot
 // fire part-way (each byte adds at most one held byte). Then a blank is appended to ws_ (as dispatch_blank()
 // and normal_blank() do with no run held), a line break resolves an open cluster at its line end and goes
-// through normal_newline(), and note() would set ctx_ by the last byte. Returns the bytes taken: 0 when the
+// through normal_newline() (a line emptied by removals straight to drop_emptied_line(): counted in
+// emptied_lines()), and note() would set ctx_ by the last byte. Returns the bytes taken: 0 when the
 // run is shorter than two bytes (stepping is as cheap) or the state does not allow it. `scanned`: how many
 // bytes it looked at (at most the room under the limit, plus one), so that a caller never offers them again.
 std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
@@ -240,16 +241,12 @@ std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
     if (j == n) break;
     if (phase_ == Phase::Cluster) resolve(Next::LineEnd);
     if (shape_ == Shape::Empty && line_gap_) {
-      // A line that held only blanks and removed markup (`\n  <react …/>`): what normal_newline() does with
-      // it, without its checks. It goes with its break; held bytes only shrink, so the limit cannot fire.
+      // A line that held only blanks and removed markup (`\n  <react …/>`): normal_newline() without its
+      // checks (no overflow and no run held here; held bytes only shrink, so the limit cannot fire).
       ++emptied_lines_;
-      merge_ = true;
-      if (has_blank_) pre_.resize(blank1_end_);
-      line_.clear();
-      ws_.clear();
-      digits_ = 0;
-      line_gap_ = false;
       track_len_ = 0;
+      drop_emptied_line();
+      reset_line();
     } else {
       normal_newline(false);
     }
@@ -519,9 +516,7 @@ void Tidier::normal_newline(bool crlf) {
     has_blank_ = false;
     merge_ = false;
   } else if (line_gap_ && (shape_ == Shape::Empty || shape_ == Shape::Marker)) {
-    // Emptied by removals: the line goes with its break, and the blank lines around it merge.
-    merge_ = true;
-    if (has_blank_) pre_.resize(blank1_end_);
+    drop_emptied_line();
   } else if (shape_ == Shape::Empty) {
     if (!(merge_ && has_blank_)) {
       pre_.append(ws_);
@@ -640,6 +635,12 @@ void Tidier::advance_shape(unsigned char b) noexcept {
     case Shape::Content:
       return;
   }
+}
+
+// Emptied by removals: the line goes with its break, and the blank lines around it merge.
+void Tidier::drop_emptied_line() noexcept {
+  merge_ = true;
+  if (has_blank_) pre_.resize(blank1_end_);
 }
 
 void Tidier::reset_line() noexcept {

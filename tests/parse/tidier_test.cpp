@@ -39,6 +39,14 @@ struct Result {
 };
 
 // Splits text segments into pieces: size k, or random sizes 1..16 when k == 0.
+// A random reply: 1 to `max_tokens` tokens drawn from `tokens`.
+std::string random_reply(std::mt19937& rng, const std::vector<std::string>& tokens, unsigned max_tokens) {
+  std::string input;
+  const unsigned n = 1 + static_cast<unsigned>(rng() % max_tokens);
+  for (unsigned j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+  return input;
+}
+
 Result run(std::string_view input, std::size_t k, std::uint32_t seed = 1, std::size_t limit = 4096) {
   Recorder sink;
   Tidier t(sink, limit);
@@ -341,9 +349,7 @@ TEST(Tidier, RandomInputsAnyChunking) {
   };
   std::mt19937 rng(12345);
   for (int iter = 0; iter < 3000; ++iter) {
-    std::string input;
-    const int n = 1 + static_cast<int>(rng() % 40);
-    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::string input = random_reply(rng, tokens, 40);
     const std::size_t limit = iter % 3 == 0 ? 6 : 4096;
     SCOPED_TRACE(testing::PrintToString(input));
     const Result whole = run(input, std::string_view::npos, 1, limit);
@@ -409,9 +415,7 @@ TEST(Tidier, BlankRunsEqualStepping) {
   std::mt19937 rng(777);
   std::uint64_t bulk = 0;
   for (int iter = 0; iter < 3000; ++iter) {
-    std::string input;
-    const int n = 1 + static_cast<int>(rng() % 50);
-    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::string input = random_reply(rng, tokens, 50);
     const std::size_t limit = iter % 4 == 0 ? 1 + rng() % 12 : 4096;
     SCOPED_TRACE(testing::PrintToString(input) + " limit " + std::to_string(limit));
     const Result stepped = run(input, 1, 1, limit);
@@ -462,9 +466,7 @@ TEST(Tidier, EmptiedLinesInBulkEqualStepping) {
   std::mt19937 rng(4242);
   std::uint64_t emptied = 0;
   for (int iter = 0; iter < 3000; ++iter) {
-    std::string input;
-    const int n = 1 + static_cast<int>(rng() % 40);
-    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::string input = random_reply(rng, tokens, 40);
     const std::size_t limit = iter % 5 == 0 ? 1 + rng() % 10 : 4096;
     SCOPED_TRACE(testing::PrintToString(input) + " limit " + std::to_string(limit));
     const Result stepped = run(input, 1, 1, limit);
@@ -503,9 +505,7 @@ TEST(Tidier, DirectRunsWithMasksEqualTheGeneralPath) {
   std::mt19937 rng(4242);
   std::vector<text::stage1::BlockMasks> masks;
   for (int iter = 0; iter < 2000; ++iter) {
-    std::string input;
-    const int n = 1 + static_cast<int>(rng() % 60);
-    for (int j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::string input = random_reply(rng, tokens, 60);
     SCOPED_TRACE(testing::PrintToString(input));
     const Result whole = run(input, std::string_view::npos);
     MaskChecker sink;

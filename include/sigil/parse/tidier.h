@@ -124,6 +124,7 @@ class Tidier {
   void commit_pending();
   void keep(std::string_view bytes);
   void advance_shape(unsigned char b) noexcept;
+  void drop_emptied_line() noexcept;
   void reset_line() noexcept;
   bool at_line_start() const noexcept { return shape_ != Shape::Content && line_.empty(); }
   bool plain() const noexcept;
