@@ -113,12 +113,37 @@ Utf8Check scan_small(const unsigned char* p, std::size_t n, BlockMasks* out, uns
 
 namespace {
 
+// A byte repeated over a 256-bit vector, as data: written as _mm256_set1_epi8 in a loop, GCC rebuilds each
+// such constant per block (an immediate, a move and a broadcast); loaded, it stays in a register or is read
+// as the instruction's memory operand.
+constexpr std::array<std::uint8_t, 32> splat32(std::uint8_t c) noexcept {
+  std::array<std::uint8_t, 32> r{};
+  for (auto& b : r) b = c;
+  return r;
+}
+alignas(32) constexpr std::array<std::uint8_t, 32> kNibble32 = splat32(0x0F), kThird32 = splat32(0xE0 - 0x80),
+                                                   kFourth32 = splat32(0xF0 - 0x80), kTop32 = splat32(0x80);
+alignas(32) constexpr std::array<std::uint8_t, 32> kLt32 = splat32('<'), kBracket32 = splat32('['),
+                                                   kNewline32 = splat32('\n'),
+                                                   kBacktick32 = splat32('`'), kQuote32 = splat32('"');
+
+SIGIL_TARGET_AVX2 inline __m256i load32(const std::array<std::uint8_t, 32>& t) noexcept {
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(t.data()));
+}
+
 struct Avx2Tables {
-  __m256i high1, low1, high2;
+  __m256i high1, low1, high2, nibble, third, fourth, top;
   SIGIL_TARGET_AVX2 static __m256i load(const std::array<std::uint8_t, 16>& t) noexcept {
     return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data())));
   }
-  SIGIL_TARGET_AVX2 Avx2Tables() noexcept : high1(load(kHigh1)), low1(load(kLow1)), high2(load(kHigh2)) {}
+  SIGIL_TARGET_AVX2 Avx2Tables() noexcept
+      : high1(load(kHigh1)),
+        low1(load(kLow1)),
+        high2(load(kHigh2)),
+        nibble(load32(kNibble32)),
+        third(load32(kThird32)),
+        fourth(load32(kFourth32)),
+        top(load32(kTop32)) {}
 };
 
 // cur's bytes moved up by N, with the last N bytes of `before` in front.
@@ -129,17 +154,16 @@ SIGIL_TARGET_AVX2 inline __m256i shifted_in(__m256i cur, __m256i before) noexcep
 
 // The verdict on each of cur's 32 bytes (nonzero: an error shows there).
 SIGIL_TARGET_AVX2 inline __m256i judge32(const Avx2Tables& t, __m256i cur, __m256i before) noexcept {
-  const __m256i nib = _mm256_set1_epi8(0x0F);
+  const __m256i nib = t.nibble;
   const __m256i p1 = shifted_in<1>(cur, before);
   const __m256i h1 = _mm256_shuffle_epi8(t.high1, _mm256_and_si256(_mm256_srli_epi16(p1, 4), nib));
   const __m256i l1 = _mm256_shuffle_epi8(t.low1, _mm256_and_si256(p1, nib));
   const __m256i h2 = _mm256_shuffle_epi8(t.high2, _mm256_and_si256(_mm256_srli_epi16(cur, 4), nib));
   const __m256i special = _mm256_and_si256(_mm256_and_si256(h1, l1), h2);
   // p2 >= E0 or p3 >= F0: the saturating subtraction leaves the top bit set exactly then.
-  const __m256i third = _mm256_subs_epu8(shifted_in<2>(cur, before), _mm256_set1_epi8(0xE0 - 0x80));
-  const __m256i fourth = _mm256_subs_epu8(shifted_in<3>(cur, before), _mm256_set1_epi8(0xF0 - 0x80));
-  const __m256i must =
-      _mm256_and_si256(_mm256_or_si256(third, fourth), _mm256_set1_epi8(static_cast<char>(0x80)));
+  const __m256i third = _mm256_subs_epu8(shifted_in<2>(cur, before), t.third);
+  const __m256i fourth = _mm256_subs_epu8(shifted_in<3>(cur, before), t.fourth);
+  const __m256i must = _mm256_and_si256(_mm256_or_si256(third, fourth), t.top);
   return _mm256_xor_si256(special, must);
 }
 
@@ -151,38 +175,91 @@ SIGIL_TARGET_AVX2 inline std::uint64_t eq64(__m256i lo, __m256i hi, char c) noex
 
 SIGIL_TARGET_AVX2 inline std::uint64_t nonzero64(__m256i lo, __m256i hi) noexcept { return ~eq64(lo, hi, 0); }
 
+// The bytes the masks mark (see splat32).
+struct Avx2Needles {
+  __m256i lt, bracket, newline, backtick, quote;
+  SIGIL_TARGET_AVX2 Avx2Needles() noexcept
+      : lt(load32(kLt32)),
+        bracket(load32(kBracket32)),
+        newline(load32(kNewline32)),
+        backtick(load32(kBacktick32)),
+        quote(load32(kQuote32)) {}
+};
+
+SIGIL_TARGET_AVX2 inline std::uint64_t eq64(__m256i lo, __m256i hi, __m256i needle) noexcept {
+  return std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)))} |
+         std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)))} << 32;
+}
+
+// One block of the whole-buffer kernel for one request (masks, check or both), so no block tests what it
+// was asked for.
+template <unsigned Want>
+struct Avx2Blocks {
+  const Avx2Tables t;
+  const Avx2Needles needles;
+  __m256i before;
+  BlockMasks* out;
+
+  SIGIL_TARGET_AVX2 explicit Avx2Blocks(BlockMasks* masks) noexcept
+      : before(_mm256_setzero_si256()), out(masks) {}
+  // Block k at b; whether an error shows in its first `len` bytes (false when the check is not asked for).
+  SIGIL_TARGET_AVX2 bool block(std::size_t k, const unsigned char* b, std::size_t len) noexcept {
+    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+    if constexpr ((Want & kWantMasks) != 0) {
+      const std::uint64_t high = std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))} |
+                                 std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))} << 32;
+      out[k] = {eq64(lo, hi, needles.lt),       eq64(lo, hi, needles.bracket), eq64(lo, hi, needles.newline),
+                eq64(lo, hi, needles.backtick), eq64(lo, hi, needles.quote),   high};
+    }
+    bool err = false;
+    if constexpr ((Want & kWantUtf8) != 0) {
+      // Judged whether or not the block is ASCII (see the AVX-512 kernel).
+      const __m256i e_lo = judge32(t, lo, before), e_hi = judge32(t, hi, lo);
+      const __m256i e = _mm256_or_si256(e_lo, e_hi);
+      err = len == kBlock ? !_mm256_testz_si256(e, e) : (nonzero64(e_lo, e_hi) & low_bits(len)) != 0;
+    }
+    before = hi;
+    return err;
+  }
+};
+
+// Full blocks are read in place, the short last one from a padded copy. With both asked for, the blocks after
+// the first error get their masks from the masks-only loop: the check has its verdict.
+template <unsigned Want>
+SIGIL_TARGET_AVX2 Utf8Check scan_avx2_for(const unsigned char* p, std::size_t n, BlockMasks* out) noexcept {
+  const std::size_t blocks = blocks_for(n), full = n / kBlock;
+  Utf8Check r{blocks, false};
+  Avx2Blocks<Want> scan(out);
+  std::size_t k = 0;
+  while (k < full && !scan.block(k, p + k * kBlock, kBlock)) ++k;
+  if (k < full) {
+    r.first_error_block = k;
+    if constexpr (Want != kWantUtf8)
+      scan_avx2_for<kWantMasks>(p + (k + 1) * kBlock, n - (k + 1) * kBlock, out + k + 1);
+  } else if (full < blocks) {
+    Padded pad;
+    if (scan.block(full, pad.fill(p + full * kBlock, n - full * kBlock), n - full * kBlock))
+      r.first_error_block = full;
+  }
+  if constexpr ((Want & kWantUtf8) != 0) r.tail_open = buffer_tail_open(p, n);
+  return r;
+}
+
 }  // namespace
 
 SIGIL_TARGET_AVX2 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, BlockMasks* out,
                                       unsigned want) noexcept {
-  const std::size_t blocks = blocks_for(n);
-  Utf8Check r{blocks, false};
-  const Avx2Tables t;
-  __m256i before = _mm256_setzero_si256();
-  Padded pad;
-  for (std::size_t k = 0; k < blocks; ++k) {
-    if (want == kWantUtf8 && r.first_error_block != blocks) break;  // the check alone stops at its verdict
-    const std::size_t len = std::min(kBlock, n - k * kBlock);
-    const unsigned char* b = len == kBlock ? p + k * kBlock : pad.fill(p + k * kBlock, len);
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
-    const std::uint64_t high = std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))} |
-                               std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))} << 32;
-    if (want & kWantMasks)
-      out[k] = {eq64(lo, hi, '<'), eq64(lo, hi, '['), eq64(lo, hi, '\n'),
-                eq64(lo, hi, '`'), eq64(lo, hi, '"'), high};
-    if ((want & kWantUtf8) && r.first_error_block == blocks) {
-      // Judged whether or not the block is ASCII (see the AVX-512 kernel).
-      const __m256i e_lo = judge32(t, lo, before), e_hi = judge32(t, hi, lo);
-      const bool err = len == kBlock
-                           ? !_mm256_testz_si256(_mm256_or_si256(e_lo, e_hi), _mm256_or_si256(e_lo, e_hi))
-                           : (nonzero64(e_lo, e_hi) & low_bits(len)) != 0;
-      if (err) r.first_error_block = k;
-    }
-    before = hi;
+  switch (want & (kWantMasks | kWantUtf8)) {
+    case kWantMasks:
+      return scan_avx2_for<kWantMasks>(p, n, out);
+    case kWantUtf8:
+      return scan_avx2_for<kWantUtf8>(p, n, out);
+    case kWantMasks | kWantUtf8:
+      return scan_avx2_for<kWantMasks | kWantUtf8>(p, n, out);
+    default:
+      return Utf8Check{blocks_for(n), false};
   }
-  if (want & kWantUtf8) r.tail_open = buffer_tail_open(p, n);
-  return r;
 }
 
 // The small path (see scan_small) with AVX2: one 32-byte vector, the lookup check only when a byte is
