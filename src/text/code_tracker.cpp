@@ -26,6 +26,9 @@ enum Phase : std::uint8_t {
 static_assert(std::is_trivially_copyable_v<CodeTracker::State>, "snapshots are plain copies");
 
 constexpr ByteSet kTextStops{"`\n"};
+// What may begin a line's lead or a lead run (step()'s kLead cases), and '\n': a line that starts with any
+// other byte is text from that byte on.
+constexpr ByteSet kLeadBytes{" \t>0123456789-*+`~\n"};
 
 using ascii::is_blank;
 using ascii::is_digit;
@@ -161,11 +164,37 @@ std::size_t CodeTracker::skip_plain(std::string_view s) noexcept {
   return n;
 }
 
+// Outside a fence at a line break (s[i] == '\n', phase kText): the break, the blank lines after it and the
+// next line's first byte when that byte can only be text, with the states step() would reach, without its
+// dispatch per byte. Prose ends most lines this way. Returns where to go on.
+std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept {
+  std::size_t j = i + 1;
+  while (j < s.size() && s[j] == '\n') ++j;
+  // step('\n') from kText: no fence closes; the line's counters and runs start over.
+  s_.line_bytes = 0;
+  s_.run_len = 0;
+  s_.span_len = 0;
+  s_.run_char = 0;
+  s_.fence_event = false;
+  s_.phase = kLead;
+  ++lines_in_bulk_;
+  if (j < s.size() && !kLeadBytes.contains(static_cast<unsigned char>(s[j]))) {
+    s_.line_bytes = 1;  // step(b) from kLead for a byte that opens no lead: the line's text begins
+    s_.phase = kText;
+    ++j;
+  }
+  return j;
+}
+
 void CodeTracker::feed(std::string_view s) noexcept {
   std::size_t i = 0;
   while (i < s.size()) {
     i += skip_plain(s.substr(i));
-    if (i < s.size()) step(static_cast<unsigned char>(s[i++]));
+    if (i == s.size()) break;
+    if (s[i] == '\n' && s_.phase == kText)
+      i = line_breaks(s, i);
+    else
+      step(static_cast<unsigned char>(s[i++]));
   }
 }
 
@@ -184,7 +213,11 @@ void CodeTracker::feed(std::string_view s, const stage1::MaskView& masks) noexce
       s_.fence_event = false;
       i = stop;
     }
-    if (i < s.size()) step(static_cast<unsigned char>(s[i++]));
+    if (i == s.size()) break;
+    if (s[i] == '\n' && s_.phase == kText)
+      i = line_breaks(s, i);
+    else
+      step(static_cast<unsigned char>(s[i++]));
   }
 }
 

@@ -191,7 +191,8 @@ TEST(CodeTrackerReference, RandomDocumentsMatchLineModel) {
   }
 }
 
-// skip_plain()/feed() in any chunking reach exactly the states that step() reaches byte by byte.
+// skip_plain()/feed() in any chunking, with stage 1's masks or without, reach exactly the states that step()
+// reaches byte by byte; the line breaks taken in bulk (lines_in_bulk()) among them.
 TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
   std::mt19937 rng(77);
   std::vector<std::string> docs;
@@ -199,6 +200,9 @@ TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
   for (int t = 0; t < 1500; ++t) docs.push_back(random_doc(rng, 1 + static_cast<int>(rng() % 60)));
   docs.push_back(std::string(5000, 'a') + "`x`" + std::string(300, 'b') + "\n```\n" + std::string(4000, 'c') +
                  "\n```\n");
+  // Prose: paragraphs and blank lines, the lines the bulk path is for, beside lines that start a lead.
+  docs.emplace_back("One line.\nTwo `x` line.\n\nThird.\n\n\n- item\n> quote\n```\ncode\n```\nEnd\n\n\n");
+  std::uint64_t in_bulk = 0;
   for (const std::string& doc : docs) {
     std::vector<CodeTracker::State> states;  // state after each byte
     CodeTracker a;
@@ -206,17 +210,26 @@ TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
       a.step(static_cast<unsigned char>(c));
       states.push_back(a.snapshot());
     }
-    for (int round = 0; round < 3; ++round) {
+    std::vector<stage1::BlockMasks> masks(stage1::blocks_for(doc.size()));
+    stage1::scan(doc, masks.data());
+    for (int round = 0; round < 6; ++round) {
+      const bool with_masks = round >= 3;
       CodeTracker b;
       std::size_t i = 0;
       while (i < doc.size()) {
-        const std::size_t k = std::min<std::size_t>(doc.size() - i, 1 + rng() % (round == 2 ? 400 : 9));
-        b.feed(std::string_view(doc).substr(i, k));
+        const std::size_t k = std::min<std::size_t>(doc.size() - i, 1 + rng() % (round % 3 == 2 ? 400 : 9));
+        if (with_masks)
+          b.feed(std::string_view(doc).substr(i, k), stage1::MaskView(masks.data(), i, k));
+        else
+          b.feed(std::string_view(doc).substr(i, k));
         i += k;
-        ASSERT_TRUE(b.snapshot() == states[i - 1]) << '"' << doc << "\" at " << i;
+        ASSERT_TRUE(b.snapshot() == states[i - 1])
+            << '"' << doc << "\" at " << i << (with_masks ? " (masks)" : "");
       }
+      in_bulk += b.lines_in_bulk();
     }
   }
+  EXPECT_GT(in_bulk, 1000u);  // the bulk path was taken (and its states checked above)
 }
 
 TEST(CodeTrackerDeterminism, SkipPlainOnlySkipsInertBytes) {

@@ -75,17 +75,24 @@ class CodeTracker {
   // restore(): when the count has not moved over a feed that began outside a fence, no byte of it was in
   // one (the recognizer tells the sentinel judge so; SentinelLines::fence_free_run).
   std::uint64_t fences_opened() const noexcept { return fences_opened_; }
+  // Line breaks outside fences that feed() took in bulk (with the blank lines after them and the next line's
+  // first byte when it can only be text) instead of stepping them: for tests that the path is taken.
+  std::uint64_t lines_in_bulk() const noexcept { return lines_in_bulk_; }
 
   State snapshot() const noexcept { return s_; }
   void restore(const State& s) noexcept { s_ = s; }
   void reset() noexcept {
     s_ = State{};
     fences_opened_ = 0;
+    lines_in_bulk_ = 0;
   }
 
  private:
+  std::size_t line_breaks(std::string_view s, std::size_t i) noexcept;
+
   State s_;
   std::uint64_t fences_opened_ = 0;
+  std::uint64_t lines_in_bulk_ = 0;
 };
 
 }  // namespace sigil::text
