@@ -108,6 +108,18 @@ std::size_t ReplyGenerator::below(std::size_t n) {
 
 bool ReplyGenerator::chance(double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < p; }
 
+std::string_view ReplyGenerator::weighted(
+    std::initializer_list<std::pair<std::size_t, std::string_view>> choices) {
+  std::size_t total = 0;
+  for (const auto& c : choices) total += c.first;
+  std::size_t k = below(total);
+  for (const auto& [weight, text] : choices) {
+    if (k < weight) return text;
+    k -= weight;
+  }
+  return {};
+}
+
 std::string ReplyGenerator::random_case(std::string_view s) {
   std::string out(s);
   for (char& ch : out) {
@@ -135,29 +147,17 @@ std::string ReplyGenerator::prose(int max_words) {
   std::string out;
   const std::size_t n = 1 + below(static_cast<std::size_t>(std::max(1, max_words)));
   for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t k = below(100);
-    if (i > 0) {
-      if (k < 70)
-        out += ' ';
-      else if (k < 76)
-        out += "  ";
-      else if (k < 80)
-        out += '\t';
-      else if (k < 86)
-        out += '\n';
-      else if (k < 90)
-        out += "\r\n";
-      else if (k < 94)
-        out += "\n\n";
-      else if (k < 96)
-        out += "\n- ";
-      else if (k < 97)
-        out += "\n1. ";
-      else if (k < 98)
-        out += "\n> ";
-      else
-        out += " \n";
-    }
+    const std::string_view gap = weighted({{70, " "},
+                                           {6, "  "},
+                                           {4, "\t"},
+                                           {6, "\n"},
+                                           {4, "\r\n"},
+                                           {4, "\n\n"},
+                                           {2, "\n- "},
+                                           {1, "\n1. "},
+                                           {1, "\n> "},
+                                           {2, " \n"}});
+    if (i > 0) out += gap;
     std::string w = word();
     const std::size_t e = below(100);
     if (e < 5)

@@ -8,10 +8,12 @@
 
 #include <boost/json.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sigil/parse/events.h"
@@ -54,6 +56,9 @@ class ReplyGenerator {
   std::mt19937_64& rng() { return rng_; }
   std::size_t below(std::size_t n);  // uniform in [0, n)
   bool chance(double p);
+  // One of `choices`, each {weight, text}, drawn with one below(sum of the weights): a table of odds instead
+  // of a chain of thresholds.
+  std::string_view weighted(std::initializer_list<std::pair<std::size_t, std::string_view>> choices);
   template <class T>
   const T& pick(const std::vector<T>& v) {
     return v[below(v.size())];

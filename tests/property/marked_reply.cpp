@@ -61,17 +61,8 @@ class Marked {
     const std::size_t n = 1 + g_.below(static_cast<std::size_t>(max_words));
     for (std::size_t i = 0; i < n; ++i) {
       if (i > 0) {
-        const std::size_t k = g_.below(100);
-        if (one_line || k < 75)
-          out += ' ';
-        else if (k < 82)
-          out += "  ";
-        else if (k < 88)
-          out += '\n';
-        else if (k < 93)
-          out += "\r\n";
-        else
-          out += "\n\n";
+        const std::string_view gap = g_.weighted({{75, " "}, {7, "  "}, {6, "\n"}, {5, "\r\n"}, {7, "\n\n"}});
+        out += one_line ? " " : gap;
       }
       std::string w = g_.pick(words);
       if (i == 0 && w[0] == '(') w = "so " + w;  // `[X:y](` would be a Markdown link (3.4)
