@@ -89,6 +89,12 @@ inline std::optional<std::string_view> string_arg(const exec::Directive& d, std:
   return std::string_view(v->get_string());
 }
 
+// A string argument without its surrounding white space; "" when it is missing (or not a string).
+inline std::string_view trimmed_arg(const exec::Directive& d, std::string_view name) {
+  const auto raw = string_arg(d, name);
+  return raw ? trim(*raw) : std::string_view();
+}
+
 inline std::optional<double> number_of(const boost::json::value& v) {
   if (v.is_int64()) return static_cast<double>(v.get_int64());
   if (v.is_uint64()) return static_cast<double>(v.get_uint64());
