@@ -28,6 +28,7 @@
 
 #include "support/beast_names.h"
 #include "support/fake_openai_server.h"
+#include "support/locked_copy.h"
 #include "support/temp_dir.h"
 
 namespace sigil::net {
@@ -78,14 +79,8 @@ class WsServer {
   }
   int pongs() const { return pongs_.load(); }
   int pings() const { return pings_.load(); }
-  int messages_read() {
-    std::lock_guard lock(mutex_);
-    return messages_read_;
-  }
-  std::string last_message() {
-    std::lock_guard lock(mutex_);
-    return last_message_;
-  }
+  int messages_read() { return test::locked_copy(mutex_, messages_read_); }
+  std::string last_message() { return test::locked_copy(mutex_, last_message_); }
 
  private:
   asio::awaitable<void> accept_loop() {
@@ -206,22 +201,10 @@ class RecordingWsHandler : public WebSocketHandler {
     std::unique_lock lock(mutex_);
     return cv_.wait_for(lock, limit, [&] { return opened_ || closed_; }) && opened_;
   }
-  std::vector<std::string> messages() {
-    std::lock_guard lock(mutex_);
-    return messages_;
-  }
-  WebSocketClosed result() {
-    std::lock_guard lock(mutex_);
-    return result_;
-  }
-  bool opened() {
-    std::lock_guard lock(mutex_);
-    return opened_;
-  }
-  std::vector<std::string> problems() {
-    std::lock_guard lock(mutex_);
-    return problems_;
-  }
+  std::vector<std::string> messages() { return test::locked_copy(mutex_, messages_); }
+  WebSocketClosed result() { return test::locked_copy(mutex_, result_); }
+  bool opened() { return test::locked_copy(mutex_, opened_); }
+  std::vector<std::string> problems() { return test::locked_copy(mutex_, problems_); }
 
  private:
   std::mutex mutex_;
