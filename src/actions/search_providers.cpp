@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 #include <utility>
 
+#include "actions/collapse_runs.h"
 #include "actions/json_fields.h"
 #include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
@@ -36,18 +37,7 @@ std::string plain(std::string_view in, std::size_t max_bytes) {
       untagged += c;
     }
   }
-  const std::string decoded = text::decode_char_refs(untagged);
-  std::string out;
-  bool space = false;
-  for (char c : decoded) {
-    if (ascii::is_space(c)) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
+  std::string out = collapse_runs(text::decode_char_refs(untagged), ascii::is_space);
   if (out.size() > max_bytes) {
     out.resize(text::safe_cut(out, max_bytes - 3));
     out += "…";
