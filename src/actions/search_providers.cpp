@@ -19,9 +19,7 @@ namespace json = boost::json;
 namespace ascii = text::ascii;
 
 std::string base_url(const SearchProviderConfig& config, std::string_view fallback) {
-  std::string base = config.url.empty() ? std::string(fallback) : config.url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  return base;
+  return net::without_trailing_slashes(config.url.empty() ? fallback : std::string_view(config.url));
 }
 
 // Plain, short text from what a provider sends: tags out, references decoded, whitespace collapsed.
