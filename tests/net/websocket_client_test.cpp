@@ -29,6 +29,7 @@
 #include "support/beast_names.h"
 #include "support/fake_openai_server.h"
 #include "support/locked_copy.h"
+#include "support/loopback_server.h"
 #include "support/temp_dir.h"
 
 namespace sigil::net {
@@ -46,14 +47,9 @@ class WsServer {
       : ssl_context_(ssl::context::tls_server) {
     if (identity) {
       tls_ = true;
-      ssl_context_.use_certificate_chain(asio::buffer(identity->cert_pem));
-      ssl_context_.use_private_key(asio::buffer(identity->key_pem), ssl::context::pem);
+      sigil::testing::serve_identity(ssl_context_, *identity);
     }
-    tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), 0);
-    acceptor_.open(endpoint.protocol());
-    acceptor_.bind(endpoint);
-    acceptor_.listen();
-    port_ = acceptor_.local_endpoint().port();
+    port_ = sigil::testing::listen_on_loopback(acceptor_);
     asio::co_spawn(io_, accept_loop(), asio::detached);
     thread_ = std::thread([this] { io_.run(); });
   }
