@@ -105,6 +105,13 @@ struct ConnStats {
   // the stagger before it and the wait for the slowest conversation after it.
   Clock::time_point first_sent{}, last_end{};
 };
+// Every counter of ConnStats: the run's totals are their sums over the connections.
+constexpr std::uint64_t ConnStats::*kConnCounters[] = {
+    &ConnStats::turns_started,  &ConnStats::turns_ended,    &ConnStats::tokens,
+    &ConnStats::text_frames,    &ConnStats::reactions,      &ConnStats::deliveries,
+    &ConnStats::model_calls,    &ConnStats::error_frames,   &ConnStats::markup_seen,
+    &ConnStats::bad_end,        &ConnStats::token_mismatch, &ConnStats::protocol_errors,
+    &ConnStats::connection_lost};
 
 class Conn : public std::enable_shared_from_this<Conn> {
  public:
@@ -484,19 +491,7 @@ int run_clients(const Options& o, LinePipe& pipe) {
   for (auto& c : conns) {
     ConnStats& s = c->stats();
     if (s.turns_ended > 0) active_s += std::chrono::duration<double>(s.last_end - s.first_sent).count();
-    total.turns_started += s.turns_started;
-    total.turns_ended += s.turns_ended;
-    total.tokens += s.tokens;
-    total.text_frames += s.text_frames;
-    total.reactions += s.reactions;
-    total.deliveries += s.deliveries;
-    total.model_calls += s.model_calls;
-    total.error_frames += s.error_frames;
-    total.markup_seen += s.markup_seen;
-    total.bad_end += s.bad_end;
-    total.token_mismatch += s.token_mismatch;
-    total.protocol_errors += s.protocol_errors;
-    total.connection_lost += s.connection_lost;
+    for (const auto counter : kConnCounters) total.*counter += s.*counter;
     if (c->in_turn()) ++not_ended;
     total.latency_ns.insert(total.latency_ns.end(), s.latency_ns.begin(), s.latency_ns.end());
     std::vector<std::int64_t>().swap(s.latency_ns);

@@ -131,8 +131,7 @@ class ArchiveHandlers {
   }
 
   HandlerResult search_archive(const Directive& d, ActionContext& ctx) const {
-    const auto raw = string_arg(d, "query");
-    const std::string_view query = raw ? trim(*raw) : std::string_view();
+    const std::string_view query = trimmed_arg(d, "query");
     if (query.empty())
       return HandlerResult::error("searchArchive: \"query\" is missing: write what to look for");
     int top_k = 10;
@@ -217,8 +216,7 @@ class ArchiveHandlers {
           "request-tier: level must be 1 (first sentence), 2 (first paragraph) or 3 (full text) (got " +
           (lv ? shown(*lv) : std::string("nothing")) + ")");
     }
-    const auto raw = string_arg(d, "content");
-    const std::string_view content = raw ? trim(*raw) : std::string_view();
+    const std::string_view content = trimmed_arg(d, "content");
     if (content.empty())
       return HandlerResult::error(
           "request-tier: \"content\" is missing: write what to look up in this conversation");

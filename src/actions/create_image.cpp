@@ -53,14 +53,12 @@ sigil::Result<std::string, std::string> image_size(std::string_view asked, const
 sigil::Result<GeneratedImage, std::string> generate_image(const ImageConfig& config, net::HttpClient& http,
                                                           std::string_view prompt, std::string_view size,
                                                           const std::stop_token& stop) {
-  std::string base = config.base_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
   json::object body{{"model", config.model}, {"prompt", prompt}, {"n", 1}, {"size", size}};
   // GPT image models answer base64 only, and refuse the parameter that asks for it.
   if (!ascii::istarts_with(config.model, "gpt-image")) body["response_format"] = "b64_json";
   net::HttpRequest request;
   request.method = "POST";
-  request.url = base + "/images/generations";
+  request.url = net::without_trailing_slashes(config.base_url) + "/images/generations";
   request.headers.push_back({"Content-Type", "application/json"});
   if (!config.api_key.empty()) request.headers.push_back({"Authorization", "Bearer " + config.api_key});
   request.body = json::serialize(body);

@@ -96,11 +96,7 @@ bool has(const std::vector<std::string>& list, std::string_view item) {
 std::string origin(const net::Url& u) { return u.scheme + "://" + u.authority(); }
 
 // The path without a trailing '/': "" for the root.
-std::string trimmed_path(const net::Url& u) {
-  std::string p = u.path;
-  while (!p.empty() && p.back() == '/') p.pop_back();
-  return p;
-}
+std::string trimmed_path(const net::Url& u) { return net::without_trailing_slashes(u.path); }
 
 // Whether the protected-resource metadata's `resource` names this server: the same origin, and a path that
 // is the server's or a parent of it (a resource may cover several endpoints).

@@ -69,12 +69,17 @@ class MemoryHandlers {
 
   store::Scope scope(const ActionContext& ctx) const { return memory_scope(ctx.ids(), config_.scope); }
 
-  // A fact to store: trimmed, one line, not over the limit. Sets *error when it is none of these.
-  std::optional<std::string_view> new_fact(std::string_view action, std::string_view what,
-                                           std::string_view raw, HandlerResult* error) const {
-    const std::string_view fact = trim(raw);
+  // A fact to store, the argument `name` (`what` in messages; `hint` says what to write when it is missing):
+  // trimmed, one line, not over the limit. Sets *error when it is none of these.
+  std::optional<std::string_view> new_fact(std::string_view action, const Directive& d, std::string_view name,
+                                           std::string_view what, std::string_view hint,
+                                           HandlerResult* error) const {
+    const auto raw = string_arg(d, name);
+    const std::string_view fact = raw ? trim(*raw) : std::string_view();
     const std::string a(action);
-    if (fact.empty()) {
+    if (!raw) {
+      *error = HandlerResult::error(a + ": \"" + std::string(name) + "\" is missing: " + std::string(hint));
+    } else if (fact.empty()) {
       *error = HandlerResult::error(a + ": the " + std::string(what) + " is empty: write the fact to store");
     } else if (has_line_break(fact)) {
       *error = HandlerResult::error(a + ": a fact is one line: write it without line breaks");
@@ -88,23 +93,26 @@ class MemoryHandlers {
     return std::nullopt;
   }
 
+  // Whether storing `fact` needs a place memory does not have (a fact stored already takes none).
+  bool no_room_for(const std::vector<store::Fact>& facts, std::string_view fact) const {
+    const bool known =
+        std::any_of(facts.begin(), facts.end(), [&](const store::Fact& f) { return f.text == fact; });
+    return !known && facts.size() >= config_.max_facts;
+  }
+
   HandlerResult facts_full(std::string_view action) const {
     return HandlerResult::error(std::string(action) + ": memory is full (" +
                                 plural(config_.max_facts, "fact") + "): forget or correct facts first");
   }
 
   HandlerResult remember(const Directive& d, ActionContext& ctx) const {
-    const auto raw = string_arg(d, "fact");
-    if (!raw) return HandlerResult::error("remember: \"fact\" is missing: write the fact to store");
     HandlerResult bad;
-    const auto fact = new_fact("remember", "fact", *raw, &bad);
+    const auto fact = new_fact("remember", d, "fact", "fact", "write the fact to store", &bad);
     if (!fact) return bad;
     const store::Scope s = scope(ctx);
     auto facts = ctx.store().list_facts(s);
     if (!facts) return store_failed("remember", "read the stored facts", facts.error());
-    const bool known =
-        std::any_of(facts->begin(), facts->end(), [&](const store::Fact& f) { return f.text == *fact; });
-    if (!known && facts->size() >= config_.max_facts) return facts_full("remember");
+    if (no_room_for(*facts, *fact)) return facts_full("remember");
     if (ctx.stop_requested()) return stopped("remember");
     auto added = ctx.store().remember(s, *fact, ctx.now());
     if (!added) return store_failed("remember", "store the fact", added.error());
@@ -114,8 +122,7 @@ class MemoryHandlers {
   }
 
   HandlerResult forget(const Directive& d, ActionContext& ctx) const {
-    const auto raw = string_arg(d, "fact");
-    const std::string_view fact = raw ? trim(*raw) : std::string_view();
+    const std::string_view fact = trimmed_arg(d, "fact");
     if (fact.empty()) return HandlerResult::error("forget: \"fact\" is missing: write the fact to remove");
     const store::Scope s = scope(ctx);
     // The facts before and after tell the model exactly what went (forget may match several).
@@ -141,14 +148,11 @@ class MemoryHandlers {
   }
 
   HandlerResult correct(const Directive& d, ActionContext& ctx) const {
-    const auto raw_old = string_arg(d, "old");
-    const auto raw_new = string_arg(d, "new");
-    const std::string_view old_fact = raw_old ? trim(*raw_old) : std::string_view();
+    const std::string_view old_fact = trimmed_arg(d, "old");
     if (old_fact.empty())
       return HandlerResult::error("correct: \"old\" is missing: write the stored fact to replace");
-    if (!raw_new) return HandlerResult::error("correct: \"new\" is missing: write what the fact becomes");
     HandlerResult bad;
-    const auto new_text = new_fact("correct", "new fact", *raw_new, &bad);
+    const auto new_text = new_fact("correct", d, "new", "new fact", "write what the fact becomes", &bad);
     if (!new_text) return bad;
 
     const store::Scope s = scope(ctx);
@@ -173,9 +177,7 @@ class MemoryHandlers {
       // The fact went between our read and the store's (another conversation forgot it): as no match.
     }
     // DECIDED: correcting a fact that is not stored still records what the model now knows to be true.
-    const bool known =
-        std::any_of(facts->begin(), facts->end(), [&](const store::Fact& f) { return f.text == *new_text; });
-    if (!known && facts->size() >= config_.max_facts) {
+    if (no_room_for(*facts, *new_text)) {
       return HandlerResult::error("correct: no stored fact matches " + quote_text(old_fact) +
                                   ", and memory is full (" + plural(config_.max_facts, "fact") +
                                   ") so the new fact was not remembered");
@@ -191,8 +193,7 @@ class MemoryHandlers {
   // An item id: trimmed, non-empty, one line, not over the limit.
   std::optional<std::string_view> item_id(std::string_view action, const Directive& d,
                                           HandlerResult* error) const {
-    const auto raw = string_arg(d, "itemId");
-    const std::string_view id = raw ? trim(*raw) : std::string_view();
+    const std::string_view id = trimmed_arg(d, "itemId");
     const std::string a(action);
     if (id.empty()) {
       *error = HandlerResult::error(a + ": \"itemId\" is missing: name the item");

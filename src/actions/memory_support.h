@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "actions/collapse_runs.h"
 #include "sigil/exec/handler.h"
 #include "sigil/store/store.h"
 #include "sigil/text/ascii.h"
@@ -30,20 +31,13 @@ inline bool has_line_break(std::string_view s) { return s.find_first_of("\r\n") 
 // space (a message to the model is one line, whatever the stored text holds), and a longer text is cut at a
 // UTF-8 boundary and marked with "…".
 inline std::string one_line(std::string_view s, std::size_t max_bytes) {
-  std::string out;
-  out.reserve(s.size() < max_bytes ? s.size() : max_bytes);
-  bool space = false;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7F || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-    if (out.size() > max_bytes) break;
-  }
+  std::string out = collapse_runs(
+      s,
+      [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u < 0x20 || u == 0x7F || c == ' ';
+      },
+      max_bytes);
   if (out.size() <= max_bytes) return out;
   out.resize(text::safe_cut(out, max_bytes));
   while (!out.empty() && out.back() == ' ') out.pop_back();
@@ -87,6 +81,12 @@ inline std::optional<std::string_view> string_arg(const exec::Directive& d, std:
   const boost::json::value* v = arg(d, name);
   if (v == nullptr || !v->is_string()) return std::nullopt;
   return std::string_view(v->get_string());
+}
+
+// A string argument without its surrounding white space; "" when it is missing (or not a string).
+inline std::string_view trimmed_arg(const exec::Directive& d, std::string_view name) {
+  const auto raw = string_arg(d, name);
+  return raw ? trim(*raw) : std::string_view();
 }
 
 inline std::optional<double> number_of(const boost::json::value& v) {

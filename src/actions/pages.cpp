@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
 #include "sigil/text/char_refs.h"
 #include "sigil/text/utf8.h"
@@ -34,9 +35,7 @@ exec::HandlerResult publish(const PagesConfig& config, const exec::Directive& d,
   auto page = ctx.store().put_page(ctx.scope(), title, html, config.allow_scripts, ctx.now());
   if (!page) return exec::HandlerResult::error("publishWebPage: could not store the page: " + page.error());
 
-  std::string base = config.base_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  const std::string url = base + "/pages/" + page->slug;
+  const std::string url = net::without_trailing_slashes(config.base_url) + "/pages/" + page->slug;
   std::string message =
       title.empty() ? "published an untitled page at " + url : "published \"" + title + "\" at " + url;
   if (!config.allow_scripts && ascii::ifind(html, "<script") != std::string_view::npos)

@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 #include <utility>
 
+#include "actions/collapse_runs.h"
 #include "actions/json_fields.h"
 #include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
@@ -18,9 +19,7 @@ namespace json = boost::json;
 namespace ascii = text::ascii;
 
 std::string base_url(const SearchProviderConfig& config, std::string_view fallback) {
-  std::string base = config.url.empty() ? std::string(fallback) : config.url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  return base;
+  return net::without_trailing_slashes(config.url.empty() ? fallback : std::string_view(config.url));
 }
 
 // Plain, short text from what a provider sends: tags out, references decoded, whitespace collapsed.
@@ -36,18 +35,7 @@ std::string plain(std::string_view in, std::size_t max_bytes) {
       untagged += c;
     }
   }
-  const std::string decoded = text::decode_char_refs(untagged);
-  std::string out;
-  bool space = false;
-  for (char c : decoded) {
-    if (ascii::is_space(c)) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
+  std::string out = collapse_runs(text::decode_char_refs(untagged), ascii::is_space);
   if (out.size() > max_bytes) {
     out.resize(text::safe_cut(out, max_bytes - 3));
     out += "…";

@@ -20,6 +20,7 @@
 #include "sigil/actions/schedule.h"
 #include "sigil/log/log.h"
 #include "sigil/net/ssrf_guard.h"
+#include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
 
 namespace sigil::app {
@@ -621,9 +622,7 @@ class Reader {
 
   // A chat platform's API address: http(s)://, without a trailing slash.
   std::string api_url(const toml::node& n, const std::string& k) {
-    std::string url = http_url(n, k, false);
-    while (!url.empty() && url.back() == '/') url.pop_back();
-    return url;
+    return net::without_trailing_slashes(http_url(n, k, false));
   }
 
   void discord(const toml::table& t, DiscordConfig& c) {

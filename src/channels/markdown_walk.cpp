@@ -25,7 +25,7 @@ bool MarkdownWalk::walk(std::string_view markdown) {
     return static_cast<MarkdownWalk*>(self)->walk_leave_span(t);
   };
   parser.text = [](MD_TEXTTYPE t, const MD_CHAR* s, MD_SIZE n, void* self) {
-    return static_cast<MarkdownWalk*>(self)->text(t, std::string_view(s, n));
+    return static_cast<MarkdownWalk*>(self)->walk_text(t, std::string_view(s, n));
   };
   return md_parse(markdown.data(), static_cast<MD_SIZE>(markdown.size()), &parser, this) == 0;
 }
@@ -177,6 +177,11 @@ int MarkdownWalk::walk_leave_span(MD_SPANTYPE type) {
   return leave_span(type);
 }
 
+int MarkdownWalk::walk_text(MD_TEXTTYPE type, std::string_view s) {
+  fresh_ = false;  // the container's first content is written: the next block is separated from it
+  return text(type, type == MD_TEXT_NULLCHAR ? kReplacementChar : s);
+}
+
 bool MarkdownWalk::enter_image(MD_SPANTYPE type, void* detail) {
   if (image_depth_ > 0) {
     if (type == MD_SPAN_IMG) ++image_depth_;
@@ -213,7 +218,7 @@ std::string attribute(const MD_ATTRIBUTE& a) {
   for (int i = 0; a.substr_offsets[i] < a.size; ++i) {
     const std::string_view piece(a.text + a.substr_offsets[i], a.substr_offsets[i + 1] - a.substr_offsets[i]);
     if (a.substr_types[i] == MD_TEXT_NULLCHAR)
-      out += "\xEF\xBF\xBD";
+      out += kReplacementChar;
     else if (a.substr_types[i] != MD_TEXT_ENTITY || !text::decode_char_ref(piece, out))
       out += piece;  // an unknown reference stays as written, as in the text
   }

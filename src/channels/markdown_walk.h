@@ -14,6 +14,8 @@
 //   loose); item_marker() is the next item's "N. " or the bullet given; block_gap() is the line breaks
 //   owed after a block: one inside a tight list, else two; leave_item() and leave_leaf() owe them.
 // - Tables: table_row()/table_cell() say whether a row or cell separator is owed before the next one.
+// - Text reaches text() with the container's first content noted (fresh_ false) and a NUL already shown as
+//   U+FFFD (kReplacementChar), as CommonMark says; attribute() shows it so too.
 // - Images show as their alt text, then " (src)" (shown_src() is the chat's escaping of src): the spans
 //   inside an image, nested images too, reach no span hook (the renderer writes no markup for them).
 // - plain_info_word(): a code block's info string a chat keeps as its language (one plain word).
@@ -52,7 +54,8 @@ class MarkdownWalk {
   virtual void enter_code(const std::string& lang) = 0;  // lang: a plain word (plain_info_word) or ""
   virtual void leave_code() = 0;
 
-  // Spans outside images; the walk has noted that the container's first content is written (fresh_).
+  // Spans outside images, and text; the walk has noted that the container's first content is written
+  // (fresh_). A MD_TEXT_NULLCHAR's s is kReplacementChar.
   virtual int enter_span(MD_SPANTYPE type, void* detail) = 0;
   virtual int leave_span(MD_SPANTYPE type) = 0;
   virtual std::string shown_src(std::string src) const { return src; }
@@ -94,6 +97,7 @@ class MarkdownWalk {
   int leave_block(MD_BLOCKTYPE type);
   int walk_enter_span(MD_SPANTYPE type, void* detail);
   int walk_leave_span(MD_SPANTYPE type);
+  int walk_text(MD_TEXTTYPE type, std::string_view s);
   bool enter_image(MD_SPANTYPE type, void* detail);
   // True inside an image; `src` gets the image's source when its outermost span just closed (else "").
   bool leave_image(MD_SPANTYPE type, std::string& src);
@@ -103,6 +107,9 @@ class MarkdownWalk {
   int image_depth_ = 0;
   std::string image_src_;
 };
+
+// U+FFFD, REPLACEMENT CHARACTER: what CommonMark shows for a NUL in the Markdown.
+inline constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
 
 // A link's href, an image's src or a code fence's language, with its character references decoded as
 // CommonMark says (`[x](/?a=1&amp;b=2)` links to `/?a=1&b=2`); md4c has already resolved the backslash

@@ -89,6 +89,11 @@ std::variant<Url, std::string> parse_url(std::string_view text) {
   return url;
 }
 
+std::string without_trailing_slashes(std::string_view url) {
+  while (!url.empty() && url.back() == '/') url.remove_suffix(1);
+  return std::string(url);
+}
+
 std::string percent_encode(std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;

@@ -17,7 +17,7 @@ import signal
 import sys
 import tempfile
 
-from sigil_serve import Checks, SigilServe, replay_model_toml, request, serve_toml, sse_events, write_toml
+from sigil_serve import Checks, SigilServe, file_folder, replay_model_toml, request, serve_toml, sse_events, write_toml
 
 REPLY = ('<say>Here is the report <file mode="doc">report.bin</file> and a note.</say> '
          '<voice>This voice note is for the download test.</voice>')
@@ -46,11 +46,8 @@ def check_deliveries(base, deliveries, expected_file, label):
 def main():
     sigil = os.path.abspath(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="sigil-api-media-") as tmp:
-        files = os.path.join(tmp, "files")
-        os.makedirs(files)
         payload = bytes(range(256)) * 40 + secrets.token_bytes(999)
-        with open(os.path.join(files, "report.bin"), "wb") as f:
-            f.write(payload)
+        files = file_folder(tmp, [("report.bin", payload)])
         replay = os.path.join(tmp, "replay.jsonl")
         with open(replay, "w", encoding="utf-8") as f:
             f.write(json.dumps({"reply": REPLY}) + "\n")

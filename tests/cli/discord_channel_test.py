@@ -28,7 +28,7 @@ import sys
 
 from channel_fake import ChannelRun, Checks, FakeServer, channel_health, metrics_text, write_replay
 from channel_fake import DISCORD_FAKE as FAKE, DISCORD_TOKEN as TOKEN
-from sigil_serve import replay_model_toml, serve_toml, write_toml
+from sigil_serve import file_folder, replay_model_toml, serve_toml, write_toml
 
 BOT = "1200000000000000001"
 ALICE, BOB = "1200000000000000300", "1200000000000000301"
@@ -108,11 +108,8 @@ def main():
     written = []  # (message id, marker that its answer carries, channel)
     with ChannelRun(CHECKS, "Discord", "sigil-discord-", lambda state_dir: Fake(state_dir)) as run:
         tmp, fake = run.tmp, run.fake
-        files = os.path.join(tmp, "files")
-        os.makedirs(files)
         report = os.urandom(3000) + b"%PDF-not-really"
-        with open(os.path.join(files, "report.pdf"), "wb") as f:
-            f.write(report)
+        files = file_folder(tmp, [("report.pdf", report)])
         replay = os.path.join(tmp, "replay.jsonl")
         write_replay(replay, ({"match": "is not an allowed target",
                                "reply": "<say>Channel 999 is not allowed.</say>"},

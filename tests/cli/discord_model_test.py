@@ -19,7 +19,7 @@ import sys
 
 from channel_fake import ChannelRun, Checks, FakeServer
 from channel_fake import DISCORD_FAKE as FAKE, DISCORD_TOKEN as TOKEN
-from sigil_serve import serve_toml, write_toml
+from sigil_serve import file_folder, serve_toml, write_toml
 from images_test import PNG, Upstream
 from telegram_model_test import user_texts
 
@@ -35,8 +35,7 @@ def main():
                     lambda state_dir: FakeServer(CHECKS, FAKE, state_dir, ["--heartbeat-ms", "1000"])) as run:
         tmp, fake = run.tmp, run.fake
         run.at_exit.append(upstream.server.shutdown)
-        files = os.path.join(tmp, "files")
-        os.makedirs(files)
+        files = file_folder(tmp)
         config = write_toml(tmp, serve_toml(tmp) +
                                  upstream.model_toml() +
                                  f'[actions]\nfile_roots = ["{files}"]\n'

@@ -28,7 +28,7 @@ import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from sigil_serve import Checks, SigilServe, request, serve_toml, sse_events, write_toml
+from sigil_serve import Checks, SigilServe, file_folder, request, serve_toml, sse_events, write_toml
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
@@ -133,10 +133,7 @@ def main():
     sigil = os.path.abspath(sys.argv[1])
     upstream = Upstream()
     with tempfile.TemporaryDirectory(prefix="sigil-images-") as tmp:
-        files = os.path.join(tmp, "files")
-        os.makedirs(files)
-        with open(os.path.join(files, "pic.png"), "wb") as f:
-            f.write(PNG)
+        files = file_folder(tmp, [("pic.png", PNG)])
         config = write_toml(tmp, serve_toml(tmp, rate_limited=False) +
                                  upstream.model_toml(vision=True) +
                                  f'[actions]\nfile_roots = ["{files}"]\n')

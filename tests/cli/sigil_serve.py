@@ -111,6 +111,16 @@ def replay_serve_toml(tmp):
     return serve_toml(tmp, rate_limited=False) + replay_model_toml("replay.jsonl", 0)
 
 
+def file_folder(tmp, files=()):
+    """TMP/files holding FILES ((name, bytes) pairs): the folder a test's [actions] file_roots names; its path."""
+    folder = os.path.join(tmp, "files")
+    os.makedirs(folder)
+    for name, data in files:
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    return folder
+
+
 def write_replay(path, replies):
     """A replay model's file: one JSON object ({match?, reply}) per line."""
     with open(path, "w", encoding="utf-8") as f:

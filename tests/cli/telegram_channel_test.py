@@ -26,7 +26,7 @@ import sys
 
 from channel_fake import ChannelRun, Checks, FakeServer, channel_health, metrics_text, png_bytes, write_replay
 from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
-from sigil_serve import replay_model_toml, serve_toml, write_toml
+from sigil_serve import file_folder, replay_model_toml, serve_toml, write_toml
 
 ALICE = 1001
 CHECKS = Checks("telegram_channel_test")
@@ -75,14 +75,9 @@ def main():
     sigil = os.path.abspath(sys.argv[1])
     with ChannelRun(CHECKS, "Telegram", "sigil-telegram-", lambda state_dir: Fake(state_dir)) as run:
         tmp, fake = run.tmp, run.fake
-        files = os.path.join(tmp, "files")
-        os.makedirs(files)
         report = os.urandom(3000) + b"%PDF-not-really"
-        with open(os.path.join(files, "report.pdf"), "wb") as f:
-            f.write(report)
         png = png_bytes()
-        with open(os.path.join(files, "pic.png"), "wb") as f:
-            f.write(png)
+        files = file_folder(tmp, [("report.pdf", report), ("pic.png", png)])
         replay = os.path.join(tmp, "replay.jsonl")
         write_replay(replay, ({"match": "is not an allowed target", "reply": "Chat 999 is not allowed."},
                               {"match": "MARK-TASK", "reply": TASK_REPLY}, {"match": "remind", "reply": REMIND_REPLY},

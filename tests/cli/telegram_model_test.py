@@ -30,7 +30,7 @@ import sys
 
 from channel_fake import ChannelRun, Checks, FakeServer, png_bytes
 from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
-from sigil_serve import serve_toml, write_toml
+from sigil_serve import file_folder, serve_toml, write_toml
 from images_test import PNG, Upstream, image_parts
 
 ALICE = 1001
@@ -61,8 +61,7 @@ def main():
                     lambda state_dir: FakeServer(CHECKS, FAKE, state_dir)) as run:
         tmp, fake = run.tmp, run.fake
         run.at_exit.append(upstream.server.shutdown)
-        files = os.path.join(tmp, "files")
-        os.makedirs(files)
+        files = file_folder(tmp)
         config = write_toml(tmp, serve_toml(tmp) +
                                  upstream.model_toml(vision=True) +
                                  f'[actions]\nfile_roots = ["{files}"]\n'

@@ -22,7 +22,7 @@ import sys
 
 from channel_fake import ChannelRun, Checks, FakeServer, png_bytes, write_replay
 from channel_fake import TELEGRAM_FAKE as FAKE, TELEGRAM_TOKEN as TOKEN
-from sigil_serve import replay_model_toml, serve_toml, write_toml
+from sigil_serve import file_folder, replay_model_toml, serve_toml, write_toml
 
 ALICE = 1001
 CHECKS = Checks("telegram_stream_test")
@@ -45,8 +45,7 @@ def main():
     with ChannelRun(CHECKS, "Telegram", "sigil-tg-stream-",
                     lambda state_dir: FakeServer(CHECKS, FAKE, state_dir)) as run:
         tmp, fake = run.tmp, run.fake
-        files = os.path.join(tmp, "files")
-        os.makedirs(files)
+        files = file_folder(tmp)
         replay = os.path.join(tmp, "replay.jsonl")
         write_replay(replay, ({"match": "stream", "reply": STREAM_REPLY}, {"match": "long", "reply": LONG_REPLY},
                               {"match": "quiet", "reply": SILENT_REPLY},

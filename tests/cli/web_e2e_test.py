@@ -23,7 +23,7 @@ import struct
 import sys
 import zlib
 
-from sigil_serve import E2E, need_browser, run_against, serve_logged, test_folder, write_toml
+from sigil_serve import E2E, file_folder, need_browser, run_against, serve_logged, test_folder, write_toml
 
 
 def fail(message):
@@ -43,15 +43,10 @@ def png_1x1():
 
 def write_config(tmp, demo):
     data = os.path.join(tmp, "data")
-    files = os.path.join(tmp, "files")
     os.makedirs(data)
-    os.makedirs(files)
     # Every byte value, in a random order, so a download that re-encodes anything shows.
     report = bytearray(range(256)) * 64 + secrets.token_bytes(4096)
-    with open(os.path.join(files, "report.pdf"), "wb") as f:
-        f.write(b"%PDF-1.4\n" + bytes(report))
-    with open(os.path.join(files, "pixel.png"), "wb") as f:
-        f.write(png_1x1())
+    files = file_folder(tmp, [("report.pdf", b"%PDF-1.4\n" + bytes(report)), ("pixel.png", png_1x1())])
     with open(os.path.join(E2E, "e2e.toml"), encoding="utf-8") as f:
         config = f.read()
     config = (config.replace("@DATA@", data).replace("@FILES@", files)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sigil/model/client.h"
+#include "support/locked_copy.h"
 
 namespace sigil::model::testing {
 
@@ -56,34 +57,13 @@ class RecordingSink : public StreamSink {
     return false;
   }
 
-  std::string text() const {
-    std::lock_guard lock(mutex_);
-    return text_;
-  }
-  std::vector<std::string> deltas() const {
-    std::lock_guard lock(mutex_);
-    return deltas_;
-  }
-  std::vector<ToolCall> calls() const {
-    std::lock_guard lock(mutex_);
-    return calls_;
-  }
-  Outcome outcome() const {
-    std::lock_guard lock(mutex_);
-    return outcome_;
-  }
-  bool done() const {
-    std::lock_guard lock(mutex_);
-    return done_;
-  }
-  std::vector<std::string> errors() const {
-    std::lock_guard lock(mutex_);
-    return errors_;
-  }
-  std::vector<std::thread::id> threads() const {
-    std::lock_guard lock(mutex_);
-    return threads_;
-  }
+  std::string text() const { return test::locked_copy(mutex_, text_); }
+  std::vector<std::string> deltas() const { return test::locked_copy(mutex_, deltas_); }
+  std::vector<ToolCall> calls() const { return test::locked_copy(mutex_, calls_); }
+  Outcome outcome() const { return test::locked_copy(mutex_, outcome_); }
+  bool done() const { return test::locked_copy(mutex_, done_); }
+  std::vector<std::string> errors() const { return test::locked_copy(mutex_, errors_); }
+  std::vector<std::thread::id> threads() const { return test::locked_copy(mutex_, threads_); }
 
  private:
   void note_thread() {

@@ -17,6 +17,7 @@
 
 #include "sigil/net/http_fetch.h"
 #include "support/fake_openai_server.h"
+#include "support/locked_copy.h"
 #include "support/temp_dir.h"
 
 namespace sigil::net {
@@ -60,10 +61,7 @@ class RecordingHandler : public HttpHandler {
     std::unique_lock lock(mutex_);
     return cv_.wait_for(lock, limit, [this] { return ended_; });
   }
-  bool ended() {
-    std::lock_guard lock(mutex_);
-    return ended_;
-  }
+  bool ended() { return test::locked_copy(mutex_, ended_); }
   std::string body() {
     std::lock_guard lock(mutex_);
     std::string out;
@@ -74,18 +72,9 @@ class RecordingHandler : public HttpHandler {
     std::lock_guard lock(mutex_);
     return chunks_.size();
   }
-  std::optional<NetError> error() {
-    std::lock_guard lock(mutex_);
-    return error_;
-  }
-  HttpResponseHead head() {
-    std::lock_guard lock(mutex_);
-    return head_;
-  }
-  std::vector<std::string> problems() {
-    std::lock_guard lock(mutex_);
-    return problems_;
-  }
+  std::optional<NetError> error() { return test::locked_copy(mutex_, error_); }
+  HttpResponseHead head() { return test::locked_copy(mutex_, head_); }
+  std::vector<std::string> problems() { return test::locked_copy(mutex_, problems_); }
   Clock::duration first_body_to_end() {
     std::lock_guard lock(mutex_);
     return ended_at_ - first_body_at_;

@@ -67,6 +67,14 @@ TEST(Url, RefusesWhatCannotBeSentSafely) {
   EXPECT_NE(error_of("http://host/a\r\nX-Injected: 1").find("space or control"), std::string::npos);
 }
 
+TEST(Url, WithoutTrailingSlashes) {
+  EXPECT_EQ(without_trailing_slashes("https://api.example.com/v1/"), "https://api.example.com/v1");
+  EXPECT_EQ(without_trailing_slashes("https://api.example.com//"), "https://api.example.com");
+  EXPECT_EQ(without_trailing_slashes("https://api.example.com/v1"), "https://api.example.com/v1");
+  EXPECT_EQ(without_trailing_slashes("/"), "");  // the root path
+  EXPECT_EQ(without_trailing_slashes(""), "");
+}
+
 TEST(PercentEncoding, Encoding) {
   EXPECT_EQ(percent_encode("a-b_c.d~e"), "a-b_c.d~e");  // RFC 3986 unreserved characters stay
   EXPECT_EQ(percent_encode("my report/ä.pdf"), "my%20report%2F%C3%A4.pdf");

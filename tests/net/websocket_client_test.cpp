@@ -28,6 +28,8 @@
 
 #include "support/beast_names.h"
 #include "support/fake_openai_server.h"
+#include "support/locked_copy.h"
+#include "support/loopback_server.h"
 #include "support/temp_dir.h"
 
 namespace sigil::net {
@@ -45,14 +47,9 @@ class WsServer {
       : ssl_context_(ssl::context::tls_server) {
     if (identity) {
       tls_ = true;
-      ssl_context_.use_certificate_chain(asio::buffer(identity->cert_pem));
-      ssl_context_.use_private_key(asio::buffer(identity->key_pem), ssl::context::pem);
+      sigil::testing::serve_identity(ssl_context_, *identity);
     }
-    tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), 0);
-    acceptor_.open(endpoint.protocol());
-    acceptor_.bind(endpoint);
-    acceptor_.listen();
-    port_ = acceptor_.local_endpoint().port();
+    port_ = sigil::testing::listen_on_loopback(acceptor_);
     asio::co_spawn(io_, accept_loop(), asio::detached);
     thread_ = std::thread([this] { io_.run(); });
   }
@@ -78,14 +75,8 @@ class WsServer {
   }
   int pongs() const { return pongs_.load(); }
   int pings() const { return pings_.load(); }
-  int messages_read() {
-    std::lock_guard lock(mutex_);
-    return messages_read_;
-  }
-  std::string last_message() {
-    std::lock_guard lock(mutex_);
-    return last_message_;
-  }
+  int messages_read() { return test::locked_copy(mutex_, messages_read_); }
+  std::string last_message() { return test::locked_copy(mutex_, last_message_); }
 
  private:
   asio::awaitable<void> accept_loop() {
@@ -206,22 +197,10 @@ class RecordingWsHandler : public WebSocketHandler {
     std::unique_lock lock(mutex_);
     return cv_.wait_for(lock, limit, [&] { return opened_ || closed_; }) && opened_;
   }
-  std::vector<std::string> messages() {
-    std::lock_guard lock(mutex_);
-    return messages_;
-  }
-  WebSocketClosed result() {
-    std::lock_guard lock(mutex_);
-    return result_;
-  }
-  bool opened() {
-    std::lock_guard lock(mutex_);
-    return opened_;
-  }
-  std::vector<std::string> problems() {
-    std::lock_guard lock(mutex_);
-    return problems_;
-  }
+  std::vector<std::string> messages() { return test::locked_copy(mutex_, messages_); }
+  WebSocketClosed result() { return test::locked_copy(mutex_, result_); }
+  bool opened() { return test::locked_copy(mutex_, opened_); }
+  std::vector<std::string> problems() { return test::locked_copy(mutex_, problems_); }
 
  private:
   std::mutex mutex_;

@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "support/beast_names.h"
+#include "support/loopback_server.h"
 
 namespace sigil::testing {
 
@@ -154,15 +155,9 @@ struct FakeOpenAiServer::Impl {
   explicit Impl(std::optional<TlsIdentity> identity) : ssl_context(ssl::context::tls_server) {
     if (identity) {
       tls = true;
-      ssl_context.use_certificate_chain(asio::buffer(identity->cert_pem));
-      ssl_context.use_private_key(asio::buffer(identity->key_pem), ssl::context::pem);
+      serve_identity(ssl_context, *identity);
     }
-    tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), 0);
-    acceptor.open(endpoint.protocol());
-    acceptor.set_option(asio::socket_base::reuse_address(true));
-    acceptor.bind(endpoint);
-    acceptor.listen();
-    port = acceptor.local_endpoint().port();
+    port = listen_on_loopback(acceptor);
     asio::co_spawn(io, accept_loop(), asio::detached);
     thread = std::thread([this] { io.run(); });
   }

@@ -6,9 +6,11 @@
 //   and stays true; the turn stops renewing the typing indicator then. It may be read from any thread.
 // - in_doubt() lists, in order, the calls whose outcome is unknown (a time-out after the request went out):
 //   the outbox never resends them blindly, and the turn's log names them.
-// - failed() is what a send call that did not succeed returns: its error, or, in doubt, "call: error" noted
-//   for in_doubt(); a call in doubt that sent no text reports success with no id, since the outbox's next way
-//   (an audio file for a voice note, a document for a photo) would be a second copy if the first one arrived.
+// - shown(id) is what a send call that succeeded returns: the message's id, and shown_anything() is true.
+// - failed() is what a send call that did not succeed returns, logged as a warning (CallLog): its error, or,
+//   in doubt, "call: error" noted for in_doubt(); a call in doubt that sent no text reports success with no
+//   id, since the outbox's next way (an audio file for a voice note, a document for a photo) would be a
+//   second copy if the first one arrived.
 #pragma once
 
 #include <atomic>
@@ -30,10 +32,16 @@ class PlatformChannel : public deliver::Channel {
   std::vector<std::string> in_doubt() const;
 
  protected:
-  void mark_shown() { shown_.store(true); }
+  deliver::ChannelResult shown(std::string id);
+  // The warning a failed call logs: the platform's event, and its names for the chat's and the call's fields.
+  struct CallLog {
+    std::string_view event, chat_field;
+    std::string chat;
+    std::string_view call_field;
+  };
   // `doubt_note` follows the error of in-doubt text.
-  deliver::ChannelResult failed(std::string_view call, const std::string& error, bool in_doubt, bool text,
-                                std::string_view doubt_note = "");
+  deliver::ChannelResult failed(const CallLog& log, std::string_view call, const std::string& error,
+                                bool in_doubt, bool text, std::string_view doubt_note = "");
 
  private:
   std::atomic<bool> shown_{false};

@@ -34,6 +34,10 @@ struct Url {
 // The error is one line, e.g. `URL must start with http://, https://, ws:// or wss://: "ftp://x"`.
 std::variant<Url, std::string> parse_url(std::string_view text);
 
+// `url` (or a path) without its trailing '/'s: a configured base URL, to which "/path" is then joined ("" for
+// the root path).
+std::string without_trailing_slashes(std::string_view url);
+
 // RFC 3986 percent-encoding, the one every URL we build uses (a query value, a path segment, a Discord
 // emoji, a media file's name): each byte but the unreserved ones (letters, digits, - . _ ~) becomes %XX with
 // upper-case hex digits, so the result is safe in a path segment and in a query value alike.

@@ -9,7 +9,6 @@
 #include "sigil/channels/discord/inbound.h"
 #include "sigil/channels/discord/voice_waveform.h"
 #include "sigil/deliver/split.h"
-#include "sigil/log/log.h"
 #include "sigil/net/url.h"
 #include "sigil/text/random_id.h"
 
@@ -75,16 +74,9 @@ deliver::ChannelCapabilities DiscordChannel::capabilities() const { return disco
 std::string DiscordChannel::next_nonce() { return discord_nonce(target_.nonce_seed, creates_++); }
 
 deliver::ChannelResult DiscordChannel::finish(std::string_view what, const RestOutcome& o, bool text) {
-  if (o.ok()) {
-    mark_shown();
-    return deliver::ChannelResult(id_of(o));
-  }
-  if (log::enabled(log::Level::warn))
-    log::write(log::Record{log::Level::warn, "discord-send-failed", {}}
-                   .with("channel", target_.channel_id)
-                   .with("call", std::string(what))
-                   .with("error", o.summary()));
-  return failed(what, o.summary(), o.kind == RestOutcome::Kind::Unknown, text);
+  if (o.ok()) return shown(id_of(o));
+  return failed({"discord-send-failed", "channel", target_.channel_id, "call"}, what, o.summary(),
+                o.kind == RestOutcome::Kind::Unknown, text);
 }
 
 deliver::ChannelResult DiscordChannel::create(boost::json::object payload, std::vector<RestFile> files,

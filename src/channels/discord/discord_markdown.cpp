@@ -161,17 +161,13 @@ class Renderer final : public MarkdownWalk {
   }
 
   int text(MD_TEXTTYPE type, std::string_view s) override {
-    fresh_ = false;
     if (in_code_block_ || in_code_span_) {
-      if (type == MD_TEXT_NULLCHAR)
-        code_ += "\xEF\xBF\xBD";
-      else
-        code_ += s;
+      code_ += s;
       return 0;
     }
     switch (type) {
-      case MD_TEXT_NULLCHAR:
-        out_ += "\xEF\xBF\xBD";
+      case MD_TEXT_NULLCHAR:  // U+FFFD: nothing to escape, and not part of a link's URL as written
+        out_ += s;
         break;
       case MD_TEXT_BR:
       case MD_TEXT_SOFTBR:

@@ -89,12 +89,10 @@ std::string bot_id_from_token(std::string_view token) {
 
 RestApi::RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options)
     : client_(client),
-      api_url_(std::move(api_url)),
+      api_url_(net::without_trailing_slashes(api_url)),
       token_(std::move(token)),
       options_(options),
-      pace_(std::make_unique<SendPace>(options.requests_per_second, options.request_burst)) {
-  while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
-}
+      pace_(std::make_unique<SendPace>(options.requests_per_second, options.request_burst)) {}
 
 RestApi::~RestApi() = default;
 

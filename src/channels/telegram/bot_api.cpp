@@ -9,6 +9,7 @@
 #include "channels/send_pace.h"
 #include "sigil/log/log.h"
 #include "sigil/net/multipart.h"
+#include "sigil/net/url.h"
 
 namespace sigil::channels::telegram {
 namespace {
@@ -92,7 +93,7 @@ std::string ApiOutcome::summary() const {
 
 BotApi::BotApi(net::HttpClient& client, std::string api_url, std::string token, BotApiOptions options)
     : client_(client),
-      api_url_(std::move(api_url)),
+      api_url_(net::without_trailing_slashes(api_url)),
       token_(std::move(token)),
       options_(options),
       pace_(std::make_unique<SendPace>(options.messages_per_second, options.message_burst)),
@@ -100,7 +101,6 @@ BotApi::BotApi(net::HttpClient& client, std::string api_url, std::string token, 
       // limit in any minute, and a reply of a few messages still goes at once.
       group_pace_(std::make_unique<SendPace>(options.group_messages_per_minute / 120.0,
                                              std::max(1u, options.group_messages_per_minute / 2))) {
-  while (!api_url_.empty() && api_url_.back() == '/') api_url_.pop_back();
   bot_id_ = token_.substr(0, token_.find(':'));
 }
 

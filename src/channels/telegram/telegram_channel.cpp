@@ -88,16 +88,9 @@ deliver::ChannelCapabilities TelegramChannel::capabilities() const {
 }
 
 deliver::ChannelResult TelegramChannel::finish(std::string_view method, const ApiOutcome& o, bool text) {
-  if (o.ok()) {
-    mark_shown();
-    return deliver::ChannelResult(message_id_of(o));
-  }
-  if (log::enabled(log::Level::warn))
-    log::write(log::Record{log::Level::warn, "telegram-send-failed", {}}
-                   .with("chat", target_.chat_id)
-                   .with("method", std::string(method))
-                   .with("error", o.summary()));
-  return failed(method, o.summary(), o.kind == ApiOutcome::Kind::Unknown, text, " (not sent again)");
+  if (o.ok()) return shown(message_id_of(o));
+  return failed({"telegram-send-failed", "chat", std::to_string(target_.chat_id), "method"}, method,
+                o.summary(), o.kind == ApiOutcome::Kind::Unknown, text, " (not sent again)");
 }
 
 ApiOutcome TelegramChannel::call_with_text(std::string_view method, boost::json::object p,

@@ -150,11 +150,7 @@ class Renderer final : public MarkdownWalk {
   }
 
   int text(MD_TEXTTYPE type, std::string_view s) override {
-    fresh_ = false;  // the container's first content is written: the next block is separated from it
     switch (type) {
-      case MD_TEXT_NULLCHAR:
-        out_ += "\xEF\xBF\xBD";
-        break;
       case MD_TEXT_BR:
       case MD_TEXT_SOFTBR:
         line_break();

@@ -28,9 +28,7 @@ class OpenAiEmbeddings final : public Embeddings {
     if (url.scheme != "http" && url.scheme != "https")
       throw std::invalid_argument("embeddings: url must start with http:// or https://");
     where_ = url.where();
-    std::string base = config_.base_url;
-    while (!base.empty() && base.back() == '/') base.pop_back();
-    url_ = base + "/embeddings";
+    url_ = net::without_trailing_slashes(config_.base_url) + "/embeddings";
     io_ = std::make_shared<net::IoThreads>(1);
     net::HttpClientConfig http_config;
     http_config.ca_file = config_.ca_file;

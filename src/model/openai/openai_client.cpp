@@ -53,9 +53,7 @@ Endpoint parse_base_url(const std::string& base_url) {
   if (base_url.find_first_of("?#") != std::string::npos) {
     throw std::invalid_argument("model: url must not have a query or fragment: \"" + base_url + "\"");
   }
-  std::string trimmed = base_url;
-  while (!trimmed.empty() && trimmed.back() == '/') trimmed.pop_back();
-  return Endpoint{trimmed + "/chat/completions", url.host, url.where()};
+  return Endpoint{net::without_trailing_slashes(base_url) + "/chat/completions", url.host, url.where()};
 }
 
 // What one HTTP exchange ended with.

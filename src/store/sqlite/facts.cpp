@@ -93,7 +93,8 @@ Result<std::vector<std::int64_t>> match_facts(sqlite3* db_, Prepare&& prepare, P
 
 }  // namespace
 
-Result<std::size_t> SqliteStore::forget(const Scope& scope, std::string_view fact) {
+template <class T, class Change>
+Result<T> SqliteStore::change_named_facts(const Scope& scope, std::string_view fact, Change&& change) {
   STORE_TRY(check_scope(scope));
   fact = trim(fact);
   if (fact.empty()) return Error{"sqlite store: empty fact"};
@@ -104,65 +105,69 @@ Result<std::size_t> SqliteStore::forget(const Scope& scope, std::string_view fac
   auto ids = match_facts(
       db_, [this](std::string_view sql) { return prepare(sql); }, part, fact);
   if (!ids) return Error{ids.error()};
-  for (const std::int64_t id : *ids) {
-    STORE_STMT(q, kDeleteFact);
-    STORE_TRY(q.bind_partition(part).bind_int(3, id).run());
-  }
-  STORE_TRY(tx.commit());
-  return ids->size();
+  return change(tx, part, *ids);
+}
+
+Result<std::size_t> SqliteStore::forget(const Scope& scope, std::string_view fact) {
+  return change_named_facts<std::size_t>(
+      scope, fact,
+      [this](Transaction& tx, Partition part, const std::vector<std::int64_t>& ids) -> Result<std::size_t> {
+        for (const std::int64_t id : ids) {
+          STORE_STMT(q, kDeleteFact);
+          STORE_TRY(q.bind_partition(part).bind_int(3, id).run());
+        }
+        STORE_TRY(tx.commit());
+        return ids.size();
+      });
 }
 
 Result<Correction> SqliteStore::correct(const Scope& scope, std::string_view old_fact,
                                         std::string_view new_fact, TimePoint now) {
-  STORE_TRY(check_scope(scope));
-  old_fact = trim(old_fact);
   new_fact = trim(new_fact);
-  if (old_fact.empty() || new_fact.empty()) return Error{"sqlite store: empty fact"};
-  const Partition part = memory_partition(scope);
-  std::lock_guard lock(mutex_);
-  Transaction tx(db_);
-  STORE_TRY(tx.begin());
-  auto ids = match_facts(
-      db_, [this](std::string_view sql) { return prepare(sql); }, part, old_fact);
-  if (!ids) return Error{ids.error()};
-  if (ids->empty()) return Correction{};
-  if (ids->size() > 1)
-    return Error{"sqlite store: " + std::to_string(ids->size()) + " facts contain '" + std::string(old_fact) +
-                 "': say which one"};
-  const std::int64_t id = ids->front();
-  Correction out;
-  out.replaced = 1;
-  {
-    STORE_STMT(q, "SELECT text FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3");
-    q.bind_partition(part).bind_int(3, id);
-    STORE_STEP(row, q);
-    if (row) out.old_text = q.text(0);
-  }
-  std::optional<std::int64_t> existing;  // a fact already equal to new_fact
-  {
-    STORE_STMT(q, kFindFact);
-    q.bind_partition(part).bind_text(3, new_fact);
-    STORE_STEP(row, q);
-    if (row) existing = q.integer(0);
-  }
-  if (existing && *existing != id) {
-    STORE_STMT(q, kDeleteFact);  // the new text is already known: the corrected one merges into it
-    STORE_TRY(q.bind_partition(part).bind_int(3, id).run());
-  } else if (!existing) {
-    STORE_STMT(q, kUpdateFact);
-    STORE_TRY(q.bind_partition(part).bind_int(3, id).bind_text(4, new_fact).run());
-  }
-  {
-    // Facts keep their first created_at through corrections; a correction is a fact said again.
-    STORE_STMT(q, kReinforceFact);
-    STORE_TRY(q.bind_partition(part)
-                  .bind_int(3, existing.value_or(id))
-                  .bind_int(4, kMaxFactImportance)
-                  .bind_time(5, now)
-                  .run());
-  }
-  STORE_TRY(tx.commit());
-  return out;
+  // An empty new fact is refused as an empty old one is: after an invalid scope, before anything is read.
+  if (new_fact.empty() && check_scope(scope)) return Error{"sqlite store: empty fact"};
+  return change_named_facts<Correction>(
+      scope, old_fact,
+      [&](Transaction& tx, Partition part, const std::vector<std::int64_t>& ids) -> Result<Correction> {
+        if (ids.empty()) return Correction{};
+        if (ids.size() > 1)
+          return Error{"sqlite store: " + std::to_string(ids.size()) + " facts contain '" +
+                       std::string(trim(old_fact)) + "': say which one"};
+        const std::int64_t id = ids.front();
+        Correction out;
+        out.replaced = 1;
+        {
+          STORE_STMT(q, "SELECT text FROM facts WHERE user_id = ?1 AND conversation_id = ?2 AND id = ?3");
+          q.bind_partition(part).bind_int(3, id);
+          STORE_STEP(row, q);
+          if (row) out.old_text = q.text(0);
+        }
+        std::optional<std::int64_t> existing;  // a fact already equal to new_fact
+        {
+          STORE_STMT(q, kFindFact);
+          q.bind_partition(part).bind_text(3, new_fact);
+          STORE_STEP(row, q);
+          if (row) existing = q.integer(0);
+        }
+        if (existing && *existing != id) {
+          STORE_STMT(q, kDeleteFact);  // the new text is already known: the corrected one merges into it
+          STORE_TRY(q.bind_partition(part).bind_int(3, id).run());
+        } else if (!existing) {
+          STORE_STMT(q, kUpdateFact);
+          STORE_TRY(q.bind_partition(part).bind_int(3, id).bind_text(4, new_fact).run());
+        }
+        {
+          // Facts keep their first created_at through corrections; a correction is a fact said again.
+          STORE_STMT(q, kReinforceFact);
+          STORE_TRY(q.bind_partition(part)
+                        .bind_int(3, existing.value_or(id))
+                        .bind_int(4, kMaxFactImportance)
+                        .bind_time(5, now)
+                        .run());
+        }
+        STORE_TRY(tx.commit());
+        return out;
+      });
 }
 
 Result<std::vector<Fact>> SqliteStore::list_facts(const Scope& scope) {

@@ -196,6 +196,11 @@ class SqliteStore final : public Store {
   Result<std::int64_t> append_message_locked(const Scope& scope, const Message& message);
   void run_message_batch(const std::vector<MessageOp*>& batch);
   Status exec(const char* sql);
+  // facts.cpp, what forget and correct start with: `fact` trimmed (an invalid scope or an empty fact
+  // refused), then under mutex_ in a begun transaction (change's to commit), change(tx, partition, ids) with
+  // the ids of the stored facts it names.
+  template <class T, class Change>
+  Result<T> change_named_facts(const Scope& scope, std::string_view fact, Change&& change);
   // Bumps a named counter in the meta table (inside the caller's transaction) and returns its new value.
   Result<std::int64_t> next_counter(std::string_view name);
   // synchronous=FULL around exactly-once log writes, when sync_once_log is on.

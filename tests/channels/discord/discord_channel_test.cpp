@@ -12,6 +12,7 @@
 #include "sigil/channels/discord/voice_waveform.h"
 #include "sigil/deliver/chat_outbox.h"
 #include "sigil/deliver/split.h"
+#include "sigil/log/log.h"
 
 namespace sigil::channels::discord {
 namespace {
@@ -135,6 +136,26 @@ TEST_F(DiscordChannelTest, ARefusedVoiceMessageFallsBackToAnAudioFile) {
   ASSERT_EQ(shown.size(), 1u);
   EXPECT_EQ(shown[0].at("attachments").at(0).at("filename").as_string(), "hello.ogg");
   ASSERT_FALSE(box.report().lines().empty());  // the fallback is noted in the turn report
+}
+
+TEST_F(DiscordChannelTest, ARefusedCallIsLoggedAsAWarningAndReturnedAsItsError) {
+  fake.admin("POST", "/_fake/faults",
+             R"({"match":"POST /channels/*/messages","kind":"status","status":400,
+                 "body":{"message":"Cannot send an empty message","code":50006}})");
+  std::vector<log::Record> records;
+  log::install([&records](const log::Record& r) { records.push_back(r); }, log::Level::warn);
+  DiscordChannel ch(*rest, DiscordTarget{testing::kDm, "", false, "turn-9"});
+  const deliver::ChannelResult r = ch.send_text("hi");
+  log::install(nullptr, log::Level::off);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(ch.in_doubt().empty());  // refused: its outcome is known
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].level, log::Level::warn);
+  EXPECT_EQ(records[0].event, "discord-send-failed");
+  using Fields = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(records[0].fields,
+            (Fields{{"channel", testing::kDm}, {"call", "create message"}, {"error", r.error()}}));
+  EXPECT_FALSE(ch.shown_anything());
 }
 
 TEST_F(DiscordChannelTest, A429IsWaitedOutAndSentOnce) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "support/expect_each.h"
 
 namespace sigil::channels::discord {
@@ -52,6 +54,12 @@ TEST(DiscordMarkdown, CodeIsKeptAndCannotBreakOut) {
   const std::string fenced = render_discord_markdown("~~~\nx ``` y\n~~~");
   EXPECT_EQ(fenced, "```\nx `\u200b`` y\n```");
   EXPECT_EQ(fenced.find("```", 3), fenced.size() - 3);  // the only closing fence is the last
+}
+
+// CommonMark shows a NUL in the text as U+FFFD. (In code spans and blocks md4c passes the NUL on raw.)
+TEST(DiscordMarkdown, ANulInTheTextIsTheReplacementCharacter) {
+  using namespace std::string_literals;
+  EXPECT_EQ(render_discord_markdown("a\0b *c\0*"s), "a\uFFFDb *c\uFFFD*");
 }
 
 TEST(DiscordMarkdown, NoRawMarkupOrStrayWhitespace) {

@@ -144,6 +144,12 @@ TEST(TelegramHtml, CharacterReferences) {
   EXPECT_EQ(render_telegram_html("it&apos;s &#x26;"), "it's &amp;");
 }
 
+// CommonMark shows a NUL in the text as U+FFFD. (In code spans and blocks md4c passes the NUL on raw.)
+TEST(TelegramHtml, ANulInTheTextIsTheReplacementCharacter) {
+  using namespace std::string_literals;
+  EXPECT_EQ(render_telegram_html("a\0b *c\0*"s), "a\uFFFDb <i>c\uFFFD</i>");
+}
+
 TEST(TelegramHtml, WhitespaceTrimmedAndEmptyStaysEmpty) {
   EXPECT_EQ(render_telegram_html(""), "");
   EXPECT_EQ(render_telegram_html("\n\n  hi  \n\n"), "hi");
