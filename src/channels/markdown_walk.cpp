@@ -179,7 +179,24 @@ int MarkdownWalk::walk_leave_span(MD_SPANTYPE type) {
 
 int MarkdownWalk::walk_text(MD_TEXTTYPE type, std::string_view s) {
   fresh_ = false;  // the container's first content is written: the next block is separated from it
-  return text(type, type == MD_TEXT_NULLCHAR ? kReplacementChar : s);
+  if (type == MD_TEXT_NULLCHAR) {
+    after_nullchar_ = true;
+    return text(type, kReplacementChar);
+  }
+  // md4c (0.4.8) gives the text after a MD_TEXT_NULLCHAR from the NUL it reported on (a code block's "c\0d"
+  // comes as "c", NULLCHAR, "\0d"), and passes a code span's NULs on raw without reporting them.
+  if (after_nullchar_ && !s.empty() && s.front() == '\0') s.remove_prefix(1);
+  after_nullchar_ = false;
+  if (s.empty()) return 0;
+  if (s.find('\0') == std::string_view::npos) return text(type, s);
+  std::string shown;
+  for (const char c : s) {
+    if (c == '\0')
+      shown += kReplacementChar;
+    else
+      shown += c;
+  }
+  return text(type, shown);
 }
 
 bool MarkdownWalk::enter_image(MD_SPANTYPE type, void* detail) {

@@ -14,8 +14,9 @@
 //   loose); item_marker() is the next item's "N. " or the bullet given; block_gap() is the line breaks
 //   owed after a block: one inside a tight list, else two; leave_item() and leave_leaf() owe them.
 // - Tables: table_row()/table_cell() say whether a row or cell separator is owed before the next one.
-// - Text reaches text() with the container's first content noted (fresh_ false) and a NUL already shown as
-//   U+FFFD (kReplacementChar), as CommonMark says; attribute() shows it so too.
+// - Text reaches text() with the container's first content noted (fresh_ false) and every NUL shown as
+//   U+FFFD (kReplacementChar), once, as CommonMark says (2.3), in code spans and blocks too (no NUL byte
+//   reaches a chat); attribute() shows it so too.
 // - Images show as their alt text, then " (src)" (shown_src() is the chat's escaping of src): the spans
 //   inside an image, nested images too, reach no span hook (the renderer writes no markup for them).
 // - plain_info_word(): a code block's info string a chat keeps as its language (one plain word).
@@ -104,6 +105,7 @@ class MarkdownWalk {
 
   Marks marks_;
   bool first_row_ = true, first_cell_ = true;
+  bool after_nullchar_ = false;  // the last text was a MD_TEXT_NULLCHAR
   int image_depth_ = 0;
   std::string image_src_;
 };

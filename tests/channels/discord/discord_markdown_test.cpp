@@ -56,10 +56,13 @@ TEST(DiscordMarkdown, CodeIsKeptAndCannotBreakOut) {
   EXPECT_EQ(fenced.find("```", 3), fenced.size() - 3);  // the only closing fence is the last
 }
 
-// CommonMark shows a NUL in the text as U+FFFD. (In code spans and blocks md4c passes the NUL on raw.)
+// CommonMark shows a NUL as U+FFFD (2.3), once, in code spans and blocks too: no NUL byte reaches the chat.
 TEST(DiscordMarkdown, ANulInTheTextIsTheReplacementCharacter) {
   using namespace std::string_literals;
   EXPECT_EQ(render_discord_markdown("a\0b *c\0*"s), "a\uFFFDb *c\uFFFD*");
+  EXPECT_EQ(render_discord_markdown("a `x\0y` b"s), "a `x\uFFFDy` b");
+  EXPECT_EQ(render_discord_markdown("```\nc\0d\0\0\n```"s), "```\nc\uFFFDd\uFFFD\uFFFD\n```");
+  EXPECT_EQ(render_discord_markdown("    \0e\n"s), "```\n\uFFFDe\n```");
 }
 
 TEST(DiscordMarkdown, NoRawMarkupOrStrayWhitespace) {

@@ -144,10 +144,13 @@ TEST(TelegramHtml, CharacterReferences) {
   EXPECT_EQ(render_telegram_html("it&apos;s &#x26;"), "it's &amp;");
 }
 
-// CommonMark shows a NUL in the text as U+FFFD. (In code spans and blocks md4c passes the NUL on raw.)
+// CommonMark shows a NUL as U+FFFD (2.3), once, in code spans and blocks too: no NUL byte reaches the chat.
 TEST(TelegramHtml, ANulInTheTextIsTheReplacementCharacter) {
   using namespace std::string_literals;
   EXPECT_EQ(render_telegram_html("a\0b *c\0*"s), "a\uFFFDb <i>c\uFFFD</i>");
+  EXPECT_EQ(render_telegram_html("a `x\0y` b"s), "a <code>x\uFFFDy</code> b");
+  EXPECT_EQ(render_telegram_html("```\nc\0d\0\0\n```"s), "<pre>c\uFFFDd\uFFFD\uFFFD</pre>");
+  EXPECT_EQ(render_telegram_html("    \0e\n"s), "<pre>\uFFFDe</pre>");
 }
 
 TEST(TelegramHtml, WhitespaceTrimmedAndEmptyStaysEmpty) {
