@@ -189,14 +189,19 @@ int MarkdownWalk::walk_text(MD_TEXTTYPE type, std::string_view s) {
   after_nullchar_ = false;
   if (s.empty()) return 0;
   if (s.find('\0') == std::string_view::npos) return text(type, s);
-  std::string shown;
+  return text(type, nuls_replaced(s));
+}
+
+std::string nuls_replaced(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
   for (const char c : s) {
     if (c == '\0')
-      shown += kReplacementChar;
+      out += kReplacementChar;
     else
-      shown += c;
+      out += c;
   }
-  return text(type, shown);
+  return out;
 }
 
 bool MarkdownWalk::enter_image(MD_SPANTYPE type, void* detail) {

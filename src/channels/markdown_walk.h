@@ -112,6 +112,9 @@ class MarkdownWalk {
 
 // U+FFFD, REPLACEMENT CHARACTER: what CommonMark shows for a NUL in the Markdown.
 inline constexpr std::string_view kReplacementChar = "\xEF\xBF\xBD";
+// s with every NUL byte shown as kReplacementChar: for text that reaches a chat without the walk (a plain
+// text fallback) as for the walk's own text.
+std::string nuls_replaced(std::string_view s);
 
 // A link's href, an image's src or a code fence's language, with its character references decoded as
 // CommonMark says (`[x](/?a=1&amp;b=2)` links to `/?a=1&b=2`); md4c has already resolved the backslash

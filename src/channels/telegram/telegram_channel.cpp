@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "channels/markdown_walk.h"
 #include "sigil/channels/telegram/telegram_html.h"
 #include "sigil/deliver/split.h"
 #include "sigil/log/log.h"
@@ -97,7 +98,7 @@ ApiOutcome TelegramChannel::call_with_text(std::string_view method, boost::json:
                                            std::string_view text) {
   const std::string html = render_telegram_html(text);
   const bool html_fits = telegram_visible_units(html) <= kTextLimit && !html.empty();
-  p["text"] = html_fits ? html : std::string(text);
+  p["text"] = html_fits ? html : nuls_replaced(text);
   if (html_fits) p["parse_mode"] = "HTML";
   ApiOutcome o = api_.call(method, p);
   if (html_fits && o.kind == ApiOutcome::Kind::Refused && o.error_code == 400 &&
@@ -107,7 +108,7 @@ ApiOutcome TelegramChannel::call_with_text(std::string_view method, boost::json:
       log::write(log::Record{log::Level::warn, "telegram-html-refused", {}}
                      .with("chat", target_.chat_id)
                      .with("error", o.description));
-    p["text"] = std::string(text);
+    p["text"] = nuls_replaced(text);
     p.erase("parse_mode");
     o = api_.call(method, p);
   }
