@@ -26,6 +26,8 @@ enum Phase : std::uint8_t {
 static_assert(std::is_trivially_copyable_v<CodeTracker::State>, "snapshots are plain copies");
 
 constexpr ByteSet kTextStops{"`\n"};
+// A piece this short is stepped byte by byte (skip_plain() would only find its stops with a scan's set-up).
+constexpr std::size_t kStepShort = 8;
 
 using ascii::is_blank;
 using ascii::is_digit;
@@ -162,6 +164,10 @@ std::size_t CodeTracker::skip_plain(std::string_view s) noexcept {
 }
 
 void CodeTracker::feed(std::string_view s) noexcept {
+  if (s.size() <= kStepShort) {  // a few bytes: stepping them costs less than setting up a scan
+    for (const char c : s) step(static_cast<unsigned char>(c));
+    return;
+  }
   std::size_t i = 0;
   while (i < s.size()) {
     i += skip_plain(s.substr(i));
