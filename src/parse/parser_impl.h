@@ -85,8 +85,10 @@ class Parser::Impl {
   // inside s; returns the bytes consumed, 0 when the byte machine must read it.
   std::size_t whole_markup(std::string_view s, std::size_t i);
   // `in_body`: at a `<` inside a text body, where an open tag is a trigger (2.8) that first releases the
-  // body.
-  std::size_t whole_tag(std::string_view rest, bool in_body = false);
+  // body; `before` and its masks: the piece before `rest`, whose end usually holds the body's held bytes
+  // (then the masks go with the released body).
+  std::size_t whole_tag(std::string_view rest, bool in_body = false, std::string_view before = {},
+                        const text::stage1::MaskView& before_masks = {});
   std::size_t whole_bracket(std::string_view rest);
   // Stage 2 inside a text or markup body (tag_construct.cpp): the bytes from s[i] on that the body only
   // holds, appended in one piece, or a trigger read whole; returns how many (0: the byte machine reads s[i]).

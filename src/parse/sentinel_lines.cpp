@@ -1,6 +1,7 @@
 #include "sigil/parse/sentinel_lines.h"
 
 #include <bit>
+#include <cstring>
 #include <functional>
 
 #include "sigil/text/ascii.h"
@@ -16,6 +17,9 @@ namespace sigil::parse {
 namespace {
 
 constexpr std::size_t kMaxForms = 64;
+// A piece without masks this short goes past a dead line's rest with one memchr for its line break (the
+// tidier gathers pieces shorter than 64 bytes).
+constexpr std::size_t kShortPiece = 64;
 
 bool is_decoration(char32_t cp) noexcept {
   return cp == '`' || cp == '~' || cp == '*' || cp == '_' || text::is_punctuation(cp);
@@ -92,6 +96,7 @@ void SentinelLines::reset() noexcept {
   code_.reset();
   fence_free_ = {};
   shared_code_bytes_ = 0;
+  short_dead_pieces_ = 0;
   held_.clear();
   first_decided_ = false;
   last_exact_ = false;
@@ -110,8 +115,12 @@ void SentinelLines::clean_text(std::string_view s) { clean_run(s, {}); }
 
 void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& masks) {
   if (silent_ || suppressed_ || finished_) return;
-  if (dead_ && nonempty_ && masks && masks.find(text::stage1::kNewlines, 0) == s.size()) {
+  if (dead_ && nonempty_ &&
+      (masks ? masks.find(text::stage1::kNewlines, 0) == s.size()
+             : s.size() <= kShortPiece && std::memchr(s.data(), '\n', s.size()) == nullptr)) {
     // More of a dead line that shows text, and no line break: what pass_dead_lines() would do with it.
+    // Without masks only for a short piece (what the tidier gathers), where one memchr is cheap.
+    if (!masks) ++short_dead_pieces_;
     code_.feed(s, masks);
     emit(s);
     return;

@@ -114,6 +114,7 @@ void Tidier::reset() noexcept {
   blank_runs_ = 0;
   blank_scanned_ = 0;
   emptied_lines_ = 0;
+  settled_ = 0;
   outbuf_.clear();
   started_ = false;
   finished_ = false;
@@ -170,15 +171,16 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
   bool skipped = false;
   std::size_t stepped_until = 0;  // blank_run() refused the whitespace before this
   while (i < bytes.size()) {
-    if (!skipped && plain()) {
+    if (!skipped && (plain() || settle(static_cast<unsigned char>(bytes[i])))) {
       skipped = true;
       const Prefix p = plain_prefix(bytes.substr(i), masks.sub(i, bytes.size() - i));
       if (p.length != 0) {
         const std::string_view bulk = bytes.substr(i, p.length);
-        if (i == 0 && started_) {
+        if (i == 0 && started_ && outbuf_.empty()) {
           // The piece passes unchanged up to its last plain byte: on to the sink as it came, with its
           // masks, whatever its size (a streamed piece is small). What follows is stepped and gathered
-          // behind it, so the order holds.
+          // behind it, so the order holds. (A blank settle() released first is gathered, and the run with
+          // it: two calls cost more than one without masks.)
           pass_direct(bulk, masks.sub(0, p.length));
         } else {
           emit(bulk, masks.sub(i, p.length));
@@ -255,6 +257,35 @@ std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
   }
   cp_need_ = 0;
   return n;
+}
+
+// The content byte b after a gap, or after blanks held at the end of a line that shows text, settles what
+// is held as step(b) would, without stepping it: an open cluster resolves before b (resolve(): nothing before
+// closing punctuation, else one space when it held blanks; a line that shows text is never at its start),
+// held trailing blanks are text after all (commit_pending()), and b is content on that line. What that leaves
+// is the plain state right before b, so plain_prefix() may take b and what follows in bulk. Only when nothing
+// else is held or waiting: no emphasis run (held, or counted after a gap), no CR, no overflow, and b is plain
+// (no blank, line break or emphasis character, which step() treats otherwise). Returns whether it settled.
+bool Tidier::settle(unsigned char b) {
+  if (!settle_on_ || phase_ == Phase::After || shape_ != Shape::Content || run_len_ != 0 || cr_ ||
+      overflow_ || !is_plain(b))
+    return false;
+  if (phase_ == Phase::Cluster) {
+    phase_ = Phase::Normal;
+    if (!ws_.empty()) {
+      if (is_closing(b))
+        ws_.clear();
+      else
+        ws_.assign(1, ' ');
+    }
+  }
+  if (!ws_.empty()) {
+    emit(ws_);
+    ws_.clear();
+  }
+  track_len_ = 0;
+  ++settled_;
+  return true;
 }
 
 // Bytes the machine passes on unchanged, starting in the plain state and ending in it, nothing gathered.

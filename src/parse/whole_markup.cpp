@@ -9,6 +9,7 @@
 // anything else it returns 0 and the byte machine reads the markup from its first byte, as before. So
 // events, diagnostics and stats do not change, whatever the chunking (tests/parse/whole_markup_test.cpp).
 #include <algorithm>
+#include <cstring>
 
 #include "parser_impl.h"
 #include "sigil/text/ascii.h"
@@ -27,7 +28,8 @@ std::size_t Parser::Impl::whole_markup(std::string_view s, std::size_t i) {
   return rest[0] == '<' ? whole_tag(rest) : whole_bracket(rest);
 }
 
-std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body) {
+std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::string_view before,
+                                    const text::stage1::MaskView& before_masks) {
   const bool closing = rest.size() > 1 && rest[1] == '/';
   if (closing && in_body) return 0;  // the body's close matcher and the trigger scanner read it
   const std::size_t name_begin = closing ? 2 : 1;
@@ -72,7 +74,12 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body) {
     // The byte machine would hold `<NAME` in the body, then release the body before it (trigger()).
     stats_.max_held = std::max(stats_.max_held, c_.held.size() + k);
     diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
-    emit_text(c_.held);
+    // The held bytes (the open tag and the body) are usually the piece's bytes right before the `<`: then
+    // stage 1's masks go with them and the clean-text stages read those. Compared here, once per body.
+    const std::size_t h = c_.held.size();
+    const bool in_piece = before_masks && h <= before.size() &&
+                          std::memcmp(c_.held.data(), before.data() + (before.size() - h), h) == 0;
+    emit_text(c_.held, in_piece ? before_masks.sub(before.size() - h, h) : text::stage1::MaskView());
     reset_construct();
   }
   const std::string_view bytes = rest.substr(0, len);

@@ -29,6 +29,8 @@ constexpr ByteSet kTextStops{"`\n"};
 // What may begin a line's lead or a lead run (step()'s kLead cases), and '\n': a line that starts with any
 // other byte is text from that byte on.
 constexpr ByteSet kLeadBytes{" \t>0123456789-*+`~\n"};
+// A piece this short is stepped byte by byte (skip_plain() would only find its stops with a scan's set-up).
+constexpr std::size_t kStepShort = 8;
 
 using ascii::is_blank;
 using ascii::is_digit;
@@ -187,6 +189,10 @@ std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept
 }
 
 void CodeTracker::feed(std::string_view s) noexcept {
+  if (s.size() <= kStepShort) {  // a few bytes: stepping them costs less than setting up a scan
+    for (const char c : s) step(static_cast<unsigned char>(c));
+    return;
+  }
   std::size_t i = 0;
   while (i < s.size()) {
     i += skip_plain(s.substr(i));

@@ -671,5 +671,27 @@ TEST(SentinelLines, FenceFreeRunStillStepsItsFirstLine) {
   }
 }
 
+// A short piece without masks on a dead line that shows text goes on after one memchr (what the tidier
+// gathers after a stepped byte): the same text as one whole piece gives, taken for every such piece, and not
+// for a piece with a line break (which may start a line to judge) or a line still alive.
+TEST(SentinelLines, ShortPiecesOfADeadLineGoOnWhole) {
+  const std::string text = "Well, here it is: words and more words\nNO_REPLY";
+  Recorder whole_sink;
+  SentinelLines whole(whole_sink);
+  whole.clean_text(text);
+  whole.finish();
+  Recorder sink;
+  SentinelLines judge(sink);
+  for (std::size_t i = 0; i < text.size(); i += 5) judge.clean_text(std::string_view(text).substr(i, 5));
+  judge.finish();
+  EXPECT_EQ(sink.text, whole_sink.text);
+  EXPECT_EQ(judge.silent(), whole.silent());
+  EXPECT_TRUE(judge.silent());
+  // The first line dies at its `W` (no form starts so): the pieces after the first, up to the one holding
+  // the line break, go on whole.
+  const std::size_t nl_piece = text.find('\n') / 5;
+  EXPECT_EQ(judge.short_dead_pieces(), nl_piece - 1);
+}
+
 }  // namespace
 }  // namespace sigil::parse

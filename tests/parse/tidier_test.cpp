@@ -36,6 +36,7 @@ struct Result {
   std::vector<std::uint64_t> emitted_at_gaps;   // emitted() right before each gap()
   std::vector<std::size_t> emitted_after_text;  // emitted() after each whole text segment
   std::size_t max_held = 0;
+  std::uint64_t settled = 0;  // Tidier::settled() at the end
 };
 
 // Splits text segments into pieces: size k, or random sizes 1..16 when k == 0.
@@ -47,9 +48,11 @@ std::string random_reply(std::mt19937& rng, const std::vector<std::string>& toke
   return input;
 }
 
-Result run(std::string_view input, std::size_t k, std::uint32_t seed = 1, std::size_t limit = 4096) {
+Result run(std::string_view input, std::size_t k, std::uint32_t seed = 1, std::size_t limit = 4096,
+           bool settle = true) {
   Recorder sink;
   Tidier t(sink, limit);
+  t.settle_in_bulk(settle);
   Result r;
   std::mt19937 rng(seed);
   std::string segment;
@@ -80,6 +83,7 @@ Result run(std::string_view input, std::size_t k, std::uint32_t seed = 1, std::s
   EXPECT_EQ(t.emitted(), sink.text.size());
   EXPECT_EQ(t.held_bytes(), 0u);
   r.text = sink.text;
+  r.settled = t.settled();
   return r;
 }
 
@@ -549,6 +553,49 @@ TEST(Tidier, DirectRunsWithMasksEqualTheGeneralPath) {
   EXPECT_EQ(sink.text, prose.substr(0, prose.size() - 1));
   EXPECT_GE(t.direct_runs(), pieces / 2) << pieces << " pieces";
   EXPECT_EQ(sink.with_masks, t.direct_runs());
+}
+
+// The byte after a gap (or after held trailing blanks) settles what is held without step() and the text from
+// it goes in bulk (Tidier::settle). Against stepping it (settle_in_bulk(false)): random replies of gaps,
+// blanks, closing punctuation, emphasis, list markers, CRs and UTF-8, whole, in random pieces and byte by
+// byte, at small whitespace limits too: the same text and the same emitted() at every gap and after every
+// segment.
+TEST(Tidier, SettledBytesEqualStepping) {
+  const std::vector<std::string> tokens = {
+      "word", "b",    " ",     "  ",    "\n",    "\n\n",     "\r\n",         "\r", "*",    "**",
+      "-",    "1.",   ",",     ".",     ")",     "\xC3\xA9", "\xE2\x80\xA6", "`",  "\x01", "\x01",
+      "\x02", "\x02", " \x02", "\x01 ", "x y z", "\t"};
+  std::mt19937 rng(9191);
+  std::uint64_t settled = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::string input = random_reply(rng, tokens, 50);
+    const std::size_t limit = iter % 5 == 0 ? 1 + rng() % 12 : 4096;
+    SCOPED_TRACE(testing::PrintToString(input) + " limit " + std::to_string(limit));
+    for (const std::size_t k : {std::string_view::npos, std::size_t{0}, std::size_t{1}}) {
+      const Result off = run(input, k, static_cast<std::uint32_t>(iter), limit, false);
+      const Result on = run(input, k, static_cast<std::uint32_t>(iter), limit, true);
+      ASSERT_EQ(off.settled, 0u);
+      ASSERT_EQ(on.text, off.text) << "chunk " << k;
+      ASSERT_EQ(on.emitted_at_gaps, off.emitted_at_gaps) << "chunk " << k;
+      ASSERT_EQ(on.emitted_after_text, off.emitted_after_text) << "chunk " << k;
+      ASSERT_LE(on.max_held, limit + 32);
+      settled += on.settled;
+    }
+  }
+  EXPECT_GT(settled, 10000u);  // the path was taken, not only stepping
+
+  // The shape of case (d): text after a removed wrapper tag, and a released body after held blanks.
+  Recorder sink;
+  Tidier t(sink);
+  t.text("One two ");
+  t.gap(GapKind::Other);
+  t.text("three four ");
+  t.text("<voice>five six");
+  t.gap(GapKind::Other);
+  t.text(", seven");
+  t.finish();
+  EXPECT_EQ(sink.text, "One two three four <voice>five six, seven");
+  EXPECT_EQ(t.settled(), 3u);  // `t` after the gap, `<` after the held blank, `,` after the gap
 }
 
 TEST(Tidier, IgnoresInputAfterFinish) {

@@ -82,6 +82,8 @@ class SentinelLines : public TextSink {
   void fence_free_run(std::string_view run) noexcept { fence_free_ = run; }
   // Bytes the code tracker went past on the recognizer's word instead of stepping (counted for tests).
   std::uint64_t shared_code_bytes() const noexcept { return shared_code_bytes_; }
+  // Short pieces without masks passed on as more of a dead line after one memchr (counted for tests).
+  std::uint64_t short_dead_pieces() const noexcept { return short_dead_pieces_; }
   // Bytes passed on so far.
   std::uint64_t emitted() const noexcept { return emitted_; }
   // Bytes held back right now.
@@ -138,6 +140,7 @@ class SentinelLines : public TextSink {
   text::CodeTracker code_;
   std::string_view fence_free_;  // see fence_free_run()
   std::uint64_t shared_code_bytes_ = 0;
+  std::uint64_t short_dead_pieces_ = 0;
 
   std::string held_;            // a suffix of the input not yet passed on
   std::size_t line_start_ = 0;  // where the current line begins in held_

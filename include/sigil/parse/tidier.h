@@ -92,6 +92,11 @@ class Tidier {
   // Lines emptied by removals that blank_run() dropped with their break without normal_newline() (counted
   // for tests).
   std::uint64_t emptied_lines() const noexcept { return emptied_lines_; }
+  // Content bytes after a gap (or after held trailing blanks) that settled what was held without being
+  // stepped, so the text from them on went in bulk (counted for tests).
+  std::uint64_t settled() const noexcept { return settled_; }
+  // For tests: off, such a byte is stepped (the general path the bulk one is compared with). On by default.
+  void settle_in_bulk(bool on) noexcept { settle_on_ = on; }
 
  private:
   enum class Phase : unsigned char {
@@ -137,6 +142,7 @@ class Tidier {
   void note(unsigned char b) noexcept;
   void resync(std::string_view bulk) noexcept;
   std::size_t blank_run(std::string_view s, std::size_t& scanned);
+  bool settle(unsigned char b);
 
   TextSink& out_;
   std::size_t limit_;
@@ -145,6 +151,8 @@ class Tidier {
   std::uint64_t blank_runs_ = 0;
   std::uint64_t blank_scanned_ = 0;
   std::uint64_t emptied_lines_ = 0;
+  std::uint64_t settled_ = 0;
+  bool settle_on_ = true;
   std::string outbuf_;    // small emitted pieces, passed on at the end of each call
   bool started_ = false;  // a non-whitespace byte has been emitted (leading trim)
   bool finished_ = false;
