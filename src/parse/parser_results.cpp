@@ -26,7 +26,7 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   } else {
     e.action.assign(action.empty() ? std::string_view("mcp") : action);
   }
-  e.args.swap(v.args);
+  e.swap_args(v.args);
   e.valid = v.valid;
   e.error.swap(v.error);
   e.span_begin = input_offset(begin);

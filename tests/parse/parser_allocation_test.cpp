@@ -20,7 +20,7 @@ class CountingSink final : public parse::EventSink {
   void on_text(std::string_view text, bool) override { text_bytes += text.size(); }
   void on_directive(const parse::DirectiveEvent& d) override {
     ++directives;
-    if (d.valid && d.action == "react" && d.args.size() == 1) ++valid_reacts;
+    if (d.valid && d.action == "react" && d.args().size() == 1) ++valid_reacts;
   }
   void on_diagnostic(const parse::Diagnostic&) override { ++diagnostics; }
   void on_silence(std::uint64_t) override {}

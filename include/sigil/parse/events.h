@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace sigil::parse {
 
@@ -17,8 +18,7 @@ namespace sigil::parse {
 enum class FinishReason : unsigned char { Stop, Length };
 
 struct DirectiveEvent {
-  std::string action;        // canonical name (spec 13); `mcp` for MCP tools
-  boost::json::object args;  // canonical names; converted values, or as written when invalid (9.4)
+  std::string action;  // canonical name (spec 13); `mcp` for MCP tools
   bool valid = false;
   std::string error;             // one line, when !valid
   std::uint64_t span_begin = 0;  // byte offsets of the markup in the reply
@@ -26,6 +26,15 @@ struct DirectiveEvent {
   std::uint64_t clean_offset = 0;  // clean bytes committed when its first byte arrived (11.5)
   int spelling = -1;               // the grammar's spelling index, -1 for MCP
   bool interrupts = false;         // a valid interrupting directive (12.2)
+
+  // Canonical names; converted values, or as written when invalid (9.4).
+  const boost::json::object& args() const { return args_; }
+  void set_args(boost::json::object args) { args_ = std::move(args); }
+  // Exchanges the arguments with `args` (a caller that keeps both objects keeps their storage).
+  void swap_args(boost::json::object& args) { args_.swap(args); }
+
+ private:
+  boost::json::object args_;
 };
 
 struct Diagnostic {
