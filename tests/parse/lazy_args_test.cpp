@@ -42,6 +42,26 @@ struct Expected {
   std::string error;
 };
 
+// Compares the kept events with what eager validation returned for each case (markup[i]); returns how many
+// arrived with their arguments deferred.
+std::size_t compare_kept(const KeepingSink& sink, const std::vector<Expected>& expected,
+                         const std::vector<std::string>& markup) {
+  std::size_t deferred = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const parse::DirectiveEvent& e = sink.events[i];
+    EXPECT_EQ(boost::json::serialize(e.args()), expected[i].args) << markup[i];
+    EXPECT_EQ(e.valid, expected[i].valid) << markup[i];
+    if (!e.valid) {
+      EXPECT_EQ(e.error, expected[i].error) << markup[i];
+    }
+    if (sink.deferred[i]) {
+      ++deferred;
+      EXPECT_TRUE(e.valid) << markup[i];  // only valid ones are deferred
+    }
+  }
+  return deferred;
+}
+
 // A value for `p` as a model might write it: blank, padded, an enum spelling in another case, or words.
 std::string random_value(const ParamSpec& p, std::mt19937& rng) {
   static const char* const kWords[] = {
@@ -102,19 +122,7 @@ TEST(LazyArgs, TagArgumentsEqualEagerValidation) {
     }
   }
   // Compared after every case has run: the copies must not point into the parser.
-  std::size_t deferred = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const parse::DirectiveEvent& e = sink.events[i];
-    EXPECT_EQ(boost::json::serialize(e.args()), expected[i].args) << markup[i];
-    EXPECT_EQ(e.valid, expected[i].valid) << markup[i];
-    if (!e.valid) {
-      EXPECT_EQ(e.error, expected[i].error) << markup[i];
-    }
-    deferred += sink.deferred[i] ? 1 : 0;
-    if (sink.deferred[i]) {
-      EXPECT_TRUE(e.valid) << markup[i];  // only valid ones are deferred
-    }
-  }
+  const std::size_t deferred = compare_kept(sink, expected, markup);
   EXPECT_GE(expected.size(), 400u);
   EXPECT_GE(deferred, expected.size() / 5);  // the common shape does take the deferred path
   EXPECT_LT(deferred, expected.size());      // and the general path is exercised too
@@ -143,16 +151,7 @@ TEST(LazyArgs, BracketArgumentsEqualEagerValidation) {
       markup.push_back(m);
     }
   }
-  std::size_t deferred = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const parse::DirectiveEvent& e = sink.events[i];
-    EXPECT_EQ(boost::json::serialize(e.args()), expected[i].args) << markup[i];
-    EXPECT_EQ(e.valid, expected[i].valid) << markup[i];
-    if (!e.valid) {
-      EXPECT_EQ(e.error, expected[i].error) << markup[i];
-    }
-    deferred += sink.deferred[i] ? 1 : 0;
-  }
+  const std::size_t deferred = compare_kept(sink, expected, markup);
   EXPECT_GE(expected.size(), 30u);
   EXPECT_GE(deferred, 10u);
 }
