@@ -425,7 +425,7 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     }
     parse::Validated validated =
         mcp ? validate_mcp_call(registry, body) : registry.validate_tag(spelling, {}, body);
-    event.args = std::move(validated.args);
+    event.set_args(std::move(validated.args));
     event.valid = validated.valid;
     event.error = std::move(validated.error);
     call_state_->executor->sink().on_directive(event);

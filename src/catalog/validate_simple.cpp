@@ -1,8 +1,9 @@
 // The common tag and bracket directives validated in place (validate.h: validate_tag_simple,
 // validate_bracket_simple): what validate_tag and validate_bracket would return, without their collector,
-// conversion records and fresh argument object, so a caller that keeps one Validated does not allocate for
-// them in the steady state.
+// conversion records and argument object (the arguments are deferred: Validated::args_deferred), so a caller
+// that keeps one Validated neither allocates nor builds JSON for them in the steady state.
 #include <array>
+#include <cstdint>
 
 #include "sigil/catalog/validate.h"
 #include "sigil/text/ascii.h"
@@ -14,7 +15,7 @@ namespace ascii = text::ascii;
 namespace {
 
 // More attributes than this take the general path (no directive in the catalog has as many parameters).
-constexpr std::size_t kMaxSimple = 8;
+constexpr std::size_t kMaxSimple = parse::kMaxDeferredArgs;
 
 // The argument a string or enum parameter gets from `written` (validate.cpp's convert() for these two
 // types), or nothing when the general path must decide (a blank value, an enum value not in the list).
@@ -34,27 +35,19 @@ bool simple_value(const ParamSpec& p, std::string_view written, std::string_view
   return false;  // the fallback (with its note) or a failure
 }
 
-// Writes a valid result: args holds `values` under the canonical names of `params`, in that order. When
-// `out` already has exactly these keys (the same action again), the values are assigned in place.
+// Writes a valid result: the arguments are `values` under the canonical names of `params`, in that order,
+// deferred (Validated::args_deferred): copied into out's arena, whose storage stays, and no JSON built.
 void write_valid(const std::array<const ParamSpec*, kMaxSimple>& params,
                  const std::array<std::string_view, kMaxSimple>& values, std::size_t n,
                  parse::Validated& out) {
-  bool same_keys = out.args.size() == n;
-  for (std::size_t i = 0; same_keys && i < n; ++i)
-    same_keys = (out.args.begin() + i)->key() == params[i]->name;
-  if (same_keys) {
-    for (std::size_t i = 0; i < n; ++i) {
-      boost::json::value& v = (out.args.begin() + i)->value();
-      if (v.is_string()) {
-        v.get_string().assign(values[i]);
-      } else {
-        v = values[i];
-      }
-    }
-  } else {
-    out.args.clear();
-    for (std::size_t i = 0; i < n; ++i) out.args.emplace(params[i]->name, values[i]);
+  out.arena.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    out.deferred[i] = {params[i]->name, static_cast<std::uint32_t>(out.arena.size()),
+                       static_cast<std::uint32_t>(values[i].size())};
+    out.arena.append(values[i]);
   }
+  out.deferred_count = static_cast<std::uint8_t>(n);
+  out.args_deferred = true;
   out.valid = true;
   out.error.clear();
   out.notes.clear();

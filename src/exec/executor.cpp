@@ -162,7 +162,7 @@ class Executor::Impl final : public parse::EventSink, public std::enable_shared_
     Slot& s = slots_.emplace_back();
     s.directive.ordinal = static_cast<int>(slots_.size() - 1);
     s.directive.action = e.action;
-    s.directive.args = e.args;
+    s.directive.args = e.args();
     s.directive.clean_offset = e.clean_offset;
     s.spec = registry_.find_action(e.action);
     s.entry.ordinal = s.directive.ordinal;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -243,6 +244,7 @@ class Parser::Impl {
   // nothing (their argument objects and strings keep their storage).
   Validated scratch_;
   DirectiveEvent event_;
+  std::array<StringArg, kMaxDeferredArgs> deferred_args_{};  // event_'s deferred arguments (directive())
   Diagnostic diag_;
 
   ConstructState cs_;            // the pending construct, typed per construct

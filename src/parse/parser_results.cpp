@@ -19,14 +19,21 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
                              std::uint64_t end, std::uint64_t clean_offset, bool is_say, Ending ending) {
   none_close_name_.clear();
   // One event object for all directives: assigning into it (and swapping with `v`) keeps the storage of the
-  // strings and the argument object, so the steady state allocates nothing here.
+  // strings and the argument object, so the steady state allocates nothing here. Deferred arguments stay
+  // deferred: views into `v` (alive until this returns), built only if a reader asks (events.h).
   DirectiveEvent& e = event_;
-  if (spelling >= 0) {
-    e.action.assign(grammar_.spelling(spelling).action);
+  // Asked once: the grammar's spelling() is a virtual call.
+  const SpellingInfo* info = spelling >= 0 ? &grammar_.spelling(spelling) : nullptr;
+  if (info != nullptr) {
+    e.action.assign(info->action);
   } else {
     e.action.assign(action.empty() ? std::string_view("mcp") : action);
   }
-  e.args.swap(v.args);
+  if (v.args_deferred) {
+    e.defer_string_args(std::span<const StringArg>(deferred_args_.data(), v.string_args(deferred_args_)));
+  } else {
+    e.swap_args(v.args);
+  }
   e.valid = v.valid;
   e.error.swap(v.error);
   e.span_begin = input_offset(begin);
@@ -35,7 +42,7 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   e.spelling = spelling;
   for (const Note& note : v.notes) diag(note.code, e.span_begin, note.message);
   if (!e.valid) diag("invalid-directive", e.span_begin, e.error);
-  const bool interrupting = spelling >= 0 && grammar_.spelling(spelling).interrupts;
+  const bool interrupting = info != nullptr && info->interrupts;
   const bool denied = spelling >= 0 ? (static_cast<std::size_t>(spelling) < denied_.size() &&
                                        denied_[static_cast<std::size_t>(spelling)])
                                     : deny_mcp_;
@@ -79,7 +86,7 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   sink_.on_directive(e);
   if (!is_say) {
     std::optional<std::string> inline_text;
-    if (e.valid && spelling >= 0 && opt_.inline_resolver && grammar_.spelling(spelling).inline_result)
+    if (e.valid && info != nullptr && opt_.inline_resolver && info->inline_result)
       inline_text = opt_.inline_resolver(e);
     if (inline_text && !inline_text->empty()) {
       emit_text(*inline_text);  // 10.2: the result takes the directive's place; its surroundings stay

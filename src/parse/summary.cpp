@@ -9,7 +9,7 @@ namespace sigil::parse {
 boost::json::object directive_json(const DirectiveEvent& d) {
   boost::json::object o;
   o["action"] = d.action;
-  o["args"] = d.args;
+  o["args"] = d.args();
   o["valid"] = d.valid;
   if (!d.valid) o["error"] = d.error;
   return o;

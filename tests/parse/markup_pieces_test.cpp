@@ -228,8 +228,8 @@ std::string run_with_resolver(std::string_view reply, std::size_t chunk) {
   const auto& registry = sigil::testing::conformance_registry();
   ParserOptions o;
   o.inline_resolver = [](const DirectiveEvent& d) -> std::optional<std::string> {
-    if (d.args.at("expression").as_string() == "fail") return std::nullopt;
-    return std::string("<") + std::string(d.args.at("expression").as_string()) + ">";
+    if (d.args().at("expression").as_string() == "fail") return std::nullopt;
+    return std::string("<") + std::string(d.args().at("expression").as_string()) + ">";
   };
   SummarySink sink;
   Parser parser(registry, sink, o);

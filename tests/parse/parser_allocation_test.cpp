@@ -14,20 +14,25 @@ namespace {
 namespace parse = sigil::parse;
 using sigil::testing::AllocationCount;
 
-// Counts what it is told and keeps nothing.
+// Counts what it is told and keeps nothing. `ask`: whether it reads the arguments (building them).
 class CountingSink final : public parse::EventSink {
  public:
+  explicit CountingSink(bool ask = true) : ask_(ask) {}
   void on_text(std::string_view text, bool) override { text_bytes += text.size(); }
   void on_directive(const parse::DirectiveEvent& d) override {
     ++directives;
-    if (d.valid && d.action == "react" && d.args.size() == 1) ++valid_reacts;
+    if (d.args_deferred()) ++unbuilt;  // no JSON built by the parser
+    if (d.valid && d.action == "react" && (!ask_ || d.args().size() == 1)) ++valid_reacts;
   }
   void on_diagnostic(const parse::Diagnostic&) override { ++diagnostics; }
   void on_silence(std::uint64_t) override {}
   void on_fallback() override {}
   void on_end(bool) override { ++ends; }
 
-  std::size_t text_bytes = 0, directives = 0, valid_reacts = 0, diagnostics = 0, ends = 0;
+  std::size_t text_bytes = 0, directives = 0, unbuilt = 0, valid_reacts = 0, diagnostics = 0, ends = 0;
+
+ private:
+  bool ask_;
 };
 
 parse::ParserOptions unlimited() {
@@ -46,7 +51,7 @@ const std::string kLine = "Great idea, let's do it. <react emoji=\"thumbsup\"/>\
 TEST(ParserAllocations, NoneInTheSteadyStateOfOneReply) {
   const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
   for (std::size_t chunk : {kLine.size(), std::size_t{16}, std::size_t{1}}) {
-    CountingSink sink;
+    CountingSink sink;  // asks for every directive's arguments: building them reuses the event's object
     parse::Parser parser(grammar, sink, unlimited());
     for (int i = 0; i < 100; ++i) feed(parser, kLine, chunk);  // warm-up: buffers reach their size
     const AllocationCount count;
@@ -56,8 +61,26 @@ TEST(ParserAllocations, NoneInTheSteadyStateOfOneReply) {
                                << " allocations for 1,000 directives";
     parser.finish();
     EXPECT_EQ(sink.valid_reacts, 1100u) << "chunk " << chunk;
+    EXPECT_EQ(sink.unbuilt, 1100u) << "chunk " << chunk;  // the parser deferred them all
     EXPECT_EQ(sink.diagnostics, 0u);
   }
+}
+
+TEST(ParserAllocations, NoArgumentsBuiltWhenNobodyAsks) {
+  // A sink that never reads the arguments gets every common directive with them unbuilt, a bracket's too,
+  // and nothing is allocated for them.
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  CountingSink sink(false);
+  parse::Parser parser(grammar, sink, unlimited());
+  const std::string lines = kLine + "Noted. [REMEMBER:User likes green tea]\n";
+  for (int i = 0; i < 100; ++i) parser.feed(lines);
+  const AllocationCount count;
+  for (int i = 0; i < 500; ++i) parser.feed(lines);
+  EXPECT_EQ(count.count(), 0u);
+  parser.finish();
+  EXPECT_EQ(sink.directives, 1200u);
+  EXPECT_EQ(sink.unbuilt, 1200u);
+  EXPECT_EQ(sink.valid_reacts, 600u);
 }
 
 TEST(ParserAllocations, NoneForTheBenchmarksReactsInActionsBlocks) {

@@ -28,7 +28,7 @@ class TraceSink final : public parse::EventSink {
     trace.push_back(std::string(hidden ? "hidden " : "text ") + std::string(text));
   }
   void on_directive(const parse::DirectiveEvent& d) override {
-    trace.push_back("directive " + d.action + " " + json::serialize(d.args) +
+    trace.push_back("directive " + d.action + " " + json::serialize(d.args()) +
                     " valid=" + std::to_string(d.valid) + " error=" + d.error +
                     " span=" + std::to_string(d.span_begin) + "-" + std::to_string(d.span_end) +
                     " clean=" + std::to_string(d.clean_offset) + " spelling=" + std::to_string(d.spelling) +

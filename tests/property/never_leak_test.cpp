@@ -48,7 +48,7 @@ std::string leak_in(std::string_view text) {
 std::string check_directives(const EventLog& log, const MarkedReply& m, bool byte_by_byte) {
   for (std::size_t i = 0; i < log.directives.size(); ++i) {
     const auto& d = log.directives[i];
-    const std::string args = boost::json::serialize(d.args);
+    const std::string args = boost::json::serialize(d.args());
     const std::string_view span = std::string_view(m.reply).substr(d.span_begin, d.span_end - d.span_begin);
     for (std::size_t at = args.find("XQZ"); at != std::string::npos; at = args.find("XQZ", at + 3)) {
       std::size_t end = at + 3;

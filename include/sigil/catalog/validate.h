@@ -32,16 +32,17 @@ parse::Validated validate_tag(const ActionSpec& action, const Spelling& spelling
 
 // The common case of validate_tag, in place: attributes only (no body), each key a distinct string or enum
 // parameter (or alias) whose value converts, every required parameter given, no presets or rules. Then
-// writes exactly what validate_tag returns into `out`, reusing its storage (the argument object's keys when
-// they are the same, its strings), and returns true; otherwise returns false and leaves `out` as it was.
+// writes what validate_tag returns into `out` with the arguments deferred (parse::Validated::args_deferred:
+// no JSON built; build_args() gives validate_tag's object), reusing its storage, and returns true; otherwise
+// returns false and leaves `out` as it was.
 bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
                          std::span<const parse::Attribute> attributes, const parse::Body& body,
                          parse::Validated& out);
 
 // The common case of validate_bracket, in place: ARGS given for positional string or enum parameters that
 // convert, every required parameter given, no presets or rules (REMEMBER, CALCULATE, SEARCH, ...). Then
-// writes exactly what validate_bracket returns into `out`, reusing its storage, and returns true; otherwise
-// returns false and leaves `out` as it was.
+// writes what validate_bracket returns into `out`, the arguments deferred as validate_tag_simple's, and
+// returns true; otherwise returns false and leaves `out` as it was.
 bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling, std::string_view args,
                              bool has_args, parse::Validated& out);
 

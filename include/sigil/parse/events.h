@@ -6,9 +6,12 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace sigil::parse {
 
@@ -16,9 +19,46 @@ namespace sigil::parse {
 // `content_filter`.
 enum class FinishReason : unsigned char { Stop, Length };
 
+// A string argument of a directive, not yet in JSON form: its canonical name and its value.
+struct StringArg {
+  std::string_view name;
+  std::string_view value;
+};
+
+// Makes `args` hold each of `strings` as a JSON string under its name, in that order, replacing what it held.
+// When it already has exactly these keys (the same action again) the values are assigned in place, so a
+// reader that asks for every directive's arguments does not allocate for the common ones either.
+inline void build_string_args(std::span<const StringArg> strings, boost::json::object& args) {
+  bool same_keys = args.size() == strings.size();
+  for (std::size_t i = 0; same_keys && i < strings.size(); ++i)
+    same_keys = (args.begin() + i)->key() == strings[i].name;
+  if (same_keys) {
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+      boost::json::value& v = (args.begin() + i)->value();
+      if (v.is_string()) {
+        v.get_string().assign(strings[i].value);
+      } else {
+        v = strings[i].value;
+      }
+    }
+    return;
+  }
+  args.clear();
+  for (const StringArg& a : strings) args.emplace(a.name, a.value);
+}
+
+// A directive as the parser reports it. Everything but the arguments is computed when it is reported; the
+// arguments may be deferred (`defer_string_args`): they are built into JSON on the first call of args(), so
+// a reader that never asks (a sink that counts, the bench) builds none. Promises:
+// - args() returns the same object whether they were deferred or set: canonical names; converted values, or
+//   as written when invalid (9.4).
+// - A deferred event's views are valid while the call that delivered it runs (on_directive, the inline
+//   resolver). A copy or a move (construction or assignment) builds the arguments first, so a stored copy
+//   never points into the parser.
+// - The first args() of a deferred event writes its cache: not to be called from two threads at once on one
+//   event (a copy's args() is a plain read).
 struct DirectiveEvent {
-  std::string action;        // canonical name (spec 13); `mcp` for MCP tools
-  boost::json::object args;  // canonical names; converted values, or as written when invalid (9.4)
+  std::string action;  // canonical name (spec 13); `mcp` for MCP tools
   bool valid = false;
   std::string error;             // one line, when !valid
   std::uint64_t span_begin = 0;  // byte offsets of the markup in the reply
@@ -26,6 +66,78 @@ struct DirectiveEvent {
   std::uint64_t clean_offset = 0;  // clean bytes committed when its first byte arrived (11.5)
   int spelling = -1;               // the grammar's spelling index, -1 for MCP
   bool interrupts = false;         // a valid interrupting directive (12.2)
+
+  DirectiveEvent() = default;
+  DirectiveEvent(const DirectiveEvent& other) { *this = other; }
+  DirectiveEvent(DirectiveEvent&& other) { *this = std::move(other); }
+  ~DirectiveEvent() = default;
+  DirectiveEvent& operator=(const DirectiveEvent& other) {
+    if (this != &other) {
+      copy_scalars(other);
+      action = other.action;
+      error = other.error;
+      args_ = other.args();
+      deferred_ = {};
+      is_deferred_ = false;
+    }
+    return *this;
+  }
+  DirectiveEvent& operator=(DirectiveEvent&& other) {
+    if (this != &other) {
+      other.args();
+      copy_scalars(other);
+      action = std::move(other.action);
+      error = std::move(other.error);
+      args_ = std::move(other.args_);
+      deferred_ = {};
+      is_deferred_ = false;
+    }
+    return *this;
+  }
+
+  // Canonical names; converted values, or as written when invalid (9.4). Built here when deferred.
+  const boost::json::object& args() const {
+    if (is_deferred_) {
+      build_string_args(deferred_, args_);
+      deferred_ = {};
+      is_deferred_ = false;
+    }
+    return args_;
+  }
+  void set_args(boost::json::object args) {
+    args_ = std::move(args);
+    deferred_ = {};
+    is_deferred_ = false;
+  }
+  // Sets the arguments to `args` and leaves in `args` what the event's object held (deferred arguments are
+  // dropped unbuilt), so a caller that keeps both objects keeps their storage.
+  void swap_args(boost::json::object& args) {
+    args_.swap(args);
+    deferred_ = {};
+    is_deferred_ = false;
+  }
+  // The arguments are `strings` (each a JSON string), built when first asked; `strings` and what its views
+  // point to must stay valid until then, or until the event is next set, copied or moved.
+  void defer_string_args(std::span<const StringArg> strings) {
+    deferred_ = strings;
+    is_deferred_ = true;
+  }
+  // Whether the arguments are deferred and not yet built (for tests that count building).
+  bool args_deferred() const { return is_deferred_; }
+
+ private:
+  void copy_scalars(const DirectiveEvent& o) {
+    valid = o.valid;
+    span_begin = o.span_begin;
+    span_end = o.span_end;
+    clean_offset = o.clean_offset;
+    spelling = o.spelling;
+    interrupts = o.interrupts;
+  }
+
+  mutable boost::json::object args_;
+  mutable std::span<const StringArg> deferred_;
+  mutable bool is_deferred_ = false;
 };
 
 struct Diagnostic {

@@ -6,13 +6,17 @@
 // Adding an action never means touching the parser: it means adding a spelling here.
 #pragma once
 
+#include <array>
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sigil/parse/events.h"
 
 namespace sigil::parse {
 
@@ -85,12 +89,47 @@ struct Note {
   std::string message;
 };
 
+// Most arguments a validation defers (Validated::deferred).
+inline constexpr std::size_t kMaxDeferredArgs = 8;
+
 // The result of turning what was written into arguments (section 9).
 struct Validated {
-  boost::json::object args;  // canonical names; converted values when valid, as written otherwise (9.4)
+  // A deferred argument: a JSON string under `name` (a view into the registry, which outlives the parser),
+  // its value arena[begin, begin + size).
+  struct Deferred {
+    std::string_view name;
+    std::uint32_t begin = 0;
+    std::uint32_t size = 0;
+  };
+
+  // Canonical names; converted values when valid, as written otherwise (9.4). Not current while
+  // `args_deferred`: then the arguments are `deferred` (build_args() writes them here).
+  boost::json::object args;
   bool valid = false;
   std::string error;        // one line, when !valid
   std::vector<Note> notes;  // duplicate-key, unknown-key, unknown-kind, ...
+  // Set by a validation into a kept Validated (Grammar::validate_tag_into, validate_bracket_into) when the
+  // result is valid and every argument a string: the arguments are deferred[0, deferred_count), their
+  // values in `arena` (offsets, so a copy of a Validated stays whole), and no JSON was built.
+  bool args_deferred = false;
+  std::uint8_t deferred_count = 0;
+  std::array<Deferred, kMaxDeferredArgs> deferred{};
+  std::string arena;
+
+  // The deferred arguments as views (into this and the registry), written to `out`; returns their count.
+  std::size_t string_args(std::span<StringArg, kMaxDeferredArgs> out) const {
+    for (std::size_t i = 0; i < deferred_count; ++i)
+      out[i] =
+          StringArg{deferred[i].name, std::string_view(arena).substr(deferred[i].begin, deferred[i].size)};
+    return deferred_count;
+  }
+  // Makes `args` current (builds the deferred arguments).
+  void build_args() {
+    if (!args_deferred) return;
+    std::array<StringArg, kMaxDeferredArgs> views{};
+    build_string_args(std::span<const StringArg>(views.data(), string_args(views)), args);
+    args_deferred = false;
+  }
 };
 
 class Grammar {
@@ -113,8 +152,9 @@ class Grammar {
   virtual Validated validate_tag(int spelling, std::span<const Attribute> attributes,
                                  const Body& body) const = 0;
   // The same result as validate_tag, written into `out` (whatever it held before is replaced). An
-  // implementation may reuse out's storage (its argument object's table and keys, its strings), so a caller
-  // that keeps one Validated across directives need not allocate for the common ones in the steady state.
+  // implementation may reuse out's storage (its argument object's table and keys, its strings) and defer the
+  // arguments (Validated::args_deferred), so a caller that keeps one Validated across directives need not
+  // allocate or build JSON for the common ones in the steady state.
   virtual void validate_tag_into(int spelling, std::span<const Attribute> attributes, const Body& body,
                                  Validated& out) const {
     out = validate_tag(spelling, attributes, body);
