@@ -35,6 +35,19 @@ class KeepingSink final : public parse::EventSink {
   std::vector<bool> deferred;
 };
 
+// A parser over the conformance registry, with no limit on directives, whose sink keeps every event.
+struct KeepingParser {
+  static parse::ParserOptions unlimited() {
+    parse::ParserOptions o;
+    o.max_directives = 1u << 30;
+    return o;
+  }
+  const Registry& registry = sigil::testing::conformance_registry();
+  const parse::CompiledGrammar grammar{registry};
+  KeepingSink sink;
+  parse::Parser parser{grammar, sink, unlimited()};
+};
+
 // What eager validation returned for one case, as text.
 struct Expected {
   std::string args;
@@ -78,12 +91,10 @@ std::string random_value(const ParamSpec& p, std::mt19937& rng) {
 }
 
 TEST(LazyArgs, TagArgumentsEqualEagerValidation) {
-  const Registry& registry = sigil::testing::conformance_registry();
-  const parse::CompiledGrammar grammar(registry);
-  KeepingSink sink;
-  parse::ParserOptions options;
-  options.max_directives = 1u << 30;
-  parse::Parser parser(grammar, sink, options);
+  KeepingParser k;
+  const Registry& registry = k.registry;
+  KeepingSink& sink = k.sink;
+  parse::Parser& parser = k.parser;
   std::mt19937 rng(11);
   std::vector<Expected> expected;
   std::vector<std::string> markup;
@@ -129,12 +140,10 @@ TEST(LazyArgs, TagArgumentsEqualEagerValidation) {
 }
 
 TEST(LazyArgs, BracketArgumentsEqualEagerValidation) {
-  const Registry& registry = sigil::testing::conformance_registry();
-  const parse::CompiledGrammar grammar(registry);
-  KeepingSink sink;
-  parse::ParserOptions options;
-  options.max_directives = 1u << 30;
-  parse::Parser parser(grammar, sink, options);
+  KeepingParser k;
+  const Registry& registry = k.registry;
+  KeepingSink& sink = k.sink;
+  parse::Parser& parser = k.parser;
   static const char* const kArgs[] = {"User likes tea", " padded : two ", "12 * 7",         "",    "  ",
                                       "a:b:c",          "thumbsup",       "10m: remind me", "Oslo"};
   std::vector<Expected> expected;

@@ -47,16 +47,72 @@ inline void build_string_args(std::span<const StringArg> strings, boost::json::o
   for (const StringArg& a : strings) args.emplace(a.name, a.value);
 }
 
+// A directive's arguments, possibly deferred (`defer_string_args`): built into JSON on the first get(), so a
+// reader that never asks (a sink that counts, the bench) builds none. A copy or a move (construction or
+// assignment) builds them first, so a stored copy never points into the parser. The first get() of a
+// deferred value writes its cache: not to be called from two threads at once on one object (a copy's get()
+// is a plain read).
+class DirectiveArgs {
+ public:
+  DirectiveArgs() = default;
+  DirectiveArgs(const DirectiveArgs& other) : args_(other.get()) {}
+  DirectiveArgs(DirectiveArgs&& other) : args_(std::move(other.built())) {}
+  DirectiveArgs& operator=(const DirectiveArgs& other) {
+    if (this != &other) set(other.get());
+    return *this;
+  }
+  DirectiveArgs& operator=(DirectiveArgs&& other) {
+    if (this != &other) set(std::move(other.built()));
+    return *this;
+  }
+  ~DirectiveArgs() = default;
+
+  const boost::json::object& get() const {
+    if (is_deferred_) {
+      build_string_args(deferred_, args_);
+      deferred_ = {};
+      is_deferred_ = false;
+    }
+    return args_;
+  }
+  void set(boost::json::object args) {
+    args_ = std::move(args);
+    deferred_ = {};
+    is_deferred_ = false;
+  }
+  // Sets the arguments to `args` and leaves in `args` what this object held (deferred arguments are dropped
+  // unbuilt), so a caller that keeps both objects keeps their storage.
+  void swap(boost::json::object& args) {
+    args_.swap(args);
+    deferred_ = {};
+    is_deferred_ = false;
+  }
+  // The arguments are `strings` (each a JSON string), built when first asked; `strings` and what its views
+  // point to must stay valid until then, or until this object is next set, copied or moved.
+  void defer(std::span<const StringArg> strings) {
+    deferred_ = strings;
+    is_deferred_ = true;
+  }
+  bool deferred() const { return is_deferred_; }
+
+ private:
+  boost::json::object& built() {
+    get();
+    return args_;
+  }
+
+  mutable boost::json::object args_;
+  mutable std::span<const StringArg> deferred_;
+  mutable bool is_deferred_ = false;
+};
+
 // A directive as the parser reports it. Everything but the arguments is computed when it is reported; the
-// arguments may be deferred (`defer_string_args`): they are built into JSON on the first call of args(), so
-// a reader that never asks (a sink that counts, the bench) builds none. Promises:
+// arguments may be deferred (DirectiveArgs). Promises:
 // - args() returns the same object whether they were deferred or set: canonical names; converted values, or
 //   as written when invalid (9.4).
 // - A deferred event's views are valid while the call that delivered it runs (on_directive, the inline
-//   resolver). A copy or a move (construction or assignment) builds the arguments first, so a stored copy
-//   never points into the parser.
-// - The first args() of a deferred event writes its cache: not to be called from two threads at once on one
-//   event (a copy's args() is a plain read).
+//   resolver). A copy or a move builds the arguments first (DirectiveArgs), so a stored copy never points
+//   into the parser.
 struct DirectiveEvent {
   std::string action;  // canonical name (spec 13); `mcp` for MCP tools
   bool valid = false;
@@ -67,77 +123,19 @@ struct DirectiveEvent {
   int spelling = -1;               // the grammar's spelling index, -1 for MCP
   bool interrupts = false;         // a valid interrupting directive (12.2)
 
-  DirectiveEvent() = default;
-  DirectiveEvent(const DirectiveEvent& other) { *this = other; }
-  DirectiveEvent(DirectiveEvent&& other) { *this = std::move(other); }
-  ~DirectiveEvent() = default;
-  DirectiveEvent& operator=(const DirectiveEvent& other) {
-    if (this != &other) {
-      copy_scalars(other);
-      action = other.action;
-      error = other.error;
-      args_ = other.args();
-      deferred_ = {};
-      is_deferred_ = false;
-    }
-    return *this;
-  }
-  DirectiveEvent& operator=(DirectiveEvent&& other) {
-    if (this != &other) {
-      other.args();
-      copy_scalars(other);
-      action = std::move(other.action);
-      error = std::move(other.error);
-      args_ = std::move(other.args_);
-      deferred_ = {};
-      is_deferred_ = false;
-    }
-    return *this;
-  }
-
   // Canonical names; converted values, or as written when invalid (9.4). Built here when deferred.
-  const boost::json::object& args() const {
-    if (is_deferred_) {
-      build_string_args(deferred_, args_);
-      deferred_ = {};
-      is_deferred_ = false;
-    }
-    return args_;
-  }
-  void set_args(boost::json::object args) {
-    args_ = std::move(args);
-    deferred_ = {};
-    is_deferred_ = false;
-  }
+  const boost::json::object& args() const { return args_.get(); }
+  void set_args(boost::json::object args) { args_.set(std::move(args)); }
   // Sets the arguments to `args` and leaves in `args` what the event's object held (deferred arguments are
   // dropped unbuilt), so a caller that keeps both objects keeps their storage.
-  void swap_args(boost::json::object& args) {
-    args_.swap(args);
-    deferred_ = {};
-    is_deferred_ = false;
-  }
-  // The arguments are `strings` (each a JSON string), built when first asked; `strings` and what its views
-  // point to must stay valid until then, or until the event is next set, copied or moved.
-  void defer_string_args(std::span<const StringArg> strings) {
-    deferred_ = strings;
-    is_deferred_ = true;
-  }
+  void swap_args(boost::json::object& args) { args_.swap(args); }
+  // See DirectiveArgs::defer.
+  void defer_string_args(std::span<const StringArg> strings) { args_.defer(strings); }
   // Whether the arguments are deferred and not yet built (for tests that count building).
-  bool args_deferred() const { return is_deferred_; }
+  bool args_deferred() const { return args_.deferred(); }
 
  private:
-  void copy_scalars(const DirectiveEvent& o) {
-    valid = o.valid;
-    span_begin = o.span_begin;
-    span_end = o.span_end;
-    clean_offset = o.clean_offset;
-    spelling = o.spelling;
-    interrupts = o.interrupts;
-  }
-
-  mutable boost::json::object args_;
-  mutable std::span<const StringArg> deferred_;
-  mutable bool is_deferred_ = false;
+  DirectiveArgs args_;
 };
 
 struct Diagnostic {
