@@ -270,16 +270,8 @@ bool Tidier::settle(unsigned char b) {
   if (!settle_on_ || phase_ == Phase::After || shape_ != Shape::Content || run_len_ != 0 || cr_ ||
       overflow_ || !is_plain(b))
     return false;
-  if (phase_ == Phase::Cluster) {
-    phase_ = Phase::Normal;
-    if (!ws_.empty()) {
-      if (is_closing(b))
-        ws_.clear();
-      else
-        ws_.assign(1, ' ');
-    }
-  }
-  if (!ws_.empty()) {
+  if (phase_ == Phase::Cluster) resolve(is_closing(b) ? Next::Close : Next::Other);  // as dispatch_content()
+  if (!ws_.empty()) {  // commit_pending() with no run held, on a line that shows text: the blanks go out now
     emit(ws_);
     ws_.clear();
   }

@@ -167,14 +167,6 @@ SIGIL_TARGET_AVX2 inline __m256i judge32(const Avx2Tables& t, __m256i cur, __m25
   return _mm256_xor_si256(special, must);
 }
 
-SIGIL_TARGET_AVX2 inline std::uint64_t eq64(__m256i lo, __m256i hi, char c) noexcept {
-  const __m256i needle = _mm256_set1_epi8(c);
-  return std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)))} |
-         std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)))} << 32;
-}
-
-SIGIL_TARGET_AVX2 inline std::uint64_t nonzero64(__m256i lo, __m256i hi) noexcept { return ~eq64(lo, hi, 0); }
-
 // The bytes the masks mark (see splat32).
 struct Avx2Needles {
   __m256i lt, bracket, newline, backtick, quote;
@@ -189,6 +181,10 @@ struct Avx2Needles {
 SIGIL_TARGET_AVX2 inline std::uint64_t eq64(__m256i lo, __m256i hi, __m256i needle) noexcept {
   return std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)))} |
          std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)))} << 32;
+}
+
+SIGIL_TARGET_AVX2 inline std::uint64_t nonzero64(__m256i lo, __m256i hi) noexcept {
+  return ~eq64(lo, hi, _mm256_setzero_si256());
 }
 
 // One block of the whole-buffer kernel for one request (masks, check or both), so no block tests what it
