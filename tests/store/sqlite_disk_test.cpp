@@ -16,24 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Runs one SQL statement on a database file with the raw C API, bypassing the store.
-std::string raw_query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::string out;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
-      if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr)
-        out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    } else {
-      out = std::string("error: ") + sqlite3_errmsg(db);
-    }
-    sqlite3_finalize(stmt);
-  }
-  sqlite3_close(db);
-  return out;
-}
-
 TEST(SqliteDisk, WalModeAndSchemaVersion) {
   TempDir dir;
   const std::string path = dir.file("sigil.db");

@@ -62,12 +62,44 @@ inline std::string raw_exec(const std::string& path, const std::string& sql) {
   return error;
 }
 
+// Runs one SQL statement on a database file with the raw C API, bypassing the store; its
+// first row's first column as text ("" when none), or "error: " and SQLite's message.
+inline std::string raw_query(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::string out;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+      if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr)
+        out = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    } else {
+      out = std::string("error: ") + sqlite3_errmsg(db);
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return out;
+}
+
 // Takes away what schema versions 3 (the message counts behind the history cap), 4 (deliveries kept
 // with the history), 5 (a message's task id), 6 (the channels' inbound dedupe), 7 (facts' importance), 8
-// (the archive's vectors) and 9 (messages' platform ids) added, for a test that makes a database of an
-// earlier version.
+// (the archive's vectors), 9 (messages' platform ids) and 11 (the history's index in batches: back to the
+// triggers that indexed every append) added, for a test that makes a database of an earlier version.
+inline const std::string kDropSchemaVersion11 = R"sql(
+DROP TRIGGER messages_fts_delete; DROP TRIGGER messages_fts_update; DROP TABLE messages_fts_indexed;
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+END;
+)sql";
 inline const std::string kDropSchemaVersion9 =
-    "DROP INDEX messages_platform; ALTER TABLE messages DROP COLUMN platform_id; ";
+    kDropSchemaVersion11 + "DROP INDEX messages_platform; ALTER TABLE messages DROP COLUMN platform_id; ";
 inline const std::string kDropSchemaVersion8 = kDropSchemaVersion9 + "DROP TABLE archive_vectors; ";
 inline const std::string kDropSchemaVersion7 =
     kDropSchemaVersion8 +

@@ -24,6 +24,11 @@ struct OpenOptions {
   // so a long chat goes on and only what no model call would send any more is lost (recent_messages and
   // search_messages see the kept ones). 0: no cap.
   std::size_t max_messages_per_conversation = 10'000;
+  // History appends left out of the full-text index until this many are pending; then one statement
+  // indexes them all (one FTS5 segment for the lot, not one per message). Searches, closing and opening
+  // index whatever is pending first, so a search never misses a message whose append had returned.
+  // 0 or 1: each append is indexed right after its own commit.
+  std::size_t history_index_batch = 64;
 };
 
 // Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory

@@ -27,6 +27,16 @@ DELETE FROM messages WHERE id IN (
 constexpr std::string_view kSavepoint = "SAVEPOINT append_message";
 constexpr std::string_view kRollbackToSavepoint = "ROLLBACK TO append_message";
 constexpr std::string_view kReleaseSavepoint = "RELEASE append_message";
+// The full-text index's batches (schema version 11): whether any row is above the watermark (one lookup
+// at each end of the rowid B-tree), the rows above it added in one statement (so FTS5 writes one segment
+// for the lot), and the watermark moved to the highest id, in the same transaction.
+constexpr std::string_view kAnyMessagePending = R"sql(
+SELECT EXISTS (SELECT 1 FROM messages WHERE id > (SELECT up_to FROM messages_fts_indexed WHERE id = 1)))sql";
+constexpr std::string_view kIndexedUpTo = "SELECT up_to FROM messages_fts_indexed WHERE id = 1";
+constexpr std::string_view kIndexPending = R"sql(
+INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?1)sql";
+constexpr std::string_view kMoveWatermark = R"sql(
+UPDATE messages_fts_indexed SET up_to = (SELECT coalesce(max(id), 0) FROM messages) WHERE id = 1)sql";
 constexpr std::string_view kRecentMessages = R"sql(
 SELECT id, role, text, turn_id, at, task_id, platform_id FROM (
     SELECT id, role, text, turn_id, at, task_id, platform_id FROM messages
@@ -66,7 +76,48 @@ Result<std::int64_t> SqliteStore::append_message(const Scope& scope, const Messa
     std::lock_guard lock(mutex_);
     run_message_batch(batch);
   });
+  // Indexed later, in a batch: by whichever append finds the batch full (after its own commit, so no
+  // other append waits for it in its group commit), by a search, or at close or the next open.
+  if (*op.id && messages_pending_.fetch_add(1, std::memory_order_relaxed) + 1 >=
+                    std::max<std::size_t>(options_.history_index_batch, 1)) {
+    std::lock_guard lock(mutex_);
+    (void)index_pending_messages();  // the append is committed; a failure here leaves the rows pending
+  }
   return std::move(*op.id);
+}
+
+Status SqliteStore::index_pending_messages() {
+  messages_pending_.store(0, std::memory_order_relaxed);  // mutex_ held: no append commits meanwhile
+  {
+    STORE_STMT(q, kAnyMessagePending);
+    STORE_STEP(row, q);
+    if (!row || q.integer(0) == 0) return {};
+  }
+  Transaction tx(db_);
+  STORE_TRY(tx.begin());
+  std::int64_t up_to = 0;
+  {
+    STORE_STMT(q, kIndexedUpTo);  // read again under the write lock: another process may have indexed
+    STORE_STEP(row, q);
+    if (!row) return Error{"sqlite store: the history index has no watermark"};
+    up_to = q.integer(0);
+  }
+  {
+    STORE_STMT(q, kIndexPending);
+    STORE_TRY(q.bind_int(1, up_to).run());
+  }
+  {
+    STORE_STMT(q, kMoveWatermark);
+    STORE_TRY(q.run());
+  }
+  STORE_TRY(tx.commit());
+  index_batches_.fetch_add(1, std::memory_order_relaxed);
+  return {};
+}
+
+Status SqliteStore::catch_up_index() {
+  std::lock_guard lock(mutex_);
+  return index_pending_messages();
 }
 
 void SqliteStore::run_message_batch(const std::vector<MessageOp*>& batch) {
@@ -155,6 +206,7 @@ Result<std::vector<MessageHit>> SqliteStore::search_messages(const Scope& scope,
   STORE_TRY(check_scope(scope));
   const std::string match = fts_match_query(query);
   if (top_k <= 0 || match.empty()) return std::vector<MessageHit>();
+  STORE_TRY(catch_up_index());
   Reader r = reader();
   STORE_READ_STMT(q, r, kSearchMessages);
   q.bind_partition(conversation_partition(scope)).bind_text(3, match).bind_int(4, std::min(top_k, kMaxTopK));
@@ -170,6 +222,7 @@ Result<std::vector<MessageHit>> SqliteStore::search_user_messages(const Scope& s
   if (scope.user_id.empty()) return Error{"sqlite store: no user"};
   const std::string match = fts_match_query(query);
   if (top_k <= 0 || match.empty()) return std::vector<MessageHit>();
+  STORE_TRY(catch_up_index());
   Reader r = reader();
   STORE_READ_STMT(q, r, kSearchUserMessages);
   q.bind_text(1, scope.user_id).bind_text(2, match).bind_int(3, std::min(top_k, kMaxTopK));

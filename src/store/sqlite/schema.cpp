@@ -13,7 +13,7 @@ namespace {
 // Ordered: migration i takes a database from version i to i + 1. Never edit a released migration; append.
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
-constexpr std::array<const char*, 10> kMigrations = {
+constexpr std::array<const char*, 11> kMigrations = {
     // 1: the first schema.
     R"sql(
 CREATE TABLE meta(
@@ -240,6 +240,37 @@ CREATE INDEX messages_platform ON messages(user_id, conversation_id, platform_id
 UPDATE messages SET role = 'results'
 WHERE role = 'user' AND turn_id <> '' AND id NOT IN (
     SELECT min(id) FROM messages WHERE turn_id <> '' GROUP BY user_id, conversation_id, turn_id);
+)sql",
+    // 11: the history's full-text index is written in batches, off the append's path (messages.cpp,
+    // index_pending_messages): FTS5 writes a segment at every savepoint and commit, so indexing each append
+    // in its own trigger wrote one segment per message, which automerge then merged again. The insert
+    // trigger goes; messages_fts_indexed.up_to is the highest messages.id the index holds, and every row at
+    // or below it is indexed (rows above it are pending). The delete and update triggers touch the index
+    // only for indexed rows: an external-content FTS5 'delete' of a row it never held corrupts it. A delete
+    // that leaves no row at or above the watermark lowers it to the highest id left, since SQLite hands a
+    // deleted top id out again (messages.id has no AUTOINCREMENT) and the new row must count as pending.
+    // The earlier triggers indexed every row, so the watermark starts at the highest id.
+    R"sql(
+DROP TRIGGER messages_fts_insert;
+DROP TRIGGER messages_fts_delete;
+DROP TRIGGER messages_fts_update;
+CREATE TABLE messages_fts_indexed(
+    id    INTEGER PRIMARY KEY CHECK (id = 1),
+    up_to INTEGER NOT NULL
+) STRICT;
+INSERT INTO messages_fts_indexed(id, up_to) SELECT 1, coalesce(max(id), 0) FROM messages;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text)
+        SELECT 'delete', old.id, old.text WHERE old.id <= (SELECT up_to FROM messages_fts_indexed);
+    UPDATE messages_fts_indexed SET up_to = coalesce((SELECT max(id) FROM messages), 0)
+        WHERE up_to > coalesce((SELECT max(id) FROM messages), 0);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF id, text ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, text)
+        SELECT 'delete', old.id, old.text WHERE old.id <= (SELECT up_to FROM messages_fts_indexed);
+    INSERT INTO messages_fts(rowid, text)
+        SELECT new.id, new.text WHERE new.id <= (SELECT up_to FROM messages_fts_indexed);
+END;
 )sql",
 };
 

@@ -28,6 +28,10 @@ SqliteStore::SqliteStore(sqlite3* db, const OpenOptions& options, std::string se
     : db_(db), options_(options), session_(std::move(session)) {}
 
 SqliteStore::~SqliteStore() {
+  if (indexing_) {  // what is pending is indexed now rather than at the next open
+    std::lock_guard lock(mutex_);
+    (void)index_pending_messages();
+  }
   for (auto& [sql, stmt] : reader_statements_) sqlite3_finalize(stmt);
   sqlite3_close_v2(reader_);
   for (auto& [sql, stmt] : statements_) sqlite3_finalize(stmt);
@@ -56,6 +60,8 @@ Result<std::unique_ptr<Store>> SqliteStore::open(const std::string& path, const 
   STORE_TRY(store->configure(in_memory));
   if (!in_memory) STORE_TRY(store->check_integrity(path));
   STORE_TRY(store->migrate(path));
+  STORE_TRY(store->index_pending_messages());  // rows a process killed before its next batch left pending
+  store->indexing_ = true;  // a store refused at open (a newer schema) is never written, not even here
   STORE_TRY(store->load_page_salt());
   if (path != ":memory:" && !path.empty()) STORE_TRY(store->open_reader(path));
   return std::unique_ptr<Store>(std::move(store));

@@ -36,7 +36,17 @@
 // each in a savepoint of its own, so one that fails is undone alone and the others are kept; each call
 // returns only once the transaction holding its message is committed, with synchronous=NORMAL as before.
 // A turn's history writes are the gateway's most frequent store work; a batch writes the pages its appends
-// share (FTS5's segment, the commit's WAL frames) once.
+// share (the commit's WAL frames) once.
+//
+// The history's full-text index (messages_fts) is written in batches, off the append's path: an append
+// writes its row only, and messages_fts_indexed.up_to (schema version 11) is the highest id the index
+// holds. index_pending_messages adds every row above it in one statement and moves it, in one transaction,
+// so the index and the watermark never disagree. It runs when OpenOptions::history_index_batch appends of
+// this instance are pending (in the append that finds the batch full, after its commit), at open (rows a
+// killed process left pending), at close, and before every search: search_messages and
+// search_user_messages first take the write lock and index what is pending, so a search sees every
+// message whose append returned before it began, written by this process or another (the read-only
+// connection cannot write; a search waits for a write in progress, as a write would).
 #pragma once
 
 #include <atomic>
@@ -132,6 +142,8 @@ class SqliteStore final : public Store {
   std::uint64_t message_batches() const { return message_commits_.batches(); }
   // History appends waiting for a group commit's leader now.
   std::size_t queued_messages() const { return message_commits_.queued(); }
+  // Transactions that indexed pending history rows (what a test counts: N appends, one index batch).
+  std::uint64_t index_batches() const noexcept { return index_batches_.load(std::memory_order_relaxed); }
 
   Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
                         bool csp_allows_scripts, TimePoint now) override;
@@ -195,6 +207,10 @@ class SqliteStore final : public Store {
   // open, and a batch of them in one transaction, each in its own savepoint.
   Result<std::int64_t> append_message_locked(const Scope& scope, const Message& message);
   void run_message_batch(const std::vector<MessageOp*>& batch);
+  // messages.cpp: the history rows above the watermark into the full-text index, in one transaction of
+  // their own (mutex_ held; none open); catch_up_index takes mutex_ for it.
+  Status index_pending_messages();
+  Status catch_up_index();
   Status exec(const char* sql);
   // facts.cpp, what forget and correct start with: `fact` trimmed (an invalid scope or an empty fact
   // refused), then under mutex_ in a begun transaction (change's to commit), change(tx, partition, ids) with
@@ -232,9 +248,12 @@ class SqliteStore final : public Store {
   std::unordered_map<std::string, MemoryOnce> memory_once_;  // under mutex_; key: memory_once_key()
   std::string memory_once_scratch_;
 
-  GroupCommit<OnceOp> once_commits_;        // its lock is never held while waiting for mutex_
-  GroupCommit<MessageOp> message_commits_;  // likewise
-  std::atomic<std::uint64_t> commits_{0};   // transactions committed on db_ (its commit hook)
+  GroupCommit<OnceOp> once_commits_;              // its lock is never held while waiting for mutex_
+  GroupCommit<MessageOp> message_commits_;        // likewise
+  std::atomic<std::uint64_t> commits_{0};         // transactions committed on db_ (its commit hook)
+  std::atomic<std::size_t> messages_pending_{0};  // appended by this instance since the last index batch
+  std::atomic<std::uint64_t> index_batches_{0};
+  bool indexing_ = false;  // opened and migrated: the destructor indexes what is pending
 };
 
 }  // namespace sigil::store::sqlite
