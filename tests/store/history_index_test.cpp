@@ -45,6 +45,12 @@ void append_range(Store& store, int first, int last) {
     ASSERT_TRUE(store.append_message(kAlice, said("common w" + std::to_string(i))).ok()) << i;
 }
 
+// Appends messages 0..n-1 and indexes them (a search catches up first): ids 1..n indexed, none pending.
+void append_indexed(Store& store, int n) {
+  append_range(store, 0, n);
+  ASSERT_TRUE(store.search_messages(kAlice, "w0", 1).ok());
+}
+
 // FTS5's own check of the index against the content table, and the index's hits for each term equal to
 // what a rebuild from the content makes.
 void expect_index_equals_rebuild(const std::string& path, const std::vector<std::string>& terms) {
@@ -124,9 +130,8 @@ TEST(SqliteHistoryIndex, DeletesAndUpdatesOfPendingAndIndexedRowsKeepTheIndexExa
   const std::string path = dir.file("sigil.db");
   auto store = open_with_batch(path, 5000);
   ASSERT_NE(store, nullptr);
-  append_range(*store, 0, 10);
-  ASSERT_TRUE(store->search_messages(kAlice, "w0", 1).ok());  // ids 1..10 indexed
-  append_range(*store, 10, 20);                               // ids 11..20 pending
+  append_indexed(*store, 10);    // ids 1..10 indexed
+  append_range(*store, 10, 20);  // ids 11..20 pending
   EXPECT_EQ(pending_rows(path), "10");
   // An indexed and a pending row each changed and each deleted, bypassing the store as a migration would.
   EXPECT_EQ(raw_exec(path,
@@ -167,8 +172,7 @@ TEST(SqliteHistoryIndex, AReusedIdAfterTheNewestRowsWentIsIndexed) {
   const std::string path = dir.file("sigil.db");
   auto store = open_with_batch(path, 5000);
   ASSERT_NE(store, nullptr);
-  append_range(*store, 0, 5);
-  ASSERT_TRUE(store->search_messages(kAlice, "w0", 1).ok());  // ids 1..5 indexed
+  append_indexed(*store, 5);  // ids 1..5 indexed
   // The newest rows go (the whole conversation), so SQLite hands their ids out again: the new rows are
   // pending, not taken for indexed ones.
   ASSERT_TRUE(*store->delete_conversation(kAlice));
