@@ -33,6 +33,17 @@ void OpenTagScan::end_value() {
   value_.clear();
 }
 
+void OpenTagScan::materialize() {
+  if (refs_.empty()) return;  // attributes_ was cleared by scan_whole()'s start()
+  attributes_.resize(refs_.size());
+  for (std::size_t i = 0; i < refs_.size(); ++i) {
+    attributes_[i].key.assign(refs_[i].key);
+    attributes_[i].value.assign(refs_[i].value);
+    attributes_[i].has_value = refs_[i].has_value;
+  }
+  refs_.clear();
+}
+
 namespace {
 // Inside a quoted value on the whole-tag path, the bytes that need a look: either quote (the closing one or a
 // literal), a backslash and line breaks (step() knows their rules) and `&` (a character reference).
@@ -45,12 +56,13 @@ constexpr std::array<bool, 256> kValueLook = [] {
 
 std::size_t OpenTagScan::scan_whole(std::string_view rest) {
   start();
-  decoded_.clear();
-  decoded_at_.clear();
+  bool decoded = false;  // whether a value had character references (decoded_ holds this tag's then)
   // A decoded value's view is made once every value is decoded (decoded_ may move while it grows).
   auto done = [&](std::size_t used) {
-    for (const Decoded& d : decoded_at_)
-      refs_[d.attribute].value = std::string_view(decoded_).substr(d.offset, d.size);
+    if (decoded) {
+      for (const Decoded& d : decoded_at_)
+        refs_[d.attribute].value = std::string_view(decoded_).substr(d.offset, d.size);
+    }
     return used;
   };
   const unsigned char* p = reinterpret_cast<const unsigned char*>(rest.data());
@@ -100,6 +112,11 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
     }
     const std::string_view value = rest.substr(value_begin, value_end - value_begin);
     if (refs) {
+      if (!decoded) {
+        decoded_.clear();
+        decoded_at_.clear();
+        decoded = true;
+      }
       const std::size_t before = decoded_.size();
       decoded_ += text::decode_char_refs(value);
       decoded_at_.push_back({refs_.size(), before, decoded_.size() - before});

@@ -35,10 +35,8 @@ class OpenTagScan {
   std::size_t scan_whole(std::string_view rest);
   std::span<const AttributeRef> attribute_refs() const { return refs_; }
   // Copies what scan_whole() read into attributes(), for a tag that is then kept in a construct.
-  void materialize() {
-    attributes_ = to_attributes(refs_);
-    refs_.clear();
-  }
+  // Assigned in place, so the attributes' storage is kept from tag to tag.
+  void materialize();
 
   bool self_closing() const { return self_closing_; }
   // Inside a quoted value only a line break fails the tag, and no trigger counts (2.8).
