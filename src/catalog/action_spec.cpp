@@ -14,10 +14,15 @@ std::size_t effective_body_limit(const ActionSpec& action, const Spelling& spell
 }
 
 const ParamSpec* find_param(const ActionSpec& action, std::string_view key) {
+  // The exact spelling first: models write the canonical name almost always, and one compare of the whole
+  // name is cheaper than folding it byte by byte.
+  auto same = [key](std::string_view name) {
+    return name.size() == key.size() && (name == key || ascii::iequals(name, key));
+  };
   for (const ParamSpec& param : action.params) {
-    if (ascii::iequals(param.name, key)) return &param;
+    if (same(param.name)) return &param;
     for (const std::string& alias : param.aliases) {
-      if (ascii::iequals(alias, key)) return &param;
+      if (same(alias)) return &param;
     }
   }
   return nullptr;

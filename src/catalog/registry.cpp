@@ -1,5 +1,6 @@
 #include "sigil/catalog/registry.h"
 
+#include <array>
 #include <stdexcept>
 #include <utility>
 
@@ -259,8 +260,24 @@ void Registry::validate_tag_into(int spelling, std::span<const parse::Attribute>
                                  const parse::Body& body, parse::Validated& out) const {
   const ActionSpec& action = action_of(spelling);
   const Spelling& spec = spelling_spec(spelling);
-  if (!catalog::validate_tag_simple(action, spec, attributes, body, out))
+  // Views of the attributes for the simple path (which takes no more than kMaxDeferredArgs of them).
+  std::array<parse::AttributeRef, parse::kMaxDeferredArgs> refs;
+  const bool viewed = attributes.size() <= refs.size();
+  if (viewed) {
+    for (std::size_t i = 0; i < attributes.size(); ++i)
+      refs[i] = {attributes[i].key, attributes[i].value, attributes[i].has_value};
+  }
+  if (!viewed ||
+      !catalog::validate_tag_simple(action, spec, std::span(refs.data(), attributes.size()), body, out))
     out = catalog::validate_tag(action, spec, attributes, body);
+}
+
+void Registry::validate_tag_refs_into(int spelling, std::span<const parse::AttributeRef> attributes,
+                                      parse::Validated& out) const {
+  const ActionSpec& action = action_of(spelling);
+  const Spelling& spec = spelling_spec(spelling);
+  if (!catalog::validate_tag_simple(action, spec, attributes, parse::Body{}, out))
+    out = catalog::validate_tag(action, spec, parse::to_attributes(attributes), parse::Body{});
 }
 
 parse::Validated Registry::validate_bracket(int spelling, std::string_view args, bool has_args) const {

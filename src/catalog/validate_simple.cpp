@@ -81,7 +81,7 @@ bool accept(const ParamSpec* p, std::string_view written, std::size_t i,
 }  // namespace
 
 bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
-                         std::span<const parse::Attribute> attributes, const parse::Body& body,
+                         std::span<const parse::AttributeRef> attributes, const parse::Body& body,
                          parse::Validated& out) {
   if (spelling.dialect != Dialect::Tag || body.kind != parse::Body::Kind::Absent ||
       !spelling.presets.empty() || !action.rules.empty() || attributes.size() > kMaxSimple)
@@ -90,7 +90,7 @@ bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
   std::array<std::string_view, kMaxSimple> values{};
   const std::size_t n = attributes.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const parse::Attribute& a = attributes[i];
+    const parse::AttributeRef& a = attributes[i];
     if (!a.has_value) return false;  // a bare key: true for a boolean, missing for a string
     if (!accept(find_param(action, a.key), a.value, i, params, values)) return false;  // unknown keys too
   }

@@ -14,6 +14,7 @@ void OpenTagScan::start() {
   key_.clear();
   value_.clear();
   attributes_.clear();
+  refs_.clear();
 }
 
 bool OpenTagScan::in_quoted_value() const {
@@ -32,6 +33,17 @@ void OpenTagScan::end_value() {
   value_.clear();
 }
 
+void OpenTagScan::materialize() {
+  if (refs_.empty()) return;  // attributes_ was cleared by scan_whole()'s start()
+  attributes_.resize(refs_.size());
+  for (std::size_t i = 0; i < refs_.size(); ++i) {
+    attributes_[i].key.assign(refs_[i].key);
+    attributes_[i].value.assign(refs_[i].value);
+    attributes_[i].has_value = refs_[i].has_value;
+  }
+  refs_.clear();
+}
+
 namespace {
 // Inside a quoted value on the whole-tag path, the bytes that need a look: either quote (the closing one or a
 // literal), a backslash and line breaks (step() knows their rules) and `&` (a character reference).
@@ -44,6 +56,15 @@ constexpr std::array<bool, 256> kValueLook = [] {
 
 std::size_t OpenTagScan::scan_whole(std::string_view rest) {
   start();
+  bool decoded = false;  // whether a value had character references (decoded_ holds this tag's then)
+  // A decoded value's view is made once every value is decoded (decoded_ may move while it grows).
+  auto done = [&](std::size_t used) {
+    if (decoded) {
+      for (const Decoded& d : decoded_at_)
+        refs_[d.attribute].value = std::string_view(decoded_).substr(d.offset, d.size);
+    }
+    return used;
+  };
   const unsigned char* p = reinterpret_cast<const unsigned char*>(rest.data());
   const std::size_t n = rest.size();
   std::size_t i = 0;
@@ -55,11 +76,11 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
       ++i;
       continue;
     }
-    if (c == '>') return i + 1;
+    if (c == '>') return done(i + 1);
     if (c == '/') {
       if (i + 1 < n && p[i + 1] == '>') {
         self_closing_ = true;
-        return i + 2;
+        return done(i + 2);
       }
       return 0;
     }
@@ -69,8 +90,7 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
     if (i == n) return 0;
     const std::string_view key = rest.substr(key_begin, i - key_begin);
     if (p[i] == '>' || p[i] == '/') {  // a key without a value
-      Attribute& a = attributes_.emplace_back();
-      a.key.assign(key);
+      refs_.push_back({key, {}, false});
       continue;
     }
     if (p[i] != '=' || i + 1 == n) return 0;
@@ -91,13 +111,19 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
       ++value_end;  // `&` or the other quote
     }
     const std::string_view value = rest.substr(value_begin, value_end - value_begin);
-    Attribute& a = attributes_.emplace_back();
-    a.key.assign(key);
-    if (refs)
-      a.value = text::decode_char_refs(value);
-    else
-      a.value.assign(value);
-    a.has_value = true;
+    if (refs) {
+      if (!decoded) {
+        decoded_.clear();
+        decoded_at_.clear();
+        decoded = true;
+      }
+      const std::size_t before = decoded_.size();
+      decoded_ += text::decode_char_refs(value);
+      decoded_at_.push_back({refs_.size(), before, decoded_.size() - before});
+      refs_.push_back({key, {}, true});
+    } else {
+      refs_.push_back({key, value, true});
+    }
     i = value_end + 1;
     after_name = false;
     // Right after a closing quote a key may follow directly (2.1): the loop takes it like one after a blank.

@@ -5,6 +5,7 @@
 // value (2.8); that byte is not consumed, so the caller can read it afresh as ordinary text.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,12 +29,19 @@ class OpenTagScan {
   // them, valueless keys right before `>` or `/`, single spaces or tabs between them, `>` or `/>` at the
   // end). Returns the bytes it used, the `>` included, with the same attributes and self_closing() that
   // step() would give over them; 0 (and nothing to rely on) for anything else, which step() then reads.
+  // The attributes are views (attribute_refs()), into `rest` or into the scanner's decoded copy of a value
+  // with character references: valid until the next start() or scan_whole(), and only while `rest` is.
+  // attributes() stays empty until materialize() copies them.
   std::size_t scan_whole(std::string_view rest);
+  std::span<const AttributeRef> attribute_refs() const { return refs_; }
+  // Copies what scan_whole() read into attributes(), for a tag that is then kept in a construct.
+  // Assigned in place, so the attributes' storage is kept from tag to tag.
+  void materialize();
 
   bool self_closing() const { return self_closing_; }
   // Inside a quoted value only a line break fails the tag, and no trigger counts (2.8).
   bool in_quoted_value() const;
-  bool has_attributes() const { return !attributes_.empty() || state_ == State::Key; }
+  bool has_attributes() const { return !attributes_.empty() || !refs_.empty() || state_ == State::Key; }
   const std::vector<Attribute>& attributes() const { return attributes_; }
   std::vector<Attribute> take_attributes() { return std::move(attributes_); }
   // Swaps the attributes into `out` (cleared first), so both vectors keep their capacity for the next tag.
@@ -68,6 +76,12 @@ class OpenTagScan {
   std::string key_;
   std::string value_;
   std::vector<Attribute> attributes_;
+  std::vector<AttributeRef> refs_;  // scan_whole()'s attributes
+  std::string decoded_;             // the values scan_whole() decoded, one after another
+  struct Decoded {
+    std::size_t attribute, offset, size;  // refs_[attribute]'s value is decoded_.substr(offset, size)
+  };
+  std::vector<Decoded> decoded_at_;
 };
 
 }  // namespace sigil::parse

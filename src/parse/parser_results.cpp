@@ -25,7 +25,7 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   // Asked once: the grammar's spelling() is a virtual call.
   const SpellingInfo* info = spelling >= 0 ? &grammar_.spelling(spelling) : nullptr;
   if (info != nullptr) {
-    e.action.assign(info->action);
+    if (e.action != info->action) e.action.assign(info->action);  // often the last directive's action again
   } else {
     e.action.assign(action.empty() ? std::string_view("mcp") : action);
   }

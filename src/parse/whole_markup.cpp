@@ -97,7 +97,7 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
     // tag leaves no trace in the shadow machine (2.8), so it never steps it.
     const std::uint64_t clean = visible_count();
     pos_ = begin + len - 1;
-    grammar_.validate_tag_into(spec.spelling, tag_.attributes(), Body{}, scratch_);
+    grammar_.validate_tag_refs_into(spec.spelling, tag_.attribute_refs(), scratch_);
     code_.mark_line_content();
     directive(spec.spelling, {}, scratch_, begin, begin + len, clean);
     if (!self_closing) {  // 2.4: its own close tag after only whitespace belongs to it
@@ -108,6 +108,7 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
     pos_ = begin + len;
     return len;
   }
+  tag_.materialize();  // the construct keeps them (complete_open_tag() takes them)
   begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_start);
   TagPart& t = cs_.tag();
   t.tag = index;

@@ -72,8 +72,14 @@ TEST(ValidateSimple, SameResultAsValidateTagFromAnyPreviousState) {
       const parse::Validated expected = registry.validate_tag(s, c.attrs, parse::Body{});
       registry.validate_tag_into(s, c.attrs, parse::Body{}, reused);
       EXPECT_EQ(printed(reused), printed(expected)) << c.tag;
+      // The same attributes as views (as the parser's whole-tag path passes them).
+      std::vector<parse::AttributeRef> refs;
+      for (const parse::Attribute& a : c.attrs) refs.push_back({a.key, a.value, a.has_value});
+      parse::Validated from_refs = expected;
+      registry.validate_tag_refs_into(s, refs, from_refs);
+      EXPECT_EQ(printed(from_refs), printed(expected)) << c.tag;
       parse::Validated scratch = expected;  // a non-empty previous state
-      if (sigil::catalog::validate_tag_simple(registry.action_of(s), registry.spelling_spec(s), c.attrs,
+      if (sigil::catalog::validate_tag_simple(registry.action_of(s), registry.spelling_spec(s), refs,
                                               parse::Body{}, scratch)) {
         ++simple;
         EXPECT_TRUE(scratch.args_deferred) << c.tag;  // no JSON built on the simple path

@@ -2,6 +2,7 @@
 // attribute scanner and the close-tag matcher.
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,42 @@ TEST(OpenTagScan, UnquotedValuesKeepSlashes) {
   EXPECT_TRUE(self);
   EXPECT_EQ(a[0].value, "/tmp/a.png");
   EXPECT_EQ(a[1].value, "photo");
+}
+
+// The whole-tag path reads the attributes as views: into the tag's bytes where a value has no character
+// reference (no copy), into the scanner's decoded copy where it has; the same attributes as step() gives.
+TEST(OpenTagScan, ScanWholeGivesViewsEqualToStepping) {
+  const std::vector<std::string> tails = {
+      " emoji=\"thumbsup\"/>",
+      " a=\"x &amp; y\" b='plain' c=\"&lt;3&gt;\" d>",
+      " path=\"/tmp/r.pdf\" caption=\"Tom &amp; Jerry\" kind=\"document\" cleanup/>",
+      " a=\"&#x1F44D;\"b='&quot;'>",
+      ">",
+  };
+  for (const std::string& tail : tails) {
+    OpenTagScan s;
+    ASSERT_EQ(s.scan_whole(tail), tail.size()) << tail;
+    EXPECT_TRUE(s.attributes().empty()) << tail;  // nothing copied yet
+    const std::vector<Attribute> stepped = attrs_of(tail);
+    const std::span<const AttributeRef> refs = s.attribute_refs();
+    ASSERT_EQ(refs.size(), stepped.size()) << tail;
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      EXPECT_EQ(refs[i].key, stepped[i].key) << tail;
+      EXPECT_EQ(refs[i].value, stepped[i].value) << tail;
+      EXPECT_EQ(refs[i].has_value, stepped[i].has_value) << tail;
+      const bool in_tail =
+          refs[i].key.data() >= tail.data() && refs[i].key.data() < tail.data() + tail.size();
+      EXPECT_TRUE(in_tail) << "the key is read in place: " << tail;
+      if (refs[i].has_value && tail.find('&') == std::string::npos) {
+        EXPECT_GE(refs[i].value.data(), tail.data()) << "read in place: " << tail;
+        EXPECT_LE(refs[i].value.data() + refs[i].value.size(), tail.data() + tail.size()) << tail;
+      }
+    }
+    s.materialize();
+    ASSERT_EQ(s.attributes().size(), stepped.size()) << tail;
+    for (std::size_t i = 0; i < stepped.size(); ++i) EXPECT_EQ(s.attributes()[i].value, stepped[i].value);
+    EXPECT_TRUE(s.attribute_refs().empty());
+  }
 }
 
 TEST(OpenTagScan, Rejections) {

@@ -83,6 +83,8 @@ class Registry : public parse::Grammar {
                                 const parse::Body& body) const override;
   void validate_tag_into(int spelling, std::span<const parse::Attribute> attributes, const parse::Body& body,
                          parse::Validated& out) const override;
+  void validate_tag_refs_into(int spelling, std::span<const parse::AttributeRef> attributes,
+                              parse::Validated& out) const override;
   parse::Validated validate_bracket(int spelling, std::string_view args, bool has_args) const override;
   void validate_bracket_into(int spelling, std::string_view args, bool has_args,
                              parse::Validated& out) const override;

@@ -35,8 +35,9 @@ parse::Validated validate_tag(const ActionSpec& action, const Spelling& spelling
 // writes what validate_tag returns into `out` with the arguments deferred (parse::Validated::args_deferred:
 // no JSON built; build_args() gives validate_tag's object), reusing its storage, and returns true; otherwise
 // returns false and leaves `out` as it was.
+// The attributes are views (parse::AttributeRef), so a caller that read them in place copies nothing.
 bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
-                         std::span<const parse::Attribute> attributes, const parse::Body& body,
+                         std::span<const parse::AttributeRef> attributes, const parse::Body& body,
                          parse::Validated& out);
 
 // The common case of validate_bracket, in place: ARGS given for positional string or enum parameters that

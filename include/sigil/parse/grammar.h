@@ -75,6 +75,22 @@ struct Attribute {
   bool has_value = false;  // false for a key written without `=`
 };
 
+// The same attribute as views: into the reply's bytes where it was read in place, or into the scanner's copy
+// of a value whose character references it decoded. Valid only during the call they are passed to.
+struct AttributeRef {
+  std::string_view key;
+  std::string_view value;
+  bool has_value = false;
+};
+
+// Copies of views, for the paths that keep attributes or read them as Attributes.
+inline std::vector<Attribute> to_attributes(std::span<const AttributeRef> refs) {
+  std::vector<Attribute> out;
+  out.reserve(refs.size());
+  for (const AttributeRef& a : refs) out.push_back({std::string(a.key), std::string(a.value), a.has_value});
+  return out;
+}
+
 // A tag's body as the parser read it.
 struct Body {
   enum class Kind : unsigned char { Absent, Text, Json, JsonError } kind = Kind::Absent;
@@ -158,6 +174,12 @@ class Grammar {
   virtual void validate_tag_into(int spelling, std::span<const Attribute> attributes, const Body& body,
                                  Validated& out) const {
     out = validate_tag(spelling, attributes, body);
+  }
+  // The same for a tag without a body whose attributes are views (read in place, without copies). This
+  // default copies them once into Attributes.
+  virtual void validate_tag_refs_into(int spelling, std::span<const AttributeRef> attributes,
+                                      Validated& out) const {
+    validate_tag_into(spelling, to_attributes(attributes), Body{}, out);
   }
   // A bracket directive: ARGS exactly as written between `NAME:` and `]` (split and trimmed here, 3.3).
   // `has_args` is false for `[NAME]`.
