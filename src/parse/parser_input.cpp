@@ -51,6 +51,7 @@ void Parser::Impl::feed_window(std::string_view window) {
         masks.find(text::stage1::kMarkupStarts, 0) == window.size()) {
       // Ordinary text with no `<` or `[` in it (most streamed pieces): consume()'s first step would take it
       // all as one ordinary run; taken here without entering consume()'s loop.
+      ++stats_.ordinary_pieces;
       return ordinary_run(window, masks);
     }
     consume(window, masks);
