@@ -72,6 +72,8 @@ class Parser::Impl {
   // Input.
   static constexpr std::size_t kUtf8NotesShown = 16;
   void feed_window(std::string_view window);
+  void feed_sanitized(std::string_view window);
+  void grow_masks(std::size_t blocks);
   void consume_piece(std::string_view piece);
   void consume(std::string_view s, const text::stage1::MaskView& masks);
   void ordinary_run(std::string_view run, const text::stage1::MaskView& masks);

@@ -24,6 +24,7 @@ constexpr std::size_t kSharedCodeRun = 64;
 
 void Parser::Impl::feed(std::string_view chunk) {
   stats_.bytes_in += chunk.size();
+  if (chunk.size() <= kWindow) return feed_window(chunk);  // a streamed piece: one window, no loop
   std::size_t off = 0;
   while (off < chunk.size()) {
     std::size_t len = chunk.size() - off;
@@ -41,13 +42,30 @@ void Parser::Impl::feed(std::string_view chunk) {
 // pieces and replacements as before, and each piece that is a view into the window still gets its masks.
 void Parser::Impl::feed_window(std::string_view window) {
   const std::size_t blocks = text::stage1::blocks_for(window.size());
-  if (masks_.size() < blocks) masks_.resize(blocks);  // grows to one window at most, once
+  if (masks_.size() < blocks) grow_masks(blocks);
   const text::stage1::Utf8Check check = text::stage1::scan(kernel_, window, masks_.data());
   if (utf8_.held() == 0 && text::stage1::all_valid(check, window.size())) {
     utf8_.accept_valid(window.size());
-    consume(window, text::stage1::MaskView(masks_.data(), 0, window.size()));
+    const text::stage1::MaskView masks(masks_.data(), 0, window.size());
+    if (mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active() &&
+        masks.find(text::stage1::kMarkupStarts, 0) == window.size()) {
+      // Ordinary text with no `<` or `[` in it (most streamed pieces): consume()'s first step would take it
+      // all as one ordinary run; taken here without entering consume()'s loop.
+      ++stats_.ordinary_pieces;
+      return ordinary_run(window, masks);
+    }
+    consume(window, masks);
     return;
   }
+  feed_sanitized(window);
+}
+
+// Out of line (as the rest of the window's set-up that a streamed piece seldom needs), so that feed_window()
+// stays cheap to enter: it runs once per fed chunk.
+void Parser::Impl::grow_masks(std::size_t blocks) { masks_.resize(blocks); }  // to one window at most, once
+
+// Not valid as a whole, or a sequence held from the last window: through the sanitizer, piece by piece.
+void Parser::Impl::feed_sanitized(std::string_view window) {
   window_ = window;
   utf8_.feed(window, [this](std::string_view piece) { consume_piece(piece); });
   window_ = {};

@@ -1,5 +1,6 @@
 #include "sigil/parse/tidier.h"
 
+#include <array>
 #include <cstring>
 #include <string_view>
 
@@ -31,6 +32,11 @@ constexpr bool is_closing(unsigned char b) noexcept {
 
 // A byte that, on a line that already shows text and with nothing held, is simply passed on.
 constexpr bool is_plain(unsigned char b) noexcept { return !is_markup_space(b) && !is_run_char(b); }
+
+// Every byte any stage-1 mask marks (text/stage1.h): a piece with none of them has all-zero masks.
+constexpr auto kAnyMask = [](const text::stage1::BlockMasks& m) noexcept {
+  return m.lt | m.bracket | m.newline | m.backtick | m.quote | m.non_ascii;
+};
 
 constexpr std::size_t kDirectEmit = 64;   // pieces this long go to the sink directly
 constexpr std::size_t kBufferMax = 4096;  // small pieces are gathered up to this size
@@ -108,6 +114,23 @@ Prefix plain_prefix(std::string_view s, const text::stage1::MaskView& masks) noe
 
 Tidier::Tidier(TextSink& out, std::size_t whitespace_limit) : out_(out), limit_(whitespace_limit) {}
 
+// What note() sets ctx_ to for an ASCII byte, built once at start-up (note() and resync() are on every
+// piece's path, and text::is_punctuation is a call).
+const std::array<Tidier::Ctx, 128> Tidier::kAsciiCtx = [] {
+  std::array<Ctx, 128> t{};
+  for (unsigned c = 0; c < 128; ++c) {
+    if (c == '\n')
+      t[c] = Ctx::LineStart;
+    else if (is_blank(static_cast<char>(c)) || c == '\r')
+      t[c] = Ctx::Blank;
+    else if (text::is_punctuation(c))
+      t[c] = Ctx::Punct;
+    else
+      t[c] = Ctx::Other;
+  }
+  return t;
+}();
+
 void Tidier::reset() noexcept {
   emitted_ = 0;
   direct_runs_ = 0;
@@ -115,6 +138,7 @@ void Tidier::reset() noexcept {
   blank_scanned_ = 0;
   emptied_lines_ = 0;
   settled_ = 0;
+  joined_runs_ = 0;
   outbuf_.clear();
   started_ = false;
   finished_ = false;
@@ -158,13 +182,20 @@ bool Tidier::plain() const noexcept {
 void Tidier::text(std::string_view bytes) { text(bytes, {}); }
 
 void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
-  if (finished_) return;
-  if (masks && !bytes.empty() && started_ && plain() && is_plain(static_cast<unsigned char>(bytes.back())) &&
+  if (!finished_ && masks && !bytes.empty() && started_ && plain() &&
+      is_plain(static_cast<unsigned char>(bytes.back())) &&
       masks.find(text::stage1::kNewlines, 0) == bytes.size()) {
-    // A piece of one line that shows text, ending in a plain byte: plain_prefix() would take all of it.
+    // A piece of one line that shows text, ending in a plain byte: plain_prefix() would take all of it. (Kept
+    // apart from text_stepped() so that a streamed piece does not pay for that function's set-up.)
     pass_direct(bytes, masks);
     return;
   }
+  text_stepped(bytes, masks);
+}
+
+// The general path: the longest plain stretch in bulk, the rest stepped.
+void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& masks) {
+  if (finished_) return;
   std::size_t i = 0;
   // One bulk skip per call: plain_prefix finds the last point where the machine is plain, so stepping the
   // rest never reaches a plain state worth another skip, and the scan stays linear.
@@ -182,6 +213,14 @@ void Tidier::text(std::string_view bytes, const text::stage1::MaskView& masks) {
           // behind it, so the order holds. (A blank settle() released first is gathered, and the run with
           // it: two calls cost more than one without masks.)
           pass_direct(bulk, masks.sub(0, p.length));
+        } else if (i == 0 && join_on_ && masks && started_ && !p.has_newline &&
+                   outbuf_.size() + p.length <= text::stage1::kBlock && masks.find(kAnyMask, 0) >= p.length) {
+          // What settle() released (blanks) and the run after it, gathered as below but passed on with
+          // masks: neither holds a byte any mask marks, so theirs are all zero (one block of none).
+          outbuf_.append(bulk);
+          pass_joined();
+          resync(bulk);
+          track_len_ = 0;
         } else {
           emit(bulk, masks.sub(i, p.length));
           resync(bulk);
@@ -278,6 +317,16 @@ bool Tidier::settle(unsigned char b) {
   track_len_ = 0;
   ++settled_;
   return true;
+}
+
+// outbuf_ holds bytes no stage-1 mask marks, at most one block of them: passed on with masks of none, so
+// that the judge's code tracker need not scan them (the gathered path passes them without masks).
+void Tidier::pass_joined() {
+  static constexpr text::stage1::BlockMasks kNone{};
+  out_.clean_run(outbuf_, text::stage1::MaskView(&kNone, 0, outbuf_.size()));
+  emitted_ += outbuf_.size();
+  outbuf_.clear();
+  ++joined_runs_;
 }
 
 // Bytes the machine passes on unchanged, starting in the plain state and ending in it, nothing gathered.
@@ -734,14 +783,7 @@ void Tidier::flush() {
 void Tidier::note(unsigned char b) noexcept {
   if (b < 0x80) {
     cp_need_ = 0;
-    if (b == '\n')
-      ctx_ = Ctx::LineStart;
-    else if (is_blank(b) || b == '\r')
-      ctx_ = Ctx::Blank;
-    else if (text::is_punctuation(b))
-      ctx_ = Ctx::Punct;
-    else
-      ctx_ = Ctx::Other;
+    ctx_ = kAsciiCtx[b];
     return;
   }
   if (b >= 0xC0) {
@@ -757,6 +799,17 @@ void Tidier::note(unsigned char b) noexcept {
 
 // After a bulk skip: decode only the last code point (or continue the one in progress).
 void Tidier::resync(std::string_view bulk) noexcept {
+  const std::size_t n = bulk.size();
+  if (n != 0 && static_cast<unsigned char>(bulk[n - 1]) < 0x80) {
+    // An ASCII byte is a whole code point: note() of it alone (a streamed piece almost always ends so).
+    cp_need_ = 0;
+    ctx_ = kAsciiCtx[static_cast<unsigned char>(bulk[n - 1])];
+    return;
+  }
+  resync_slow(bulk);
+}
+
+void Tidier::resync_slow(std::string_view bulk) noexcept {
   const std::size_t n = bulk.size();
   std::size_t back = 0;
   while (back < n && back < 3 && (static_cast<unsigned char>(bulk[n - 1 - back]) & 0xC0) == 0x80) ++back;

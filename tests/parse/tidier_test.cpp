@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/text/unicode.h"
+
 namespace sigil::parse {
 namespace {
 
@@ -552,7 +554,7 @@ TEST(Tidier, DirectRunsWithMasksEqualTheGeneralPath) {
   t.finish();
   EXPECT_EQ(sink.text, prose.substr(0, prose.size() - 1));
   EXPECT_GE(t.direct_runs(), pieces / 2) << pieces << " pieces";
-  EXPECT_EQ(sink.with_masks, t.direct_runs());
+  EXPECT_EQ(sink.with_masks, t.direct_runs() + t.joined_runs());
 }
 
 // The byte after a gap (or after held trailing blanks) settles what is held without step() and the text from
@@ -596,6 +598,125 @@ TEST(Tidier, SettledBytesEqualStepping) {
   t.finish();
   EXPECT_EQ(sink.text, "One two three four <voice>five six, seven");
   EXPECT_EQ(t.settled(), 3u);  // `t` after the gap, `<` after the held blank, `,` after the gap
+}
+
+// Blanks that settle() released and the plain run after them, passed on together with masks of none
+// (Tidier::join_in_bulk) against gathering them for a call without masks (off): random replies of words,
+// blanks, gaps, punctuation, emphasis, code, markup characters and UTF-8 in random pieces with stage 1's
+// masks give the same text and the same emitted() after every piece and at every gap; every mask the sink
+// gets matches its bytes (MaskChecker); and 16-byte pieces of prose take the path.
+TEST(Tidier, JoinedRunsEqualGathering) {
+  const std::vector<std::string> tokens = {
+      "word", "b", " ", "  ", "\t",   "\n",   "\r",    "*",     "**",  "-",  ",",           "\xC3\xA9",
+      "`",    "<", "[", "\"", "\x01", "\x02", " \x02", "\x01 ", "x y", ". ", "\xE2\x80\xA6"};
+  std::mt19937 rng(5150);
+  std::vector<text::stage1::BlockMasks> masks;
+  std::uint64_t joined = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::string input = random_reply(rng, tokens, 50);
+    SCOPED_TRACE(testing::PrintToString(input));
+    std::vector<std::size_t> cuts;
+    for (std::size_t i = 0; i < input.size(); i += 1 + rng() % 24) cuts.push_back(i);
+    std::string texts[2];
+    std::vector<std::uint64_t> emitted[2];
+    for (const bool on : {false, true}) {
+      MaskChecker sink;
+      Tidier t(sink);
+      t.join_in_bulk(on);
+      std::string segment;
+      auto feed = [&] {
+        if (segment.empty()) return;
+        const std::string_view piece = segment;
+        masks.resize(text::stage1::blocks_for(piece.size()));
+        text::stage1::scan(piece, masks.data());
+        t.text(piece, text::stage1::MaskView(masks.data(), 0, piece.size()));
+        emitted[on].push_back(t.emitted());
+        segment.clear();
+      };
+      std::size_t next = 0;
+      for (std::size_t i = 0; i < input.size(); ++i) {
+        if (next < cuts.size() && cuts[next] == i) {
+          feed();
+          ++next;
+        }
+        const char c = input[i];
+        if (c == D || c == O) {
+          feed();
+          t.gap(c == D ? GapKind::Directive : GapKind::Other);
+          emitted[on].push_back(t.emitted());
+        } else {
+          segment.push_back(c);
+        }
+      }
+      feed();
+      t.finish();
+      texts[on] = sink.text;
+      if (on)
+        joined += t.joined_runs();
+      else
+        ASSERT_EQ(t.joined_runs(), 0u);
+    }
+    ASSERT_EQ(texts[1], texts[0]);
+    ASSERT_EQ(emitted[1], emitted[0]);
+  }
+  EXPECT_GT(joined, 500u);  // the path was taken
+
+  // Prose in 16-byte pieces: a piece after one that ended in a blank starts with the settled blank.
+  std::string prose;
+  while (prose.size() < 4096) prose += "The quick brown fox jumps over the lazy dog and runs far away. ";
+  MaskChecker sink;
+  Tidier t(sink);
+  std::size_t after_blank = 0;
+  for (std::size_t i = 0; i < prose.size(); i += 16) {
+    const std::string_view piece = std::string_view(prose).substr(i, 16);
+    masks.resize(1);
+    text::stage1::scan(piece, masks.data());
+    after_blank += i > 0 && prose[i - 1] == ' ' && piece.front() != ' ' ? 1 : 0;
+    t.text(piece, text::stage1::MaskView(masks.data(), 0, piece.size()));
+  }
+  t.finish();
+  EXPECT_EQ(sink.text, prose.substr(0, prose.size() - 1));
+  EXPECT_GT(after_blank, 20u);
+  EXPECT_EQ(t.joined_runs(), after_blank);
+  EXPECT_EQ(sink.with_masks, t.direct_runs() + t.joined_runs());
+}
+
+// After a piece passed on in bulk, what came last decides whether an emphasis run right after it may go with
+// a directive (resync(): an ASCII last byte by a table, a code point ending there by decoding it). For every
+// plain ASCII byte c, and for code points that are punctuation or not: `ab` c, then `**`, a removed
+// directive and `** end`. The runs go with the directive exactly when c is punctuation (text::is_punctuation,
+// not the tidier's table), and the piece before them went on directly, with its masks.
+TEST(Tidier, ContextAfterDirectRunsFollowsTheLastCodePoint) {
+  std::vector<std::string> lasts;
+  for (int c = 0x21; c < 0x7F; ++c)
+    if (c != '*' && c != '_' && c != '~') lasts.emplace_back(1, static_cast<char>(c));
+  lasts.insert(lasts.end(), {"\xC3\xA9", "\xE2\x80\xA6", "\xC2\xBF", "\xF0\x9F\x91\x8D", "\xE2\x80\x94"});
+  std::vector<text::stage1::BlockMasks> masks(1);
+  std::size_t punct = 0;
+  for (const std::string& last : lasts) {
+    SCOPED_TRACE(testing::PrintToString(last));
+    for (const bool split : {false, true}) {  // the last code point whole in the piece, or cut by the next
+      Recorder sink;
+      Tidier t(sink);
+      t.text("Go");  // the clean text has started: a piece may pass on directly
+      const std::string piece = "ab" + last;
+      const std::size_t cut = split && last.size() > 1 ? piece.size() - 1 : piece.size();
+      text::stage1::scan(std::string_view(piece).substr(0, cut), masks.data());
+      t.text(std::string_view(piece).substr(0, cut), text::stage1::MaskView(masks.data(), 0, cut));
+      if (cut < piece.size()) t.text(std::string_view(piece).substr(cut));
+      t.text("**");
+      t.gap(GapKind::Directive);
+      t.text("** end");
+      t.finish();
+      std::size_t len = 0;
+      const bool is_punct = text::is_punctuation(text::decode_at(last, 0, &len));
+      EXPECT_EQ(sink.text, is_punct ? "Go" + piece + " end" : "Go" + piece + "**** end") << "split " << split;
+      // The rest of a cut code point comes without masks, first in its piece: passed on directly too.
+      EXPECT_EQ(t.direct_runs(), cut < piece.size() ? 2u : 1u) << "split " << split;
+      punct += is_punct ? 1 : 0;
+    }
+  }
+  EXPECT_GT(punct, 20u);
 }
 
 TEST(Tidier, IgnoresInputAfterFinish) {

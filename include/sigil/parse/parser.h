@@ -58,6 +58,10 @@ struct ParserStats {
   // because the recognizer's shadow tracker had seen them outside any fence (one code state per byte;
   // say mode: 0).
   std::uint64_t shared_code_bytes = 0;
+  // Fed pieces (stage-1 windows) of valid text with no `<` or `[`, fed while no construct, opener or hidden
+  // region was pending, that went to the ordinary run without the per-piece loop (case (c)'s streaming fast
+  // path; the events are those of the general path), counted for tests.
+  std::uint64_t ordinary_pieces = 0;
 };
 
 struct NameIndex;

@@ -31,6 +31,7 @@
 // per byte.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -97,6 +98,12 @@ class Tidier {
   std::uint64_t settled() const noexcept { return settled_; }
   // For tests: off, such a byte is stepped (the general path the bulk one is compared with). On by default.
   void settle_in_bulk(bool on) noexcept { settle_on_ = on; }
+  // text() calls whose first bytes settle() released (blanks) and that then passed those and the plain run
+  // after them on in one call with masks of none (neither holds a byte any stage-1 mask marks) instead of
+  // gathering them for a call without masks (counted for tests).
+  std::uint64_t joined_runs() const noexcept { return joined_runs_; }
+  // For tests: off, they are gathered and passed on without masks as before. On by default.
+  void join_in_bulk(bool on) noexcept { join_on_ = on; }
 
  private:
   enum class Phase : unsigned char {
@@ -111,6 +118,7 @@ class Tidier {
   enum class Shape : unsigned char { Empty, Digits, Marker, Content };
   enum class Next : unsigned char { LineEnd, Close, Other };
 
+  void text_stepped(std::string_view bytes, const text::stage1::MaskView& masks);
   void step(unsigned char b);
   void dispatch_blank(unsigned char b);
   void dispatch_newline(bool crlf);
@@ -139,8 +147,11 @@ class Tidier {
   void emit(std::string_view s, const text::stage1::MaskView& masks = {});
   void flush();
   void pass_direct(std::string_view bulk, const text::stage1::MaskView& masks);
+  void pass_joined();
   void note(unsigned char b) noexcept;
   void resync(std::string_view bulk) noexcept;
+  void resync_slow(std::string_view bulk) noexcept;
+  static const std::array<Ctx, 128> kAsciiCtx;  // note()'s ctx_ for each ASCII byte
   std::size_t blank_run(std::string_view s, std::size_t& scanned);
   bool settle(unsigned char b);
 
@@ -153,6 +164,8 @@ class Tidier {
   std::uint64_t emptied_lines_ = 0;
   std::uint64_t settled_ = 0;
   bool settle_on_ = true;
+  std::uint64_t joined_runs_ = 0;
+  bool join_on_ = true;
   std::string outbuf_;    // small emitted pieces, passed on at the end of each call
   bool started_ = false;  // a non-whitespace byte has been emitted (leading trim)
   bool finished_ = false;
