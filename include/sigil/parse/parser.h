@@ -58,6 +58,10 @@ struct ParserStats {
   // because the recognizer's shadow tracker had seen them outside any fence (one code state per byte;
   // say mode: 0).
   std::uint64_t shared_code_bytes = 0;
+  // Set at finish(): clean-text bytes of dead lines the judge passed on without looking for their line
+  // breaks, because the shadow tracker had read each line's first byte (SentinelLines::told_dead_bytes; say
+  // mode: 0).
+  std::uint64_t told_dead_bytes = 0;
 };
 
 struct NameIndex;
