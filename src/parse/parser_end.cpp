@@ -12,6 +12,7 @@ void Parser::Impl::finish_text() {
     main_judge_.finish();
     stats_.direct_text_runs = main_tidy_.direct_runs();
     stats_.shared_code_bytes = main_judge_.shared_code_bytes();
+    stats_.told_dead_bytes = main_judge_.told_dead_bytes();
   } else {
     say_->hidden_tidy.finish();
     say_->hidden_judge.finish();

@@ -140,10 +140,14 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
 // bulk, and it goes on to the clean-text stages in one call.
 // When the shadow tracker was in no fence anywhere in the run, the reply's sentinel judge is told so
 // (SentinelLines::fence_free_run): its own tracker then steps only the first and last line of each piece of
-// the run it gets, so the code state of the lines between is computed once, here.
+// the run it gets, so the code state of the lines between is computed once, here. The shadow tracker reads
+// each line's first byte anyway, and lists the line breaks after which a line began with a byte that does
+// not rule out a sentinel line (CodeTracker::other_breaks()); the judge takes the rest of the run's dead
+// lines on that word, without looking for their breaks: one walk of the line breaks serves both.
 void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskView& masks) {
   const bool tell = run.size() >= kSharedCodeRun && !code_.in_fence();
   const std::uint64_t opened = code_.fences_opened();
+  code_.plain_line_starts(main_judge_.line_killers());
   code_.feed(run, masks);
   run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
   if (tell && code_.fences_opened() == opened)
@@ -159,7 +163,7 @@ void Parser::Impl::emit_fence_free(std::string_view run, const text::stage1::Mas
     SentinelLines& judge;
     ~Told() { judge.fence_free_run({}); }
   } told{main_judge_};
-  main_judge_.fence_free_run(run);
+  main_judge_.fence_free_run(run, &code_.other_breaks());
   emit_text(run, masks);
 }
 

@@ -27,6 +27,13 @@ bool is_decoration(char32_t cp) noexcept {
 
 constexpr bool is_space(char32_t cp) noexcept { return cp == ' ' || cp == '\t' || cp == '\r'; }
 
+// Whether piece lies in the memory of run (both views; an empty run holds nothing).
+bool within(std::string_view run, std::string_view piece) noexcept {
+  const std::less_equal<const char*> le;
+  return run.data() != nullptr && le(run.data(), piece.data()) &&
+         le(piece.data() + piece.size(), run.data() + run.size());
+}
+
 // A form must begin with something that ends the left decoration, so the matcher needs no backtracking.
 bool usable_start(std::string_view s) {
   if (s.empty()) return false;
@@ -60,7 +67,10 @@ SentinelLines::FormSet build_forms(const SentinelWords& words, std::size_t max_f
     bool kills = !is_space(b) && b != '\n' && !is_decoration(b);
     for (const SentinelLines::Form& f : forms)
       kills = kills && f.text[0] != (f.fold ? text::ascii::lower(c) : c);
-    if (kills) set.kills_line[b >> 6] |= std::uint64_t{1} << (b & 63);
+    if (kills) {
+      set.kills_line[b >> 6] |= std::uint64_t{1} << (b & 63);
+      set.killers.add(static_cast<unsigned char>(b));
+    }
     if (is_space(b) || is_decoration(b)) set.left_line[b >> 6] |= std::uint64_t{1} << (b & 63);
   }
   return set;
@@ -95,8 +105,11 @@ void SentinelLines::start() {
 void SentinelLines::reset() noexcept {
   code_.reset();
   fence_free_ = {};
+  breaks_ = nullptr;
+  told_dead_bytes_ = 0;
   shared_code_bytes_ = 0;
   short_dead_pieces_ = 0;
+  dead_lines_by_masks_ = 0;
   held_.clear();
   first_decided_ = false;
   last_exact_ = false;
@@ -180,6 +193,14 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
     fresh = false;  // the line dies at its first byte past its left spaces and decoration
     nonempty_ = true;
     last_exact_ = false;
+    if (breaks_ != nullptr && within(fence_free_, s)) {
+      i = told_dead_lines(s, i, fresh);
+      break;
+    }
+    if (masks) {
+      i = dead_line_starts(s, i, masks, fresh);
+      break;
+    }
   }
   const std::string_view piece = s.substr(from, i - from);
   if (fence_free_.empty())
@@ -191,6 +212,54 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
   return i;
 }
 
+// The rest of pass_dead_lines() from i, a line's first byte that killed it, with nothing held and the first
+// line decided: the loop above, with the next line's first byte (past its line breaks) read from the masks'
+// line starts instead of finding each break and skipping the breaks after it. A line that dies early changes
+// nothing here (nonempty_ is already set, last_exact_ already clear). Returns where a line that needs judging
+// starts (fresh set), or s.size() (fresh when s ends in a line break, as the loop leaves it).
+std::size_t SentinelLines::dead_line_starts(std::string_view s, std::size_t i,
+                                            const text::stage1::MaskView& masks, bool& fresh) {
+  for (;;) {
+    const std::size_t p = masks.find_run_end(text::stage1::kNewlines, text::stage1::kNothing, i);
+    if (p == s.size()) {
+      fresh = s.back() == '\n';  // s[i] is no line break, so a break at the end lies past i
+      return p;
+    }
+    if (!set_->dies_early(s, p)) {
+      fresh = true;
+      return p;
+    }
+    ++dead_lines_by_masks_;
+    i = p;
+  }
+}
+
+// The same, on the shadow tracker's word (fence_free_run's breaks): the lines begun after a break it did not
+// list die at their first byte, so only the lines after listed breaks are looked at.
+std::size_t SentinelLines::told_dead_lines(std::string_view s, std::size_t i, bool& fresh) {
+  const std::less<const char*> lt;
+  const char* const* next = breaks_->at;
+  const char* const* const end = breaks_->at + breaks_->count;
+  for (;;) {
+    while (next != end && lt(*next, s.data() + i)) ++next;
+    if (next == end || !lt(*next, s.data() + s.size())) {
+      // No listed break in the rest of s: the loop would go to the end, fresh when s ends in a break (s[i]
+      // is none).
+      told_dead_bytes_ += s.size() - i;
+      fresh = s.back() == '\n';
+      return s.size();
+    }
+    std::size_t j = static_cast<std::size_t>(*next - s.data());
+    while (j < s.size() && s[j] == '\n') ++j;
+    told_dead_bytes_ += j - i;
+    if (j == s.size() || !set_->dies_early(s, j)) {
+      fresh = true;
+      return j;
+    }
+    i = j;
+  }
+}
+
 // code_.feed(s, masks), stepping only the first and last lines of a piece that lies in the recognizer's
 // fence-free run (fence_free_run(), set). Its first line is stepped from this tracker's own state (markup
 // removed before the piece, or tidied away, may make that line start differently here than in the input). If
@@ -199,10 +268,7 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
 // the same: they evolve alike, the shadow tracker opened no fence there, so at that last break this one is at
 // the same line-start state again.
 void SentinelLines::track_code(std::string_view s, const text::stage1::MaskView& masks) {
-  const std::less_equal<const char*> le;
-  if (!masks || !le(fence_free_.data(), s.data()) ||
-      !le(s.data() + s.size(), fence_free_.data() + fence_free_.size()))
-    return code_.feed(s, masks);
+  if (!masks || !within(fence_free_, s)) return code_.feed(s, masks);
   const std::size_t first = masks.find(text::stage1::kNewlines, 0);
   const std::size_t last = first == s.size() ? first : masks.rfind(text::stage1::kNewlines, s.size());
   if (last == first) return code_.feed(s, masks);  // no whole line between: nothing to take

@@ -168,7 +168,8 @@ std::size_t CodeTracker::skip_plain(std::string_view s) noexcept {
 
 // Outside a fence at a line break (s[i] == '\n', phase kText): the break, the blank lines after it and the
 // next line's first byte when that byte can only be text, with the states step() would reach, without its
-// dispatch per byte. Prose ends most lines this way. Returns where to go on.
+// dispatch per byte. Prose ends most lines this way. A next line that begins with a lead byte or a byte
+// outside the plain set has its last break listed (other_breaks()). Returns where to go on.
 std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept {
   std::size_t j = i + 1;
   while (j < s.size() && s[j] == '\n') ++j;
@@ -180,15 +181,20 @@ std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept
   s_.fence_event = false;
   s_.phase = kLead;
   ++lines_in_bulk_;
-  if (j < s.size() && !kLeadBytes.contains(static_cast<unsigned char>(s[j]))) {
-    s_.line_bytes = 1;  // step(b) from kLead for a byte that opens no lead: the line's text begins
-    s_.phase = kText;
-    ++j;
+  if (j == s.size()) return j;
+  const auto first = static_cast<unsigned char>(s[j]);
+  if (kLeadBytes.contains(first)) {
+    other_break(s.data() + j - 1);
+    return j;
   }
-  return j;
+  if (!plain_starts_->contains(first)) other_break(s.data() + j - 1);
+  s_.line_bytes = 1;  // step(b) from kLead for a byte that opens no lead: the line's text begins
+  s_.phase = kText;
+  return j + 1;
 }
 
 void CodeTracker::feed(std::string_view s) noexcept {
+  breaks_.known = false;
   if (s.size() <= kStepShort) {  // a few bytes: stepping them costs less than setting up a scan
     for (const char c : s) step(static_cast<unsigned char>(c));
     return;
@@ -206,6 +212,8 @@ void CodeTracker::feed(std::string_view s) noexcept {
 
 void CodeTracker::feed(std::string_view s, const stage1::MaskView& masks) noexcept {
   if (!masks) return feed(s);
+  breaks_.count = 0;
+  breaks_.known = true;
   std::size_t i = 0;
   while (i < s.size()) {
     // What skip_plain() does, with the stops taken from the masks.
@@ -220,10 +228,12 @@ void CodeTracker::feed(std::string_view s, const stage1::MaskView& masks) noexce
       i = stop;
     }
     if (i == s.size()) break;
-    if (s[i] == '\n' && s_.phase == kText)
+    if (s[i] == '\n' && s_.phase == kText) {
       i = line_breaks(s, i);
-    else
-      step(static_cast<unsigned char>(s[i++]));
+      continue;
+    }
+    if (s[i] == '\n') other_break(s.data() + i);  // a stepped break: the line after it is not known plain
+    step(static_cast<unsigned char>(s[i++]));
   }
 }
 

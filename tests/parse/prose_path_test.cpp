@@ -103,6 +103,8 @@ TEST(ProsePath, TheJudgeTakesCodeStatesFromTheShadowTracker) {
   parser.finish();
   EXPECT_EQ(sink.text, in.substr(0, in.size() - 2));
   EXPECT_GE(parser.stats().shared_code_bytes, in.size() * 9 / 10);
+  // One walk of the line breaks: the judge took the dead lines on the shadow tracker's word.
+  EXPECT_GE(parser.stats().told_dead_bytes, in.size() * 8 / 10);
 
   const std::string fenced = "Code:\n```\n" + in + "```\nNO_REPLY";
   CallCounter quiet;
@@ -110,6 +112,7 @@ TEST(ProsePath, TheJudgeTakesCodeStatesFromTheShadowTracker) {
   judged.feed(fenced);
   judged.finish();
   EXPECT_EQ(judged.stats().shared_code_bytes, 0u);  // the run opened a fence: the judge steps it all
+  EXPECT_EQ(judged.stats().told_dead_bytes, 0u);
 }
 
 TEST(ProsePath, InvalidUtf8StillBecomesReplacementsInTheSamePlaces) {

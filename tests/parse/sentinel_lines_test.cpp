@@ -577,12 +577,16 @@ struct FenceFreeResult {
   bool silent = false;
   bool late = false;
   std::uint64_t shared = 0;
+  std::uint64_t told_dead = 0;
 };
 
-FenceFreeResult run_told(std::string_view input, std::size_t k, std::uint32_t seed, bool tell) {
+// `lines` adds the shadow tracker's word on which lines die at their first byte (its other_breaks()).
+FenceFreeResult run_told(std::string_view input, std::size_t k, std::uint32_t seed, bool tell,
+                         bool lines = false) {
   Recorder sink;
   SentinelLines judge(sink);
   text::CodeTracker shadow;
+  shadow.plain_line_starts(judge.line_killers());
   std::vector<text::stage1::BlockMasks> masks;
   std::mt19937 rng(seed);
   std::size_t i = 0;
@@ -601,7 +605,8 @@ FenceFreeResult run_told(std::string_view input, std::size_t k, std::uint32_t se
     const bool outside = !shadow.in_fence();
     const std::uint64_t opened = shadow.fences_opened();
     shadow.feed(piece, view);
-    if (tell && outside && shadow.fences_opened() == opened) judge.fence_free_run(piece);
+    if (tell && outside && shadow.fences_opened() == opened)
+      judge.fence_free_run(piece, lines ? &shadow.other_breaks() : nullptr);
     // As the tidier passes pieces on: some whole, some split, the tail of a few without masks.
     const std::size_t cut = rng() % 3 == 0 ? rng() % (piece.size() + 1) : piece.size();
     judge.clean_run(std::string_view(piece).substr(0, cut), view.sub(0, cut));
@@ -610,7 +615,8 @@ FenceFreeResult run_told(std::string_view input, std::size_t k, std::uint32_t se
     i += n;
   }
   judge.finish();
-  return {sink.text, judge.silent(), judge.decided_late(), judge.shared_code_bytes()};
+  return {sink.text, judge.silent(), judge.decided_late(), judge.shared_code_bytes(),
+          judge.told_dead_bytes()};
 }
 
 TEST(SentinelLines, FenceFreeRunsJudgeAsSteppingDoes) {
@@ -655,9 +661,59 @@ TEST(SentinelLines, FenceFreeRunsJudgeAsSteppingDoes) {
     ASSERT_EQ(told.silent, stepped.silent) << input;
     ASSERT_EQ(told.late, stepped.late) << input;
     EXPECT_EQ(stepped.shared, 0u);
+    EXPECT_EQ(told.told_dead, 0u);
     shared += told.shared;
   }
   EXPECT_GT(shared, 3000u);  // the shortcut was taken, not only the stepping
+}
+
+// The shadow tracker's word on which lines die at their first byte (its other_breaks(), listing the breaks
+// after which a line began with a lead byte or a byte that does not kill a line): the judge passes on what it
+// passes on when it looks for every break itself. Random replies of prose, lines that die past decoration,
+// lines to judge (sentinels, the first letter of a form, CRs, non-ASCII first bytes), fences, spans and
+// removed markup the judge never sees, in random pieces, some split without masks; lists that overflow.
+TEST(SentinelLines, ToldDeadLinesJudgeAsLookingDoes) {
+  const std::vector<std::string> lines = {"Plain words here.",
+                                          "Other words.",
+                                          "No reply.",
+                                          "NO_REPLY",
+                                          "  NO_REPLY  ",
+                                          "**NO_REPLY**",
+                                          "- item",
+                                          "**Day 1** walk",
+                                          "```",
+                                          "~~~",
+                                          "`code` and `more`",
+                                          "\x01```js",
+                                          "\x01NO_REPLY",
+                                          "x\x01```",
+                                          "\xC3\x9C"
+                                          "ber",
+                                          "\r",
+                                          "Words\r",
+                                          "  ",
+                                          "",
+                                          "",
+                                          "1. step"};
+  std::mt19937 rng(12);
+  std::uint64_t told_dead = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string input = "Intro line.\n";
+    const int count = 2 + static_cast<int>(rng() % (rng() % 4 == 0 ? 60 : 14));
+    for (int l = 0; l < count; ++l) {
+      input += lines[rng() % (rng() % 2 == 0 ? 2 : lines.size())];  // half the lines plain
+      if (l + 1 < count || rng() % 2 == 0) input += '\n';
+    }
+    const std::size_t k = rng() % 3 == 0 ? 100000 : 0;
+    const std::uint32_t seed = static_cast<std::uint32_t>(rng());
+    const FenceFreeResult stepped = run_told(input, k, seed, false);
+    const FenceFreeResult told = run_told(input, k, seed, true, true);
+    ASSERT_EQ(told.text, stepped.text) << testing::PrintToString(input);
+    ASSERT_EQ(told.silent, stepped.silent) << testing::PrintToString(input);
+    ASSERT_EQ(told.late, stepped.late) << testing::PrintToString(input);
+    told_dead += told.told_dead;
+  }
+  EXPECT_GT(told_dead, 100000u);  // the word was taken, not only the looking
 }
 
 // The case the first line is stepped for: removed markup made `` ```js `` a span to the shadow, which then
@@ -691,6 +747,101 @@ TEST(SentinelLines, ShortPiecesOfADeadLineGoOnWhole) {
   // the line break, go on whole.
   const std::size_t nl_piece = text.find('\n') / 5;
   EXPECT_EQ(judge.short_dead_pieces(), nl_piece - 1);
+}
+
+// What a judge passes on for `input` fed in random pieces, each with stage 1's masks of its own memory when
+// `masks` (the line starts of dead lines then come from the masks), else without (each break found and the
+// breaks after it skipped, the path that reads bytes).
+struct MaskedResult {
+  std::string text;
+  bool silent = false;
+  bool late = false;
+  std::uint64_t by_masks = 0;
+};
+
+MaskedResult run_pieces(std::string_view input, std::uint32_t seed, bool masks) {
+  Recorder sink;
+  SentinelLines judge(sink);
+  std::vector<text::stage1::BlockMasks> blocks;
+  std::mt19937 rng(seed);
+  const std::size_t most = rng() % 3 == 0 ? 100000 : 1 + rng() % 300;
+  for (std::size_t i = 0; i < input.size();) {
+    const std::size_t n = std::min<std::size_t>(input.size() - i, 1 + rng() % most);
+    const std::string piece(input.substr(i, n));
+    if (masks) {
+      blocks.assign(text::stage1::blocks_for(piece.size()), {});
+      text::stage1::scan(piece, blocks.data());
+      judge.clean_run(piece, text::stage1::MaskView(blocks.data(), 0, piece.size()));
+    } else {
+      judge.clean_run(piece, {});
+    }
+    i += n;
+  }
+  judge.finish();
+  return {sink.text, judge.silent(), judge.decided_late(), judge.dead_lines_by_masks()};
+}
+
+// Prose with lines that die at once, lines to judge (sentinels, forms' first letters, decoration, spaces,
+// CRs, non-ASCII first bytes), blank lines and fences, in random pieces: the line starts read from the masks
+// pass on what finding each break does, and are taken.
+TEST(SentinelLines, DeadLineStartsFromMasksJudgeAsFindingBreaksDoes) {
+  const std::vector<std::string> lines = {
+      "Plain words here, and more of them to make a longer line of prose.",
+      "Short.",
+      "No reply was needed.",
+      "NO_REPLY",
+      "  NO_REPLY  ",
+      "**NO_REPLY**",
+      "NO_MESSAGE.",
+      "- item",
+      "**Day 1** walk",
+      "\xC3\x9C"
+      "ber caf\xC3\xA9",
+      "\xE2\x80\x94 a dash",
+      "```",
+      "~~~",
+      "`<no-reply/>`",
+      "x\r",
+      "\r",
+      "  ",
+      "",
+      "",
+      "words\r"};
+  std::mt19937 rng(311);
+  std::uint64_t by_masks = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string input;
+    const int count = 1 + static_cast<int>(rng() % 30);
+    for (int l = 0; l < count; ++l) {
+      input += lines[rng() % lines.size()];
+      if (l + 1 < count || rng() % 2 == 0) input += rng() % 5 == 0 ? "\n\n" : "\n";
+    }
+    const std::uint32_t seed = static_cast<std::uint32_t>(rng());
+    const MaskedResult found = run_pieces(input, seed, false);
+    const MaskedResult masked = run_pieces(input, seed, true);
+    ASSERT_EQ(masked.text, found.text) << testing::PrintToString(input);
+    ASSERT_EQ(masked.silent, found.silent) << testing::PrintToString(input);
+    ASSERT_EQ(masked.late, found.late) << testing::PrintToString(input);
+    EXPECT_EQ(found.by_masks, 0u);
+    by_masks += masked.by_masks;
+  }
+  EXPECT_GT(by_masks, 1000u);  // the masks' line starts were taken, not only the breaks found
+}
+
+// Markup-free prose fed whole with masks: the first paragraph is judged, the second found by its break, and
+// every one after it is a line start taken from the masks (each dies at its first letter).
+TEST(SentinelLines, ProseLinesDieByTheMasksLineStarts) {
+  std::string prose;
+  for (int p = 0; p < 50; ++p)
+    prose += "Words of a paragraph, long enough to span a block or two of stage 1. Fin.\n\n";
+  std::vector<text::stage1::BlockMasks> blocks(text::stage1::blocks_for(prose.size()));
+  text::stage1::scan(prose, blocks.data());
+  Recorder sink;
+  SentinelLines judge(sink);
+  judge.clean_run(prose, text::stage1::MaskView(blocks.data(), 0, prose.size()));
+  judge.finish();
+  EXPECT_EQ(sink.text, prose);
+  EXPECT_EQ(judge.dead_lines_by_masks(), 48u);
 }
 
 }  // namespace

@@ -202,6 +202,31 @@ TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
                  "\n```\n");
   // Prose: paragraphs and blank lines, the lines the bulk path is for, beside lines that start a lead.
   docs.emplace_back("One line.\nTwo `x` line.\n\nThird.\n\n\n- item\n> quote\n```\ncode\n```\nEnd\n\n\n");
+  // Long lines of prose (a line start or a backtick several blocks away), with a backtick or a lead at some
+  // line starts, spans, CRs and non-ASCII first bytes.
+  for (int t = 0; t < 200; ++t) {
+    static const char* starts[] = {"Plain",
+                                   "`tick",
+                                   "- item",
+                                   "~~~",
+                                   "```",
+                                   "\r",
+                                   "\xC3\x9C"
+                                   "ber",
+                                   "> q",
+                                   "1. x",
+                                   "\n"};
+    std::string doc;
+    const int lines = 1 + static_cast<int>(rng() % 12);
+    for (int l = 0; l < lines; ++l) {
+      doc += starts[rng() % (sizeof starts / sizeof *starts)];
+      doc += std::string(rng() % 200, 'w');
+      if (rng() % 3 == 0) doc += " a `span` b";
+      doc += std::string(rng() % 90, 'v');
+      doc += rng() % 4 == 0 ? "\n\n" : "\n";
+    }
+    docs.push_back(doc);
+  }
   std::uint64_t in_bulk = 0;
   for (const std::string& doc : docs) {
     std::vector<CodeTracker::State> states;  // state after each byte
@@ -230,6 +255,90 @@ TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
     }
   }
   EXPECT_GT(in_bulk, 1000u);  // the bulk path was taken (and its states checked above)
+}
+
+// What other_breaks() says of each piece fed with masks holds: every listed pointer is a line break of the
+// piece, in order, and every line begun in the piece after a break not listed begins with a byte of the plain
+// set; in prose with a line that begins otherwise, that line's break is listed and no other; without masks,
+// or past kOtherBreaks, nothing is said.
+TEST(CodeTrackerDeterminism, OtherBreaksListEveryLineNotKnownPlain) {
+  static constexpr ByteSet kPlain{"abcdefghijklmnopqrstuvwxyzPTW"};
+  std::mt19937 rng(78);
+  std::uint64_t listed = 0, plain = 0;
+  for (int t = 0; t < 1500; ++t) {
+    std::string doc = random_doc(rng, 1 + static_cast<int>(rng() % 80));
+    for (int w = static_cast<int>(rng() % 20); w > 0; --w) {
+      static const char* words[] = {"The ",   "word ",       "Plain\n", "\nWith ",
+                                    "\nNot ", "\n\xC3\x9C ", "\n\nthe "};
+      doc.insert(rng() % (doc.size() + 1), words[rng() % 7]);
+    }
+    std::vector<stage1::BlockMasks> masks(stage1::blocks_for(doc.size()));
+    stage1::scan(doc, masks.data());
+    CodeTracker b;
+    b.plain_line_starts(kPlain);
+    for (std::size_t i = 0; i < doc.size();) {
+      const std::size_t k = std::min<std::size_t>(doc.size() - i, 1 + rng() % 300);
+      const std::string_view s = std::string_view(doc).substr(i, k);
+      b.feed(s, stage1::MaskView(masks.data(), i, k));
+      i += k;
+      const CodeTracker::OtherBreaks& o = b.other_breaks();
+      if (!o.known) {
+        EXPECT_EQ(o.count, CodeTracker::kOtherBreaks) << "only an overflow says nothing";
+        continue;
+      }
+      std::vector<bool> at(s.size(), false);
+      for (std::size_t n = 0; n < o.count; ++n) {
+        const std::size_t pos = static_cast<std::size_t>(o.at[n] - s.data());
+        ASSERT_LT(pos, s.size());
+        ASSERT_EQ(s[pos], '\n');
+        if (n > 0) {
+          ASSERT_LT(o.at[n - 1], o.at[n]);
+        }
+        at[pos] = true;
+      }
+      listed += o.count;
+      for (std::size_t p = 1; p < s.size(); ++p) {
+        if (s[p - 1] != '\n' || s[p] == '\n' || at[p - 1]) continue;
+        ASSERT_TRUE(kPlain.contains(static_cast<unsigned char>(s[p])))
+            << '"' << doc << "\" piece at " << i - k;
+        ++plain;
+      }
+    }
+    b.feed(doc);
+    EXPECT_FALSE(b.other_breaks().known);
+  }
+  EXPECT_GT(listed, 1000u);
+  EXPECT_GT(plain, 1000u);
+
+  CodeTracker c;
+  c.plain_line_starts(kPlain);
+  const std::string prose = "The first.\n\nTwo words.\nNot plain.\nWords\n\n- item\nthe end\n";
+  std::vector<stage1::BlockMasks> masks(stage1::blocks_for(prose.size()));
+  stage1::scan(prose, masks.data());
+  c.feed(prose, stage1::MaskView(masks.data(), 0, prose.size()));
+  ASSERT_TRUE(c.other_breaks().known);
+  ASSERT_EQ(c.other_breaks().count, 2u);
+  EXPECT_EQ(c.other_breaks().at[0], prose.data() + prose.find("\nNot"));
+  EXPECT_EQ(c.other_breaks().at[1], prose.data() + prose.find("\n- item"));
+}
+
+// Prose fed whole with masks: every paragraph's line breaks are taken in bulk, its first letter read there,
+// and with the letters as the plain set no break is listed.
+TEST(CodeTrackerDeterminism, ProseLinesAreTakenInBulkAndNoneListed) {
+  std::string prose;
+  for (int p = 0; p < 40; ++p)
+    prose += "A paragraph of words, long enough to span a block or two of stage 1.\n\n";
+  std::vector<stage1::BlockMasks> masks(stage1::blocks_for(prose.size()));
+  stage1::scan(prose, masks.data());
+  static constexpr ByteSet kLetters{"Aabcdefghijklmnopqrstuvwxyz"};
+  CodeTracker t;
+  t.plain_line_starts(kLetters);
+  t.feed(prose, stage1::MaskView(masks.data(), 0, prose.size()));
+  EXPECT_EQ(t.lines_in_bulk(), 40u);
+  EXPECT_TRUE(t.other_breaks().known);
+  EXPECT_EQ(t.other_breaks().count, 0u);
+  EXPECT_FALSE(t.in_code());
+  EXPECT_EQ(t.bytes_since_line_start(), 0u);
 }
 
 TEST(CodeTrackerDeterminism, SkipPlainOnlySkipsInertBytes) {

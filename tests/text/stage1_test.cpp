@@ -230,4 +230,31 @@ TEST(Stage1, RestartPointIsAUnitBoundaryBeforeTheError) {
 }
 
 }  // namespace
+// MaskView::find_run_end against its definition, byte by byte: views at every alignment of random text of
+// line breaks, backticks and letters, from every place.
+TEST(Stage1, FindRunEndIsTheFirstRunEndOrStop) {
+  std::mt19937 rng(5);
+  const char alphabet[] = {'\n', '\n', '`', 'a', 'b', 'c', 'd', 'e'};
+  for (int round = 0; round < 300; ++round) {
+    std::string buf(1 + rng() % 300, 'a');
+    for (char& c : buf) c = rng() % 4 == 0 ? alphabet[rng() % 8] : 'x';
+    std::vector<BlockMasks> masks(blocks_for(buf.size()));
+    scan(buf, masks.data());
+    const std::size_t offset = rng() % buf.size();
+    const std::size_t size = rng() % (buf.size() - offset + 1);
+    const std::string_view s = std::string_view(buf).substr(offset, size);
+    const MaskView view(masks.data(), offset, size);
+    for (std::size_t from = 0; from <= size; ++from) {
+      std::size_t want = size;
+      for (std::size_t p = from; p < size && want == size; ++p)
+        if (s[p] == '`' || (p > from && s[p - 1] == '\n' && s[p] != '\n')) want = p;
+      ASSERT_EQ(view.find_run_end(kNewlines, kBackticks, from), want) << offset << " " << size << " " << from;
+      std::size_t lines = size;
+      for (std::size_t p = from + 1; p < size && lines == size; ++p)
+        if (s[p - 1] == '\n' && s[p] != '\n') lines = p;
+      ASSERT_EQ(view.find_run_end(kNewlines, kNothing, from), lines) << offset << " " << size << " " << from;
+    }
+  }
+}
+
 }  // namespace sigil::text::stage1

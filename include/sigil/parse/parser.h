@@ -62,6 +62,10 @@ struct ParserStats {
   // region was pending, that went to the ordinary run without the per-piece loop (case (c)'s streaming fast
   // path; the events are those of the general path), counted for tests.
   std::uint64_t ordinary_pieces = 0;
+  // Set at finish(): clean-text bytes of dead lines the judge passed on without looking for their line
+  // breaks, because the shadow tracker had read each line's first byte (SentinelLines::told_dead_bytes; say
+  // mode: 0).
+  std::uint64_t told_dead_bytes = 0;
 };
 
 struct NameIndex;

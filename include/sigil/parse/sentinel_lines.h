@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "sigil/parse/tidier.h"
+#include "sigil/text/byte_scan.h"
 #include "sigil/text/code_tracker.h"
 
 namespace sigil::parse {
@@ -79,11 +80,28 @@ class SentinelLines : public TextSink {
   // begun outside a fence in both trackers (the judge checks its own at the first line break): no fence can
   // open on them, every code span ends with its line, and this judge's tracker steps only the piece's first
   // and last lines. Empty: no such run. The recognizer clears it before the memory can change.
-  void fence_free_run(std::string_view run) noexcept { fence_free_ = run; }
+  // `breaks`, when given and known, adds the shadow tracker's word on the run's lines
+  // (CodeTracker::other_breaks(), fed `run` with line_killers() as its plain set): every line begun in the
+  // run after a line break not listed there began with a byte that kills it. A piece in that memory, once a
+  // dead line in it is decided and nothing held, then goes on to the next listed break (or its end) without
+  // looking for the breaks between. The list must stay as it is until the next call.
+  void fence_free_run(std::string_view run, const text::CodeTracker::OtherBreaks* breaks = nullptr) noexcept {
+    fence_free_ = run;
+    breaks_ = breaks != nullptr && breaks->known ? breaks : nullptr;
+  }
+  // The ASCII bytes that rule a line out as its first byte (FormSet::kills), for the recognizer's shadow
+  // tracker (CodeTracker::plain_line_starts); lives as long as this judge.
+  const text::ByteSet& line_killers() const noexcept { return set_->killers; }
   // Bytes the code tracker went past on the recognizer's word instead of stepping (counted for tests).
   std::uint64_t shared_code_bytes() const noexcept { return shared_code_bytes_; }
   // Short pieces without masks passed on as more of a dead line after one memchr (counted for tests).
   std::uint64_t short_dead_pieces() const noexcept { return short_dead_pieces_; }
+  // Lines that died at their first byte past spaces and decoration, found from the line starts in stage 1's
+  // masks without looking for their breaks (counted for tests).
+  std::uint64_t dead_lines_by_masks() const noexcept { return dead_lines_by_masks_; }
+  // Bytes of dead lines passed on on the recognizer's word that each of their lines dies at its first byte
+  // (fence_free_run's breaks), without looking for their breaks (counted for tests).
+  std::uint64_t told_dead_bytes() const noexcept { return told_dead_bytes_; }
   // Bytes passed on so far.
   std::uint64_t emitted() const noexcept { return emitted_; }
   // Bytes held back right now.
@@ -100,6 +118,7 @@ class SentinelLines : public TextSink {
     std::vector<Form> forms;
     std::uint64_t kills_line[2] = {0, 0};
     std::uint64_t left_line[2] = {0, 0};  // ASCII spaces and decoration: what may stand before a form
+    text::ByteSet killers;                // kills_line as a set
     bool kills(unsigned char b) const noexcept { return b < 128 && ((kills_line[b >> 6] >> (b & 63)) & 1); }
     bool left(unsigned char b) const noexcept { return b < 128 && ((left_line[b >> 6] >> (b & 63)) & 1); }
     // Whether the line starting at s[i] dies at its first byte that is no ASCII space or decoration: the
@@ -133,14 +152,20 @@ class SentinelLines : public TextSink {
 
   TextSink& out_;
   std::size_t pass_dead_lines(std::string_view s, std::size_t i, const text::stage1::MaskView& masks);
+  std::size_t dead_line_starts(std::string_view s, std::size_t i, const text::stage1::MaskView& masks,
+                               bool& fresh);
+  std::size_t told_dead_lines(std::string_view s, std::size_t i, bool& fresh);
   void track_code(std::string_view s, const text::stage1::MaskView& masks);
 
   std::shared_ptr<const FormSet> set_;  // shared between judges with the same words
   std::uint64_t all_forms_ = 0;
   text::CodeTracker code_;
-  std::string_view fence_free_;  // see fence_free_run()
+  std::string_view fence_free_;                             // see fence_free_run()
+  const text::CodeTracker::OtherBreaks* breaks_ = nullptr;  // see fence_free_run()
+  std::uint64_t told_dead_bytes_ = 0;
   std::uint64_t shared_code_bytes_ = 0;
   std::uint64_t short_dead_pieces_ = 0;
+  std::uint64_t dead_lines_by_masks_ = 0;
 
   std::string held_;            // a suffix of the input not yet passed on
   std::size_t line_start_ = 0;  // where the current line begins in held_

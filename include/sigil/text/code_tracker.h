@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "sigil/text/byte_scan.h"
 #include "sigil/text/stage1.h"
 
 namespace sigil::text {
@@ -79,12 +80,30 @@ class CodeTracker {
   // first byte when it can only be text) instead of stepping them: for tests that the path is taken.
   std::uint64_t lines_in_bulk() const noexcept { return lines_in_bulk_; }
 
+  // What a caller may learn from the line starts feed(s, masks) reads anyway (the sentinel judge: which lines
+  // of a run die at their first byte). After feed(s, masks): `at` lists, in order, pointers into s to the
+  // line breaks after which a line may begin that is not known plain: every break the feed stepped, and the
+  // last break of each run of breaks it took in bulk whose next line starts with a lead byte or a byte
+  // outside the set given to plain_line_starts() (none by default). Every other line of s begun after a line
+  // break in s began with a byte of that set. `known` is false after feed(s) without masks, or when more than
+  // kOtherBreaks such breaks came (then nothing is said).
+  static constexpr std::size_t kOtherBreaks = 16;
+  struct OtherBreaks {
+    const char* at[kOtherBreaks] = {};
+    std::size_t count = 0;
+    bool known = false;
+  };
+  // The set must outlive the tracker, or the next call.
+  void plain_line_starts(const ByteSet& set) noexcept { plain_starts_ = &set; }
+  const OtherBreaks& other_breaks() const noexcept { return breaks_; }
+
   State snapshot() const noexcept { return s_; }
   void restore(const State& s) noexcept { s_ = s; }
   void reset() noexcept {
     s_ = State{};
     fences_opened_ = 0;
     lines_in_bulk_ = 0;
+    breaks_ = {};
   }
 
  private:
@@ -93,6 +112,17 @@ class CodeTracker {
   State s_;
   std::uint64_t fences_opened_ = 0;
   std::uint64_t lines_in_bulk_ = 0;
+  void other_break(const char* at) noexcept {
+    if (breaks_.count < kOtherBreaks)
+      breaks_.at[breaks_.count++] = at;
+    else
+      breaks_.known = false;
+  }
+
+  OtherBreaks breaks_;
+  const ByteSet* plain_starts_ = &kNoBytes;
+
+  static constexpr ByteSet kNoBytes{};
 };
 
 }  // namespace sigil::text

@@ -50,10 +50,14 @@ inline constexpr auto kMarkupStarts = [](const BlockMasks& m) noexcept { return 
 inline constexpr auto kMarkupStartsOrNewlines = [](const BlockMasks& m) noexcept {
   return m.lt | m.bracket | m.newline;
 };
+// Backticks alone.
+inline constexpr auto kBackticks = [](const BlockMasks& m) noexcept { return m.backtick; };
 // Backticks and `\n`: where the code tracker's state may change outside a fence.
 inline constexpr auto kBackticksOrNewlines = [](const BlockMasks& m) noexcept {
   return m.backtick | m.newline;
 };
+// No byte: for a search that needs no second set.
+inline constexpr auto kNothing = [](const BlockMasks&) noexcept { return std::uint64_t{0}; };
 
 struct Utf8Check {
   std::size_t first_error_block = 0;  // blocks_for(size) when no error shows
@@ -115,6 +119,40 @@ class MaskView {
       }
       if (++k * kBlock >= end) return size_;
       bits = select(masks_[k]);
+    }
+  }
+  // Where a run of run-selected bytes ends or a stop-selected byte stands, whichever comes first: the first
+  // position p > from whose run bit is clear while the run bit of p - 1 is set (with kNewlines: the first
+  // byte of a line after its line breaks), or p >= from whose stop bit is set; size() when there is neither.
+  // A run that ends at `from` does not count: its start lies before the piece, or before the caller's place.
+  template <class Run, class Stop>
+  std::size_t find_run_end(Run run, Stop stop, std::size_t from) const noexcept {
+    if (from >= size_) return size_;
+    const std::size_t start = offset_ + from, end = offset_ + size_;
+    std::size_t k = start / kBlock;
+    const std::uint64_t at_or_after = ~std::uint64_t{0} << (start % kBlock);
+    std::uint64_t cur = run(masks_[k]);
+    // No carry into block k: its first position is at or before `from`, where no run end counts.
+    std::uint64_t bits = (~cur & (cur << 1) & (at_or_after << 1)) | (stop(masks_[k]) & at_or_after);
+    const std::size_t last = (end - 1) / kBlock;
+    for (;;) {
+      if (bits != 0) {
+        const std::size_t at = k * kBlock + static_cast<std::size_t>(__builtin_ctzll(bits));
+        return at < end ? at - offset_ : size_;
+      }
+      if (k == last) return size_;
+      if (cur >> 63 == 0) {
+        // No run goes on into the next block: pass the blocks that hold neither a run byte nor a stop.
+        do {
+          if (++k > last) return size_;
+        } while ((run(masks_[k]) | stop(masks_[k])) == 0);
+        cur = run(masks_[k]);
+        bits = (~cur & (cur << 1)) | stop(masks_[k]);
+      } else {
+        ++k;
+        cur = run(masks_[k]);
+        bits = (~cur & ((cur << 1) | 1)) | stop(masks_[k]);
+      }
     }
   }
   // The last position < to whose bit is set, or npos when none is.
