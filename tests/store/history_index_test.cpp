@@ -129,10 +129,18 @@ TEST(SqliteHistoryIndex, OneBatchIsOneIndexWrite) {
   EXPECT_EQ(store.commits() - commits, 65u);
   EXPECT_EQ(raw_query(path, "SELECT count(DISTINCT segid) FROM messages_fts_idx"), "1");
   EXPECT_EQ(raw_query(path, "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'common'"), "64");
-  // A search with nothing pending writes nothing.
+  // A search with nothing pending writes nothing, and does not wait for the write lock.
   ASSERT_TRUE(store.search_messages(kAlice, "common", 5).ok());
   EXPECT_EQ(store.index_batches(), 1u);
   EXPECT_EQ(store.commits() - commits, 65u);
+  EXPECT_EQ(store.index_catch_ups(), 0u);
+  // One pending: the search takes the lock and indexes it.
+  append_range(store, 64, 65);
+  auto hits = store.search_messages(kAlice, "w64", 5);
+  ASSERT_TRUE(hits.ok()) << hits.error();
+  EXPECT_EQ(hits->size(), 1u);
+  EXPECT_EQ(store.index_catch_ups(), 1u);
+  EXPECT_EQ(store.index_batches(), 2u);
 }
 
 TEST(SqliteHistoryIndex, DeletesAndUpdatesOfPendingAndIndexedRowsKeepTheIndexExact) {

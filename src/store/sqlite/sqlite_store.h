@@ -46,7 +46,8 @@
 // killed process left pending), at close, and before every search: search_messages and
 // search_user_messages first take the write lock and index what is pending, so a search sees every
 // message whose append returned before it began, written by this process or another (the read-only
-// connection cannot write; a search waits for a write in progress, as a write would).
+// connection cannot write; a search waits for a write in progress, as a write would). A search asks the
+// read-only connection first: when it sees nothing pending, the search takes no write lock.
 #pragma once
 
 #include <atomic>
@@ -144,6 +145,9 @@ class SqliteStore final : public Store {
   std::size_t queued_messages() const { return message_commits_.queued(); }
   // Transactions that indexed pending history rows (what a test counts: N appends, one index batch).
   std::uint64_t index_batches() const noexcept { return index_batches_.load(std::memory_order_relaxed); }
+  // Searches that took the write lock to index what was pending (none when the read-only connection saw
+  // nothing pending).
+  std::uint64_t index_catch_ups() const noexcept { return index_catch_ups_.load(std::memory_order_relaxed); }
 
   Result<Page> put_page(const Scope& scope, std::string_view title, std::string_view html,
                         bool csp_allows_scripts, TimePoint now) override;
@@ -253,6 +257,7 @@ class SqliteStore final : public Store {
   std::atomic<std::uint64_t> commits_{0};         // transactions committed on db_ (its commit hook)
   std::atomic<std::size_t> messages_pending_{0};  // appended by this instance since the last index batch
   std::atomic<std::uint64_t> index_batches_{0};
+  std::atomic<std::uint64_t> index_catch_ups_{0};
   bool indexing_ = false;  // opened and migrated: the destructor indexes what is pending
 };
 
