@@ -45,6 +45,9 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
       main_tidy_(main_judge_, opt_.whitespace_limit),
       opener_(names_),
       hidden_scan_(names_) {
+  // The judge's set never changes, so the shadow tracker is given it once (ordinary_run() hands its list of
+  // line breaks to the judge).
+  code_.plain_line_starts(main_judge_.line_killers());
   if (!opt_.denied_actions.empty()) {  // else denied_ stays empty: nothing is denied (a parser per reply)
     std::size_t spellings = 0;
     for (const TagName& t : names_.tags)

@@ -76,6 +76,10 @@ class Parser::Impl {
   void grow_masks(std::size_t blocks);
   void consume_piece(std::string_view piece);
   void consume(std::string_view s, const text::stage1::MaskView& masks);
+  // In ordinary text with nothing pending: only `<` and `[` can start markup (consume()'s bulk step).
+  bool in_ordinary_text() const noexcept {
+    return mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active();
+  }
   void ordinary_run(std::string_view run, const text::stage1::MaskView& masks);
   void emit_fence_free(std::string_view run, const text::stage1::MaskView& masks);
   // The line state (line_ws_only_) after a run whose last line break is at `last_newline` (npos: none), as

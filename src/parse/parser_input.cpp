@@ -47,8 +47,7 @@ void Parser::Impl::feed_window(std::string_view window) {
   if (utf8_.held() == 0 && text::stage1::all_valid(check, window.size())) {
     utf8_.accept_valid(window.size());
     const text::stage1::MaskView masks(masks_.data(), 0, window.size());
-    if (mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active() &&
-        masks.find(text::stage1::kMarkupStarts, 0) == window.size()) {
+    if (in_ordinary_text() && masks.find(text::stage1::kMarkupStarts, 0) == window.size()) {
       // Ordinary text with no `<` or `[` in it (most streamed pieces): consume()'s first step would take it
       // all as one ordinary run; taken here without entering consume()'s loop.
       ++stats_.ordinary_pieces;
@@ -98,7 +97,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
   std::size_t i = 0;
   const std::size_t n = s.size();
   while (i < n) {
-    if (mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active()) {
+    if (in_ordinary_text()) {
       // Ordinary text: nothing but `<` and `[` can start markup, so skip to the next one in bulk.
       std::size_t j = masks ? masks.find(text::stage1::kMarkupStarts, i) : text_stops_.find_first(s, i);
       if (j == text::ByteSet::npos) j = n;
@@ -147,7 +146,6 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
 void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskView& masks) {
   const bool tell = run.size() >= kSharedCodeRun && !code_.in_fence();
   const std::uint64_t opened = code_.fences_opened();
-  code_.plain_line_starts(main_judge_.line_killers());
   code_.feed(run, masks);
   run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
   if (tell && code_.fences_opened() == opened)
