@@ -61,9 +61,11 @@ Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOption
     for (int s : grammar_.spellings_of(action))
       if (s >= 0 && static_cast<std::size_t>(s) < denied_.size()) denied_[static_cast<std::size_t>(s)] = true;
   }
-  for (const TagName& t : names_.tags)
-    if (t.role == TagRole::Say) say_name_ = text::ascii::to_lower(t.name);
-  if (opt_.say_mode) say_.emplace(hidden_out_, visible_, opt_.whitespace_limit);
+  if (opt_.say_mode) {  // say blocks exist only in say mode (6.1); a parser per reply skips the name walk
+    for (const TagName& t : names_.tags)
+      if (t.role == TagRole::Say) say_name_ = text::ascii::to_lower(t.name);
+    say_.emplace(hidden_out_, visible_, opt_.whitespace_limit);
+  }
   if (opt_.think_open) {
     mode_ = Mode::Hidden;
     hidden_begin_ = 0;

@@ -16,6 +16,7 @@
 #include "close_tag_matcher.h"
 #include "construct_state.h"
 #include "emitter.h"
+#include "mask_buffer.h"
 #include "open_tag_scan.h"
 #include "opener_scan.h"
 #include "say_joiner.h"
@@ -195,8 +196,8 @@ class Parser::Impl {
   text::CodeTracker::State pre_step_{};  // the shadow state before the current byte
   text::ByteSet text_stops_{"<["};       // for pieces without masks
   text::stage1::Kernel kernel_;
-  std::vector<text::stage1::BlockMasks> masks_;  // stage 1's masks of the current window
-  std::string_view window_;                      // the window the sanitizer is cutting into pieces
+  MaskBuffer masks_;         // stage 1's masks of the current window
+  std::string_view window_;  // the window the sanitizer is cutting into pieces
 
   // Clean text pipelines: reply (say mode off); hidden and say streams (say mode on).
   Emitter visible_;

@@ -153,3 +153,29 @@ TEST(ParserAllocations, TheCounterCounts) {
 }
 
 }  // namespace
+
+// A fresh parser keeps stage 1's masks of a window of up to 4 KiB (64 blocks) inside itself: reading a whole
+// typical reply (two windows of it, as one chunk each) allocates the parser's state and nothing else; one
+// byte more than the inline storage holds takes exactly one more allocation (the masks on the heap), once.
+TEST(ParserAllocations, AFreshParsersMasksOfAWholeTypicalReplyNeedNoAllocation) {
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  std::string prose;
+  while (prose.size() < 8192)
+    prose += "Plain words of a reply, line after line,\nwith nothing to parse in them. ";
+  const auto fresh_parse = [&](std::size_t bytes) {
+    CountingSink sink;
+    const AllocationCount count;
+    {
+      parse::Parser parser(grammar, sink, unlimited());
+      parser.feed(std::string_view(prose).substr(0, bytes));
+      parser.feed(std::string_view(prose).substr(0, bytes));  // a second window of the same size: no growth
+      parser.finish();
+    }
+    EXPECT_GT(sink.text_bytes, bytes);  // both windows reached the sink
+    return count.count();
+  };
+  (void)fresh_parse(2048);  // the first parser builds the tables every parser shares (once per process)
+  EXPECT_EQ(fresh_parse(2048), 1u);  // the parser's own state, nothing else
+  EXPECT_EQ(fresh_parse(4096), 1u);
+  EXPECT_EQ(fresh_parse(4097), 2u);
+}
