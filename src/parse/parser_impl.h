@@ -196,8 +196,8 @@ class Parser::Impl {
   text::CodeTracker::State pre_step_{};  // the shadow state before the current byte
   text::ByteSet text_stops_{"<["};       // for pieces without masks
   text::stage1::Kernel kernel_;
-  MaskBuffer masks_;         // stage 1's masks of the current window
-  std::string_view window_;  // the window the sanitizer is cutting into pieces
+  MaskBuffer masks_{masks_inline_};  // stage 1's masks of the current window
+  std::string_view window_;          // the window the sanitizer is cutting into pieces
 
   // Clean text pipelines: reply (say mode off); hidden and say streams (say mode on).
   Emitter visible_;
@@ -271,6 +271,9 @@ class Parser::Impl {
   int say_spelling_ = -1;
   std::uint64_t say_begin_ = 0;
   std::uint64_t say_clean_offset_ = 0;
+
+  // Last, apart from the state every piece touches: a typical window's masks (3 KiB), which masks_ uses.
+  MaskBuffer::InlineMasks masks_inline_;
 };
 
 }  // namespace sigil::parse
