@@ -109,6 +109,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
       if (opt_.whole_markup) {
         if (const std::size_t used = whole_markup(s, i); used != 0) {
           i += used;
+          i += blank_gap(s, i);  // the blanks before the next opener, when they are all that is
           continue;
         }
       }
