@@ -293,7 +293,28 @@ void Tidier::blanks(std::string_view s) {
 // blank_run()'s pass, once it found s (two or more spaces, tabs and line breaks) allowed.
 void Tidier::take_blanks(std::string_view s) {
   ++blank_runs_;
-  const std::size_t n = s.size();
+  const std::size_t n = s.size();  // two or more
+  if (s[0] == '\n' && shape_ == Shape::Empty && line_gap_) {
+    std::size_t j = 1;
+    while (j < n && s[j] != '\n') ++j;
+    if (j == n) {
+      // The common shape (`\n  ` between directives on lines of their own): the line break ends a line
+      // emptied by removals, and blanks follow it. What the loop below does with it, in straight-line code:
+      // an open cluster resolves at the line end (its blanks go), the line goes with its break, and the
+      // blanks after it are held (phase_ is Normal or Cluster here: blanks_may_run()).
+      phase_ = Phase::Normal;
+      ++emptied_lines_;
+      drop_emptied_line();
+      line_.clear();
+      digits_ = 0;
+      line_gap_ = false;
+      ws_.assign(s.data() + 1, n - 1);
+      track_len_ = 0;
+      ctx_ = Ctx::Blank;
+      cp_need_ = 0;
+      return;
+    }
+  }
   for (std::size_t i = 0;;) {
     std::size_t j = i;
     while (j < n && s[j] != '\n') ++j;

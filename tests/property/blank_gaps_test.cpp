@@ -16,24 +16,6 @@ namespace {
 using namespace sigil::testing;
 using namespace sigil::testing::gen;
 
-std::string stats_difference(const sigil::parse::ParserStats& a, const sigil::parse::ParserStats& b) {
-  auto field = [](const char* name, std::uint64_t x, std::uint64_t y) {
-    return x == y ? std::string() : std::string(name) + " " + std::to_string(x) + " vs " + std::to_string(y);
-  };
-  for (std::string d :
-       {field("bytes_in", a.bytes_in, b.bytes_in),
-        field("bytes_examined", a.bytes_examined, b.bytes_examined),
-        field("bytes_replayed", a.bytes_replayed, b.bytes_replayed),
-        field("text_bytes", a.text_bytes, b.text_bytes), field("directives", a.directives, b.directives),
-        field("diagnostics", a.diagnostics, b.diagnostics), field("max_held", a.max_held, b.max_held),
-        field("direct_text_runs", a.direct_text_runs, b.direct_text_runs),
-        field("shared_code_bytes", a.shared_code_bytes, b.shared_code_bytes),
-        field("ordinary_pieces", a.ordinary_pieces, b.ordinary_pieces),
-        field("told_dead_bytes", a.told_dead_bytes, b.told_dead_bytes)})
-    if (!d.empty()) return d;
-  return {};
-}
-
 // The same reply and chunking with blank gaps off and on; adds the gaps taken to `taken`.
 std::string compare(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes,
                     std::uint64_t& taken) {
@@ -46,7 +28,7 @@ std::string compare(const std::string& reply, RunOptions o, const std::vector<st
   if (!fast.problems.empty()) return fast.problems.front();
   if (std::string d = first_difference(general, fast); !d.empty()) return d;
   if (general.text_events != fast.text_events) return "text events split differently";
-  return stats_difference(general.stats, fast.stats);
+  return stats_difference(general.stats, fast.stats, true);
 }
 
 // Directives and what surrounds them in case (b), joined by random whitespace.
