@@ -274,10 +274,14 @@ void Registry::validate_tag_into(int spelling, std::span<const parse::Attribute>
 
 void Registry::validate_tag_refs_into(int spelling, std::span<const parse::AttributeRef> attributes,
                                       parse::Validated& out) const {
-  const ActionSpec& action = action_of(spelling);
-  const Spelling& spec = spelling_spec(spelling);
-  if (!catalog::validate_tag_simple(action, spec, attributes, parse::Body{}, out))
-    out = catalog::validate_tag(action, spec, parse::to_attributes(attributes), parse::Body{});
+  // Once per directive read in place: one bounds check for both lookups, and one absent body for all (a
+  // temporary Body cost its JSON value's construction and destruction every time).
+  static const parse::Body kAbsent{};
+  const SpellingRef& r = refs_[checked(spelling)];
+  const ActionSpec& action = actions_[r.action];
+  const Spelling& spec = action.spellings[r.spelling];
+  if (!catalog::validate_tag_simple(action, spec, attributes, kAbsent, out))
+    out = catalog::validate_tag(action, spec, parse::to_attributes(attributes), kAbsent);
 }
 
 parse::Validated Registry::validate_bracket(int spelling, std::string_view args, bool has_args) const {

@@ -86,8 +86,9 @@ bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
   if (spelling.dialect != Dialect::Tag || body.kind != parse::Body::Kind::Absent ||
       !spelling.presets.empty() || !action.rules.empty() || attributes.size() > kMaxSimple)
     return false;
-  std::array<const ParamSpec*, kMaxSimple> params{};
-  std::array<std::string_view, kMaxSimple> values{};
+  // Only [0, n) is ever read (no zeroing: this runs once per directive).
+  std::array<const ParamSpec*, kMaxSimple> params;
+  std::array<std::string_view, kMaxSimple> values;
   const std::size_t n = attributes.size();
   for (std::size_t i = 0; i < n; ++i) {
     const parse::AttributeRef& a = attributes[i];

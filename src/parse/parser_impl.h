@@ -98,6 +98,10 @@ class Parser::Impl {
   std::size_t whole_tag(std::string_view rest, bool in_body = false, std::string_view before = {},
                         const text::stage1::MaskView& before_masks = {});
   std::size_t whole_bracket(std::string_view rest);
+  // After markup read whole, in ordinary text: the spaces, tabs and line breaks from s[i] up to the next `<`
+  // or `[` (or the end of s), taken as ordinary_run() would take them but in one step per stage; returns how
+  // many (0: none, or not only blanks, or a state that needs the general path).
+  std::size_t blank_gap(std::string_view s, std::size_t i);
   // Stage 2 inside a text or markup body (tag_construct.cpp): the bytes from s[i] on that the body only
   // holds, appended in one piece, or a trigger read whole; returns how many (0: the byte machine reads s[i]).
   std::size_t body_run(std::string_view s, std::size_t i, const text::stage1::MaskView& masks);

@@ -107,8 +107,23 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
         continue;
       }
       if (opt_.whole_markup) {
-        if (const std::size_t used = whole_markup(s, i); used != 0) {
-          i += used;
+        if (std::size_t used = whole_markup(s, i); used != 0) {
+          // Markup read whole; then, while only blanks stand before the next opener, the blanks and the
+          // opener (blank_gap() found it: no search of the masks for it, as in directive-dense replies).
+          for (;;) {
+            i += used;
+            if (i == n || (s[i] != '\n' && s[i] != ' ' && s[i] != '\t')) break;  // no blanks: no call
+            const std::size_t blanks = blank_gap(s, i);
+            if (blanks == 0) break;
+            i += blanks;
+            if (i == n) break;
+            used = whole_markup(s, i);
+            if (used == 0) {  // the byte machine reads this opener, as below
+              on_byte(static_cast<unsigned char>(s[i]));
+              ++i;
+              break;
+            }
+          }
           continue;
         }
       }

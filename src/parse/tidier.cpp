@@ -114,16 +114,20 @@ Prefix plain_prefix(std::string_view s, const text::stage1::MaskView& masks) noe
 
 Tidier::Tidier(TextSink& out, std::size_t whitespace_limit) : out_(out), limit_(whitespace_limit) {}
 
-// What note() sets ctx_ to for an ASCII byte, built once at start-up (note() and resync() are on every
-// piece's path, and text::is_punctuation is a call).
-const std::array<Tidier::Ctx, 128> Tidier::kAsciiCtx = [] {
+// What note() sets ctx_ to for an ASCII byte (note() and resync() are on every piece's path, and
+// text::is_punctuation is a call). Built at compile time (constinit): a table built by dynamic
+// initialisation could be read, zeroed, by another translation unit's start-up code before it is built.
+// The punctuation is the ASCII part of general category P*, as text::is_punctuation has it (the tidier's
+// tests compare every ASCII byte with that function).
+constinit const std::array<Tidier::Ctx, 128> Tidier::kAsciiCtx = [] {
+  constexpr std::string_view kAsciiPunctuation = "!\"#%&'()*,-./:;?@[\\]_{}";
   std::array<Ctx, 128> t{};
   for (unsigned c = 0; c < 128; ++c) {
     if (c == '\n')
       t[c] = Ctx::LineStart;
     else if (is_blank(static_cast<char>(c)) || c == '\r')
       t[c] = Ctx::Blank;
-    else if (text::is_punctuation(c))
+    else if (kAsciiPunctuation.find(static_cast<char>(c)) != std::string_view::npos)
       t[c] = Ctx::Punct;
     else
       t[c] = Ctx::Other;
@@ -261,7 +265,7 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
 // bytes it looked at (at most the room under the limit, plus one), so that a caller never offers them again.
 std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
   scanned = 0;
-  if (cr_ || phase_ == Phase::After || run_len_ != 0 || overflow_) return 0;
+  if (!blanks_may_run()) return 0;
   const std::size_t held = held_bytes();
   if (held >= limit_) return 0;
   const std::size_t bound = std::min(s.size(), limit_ - held + 1);
@@ -270,7 +274,47 @@ std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
   scanned = n;
   blank_scanned_ += n;
   if (n < 2 || held + n > limit_) return 0;
+  take_blanks(s.substr(0, n));
+  return n;
+}
+
+// A run the caller knows to hold only spaces, tabs and line breaks: what text() does with it, without
+// looking for where it ends (blank_run() does that) and without text()'s tests for plain text, which such a
+// run never passes. Taken in one pass when blank_run() would take all of it; otherwise text().
+void Tidier::blanks(std::string_view s) {
+  if (!finished_ && s.size() >= 2 && blanks_may_run() && held_bytes() + s.size() <= limit_) {
+    take_blanks(s);
+    flush();
+    return;
+  }
+  text(s);
+}
+
+// blank_run()'s pass, once it found s (two or more spaces, tabs and line breaks) allowed.
+void Tidier::take_blanks(std::string_view s) {
   ++blank_runs_;
+  const std::size_t n = s.size();  // two or more
+  if (s[0] == '\n' && shape_ == Shape::Empty && line_gap_) {
+    std::size_t j = 1;
+    while (j < n && s[j] != '\n') ++j;
+    if (j == n) {
+      // The common shape (`\n  ` between directives on lines of their own): the line break ends a line
+      // emptied by removals, and blanks follow it. What the loop below does with it, in straight-line code:
+      // an open cluster resolves at the line end (its blanks go), the line goes with its break, and the
+      // blanks after it are held (phase_ is Normal or Cluster here: blanks_may_run()).
+      phase_ = Phase::Normal;
+      ++emptied_lines_;
+      drop_emptied_line();
+      line_.clear();
+      digits_ = 0;
+      line_gap_ = false;
+      ws_.assign(s.data() + 1, n - 1);
+      track_len_ = 0;
+      ctx_ = Ctx::Blank;
+      cp_need_ = 0;
+      return;
+    }
+  }
   for (std::size_t i = 0;;) {
     std::size_t j = i;
     while (j < n && s[j] != '\n') ++j;
@@ -295,7 +339,6 @@ std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
     i = j + 1;
   }
   cp_need_ = 0;
-  return n;
 }
 
 // The content byte b after a gap, or after blanks held at the end of a line that shows text, settles what

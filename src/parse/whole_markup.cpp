@@ -20,6 +20,9 @@ namespace {
 // What ends a bracket's arguments here, or sends them to the byte machine: a nested bracket and a `<`
 // (triggers, 2.8) and a line break (3.2).
 constexpr text::ByteSet kBracketArgStops{"]<[\n"};
+// blank_gap() takes runs shorter than this: ordinary_run() tells the sentinel judge nothing about a run this
+// short (kSharedCodeRun), so the judge gets what it got, and a long run of spaces goes the general way.
+constexpr std::size_t kBlankGapMax = 64;
 }  // namespace
 
 std::size_t Parser::Impl::whole_markup(std::string_view s, std::size_t i) {
@@ -126,6 +129,39 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
   complete_open_tag();
   note_held();
   pos_ = begin + len;
+  return len;
+}
+
+// The whitespace between removed tags (`\n  ` between two `<react …/>`) cannot be shown (the tidier drops or
+// collapses it), cannot open a construct, and moves no code state but the line's: ordinary_run() would send
+// it through the shadow tracker's walk along the masks, the line state's, emit_text()'s tests for text that
+// is not whitespace, and the tidier's search for plain text, for a few bytes. Taken here only when the run
+// reaches the next `<` or `[` (or the end of s), so the run after it is what ordinary_run() would get, and
+// only from a code state where the tracker need not step it (CodeTracker::feed_blanks, after markup that
+// was removed from ordinary text). Each byte is looked at once here; a run refused is read by
+// ordinary_run() as before.
+std::size_t Parser::Impl::blank_gap(std::string_view s, std::size_t i) {
+  if (!opt_.blank_gaps || !in_ordinary_text()) return 0;
+  const char* p = s.data();
+  const std::size_t n = s.size();
+  std::size_t k = i;
+  std::size_t last_break = npos;
+  const std::size_t stop = std::min(n, i + kBlankGapMax);
+  for (; k < stop; ++k) {
+    const char c = p[k];
+    if (c == '\n')
+      last_break = k;
+    else if (c != ' ' && c != '\t')
+      break;
+  }
+  if (k == i || k - i == kBlankGapMax || (k < n && p[k] != '<' && p[k] != '[')) return 0;
+  const std::size_t len = k - i;
+  if (!code_.feed_blanks(len, last_break == npos ? npos : last_break - i)) return 0;
+  if (last_break != npos) line_ws_only_ = true;  // run_line_state(): blanks after it keep it so
+  // emit_text() of whitespace: it changes none of the flags that wait for text, and goes to the tidier.
+  if (!interrupted_ && !silent_by_tag_) tidier().blanks(s.substr(i, len));
+  pos_ += len;
+  ++stats_.blank_gaps;
   return len;
 }
 

@@ -251,6 +251,23 @@ bool CodeTracker::in_code() const noexcept {
   }
 }
 
+bool CodeTracker::feed_blanks(std::size_t size, std::size_t last_break) noexcept {
+  if (s_.phase != kText) return false;  // kText is outside fences (kFenceText is the fence's own)
+  breaks_.known = false;
+  s_.fence_event = false;
+  if (last_break == static_cast<std::size_t>(-1)) {  // blanks mid-line: step() only counts them there
+    s_.line_bytes += size;
+    return true;
+  }
+  // step('\n') from kText (no fence to close), then blanks and breaks in the lead: only the count moves.
+  s_.line_bytes = size - last_break - 1;
+  s_.run_len = 0;
+  s_.span_len = 0;
+  s_.run_char = 0;
+  s_.phase = kLead;
+  return true;
+}
+
 bool CodeTracker::at_line_start() const noexcept { return s_.phase <= kListSpace; }
 
 void CodeTracker::mark_line_content() noexcept {

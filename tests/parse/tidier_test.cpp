@@ -464,6 +464,54 @@ TEST(Tidier, BlankRunsEqualStepping) {
   EXPECT_EQ(t.emptied_lines(), 6u);
 }
 
+// blanks() (the recognizer's blanks between removed tags) against text() of the same bytes: random replies
+// whose whitespace runs are fed through blanks() to one tidier and text() to another, the same text and
+// emitted() after every call. blanks() takes a run in one pass without looking for its end (blank_scanned()
+// does not move) whenever blank_run() would take all of it.
+TEST(Tidier, BlanksEqualText) {
+  const std::vector<std::string> tokens = {" ",  "  ", "\t", "\n", "\n  ", "\n\n", "\r\n", "\r", "x", "*",
+                                           "**", "-",  "1.", ".",  "\x01", "\x01", "\x02", "é",  "_"};
+  std::mt19937 rng(5150);
+  std::uint64_t one_pass = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::string input = random_reply(rng, tokens, 50);
+    const std::size_t limit = iter % 4 == 0 ? 1 + rng() % 12 : 4096;
+    SCOPED_TRACE(testing::PrintToString(input) + " limit " + std::to_string(limit));
+    Recorder a_sink, b_sink;
+    Tidier a(a_sink, limit), b(b_sink, limit);
+    for (std::size_t i = 0; i < input.size();) {
+      const char c = input[i];
+      if (c == D || c == O) {
+        a.gap(c == D ? GapKind::Directive : GapKind::Other);
+        b.gap(c == D ? GapKind::Directive : GapKind::Other);
+        ++i;
+        continue;
+      }
+      std::size_t e = i;
+      const bool blank = c == ' ' || c == '\t' || c == '\n';
+      while (e < input.size() && input[e] != D && input[e] != O &&
+             (input[e] == ' ' || input[e] == '\t' || input[e] == '\n') == blank)
+        ++e;
+      const std::string_view piece = std::string_view(input).substr(i, e - i);
+      if (blank) {
+        const std::uint64_t runs = b.blank_runs(), scanned = b.blank_scanned();
+        b.blanks(piece);
+        if (b.blank_scanned() == scanned && b.blank_runs() == runs + 1) ++one_pass;
+      } else {
+        b.text(piece);
+      }
+      a.text(piece);
+      ASSERT_EQ(a.emitted(), b.emitted());
+      ASSERT_EQ(a.held_bytes(), b.held_bytes());
+      i = e;
+    }
+    a.finish();
+    b.finish();
+    ASSERT_EQ(a_sink.text, b_sink.text);
+  }
+  EXPECT_GT(one_pass, 3000u);
+}
+
 // The emptied-line shortcut in blank_run against normal_newline(): the same random replies of case (b)'s
 // shape (blank lines, list markers, gaps, text), whole (the shortcut) and byte by byte (never taken).
 TEST(Tidier, EmptiedLinesInBulkEqualStepping) {

@@ -151,4 +151,9 @@ EventLog run_events(std::string_view reply, const RunOptions& options, const std
 // The first difference between two logs of the same reply, or "" when they agree on everything 11.2 promises.
 std::string first_difference(const EventLog& a, const EventLog& b);
 
+// The first work counter of a and b that differs ("name x vs y"), or "": the bytes fed, examined and
+// replayed, text bytes, directives, diagnostics and max_held; with `paths`, also the counters of the clean
+// text's fast paths (direct text runs, shared code bytes, ordinary pieces, told dead bytes).
+std::string stats_difference(const parse::ParserStats& a, const parse::ParserStats& b, bool paths = false);
+
 }  // namespace sigil::testing::gen

@@ -241,6 +241,26 @@ std::string masked_event(const std::string& e) {
 }
 }  // namespace
 
+std::string stats_difference(const parse::ParserStats& a, const parse::ParserStats& b, bool paths) {
+  auto field = [](const char* name, std::uint64_t x, std::uint64_t y) {
+    return x == y ? std::string() : std::string(name) + " " + std::to_string(x) + " vs " + std::to_string(y);
+  };
+  for (std::string d :
+       {field("bytes_in", a.bytes_in, b.bytes_in),
+        field("bytes_examined", a.bytes_examined, b.bytes_examined),
+        field("bytes_replayed", a.bytes_replayed, b.bytes_replayed),
+        field("text_bytes", a.text_bytes, b.text_bytes), field("directives", a.directives, b.directives),
+        field("diagnostics", a.diagnostics, b.diagnostics), field("max_held", a.max_held, b.max_held)})
+    if (!d.empty()) return d;
+  if (!paths) return {};
+  for (std::string d : {field("direct_text_runs", a.direct_text_runs, b.direct_text_runs),
+                        field("shared_code_bytes", a.shared_code_bytes, b.shared_code_bytes),
+                        field("ordinary_pieces", a.ordinary_pieces, b.ordinary_pieces),
+                        field("told_dead_bytes", a.told_dead_bytes, b.told_dead_bytes)})
+    if (!d.empty()) return d;
+  return {};
+}
+
 std::string first_difference(const EventLog& a, const EventLog& b) {
   auto text_diff = [](const char* what, const std::string& x, const std::string& y) -> std::string {
     if (x == y) return {};

@@ -145,21 +145,6 @@ std::vector<std::string> limit_inputs() {
   return out;
 }
 
-// The fast path must not change one counter either.
-std::string stats_difference(const sigil::parse::ParserStats& a, const sigil::parse::ParserStats& b) {
-  auto field = [](const char* name, std::uint64_t x, std::uint64_t y) {
-    return x == y ? std::string() : std::string(name) + " " + std::to_string(x) + " vs " + std::to_string(y);
-  };
-  for (std::string d :
-       {field("bytes_in", a.bytes_in, b.bytes_in),
-        field("bytes_examined", a.bytes_examined, b.bytes_examined),
-        field("bytes_replayed", a.bytes_replayed, b.bytes_replayed),
-        field("text_bytes", a.text_bytes, b.text_bytes), field("directives", a.directives, b.directives),
-        field("diagnostics", a.diagnostics, b.diagnostics), field("max_held", a.max_held, b.max_held)})
-    if (!d.empty()) return d;
-  return {};
-}
-
 // The same reply and chunking, fast path on and off.
 std::string compare(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes) {
   o.whole_markup = false;
@@ -169,7 +154,7 @@ std::string compare(const std::string& reply, RunOptions o, const std::vector<st
   if (!fast.problems.empty()) return fast.problems.front();
   if (std::string d = first_difference(general, fast); !d.empty()) return d;
   if (general.text_events != fast.text_events) return "text events split differently";
-  return stats_difference(general.stats, fast.stats);
+  return stats_difference(general.stats, fast.stats);  // the fast path must not change one counter either
 }
 
 TEST(WholeMarkup, CorpusWholeAndAtEveryCut) {

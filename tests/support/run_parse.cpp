@@ -22,6 +22,7 @@ parse::ParserOptions parser_options(const RunOptions& options) {
   po.denied_actions = options.deny;
   po.stage1_kernel = options.stage1_kernel;
   po.whole_markup = options.whole_markup;
+  po.blank_gaps = options.blank_gaps;
   return po;
 }
 

@@ -21,6 +21,7 @@ struct RunOptions {
   std::vector<std::string> mcp_servers{"brave-search", "github", "my_server", "context7"};
   std::optional<text::stage1::Kernel> stage1_kernel;  // unset: the best one here
   bool whole_markup = true;                           // ParserOptions::whole_markup
+  bool blank_gaps = true;                             // ParserOptions::blank_gaps
 };
 
 // The parser's options for a run (what RunOptions says beyond the registry and the finish reason).

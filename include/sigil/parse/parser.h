@@ -40,6 +40,11 @@ struct ParserOptions {
   // bytes a body only holds in runs (parse/tag_construct.cpp). Off, every byte of markup goes through the
   // byte machine; the events and stats are the same either way, and tests compare.
   bool whole_markup = true;
+  // With whole_markup: the spaces, tabs and line breaks between markup read whole and the next `<` or `[`
+  // (`\n  ` between two `<react …/>`) go to the shadow code tracker and the tidier in one step each
+  // (Parser::Impl::blank_gap). Off, they take the ordinary-text path; events and stats other than
+  // blank_gaps are the same either way, and tests compare.
+  bool blank_gaps = true;
 };
 
 // Work counters, for tests that assert linear work and bounded memory.
@@ -66,6 +71,9 @@ struct ParserStats {
   // breaks, because the shadow tracker had read each line's first byte (SentinelLines::told_dead_bytes; say
   // mode: 0).
   std::uint64_t told_dead_bytes = 0;
+  // Runs of blanks between markup read whole and the next opener taken by blank_gap() (ParserOptions::
+  // blank_gaps), counted for tests.
+  std::uint64_t blank_gaps = 0;
 };
 
 struct NameIndex;

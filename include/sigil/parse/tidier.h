@@ -71,6 +71,9 @@ class Tidier {
   void text(std::string_view bytes);
   // The same, with stage 1's masks of the bytes: a run passed on unchanged carries them to the sink.
   void text(std::string_view bytes, const text::stage1::MaskView& masks);
+  // The same as text(bytes) for bytes that are only spaces, tabs and line breaks (no CR), which the caller
+  // has seen (the blanks between two removed tags): taken in one pass, without looking for plain text.
+  void blanks(std::string_view bytes);
   // Markup was removed here.
   void gap(GapKind kind);
   // End of the reply: resolves what is held and trims the end. Later calls are ignored.
@@ -153,6 +156,11 @@ class Tidier {
   void resync_slow(std::string_view bulk) noexcept;
   static const std::array<Ctx, 128> kAsciiCtx;  // note()'s ctx_ for each ASCII byte
   std::size_t blank_run(std::string_view s, std::size_t& scanned);
+  // Nothing held can make a run of spaces, tabs and line breaks more than that (blank_run()).
+  bool blanks_may_run() const noexcept {
+    return !cr_ && phase_ != Phase::After && run_len_ == 0 && !overflow_;
+  }
+  void take_blanks(std::string_view s);
   bool settle(unsigned char b);
 
   TextSink& out_;

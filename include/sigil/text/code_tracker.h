@@ -67,6 +67,14 @@ class CodeTracker {
   // Bytes of the current line consumed so far (0 right after '\n').
   std::uint64_t bytes_since_line_start() const noexcept { return s_.line_bytes; }
 
+  // As feed() of a run of `size` spaces, tabs and line breaks whose last line break is at `last_break`
+  // (npos: none), when the tracker stands past a line's lead outside a fence with no backtick run in
+  // progress: there a blank moves only the line's byte count and a line break closes nothing, so the state
+  // after the run is known without stepping it (the blanks between two removed tags). Returns false, having
+  // done nothing, in any other state; the caller then feeds the bytes. lines_in_bulk() does not count these
+  // breaks, and other_breaks() says nothing after it (known is false), as after feed() without masks.
+  bool feed_blanks(std::size_t size, std::size_t last_break) noexcept;
+
   // Something that is not whitespace stood here (markup that was removed rather than fed): acts as
   // step() on a neutral non-space byte, so no fence can open or close on this line and a run ends, but
   // the line's byte count does not move.
