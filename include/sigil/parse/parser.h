@@ -66,6 +66,10 @@ struct ParserStats {
   // breaks, because the shadow tracker had read each line's first byte (SentinelLines::told_dead_bytes; say
   // mode: 0).
   std::uint64_t told_dead_bytes = 0;
+  // Ordinary runs (see ordinary_pieces; also those between markup) that were mid-line text with no backtick
+  // and no line break: the shadow code tracker took them inline (text::CodeTracker::feed_plain), with no
+  // search for their last line break and nothing told to the judge. Counted for tests.
+  std::uint64_t plain_runs = 0;
 };
 
 struct NameIndex;
