@@ -53,7 +53,7 @@ void Parser::Impl::feed_window(std::string_view window) {
   if (utf8_.held() == 0 && text::stage1::all_valid(check, window.size())) {
     utf8_.accept_valid(window.size());
     const text::stage1::MaskView masks(masks_.data(), 0, window.size());
-    if (in_ordinary_text() && masks.find(text::stage1::kMarkupStarts, 0) == window.size()) {
+    if (in_ordinary_text() && masks.none(text::stage1::kMarkupStarts)) {
       // Ordinary text with no `<` or `[` in it (most streamed pieces): consume()'s first step would take it
       // all as one ordinary run; taken here without entering consume()'s loop.
       ++stats_.ordinary_pieces;

@@ -668,6 +668,17 @@ TEST(SentinelLines, FenceFreeRunsJudgeAsSteppingDoes) {
   EXPECT_GT(shared, 3000u);  // the shortcut was taken, not only the stepping
 }
 
+// "Intro line." and `count` lines drawn from `lines`, half of them from its first two (plain prose in the
+// tests below), each ended by a line break but the last only sometimes.
+std::string reply_of_lines(std::mt19937& rng, const std::vector<std::string>& lines, int count) {
+  std::string input = "Intro line.\n";
+  for (int l = 0; l < count; ++l) {
+    input += lines[rng() % (rng() % 2 == 0 ? 2 : lines.size())];
+    if (l + 1 < count || rng() % 2 == 0) input += '\n';
+  }
+  return input;
+}
+
 // The shadow tracker's word on which lines die at their first byte (its other_breaks(), listing the breaks
 // after which a line began with a lead byte or a byte that does not kill a line): the judge passes on what it
 // passes on when it looks for every break itself. Random replies of prose, lines that die past decoration,
@@ -699,12 +710,8 @@ TEST(SentinelLines, ToldDeadLinesJudgeAsLookingDoes) {
   std::mt19937 rng(12);
   std::uint64_t told_dead = 0;
   for (int round = 0; round < 3000; ++round) {
-    std::string input = "Intro line.\n";
     const int count = 2 + static_cast<int>(rng() % (rng() % 4 == 0 ? 60 : 14));
-    for (int l = 0; l < count; ++l) {
-      input += lines[rng() % (rng() % 2 == 0 ? 2 : lines.size())];  // half the lines plain
-      if (l + 1 < count || rng() % 2 == 0) input += '\n';
-    }
+    const std::string input = reply_of_lines(rng, lines, count);
     const std::size_t k = rng() % 3 == 0 ? 100000 : 0;
     const std::uint32_t seed = static_cast<std::uint32_t>(rng());
     const FenceFreeResult stepped = run_told(input, k, seed, false);
@@ -743,12 +750,7 @@ TEST(SentinelLines, PlainDeadPiecesJudgeAsWithoutMasks) {
   std::uint64_t plain = 0;
   std::vector<text::stage1::BlockMasks> masks;
   for (int round = 0; round < 3000; ++round) {
-    std::string input = "Intro line.\n";
-    const int count = 1 + static_cast<int>(rng() % 12);
-    for (int l = 0; l < count; ++l) {
-      input += lines[rng() % (rng() % 2 == 0 ? 2 : lines.size())];  // half the lines plain
-      if (l + 1 < count || rng() % 2 == 0) input += '\n';
-    }
+    const std::string input = reply_of_lines(rng, lines, 1 + static_cast<int>(rng() % 12));
     Recorder with_sink, without_sink;
     SentinelLines with(with_sink), without(without_sink);
     for (std::size_t i = 0; i < input.size();) {
