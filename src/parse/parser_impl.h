@@ -73,6 +73,7 @@ class Parser::Impl {
   // Input.
   static constexpr std::size_t kUtf8NotesShown = 16;
   void feed_window(std::string_view window);
+  void feed_windows(std::string_view chunk);
   void feed_sanitized(std::string_view window);
   void grow_masks(std::size_t blocks);
   void consume_piece(std::string_view piece);
@@ -82,6 +83,7 @@ class Parser::Impl {
     return mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active();
   }
   void ordinary_run(std::string_view run, const text::stage1::MaskView& masks);
+  void ordinary_lines(std::string_view run, const text::stage1::MaskView& masks);
   void emit_fence_free(std::string_view run, const text::stage1::MaskView& masks);
   // The line state (line_ws_only_) after a run whose last line break is at `last_newline` (npos: none), as
   // on_byte() would leave it stepping the run byte by byte.

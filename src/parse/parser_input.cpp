@@ -25,6 +25,12 @@ constexpr std::size_t kSharedCodeRun = 64;
 void Parser::Impl::feed(std::string_view chunk) {
   stats_.bytes_in += chunk.size();
   if (chunk.size() <= kWindow) return feed_window(chunk);  // a streamed piece: one window, no loop
+  feed_windows(chunk);
+}
+
+// A chunk longer than one window, window by window (out of line: feed() then sets up no frame of its own for
+// the streamed pieces that never come here).
+void Parser::Impl::feed_windows(std::string_view chunk) {
   std::size_t off = 0;
   while (off < chunk.size()) {
     std::size_t len = chunk.size() - off;
@@ -47,7 +53,7 @@ void Parser::Impl::feed_window(std::string_view window) {
   if (utf8_.held() == 0 && text::stage1::all_valid(check, window.size())) {
     utf8_.accept_valid(window.size());
     const text::stage1::MaskView masks(masks_.data(), 0, window.size());
-    if (in_ordinary_text() && masks.find(text::stage1::kMarkupStarts, 0) == window.size()) {
+    if (in_ordinary_text() && masks.none(text::stage1::kMarkupStarts)) {
       // Ordinary text with no `<` or `[` in it (most streamed pieces): consume()'s first step would take it
       // all as one ordinary run; taken here without entering consume()'s loop.
       ++stats_.ordinary_pieces;
@@ -159,8 +165,25 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
 // not rule out a sentinel line (CodeTracker::other_breaks()); the judge takes the rest of the run's dead
 // lines on that word, without looking for their breaks: one walk of the line breaks serves both.
 void Parser::Impl::ordinary_run(std::string_view run, const text::stage1::MaskView& masks) {
+  if (run.size() < kSharedCodeRun && code_.feed_plain(run, masks)) {
+    // Most streamed pieces: mid-line text with no backtick or line break. Nothing to tell the judge (its
+    // tracker takes such a piece as cheaply), no last line break to look for. (A longer run, as a whole reply
+    // has between its markup, seldom lacks a line break: it is not asked.)
+    ++stats_.plain_runs;
+    if (line_ws_only_) run_line_state(run, std::string_view::npos);
+    emit_text(run, masks);
+    pos_ += run.size();
+    return;
+  }
+  ordinary_lines(run, masks);
+}
+
+// The rest of ordinary_run() (out of line, so that the plain pieces set up no frame for it): the shadow
+// tracker fed in full, the line state after the run's last line break, the judge told if it was fence-free.
+void Parser::Impl::ordinary_lines(std::string_view run, const text::stage1::MaskView& masks) {
   const bool tell = run.size() >= kSharedCodeRun && !code_.in_fence();
   const std::uint64_t opened = code_.fences_opened();
+  if (tell) code_.start_listing();
   code_.feed(run, masks);
   run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
   if (tell && code_.fences_opened() == opened)

@@ -110,6 +110,7 @@ void SentinelLines::reset() noexcept {
   shared_code_bytes_ = 0;
   short_dead_pieces_ = 0;
   dead_lines_by_masks_ = 0;
+  plain_dead_pieces_ = 0;
   held_.clear();
   first_decided_ = false;
   last_exact_ = false;
@@ -127,6 +128,18 @@ void SentinelLines::reset() noexcept {
 void SentinelLines::clean_text(std::string_view s) { clean_run(s, {}); }
 
 void SentinelLines::clean_run(std::string_view s, const text::stage1::MaskView& masks) {
+  if (dead_ && nonempty_ && s.size() < kShortPiece && !(silent_ || suppressed_ || finished_) &&
+      code_.feed_plain(s, masks)) {
+    // More of a dead line, mid-line text with no backtick and no line break (most streamed pieces): one look
+    // at the masks serves the tracker and the line. (Longer pieces seldom lack a line break: not asked.)
+    ++plain_dead_pieces_;
+    return emit(s);
+  }
+  judge_run(s, masks);
+}
+
+// clean_run() past its first test (out of line, so that the streamed pieces that pass it set up no frame).
+void SentinelLines::judge_run(std::string_view s, const text::stage1::MaskView& masks) {
   if (silent_ || suppressed_ || finished_) return;
   if (dead_ && nonempty_ &&
       (masks ? masks.find(text::stage1::kNewlines, 0) == s.size()
@@ -487,8 +500,8 @@ void SentinelLines::release_all() {
 
 void SentinelLines::emit(std::string_view s) {
   if (s.empty()) return;
+  emitted_ += s.size();  // first, so that passing it on is the last call (no frame for a streamed piece)
   out_.clean_text(s);
-  emitted_ += s.size();
 }
 
 }  // namespace sigil::parse

@@ -211,9 +211,8 @@ void CodeTracker::feed(std::string_view s) noexcept {
 }
 
 void CodeTracker::feed(std::string_view s, const stage1::MaskView& masks) noexcept {
+  static_assert(kText == kTextPhase, "the header's feed_plain() tests this phase");
   if (!masks) return feed(s);
-  breaks_.count = 0;
-  breaks_.known = true;
   std::size_t i = 0;
   while (i < s.size()) {
     // What skip_plain() does, with the stops taken from the masks.

@@ -2,6 +2,7 @@
 // set alone with a function-level target attribute and chosen at run time (stage1.cpp), so the build's
 // -march stays the baseline. All three compute exactly what the scalar kernel computes (stage1_kernels.h).
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "stage1_kernels.h"
@@ -263,16 +264,36 @@ SIGIL_TARGET_AVX2 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, Blo
 SIGIL_TARGET_AVX2 inline std::uint64_t eq32(__m256i v, char c) noexcept {
   return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))));
 }
+SIGIL_TARGET_AVX2 inline std::uint64_t eq32(__m256i v, const std::array<std::uint8_t, 32>& c) noexcept {
+  return static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, load32(c))));
+}
 
-SIGIL_TARGET_AVX2 Utf8Check scan_small_avx2(const unsigned char* p, std::size_t n, BlockMasks* out,
-                                            unsigned want) noexcept {
-  static_assert(kSmallScan == 32);
-  if (n == 0) return Utf8Check{0, false};
-  alignas(32) unsigned char bytes[kSmallScan] = {};
-  std::memcpy(bytes, p, n);
-  const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(bytes));
+namespace {
+
+// Indices for _mm_shuffle_epi8 that place the last 16 bytes of a 16-32-byte buffer (see load_tail32) after
+// its first 16: read from offset 32 - n, byte j takes the loaded tail's byte 32 - n + j while that is one of
+// the buffer's bytes past the 16th, and zero (index with its top bit set) after the buffer's end.
+alignas(32) constexpr std::array<std::uint8_t, 32> kPlaceTail = {
+    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+
+// p[0, n) then zeros, for 16 <= n <= 32: two 16-byte loads that stay inside the buffer (the second ends at
+// its last byte) and one shuffle, instead of a copy through the stack (a streamed piece is often 16-32
+// bytes).
+SIGIL_TARGET_AVX2 inline __m256i load_tail32(const unsigned char* p, std::size_t n) noexcept {
+  const __m128i head = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i tail = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 16));
+  const __m128i place = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kPlaceTail.data() + (32 - n)));
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(head), _mm_shuffle_epi8(tail, place), 1);
+}
+
+// The masks and the check of the small path, from the buffer's bytes in v (zeros after the n-th).
+SIGIL_TARGET_AVX2 inline Utf8Check scan_small32(__m256i v, const unsigned char* p, std::size_t n,
+                                                BlockMasks* out, unsigned want) noexcept {
   const std::uint64_t high = static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
-  if (want & kWantMasks) *out = {eq32(v, '<'), eq32(v, '['), eq32(v, '\n'), eq32(v, '`'), eq32(v, '"'), high};
+  if (want & kWantMasks)
+    *out = {eq32(v, kLt32),       eq32(v, kBracket32), eq32(v, kNewline32),
+            eq32(v, kBacktick32), eq32(v, kQuote32),   high};
   Utf8Check r{1, false};
   if ((want & kWantUtf8) && high != 0) {
     const Avx2Tables t;
@@ -281,6 +302,26 @@ SIGIL_TARGET_AVX2 Utf8Check scan_small_avx2(const unsigned char* p, std::size_t 
     r.tail_open = buffer_tail_open(p, n);
   }
   return r;
+}
+
+// Buffers of 1-15 bytes: copied into a zeroed vector (kept apart, so that the usual sizes set up no stack
+// frame for the copy).
+__attribute__((noinline)) SIGIL_TARGET_AVX2 Utf8Check scan_short_avx2(const unsigned char* p, std::size_t n,
+                                                                      BlockMasks* out,
+                                                                      unsigned want) noexcept {
+  alignas(32) unsigned char bytes[kSmallScan] = {};
+  std::memcpy(bytes, p, n);
+  return scan_small32(_mm256_load_si256(reinterpret_cast<const __m256i*>(bytes)), p, n, out, want);
+}
+
+}  // namespace
+
+SIGIL_TARGET_AVX2 Utf8Check scan_small_avx2(const unsigned char* p, std::size_t n, BlockMasks* out,
+                                            unsigned want) noexcept {
+  static_assert(kSmallScan == 32);
+  if (n == 0) return Utf8Check{0, false};
+  if (n < 16) return scan_short_avx2(p, n, out, want);
+  return scan_small32(load_tail32(p, n), p, n, out, want);
 }
 
 // --------------------------------------------------------------------------------------------- AVX-512

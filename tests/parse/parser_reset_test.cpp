@@ -82,9 +82,9 @@ void feed(parse::Parser& parser, std::string_view reply, std::size_t chunk) {
 
 // The counts of stats() that a reply alone decides.
 std::vector<std::uint64_t> counts(const parse::ParserStats& s) {
-  return {s.bytes_in,          s.bytes_examined,  s.bytes_replayed, s.text_bytes,
-          s.directives,        s.diagnostics,     s.max_held,       s.direct_text_runs,
-          s.shared_code_bytes, s.told_dead_bytes, s.ordinary_pieces};
+  return {s.bytes_in,        s.bytes_examined, s.bytes_replayed,   s.text_bytes,        s.directives,
+          s.diagnostics,     s.max_held,       s.direct_text_runs, s.shared_code_bytes, s.told_dead_bytes,
+          s.ordinary_pieces, s.plain_runs,     s.blank_gaps};
 }
 
 std::vector<std::string> fresh_trace(const parse::CompiledGrammar& grammar, const Vector& v,

@@ -604,6 +604,7 @@ FenceFreeResult run_told(std::string_view input, std::size_t k, std::uint32_t se
     const text::stage1::MaskView view(masks.data(), 0, piece.size());
     const bool outside = !shadow.in_fence();
     const std::uint64_t opened = shadow.fences_opened();
+    shadow.start_listing();
     shadow.feed(piece, view);
     if (tell && outside && shadow.fences_opened() == opened)
       judge.fence_free_run(piece, lines ? &shadow.other_breaks() : nullptr);
@@ -667,6 +668,17 @@ TEST(SentinelLines, FenceFreeRunsJudgeAsSteppingDoes) {
   EXPECT_GT(shared, 3000u);  // the shortcut was taken, not only the stepping
 }
 
+// "Intro line." and `count` lines drawn from `lines`, half of them from its first two (plain prose in the
+// tests below), each ended by a line break but the last only sometimes.
+std::string reply_of_lines(std::mt19937& rng, const std::vector<std::string>& lines, int count) {
+  std::string input = "Intro line.\n";
+  for (int l = 0; l < count; ++l) {
+    input += lines[rng() % (rng() % 2 == 0 ? 2 : lines.size())];
+    if (l + 1 < count || rng() % 2 == 0) input += '\n';
+  }
+  return input;
+}
+
 // The shadow tracker's word on which lines die at their first byte (its other_breaks(), listing the breaks
 // after which a line began with a lead byte or a byte that does not kill a line): the judge passes on what it
 // passes on when it looks for every break itself. Random replies of prose, lines that die past decoration,
@@ -698,12 +710,8 @@ TEST(SentinelLines, ToldDeadLinesJudgeAsLookingDoes) {
   std::mt19937 rng(12);
   std::uint64_t told_dead = 0;
   for (int round = 0; round < 3000; ++round) {
-    std::string input = "Intro line.\n";
     const int count = 2 + static_cast<int>(rng() % (rng() % 4 == 0 ? 60 : 14));
-    for (int l = 0; l < count; ++l) {
-      input += lines[rng() % (rng() % 2 == 0 ? 2 : lines.size())];  // half the lines plain
-      if (l + 1 < count || rng() % 2 == 0) input += '\n';
-    }
+    const std::string input = reply_of_lines(rng, lines, count);
     const std::size_t k = rng() % 3 == 0 ? 100000 : 0;
     const std::uint32_t seed = static_cast<std::uint32_t>(rng());
     const FenceFreeResult stepped = run_told(input, k, seed, false);
@@ -714,6 +722,56 @@ TEST(SentinelLines, ToldDeadLinesJudgeAsLookingDoes) {
     told_dead += told.told_dead;
   }
   EXPECT_GT(told_dead, 100000u);  // the word was taken, not only the looking
+}
+
+// A dead line's mid-line pieces with masks go on after one look at the masks (CodeTracker::feed_plain, for
+// the judge's tracker and the line at once): the judge passes on the same text, as soon, and decides as a
+// judge given the same pieces without masks (which looks at their bytes). Random replies of prose, spans,
+// fences, sentinels and non-ASCII text in random pieces of 0-24 bytes; fails unless over 20,000 pieces went
+// the plain way, and the judge without masks never takes it.
+TEST(SentinelLines, PlainDeadPiecesJudgeAsWithoutMasks) {
+  const std::vector<std::string> lines = {"Plain words here, and more of them to pass in pieces.",
+                                          "Other words, a longer line that goes on and on for a while.",
+                                          "NO_REPLY",
+                                          "  NO_REPLY  ",
+                                          "**NO_REPLY**",
+                                          "NO_REPLY and then words",
+                                          "- item with words after it",
+                                          "```",
+                                          "~~~",
+                                          "words `code` and `more` words, ``two`` ticks",
+                                          "a ``` b in the middle of a line of words",
+                                          "\xC3\x9C"
+                                          "ber words with \xE2\x80\x94 dashes",
+                                          "Words\r",
+                                          "",
+                                          "1. step"};
+  std::mt19937 rng(13);
+  std::uint64_t plain = 0;
+  std::vector<text::stage1::BlockMasks> masks;
+  for (int round = 0; round < 3000; ++round) {
+    const std::string input = reply_of_lines(rng, lines, 1 + static_cast<int>(rng() % 12));
+    Recorder with_sink, without_sink;
+    SentinelLines with(with_sink), without(without_sink);
+    for (std::size_t i = 0; i < input.size();) {
+      const std::string piece = input.substr(i, rng() % 25);  // its own memory, with its own masks
+      masks.assign(text::stage1::blocks_for(piece.size()), {});
+      text::stage1::scan(piece, masks.data());
+      with.clean_run(piece, text::stage1::MaskView(masks.data(), 0, piece.size()));
+      without.clean_text(piece);
+      ASSERT_EQ(with.emitted(), without.emitted()) << testing::PrintToString(input) << " at " << i;
+      ASSERT_EQ(with.held_bytes(), without.held_bytes()) << testing::PrintToString(input) << " at " << i;
+      i += piece.size();
+    }
+    with.finish();
+    without.finish();
+    ASSERT_EQ(with_sink.text, without_sink.text) << testing::PrintToString(input);
+    ASSERT_EQ(with.silent(), without.silent()) << testing::PrintToString(input);
+    ASSERT_EQ(with.decided_late(), without.decided_late()) << testing::PrintToString(input);
+    plain += with.plain_dead_pieces();
+    ASSERT_EQ(without.plain_dead_pieces(), 0u);
+  }
+  EXPECT_GT(plain, 20000u);
 }
 
 // The case the first line is stepped for: removed markup made `` ```js `` a span to the shadow, which then

@@ -41,7 +41,32 @@ TEST(StreamedPieces, OrdinaryPiecesEqualTheWholeReply) {
     EXPECT_GE(pieces.stats.ordinary_pieces, sizes.size() / 2)
         << "round " << round << ", " << sizes.size() << " pieces";
     EXPECT_LT(pieces.stats.ordinary_pieces, sizes.size()) << "round " << round;  // markup pieces did not
+    EXPECT_GE(pieces.stats.plain_runs, sizes.size() / 4) << "round " << round;   // mid-line pieces
   }
+}
+
+// Ordinary runs of mid-line text (no backtick, no line break) go the plain way (CodeTracker::feed_plain, no
+// search for a last line break, nothing told to the judge): random replies of every construct, in random
+// pieces of 1-24 bytes, give the events of the whole reply. The two take the plain way at different places
+// (a piece's run ends where the piece does; the whole reply's long runs go the general way, its short runs
+// between markup the plain one). Fails unless the pieces took it over 5,000 times and the whole replies over
+// 500.
+TEST(StreamedPieces, PlainRunsEqualTheWholeReply) {
+  std::uint64_t plain_pieces = 0, plain_whole = 0;
+  for (int i = 0; i < 400; ++i) {
+    testing::gen::ReplyGenerator g(0x9A1E000 + static_cast<std::uint64_t>(i));
+    const std::string reply = g.reply();
+    const testing::RunOptions options;
+    const testing::gen::EventLog whole = run_events(reply, options, {});
+    const std::vector<std::size_t> sizes = testing::gen::random_chunking(g.rng(), reply.size(), 24);
+    const testing::gen::EventLog pieces = run_events(reply, options, sizes);
+    ASSERT_EQ(first_difference(whole, pieces), "") << testing::gen::c_literal(reply) << "\n"
+                                                   << testing::gen::describe_chunks(sizes);
+    plain_whole += whole.stats.plain_runs;
+    plain_pieces += pieces.stats.plain_runs;
+  }
+  EXPECT_GT(plain_pieces, 5000u);
+  EXPECT_GT(plain_whole, 500u) << plain_pieces;
 }
 
 // Prose without markup, fed whole: one window, one ordinary piece.

@@ -257,6 +257,70 @@ TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
   EXPECT_GT(in_bulk, 1000u);  // the bulk path was taken (and its states checked above)
 }
 
+// feed_plain() takes a piece only when stepping it would move nothing but the line's byte count (mid-line
+// outside a fence, no backtick or line break in it), and then reaches stepping's state; a piece it refuses
+// leaves the tracker as it was, and feed() then reaches stepping's state. Random documents (the tokens above,
+// with runs of words between them) in random pieces with masks; fails unless over 5,000 pieces were taken.
+// A fixed line in 16-byte pieces: exactly the pieces between its first (the lead) and its last (the break).
+TEST(CodeTrackerDeterminism, PlainPiecesFeedAsSteppingDoes) {
+  std::mt19937 rng(78);
+  std::uint64_t taken = 0;
+  for (int t = 0; t < 1500; ++t) {
+    std::string doc;
+    const int tokens = 1 + static_cast<int>(rng() % 30);
+    for (int k = 0; k < tokens; ++k) {
+      doc += random_doc(rng, 1);
+      if (rng() % 2 == 0) doc += std::string(rng() % 60, 'w') + " ";
+    }
+    std::vector<stage1::BlockMasks> masks(stage1::blocks_for(doc.size()));
+    stage1::scan(doc, masks.data());
+    CodeTracker stepped, b;
+    for (std::size_t i = 0; i < doc.size();) {
+      const std::size_t k = std::min<std::size_t>(doc.size() - i, rng() % 25);
+      const std::string_view s = std::string_view(doc).substr(i, k);
+      const stage1::MaskView view(masks.data(), i, k);
+      const CodeTracker::State before = stepped.snapshot();
+      bool only_line_bytes = true;
+      for (const char c : s) {
+        stepped.step(static_cast<unsigned char>(c));
+        CodeTracker::State now = stepped.snapshot();
+        now.line_bytes = before.line_bytes;
+        now.fence_event = before.fence_event;
+        only_line_bytes = only_line_bytes && now == before;
+      }
+      if (b.feed_plain(s, view)) {
+        ++taken;
+        ASSERT_FALSE(s.empty());
+        ASSERT_TRUE(only_line_bytes) << '"' << doc << "\" at " << i;
+      } else {
+        ASSERT_TRUE(b.snapshot() == before) << '"' << doc << "\" at " << i;
+        b.feed(s, view);
+      }
+      ASSERT_TRUE(b.snapshot() == stepped.snapshot()) << '"' << doc << "\" at " << i;
+      i += k;
+    }
+  }
+  EXPECT_GT(taken, 5000u);
+
+  std::string line;
+  for (int w = 0; w < 31; ++w) line += "word ";
+  line += "word\n";  // 160 bytes: ten pieces of 16
+  std::vector<stage1::BlockMasks> masks(stage1::blocks_for(line.size()));
+  stage1::scan(line, masks.data());
+  CodeTracker t;
+  int plain = 0;
+  for (std::size_t i = 0; i < line.size(); i += 16) {
+    const std::string_view s = std::string_view(line).substr(i, 16);
+    const stage1::MaskView view(masks.data(), i, s.size());
+    if (t.feed_plain(s, view))
+      ++plain;
+    else
+      t.feed(s, view);
+  }
+  EXPECT_EQ(plain, 8);
+  EXPECT_FALSE(t.feed_plain(line, {})) << "no masks: never";
+}
+
 // What other_breaks() says of each piece fed with masks holds: every listed pointer is a line break of the
 // piece, in order, and every line begun in the piece after a break not listed begins with a byte of the plain
 // set; in prose with a line that begins otherwise, that line's break is listed and no other; without masks,
@@ -279,6 +343,7 @@ TEST(CodeTrackerDeterminism, OtherBreaksListEveryLineNotKnownPlain) {
     for (std::size_t i = 0; i < doc.size();) {
       const std::size_t k = std::min<std::size_t>(doc.size() - i, 1 + rng() % 300);
       const std::string_view s = std::string_view(doc).substr(i, k);
+      b.start_listing();
       b.feed(s, stage1::MaskView(masks.data(), i, k));
       i += k;
       const CodeTracker::OtherBreaks& o = b.other_breaks();
@@ -315,6 +380,7 @@ TEST(CodeTrackerDeterminism, OtherBreaksListEveryLineNotKnownPlain) {
   const std::string prose = "The first.\n\nTwo words.\nNot plain.\nWords\n\n- item\nthe end\n";
   std::vector<stage1::BlockMasks> masks(stage1::blocks_for(prose.size()));
   stage1::scan(prose, masks.data());
+  c.start_listing();
   c.feed(prose, stage1::MaskView(masks.data(), 0, prose.size()));
   ASSERT_TRUE(c.other_breaks().known);
   ASSERT_EQ(c.other_breaks().count, 2u);
@@ -333,6 +399,7 @@ TEST(CodeTrackerDeterminism, ProseLinesAreTakenInBulkAndNoneListed) {
   static constexpr ByteSet kLetters{"Aabcdefghijklmnopqrstuvwxyz"};
   CodeTracker t;
   t.plain_line_starts(kLetters);
+  t.start_listing();
   t.feed(prose, stage1::MaskView(masks.data(), 0, prose.size()));
   EXPECT_EQ(t.lines_in_bulk(), 40u);
   EXPECT_TRUE(t.other_breaks().known);

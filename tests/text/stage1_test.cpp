@@ -258,3 +258,35 @@ TEST(Stage1, FindRunEndIsTheFirstRunEndOrStop) {
 }
 
 }  // namespace sigil::text::stage1
+
+namespace sigil::text::stage1 {
+
+// MaskView::none against the bytes: views of every size at every alignment over one to four blocks, with
+// the selected bytes (line breaks, backticks) now and then, right at the view's ends among them.
+TEST(Stage1, NoneSaysNoSelectedByteInTheView) {
+  std::mt19937 rng(6);
+  std::uint64_t said_none = 0, said_some = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::string buf(1 + rng() % 256, 'x');
+    for (char& c : buf)
+      if (rng() % 40 == 0) c = rng() % 2 == 0 ? '\n' : '`';
+    std::vector<BlockMasks> masks(blocks_for(buf.size()));
+    scan(buf, masks.data());
+    for (int v = 0; v < 40; ++v) {
+      const std::size_t offset = rng() % (buf.size() + 1);
+      const std::size_t size = rng() % (buf.size() - offset + 1);
+      const std::string_view s = std::string_view(buf).substr(offset, size);
+      const MaskView view(masks.data(), offset, size);
+      const bool lines = s.find('\n') == std::string_view::npos;
+      const bool either = s.find_first_of("\n`") == std::string_view::npos;
+      ASSERT_EQ(view.none(kNewlines), lines) << offset << " " << size;
+      ASSERT_EQ(view.none(kBackticksOrNewlines), either) << offset << " " << size;
+      ASSERT_EQ(view.none(kNewlines), view.find(kNewlines, 0) == size) << offset << " " << size;
+      (either ? said_none : said_some) += 1;
+    }
+  }
+  EXPECT_GT(said_none, 2000u);
+  EXPECT_GT(said_some, 2000u);
+}
+
+}  // namespace sigil::text::stage1

@@ -74,6 +74,10 @@ struct ParserStats {
   // Runs of blanks between markup read whole and the next opener taken by blank_gap() (ParserOptions::
   // blank_gaps), counted for tests.
   std::uint64_t blank_gaps = 0;
+  // Ordinary runs (see ordinary_pieces; also those between markup) that were mid-line text with no backtick
+  // and no line break: the shadow code tracker took them inline (text::CodeTracker::feed_plain), with no
+  // search for their last line break and nothing told to the judge. Counted for tests.
+  std::uint64_t plain_runs = 0;
 };
 
 struct NameIndex;

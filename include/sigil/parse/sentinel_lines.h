@@ -96,6 +96,9 @@ class SentinelLines : public TextSink {
   std::uint64_t shared_code_bytes() const noexcept { return shared_code_bytes_; }
   // Short pieces without masks passed on as more of a dead line after one memchr (counted for tests).
   std::uint64_t short_dead_pieces() const noexcept { return short_dead_pieces_; }
+  // Pieces with masks passed on as more of a dead line on one look at the masks, mid-line text with no
+  // backtick and no line break (text::CodeTracker::feed_plain; counted for tests).
+  std::uint64_t plain_dead_pieces() const noexcept { return plain_dead_pieces_; }
   // Lines that died at their first byte past spaces and decoration, found from the line starts in stage 1's
   // masks without looking for their breaks (counted for tests).
   std::uint64_t dead_lines_by_masks() const noexcept { return dead_lines_by_masks_; }
@@ -138,6 +141,7 @@ class SentinelLines : public TextSink {
     std::uint8_t spaces;
   };
 
+  void judge_run(std::string_view s, const text::stage1::MaskView& masks);
   void step(unsigned char b);
   void on_code_point(char32_t cp, std::string_view bytes);
   void advance_form(std::string_view bytes);
@@ -166,6 +170,7 @@ class SentinelLines : public TextSink {
   std::uint64_t shared_code_bytes_ = 0;
   std::uint64_t short_dead_pieces_ = 0;
   std::uint64_t dead_lines_by_masks_ = 0;
+  std::uint64_t plain_dead_pieces_ = 0;
 
   std::string held_;            // a suffix of the input not yet passed on
   std::size_t line_start_ = 0;  // where the current line begins in held_

@@ -49,6 +49,21 @@ class CodeTracker {
   // The same, finding the stretches' ends (backticks, line breaks) in stage 1's masks of s instead of
   // scanning the bytes again. Same states as feed(s).
   void feed(std::string_view s, const stage1::MaskView& masks) noexcept;
+  // feed(s, masks) for the commonest streamed piece, inline so that it pays no call: when the tracker is
+  // mid-line outside a fence and s (not empty, with masks) holds no backtick and no line break, only the
+  // line's byte count moves. Then it is fed and true is returned (the caller knows s held no line break);
+  // otherwise nothing changes and false is returned (feed() then; callers whose pieces are seldom plain
+  // call feed() at once).
+  bool feed_plain(std::string_view s, const stage1::MaskView& masks) noexcept {
+    // (A piece that starts with a line break, as the text between markup on separate lines does, is refused
+    // before the masks are looked at.)
+    if (!masks || s_.phase != kTextPhase || s.empty() || s[0] == '\n' ||
+        masks.find(stage1::kBackticksOrNewlines, 0) != s.size())
+      return false;
+    s_.line_bytes += s.size();
+    s_.fence_event = false;
+    return true;
+  }
 
   // Whether a next byte that is not '`', '~', '\n', space or tab (a `<` or `[`, say) would be code.
   // Exact also while a run is in progress, since such a byte ends the run: after a mid-line backtick
@@ -89,12 +104,14 @@ class CodeTracker {
   std::uint64_t lines_in_bulk() const noexcept { return lines_in_bulk_; }
 
   // What a caller may learn from the line starts feed(s, masks) reads anyway (the sentinel judge: which lines
-  // of a run die at their first byte). After feed(s, masks): `at` lists, in order, pointers into s to the
-  // line breaks after which a line may begin that is not known plain: every break the feed stepped, and the
-  // last break of each run of breaks it took in bulk whose next line starts with a lead byte or a byte
-  // outside the set given to plain_line_starts() (none by default). Every other line of s begun after a line
-  // break in s began with a byte of that set. `known` is false after feed(s) without masks, or when more than
-  // kOtherBreaks such breaks came (then nothing is said).
+  // of a run die at their first byte). After start_listing() and feed(s, masks): `at` lists, in order,
+  // pointers into s to the line breaks after which a line may begin that is not known plain: every break the
+  // feed stepped, and the last break of each run of breaks it took in bulk whose next line starts with a lead
+  // byte or a byte outside the set given to plain_line_starts() (none by default). Every other line of s
+  // begun after a line break in s began with a byte of that set. `known` is false after feed(s) without
+  // masks, or when more than kOtherBreaks such breaks came (then nothing is said). A caller that does not
+  // read the list (most feeds: short pieces, the judge's own tracker) does not start one, and pays nothing
+  // for it.
   static constexpr std::size_t kOtherBreaks = 16;
   struct OtherBreaks {
     const char* at[kOtherBreaks] = {};
@@ -103,6 +120,11 @@ class CodeTracker {
   };
   // The set must outlive the tracker, or the next call.
   void plain_line_starts(const ByteSet& set) noexcept { plain_starts_ = &set; }
+  // Empties the list: other_breaks() then speaks of the next feed(s, masks) (feeds after it add to it).
+  void start_listing() noexcept {
+    breaks_.count = 0;
+    breaks_.known = true;
+  }
   const OtherBreaks& other_breaks() const noexcept { return breaks_; }
 
   State snapshot() const noexcept { return s_; }
@@ -115,6 +137,10 @@ class CodeTracker {
   }
 
  private:
+  // The phase past a line's lead, outside fences, where only backticks and line breaks matter
+  // (code_tracker.cpp names the phases; it checks this value).
+  static constexpr std::uint8_t kTextPhase = 7;
+
   std::size_t line_breaks(std::string_view s, std::size_t i) noexcept;
 
   State s_;

@@ -121,6 +121,20 @@ class MaskView {
       bits = select(masks_[k]);
     }
   }
+  // Whether no position of the view has its bit set in select(block masks): find(select, 0) == size(),
+  // without finding where (a streamed piece lies in one or two blocks: a test or two, no search loop).
+  template <class Select>
+  bool none(Select select) const noexcept {
+    const std::size_t start = offset_ % kBlock;
+    std::size_t k = offset_ / kBlock;
+    if (start + size_ <= kBlock)  // within one block: its bits from start, the size_ lowest of them
+      return size_ == 0 || ((select(masks_[k]) >> start) << (kBlock - size_)) == 0;
+    const std::size_t last = (offset_ + size_ - 1) / kBlock;
+    std::uint64_t bits = select(masks_[k]) & (~std::uint64_t{0} << start);
+    for (; k != last; bits = select(masks_[++k]))
+      if (bits != 0) return false;
+    return (bits & (~std::uint64_t{0} >> (kBlock - 1 - (offset_ + size_ - 1) % kBlock))) == 0;
+  }
   // Where a run of run-selected bytes ends or a stop-selected byte stands, whichever comes first: the first
   // position p > from whose run bit is clear while the run bit of p - 1 is set (with kNewlines: the first
   // byte of a line after its line breaks), or p >= from whose stop bit is set; size() when there is neither.
