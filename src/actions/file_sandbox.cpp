@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "sigil/text/ascii.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::actions {
 namespace {
@@ -170,17 +171,12 @@ FileKind kind_for(std::string_view path, std::optional<FileKind> asked) noexcept
   return text::file_kind_for_name(path);
 }
 
-std::string_view to_string(FileSandbox::Resolver resolver) noexcept {
-  switch (resolver) {
-    case FileSandbox::Resolver::automatic:
-      return "automatic";
-    case FileSandbox::Resolver::openat2:
-      return "openat2";
-    case FileSandbox::Resolver::walk:
-      return "walk";
-  }
-  return "automatic";
-}
+namespace {
+constexpr text::EnumNames<FileSandbox::Resolver::walk> kResolverNames{{"automatic", "openat2", "walk"},
+                                                                      "automatic"};
+}  // namespace
+
+std::string_view to_string(FileSandbox::Resolver resolver) noexcept { return kResolverNames.name(resolver); }
 
 // ---------------------------------------------------------------- SHA-256
 

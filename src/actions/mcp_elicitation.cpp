@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "sigil/actions/mcp_schema.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::actions {
 namespace {
@@ -121,24 +122,16 @@ McpElicitationAnswer with_defaults(const json::object& schema, const std::string
 
 }  // namespace
 
+namespace {
+constexpr text::EnumNames<McpElicitationPolicy::defaults> kPolicyNames{{"decline", "cancel", "defaults"},
+                                                                       "decline"};
+}  // namespace
+
 std::optional<McpElicitationPolicy> parse_mcp_elicitation_policy(std::string_view text) {
-  if (text == "decline") return McpElicitationPolicy::decline;
-  if (text == "cancel") return McpElicitationPolicy::cancel;
-  if (text == "defaults") return McpElicitationPolicy::defaults;
-  return std::nullopt;
+  return kPolicyNames.parse(text);
 }
 
-std::string_view to_string(McpElicitationPolicy policy) {
-  switch (policy) {
-    case McpElicitationPolicy::cancel:
-      return "cancel";
-    case McpElicitationPolicy::defaults:
-      return "defaults";
-    case McpElicitationPolicy::decline:
-      break;
-  }
-  return "decline";
-}
+std::string_view to_string(McpElicitationPolicy policy) { return kPolicyNames.name(policy); }
 
 sigil::Result<McpElicitationAnswer, std::string> answer_mcp_elicitation(const json::object& params,
                                                                         McpElicitationPolicy policy) {

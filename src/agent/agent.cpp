@@ -11,6 +11,7 @@
 #include "sigil/exec/results_message.h"
 #include "sigil/log/log.h"
 #include "sigil/parse/parser.h"
+#include "sigil/text/enum_names.h"
 #include "sigil/text/random_id.h"
 
 namespace sigil::agent {
@@ -92,19 +93,12 @@ parse::Validated validate_mcp_call(const catalog::Registry& registry, const pars
 
 }  // namespace
 
-std::string_view to_string(TurnStatus status) {
-  switch (status) {
-    case TurnStatus::Ok:
-      return "ok";
-    case TurnStatus::LoopLimit:
-      return "loop-limit";
-    case TurnStatus::ModelError:
-      return "model-error";
-    case TurnStatus::StoreError:
-      return "store-error";
-  }
-  return "?";
-}
+namespace {
+constexpr text::EnumNames<TurnStatus::StoreError> kTurnStatusNames{
+    {"ok", "loop-limit", "model-error", "store-error"}, "?"};
+}  // namespace
+
+std::string_view to_string(TurnStatus status) { return kTurnStatusNames.name(status); }
 
 // One turn: a chain of model calls, each with its own Parser and Executor. Its state is touched by one
 // thread at a time (the caller of begin(), then the client's callbacks, one call after another); only the

@@ -1,6 +1,7 @@
 #include "sigil/catalog/action_spec.h"
 
 #include "sigil/text/ascii.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::catalog {
 
@@ -48,44 +49,15 @@ bool needs_written_params(const ActionSpec& action, const Spelling& spelling) {
   return false;
 }
 
-std::string_view to_string(ParamType type) {
-  switch (type) {
-    case ParamType::String:
-      return "string";
-    case ParamType::Integer:
-      return "integer";
-    case ParamType::Number:
-      return "number";
-    case ParamType::Boolean:
-      return "boolean";
-    case ParamType::Enum:
-      return "enum";
-    case ParamType::Duration:
-      return "duration";
-    case ParamType::Datetime:
-      return "datetime";
-    case ParamType::Array:
-      return "array";
-    case ParamType::Json:
-      return "json";
-  }
-  return "?";
-}
+namespace {
+constexpr text::EnumNames<ParamType::Json> kParamTypeNames{
+    {"string", "integer", "number", "boolean", "enum", "duration", "datetime", "array", "json"}, "?"};
+constexpr text::EnumNames<ResultTo::None> kResultToNames{
+    {"model", "model_on_error", "user", "inline", "none"}, "?"};
+}  // namespace
 
-std::string_view to_string(ResultTo result_to) {
-  switch (result_to) {
-    case ResultTo::Model:
-      return "model";
-    case ResultTo::ModelOnError:
-      return "model_on_error";
-    case ResultTo::User:
-      return "user";
-    case ResultTo::Inline:
-      return "inline";
-    case ResultTo::None:
-      return "none";
-  }
-  return "?";
-}
+std::string_view to_string(ParamType type) { return kParamTypeNames.name(type); }
+
+std::string_view to_string(ResultTo result_to) { return kResultToNames.name(result_to); }
 
 }  // namespace sigil::catalog

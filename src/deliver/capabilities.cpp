@@ -3,38 +3,19 @@
 #include <algorithm>
 
 #include "sigil/text/emoji_compare.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::deliver {
 
-std::string_view to_string(TextUnit unit) {
-  switch (unit) {
-    case TextUnit::Bytes:
-      return "bytes";
-    case TextUnit::Utf16:
-      return "utf16";
-    case TextUnit::CodePoints:
-      return "code-points";
-  }
-  return "bytes";
-}
+namespace {
+constexpr text::EnumNames<TextUnit::CodePoints> kTextUnitNames{{"bytes", "utf16", "code-points"}, "bytes"};
+constexpr text::EnumNames<MarkdownFlavour::Html> kFlavourNames{
+    {"plain", "commonmark", "gfm", "telegram-markdown-v2", "slack-mrkdwn", "html"}, "plain"};
+}  // namespace
 
-std::string_view to_string(MarkdownFlavour flavour) {
-  switch (flavour) {
-    case MarkdownFlavour::Plain:
-      return "plain";
-    case MarkdownFlavour::CommonMark:
-      return "commonmark";
-    case MarkdownFlavour::Gfm:
-      return "gfm";
-    case MarkdownFlavour::TelegramMarkdownV2:
-      return "telegram-markdown-v2";
-    case MarkdownFlavour::SlackMrkdwn:
-      return "slack-mrkdwn";
-    case MarkdownFlavour::Html:
-      return "html";
-  }
-  return "plain";
-}
+std::string_view to_string(TextUnit unit) { return kTextUnitNames.name(unit); }
+
+std::string_view to_string(MarkdownFlavour flavour) { return kFlavourNames.name(flavour); }
 
 bool ChannelCapabilities::accepts_file_kind(std::string_view kind) const {
   return std::find(file_kinds.begin(), file_kinds.end(), kind) != file_kinds.end();

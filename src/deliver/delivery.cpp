@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "sigil/text/enum_names.h"
+
 namespace sigil::deliver {
 
 Payload::~Payload() = default;
@@ -51,20 +53,11 @@ bool read_payload(const Payload& payload, std::string& out, std::string& error) 
   }
 }
 
-std::string_view to_string(Delivery::Op op) {
-  switch (op) {
-    case Delivery::Op::Text:
-      return "text";
-    case Delivery::Op::File:
-      return "file";
-    case Delivery::Op::Voice:
-      return "voice";
-    case Delivery::Op::Reaction:
-      return "reaction";
-    case Delivery::Op::Message:
-      return "message";
-  }
-  return "unknown";
-}
+namespace {
+constexpr text::EnumNames<Delivery::Op::Message> kOpNames{{"text", "file", "voice", "reaction", "message"},
+                                                          "unknown"};
+}  // namespace
+
+std::string_view to_string(Delivery::Op op) { return kOpNames.name(op); }
 
 }  // namespace sigil::deliver

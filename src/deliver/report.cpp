@@ -3,23 +3,16 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include "sigil/text/enum_names.h"
+
 namespace sigil::deliver {
 
-std::string_view to_string(DeliveryNote::Outcome outcome) {
-  switch (outcome) {
-    case DeliveryNote::Outcome::Fallback:
-      return "fallback";
-    case DeliveryNote::Outcome::Skipped:
-      return "skipped";
-    case DeliveryNote::Outcome::Failed:
-      return "failed";
-    case DeliveryNote::Outcome::Split:
-      return "split";
-    case DeliveryNote::Outcome::Retracted:
-      return "retracted";
-  }
-  return "fallback";
-}
+namespace {
+constexpr text::EnumNames<DeliveryNote::Outcome::Retracted> kOutcomeNames{
+    {"fallback", "skipped", "failed", "split", "retracted"}, "fallback"};
+}  // namespace
+
+std::string_view to_string(DeliveryNote::Outcome outcome) { return kOutcomeNames.name(outcome); }
 
 std::vector<std::string> DeliveryReport::lines() const {
   std::vector<std::string> out;

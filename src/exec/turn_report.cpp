@@ -3,21 +3,16 @@
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
+#include "sigil/text/enum_names.h"
+
 namespace sigil::exec {
 
-std::string_view to_string(ResultStatus status) {
-  switch (status) {
-    case ResultStatus::Ok:
-      return "ok";
-    case ResultStatus::Error:
-      return "error";
-    case ResultStatus::Refused:
-      return "refused";
-    case ResultStatus::Duplicate:
-      return "duplicate";
-  }
-  return "error";
-}
+namespace {
+constexpr text::EnumNames<ResultStatus::Duplicate> kStatusNames{{"ok", "error", "refused", "duplicate"},
+                                                                "error"};
+}  // namespace
+
+std::string_view to_string(ResultStatus status) { return kStatusNames.name(status); }
 
 boost::json::value delivery_json(const Delivery& d) {
   boost::json::object o;

@@ -1,26 +1,16 @@
 #include "sigil/model/client.h"
 
 #include "sigil/text/ascii.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::model {
 
-std::string_view to_string(FinishReason reason) noexcept {
-  switch (reason) {
-    case FinishReason::stop:
-      return "stop";
-    case FinishReason::length:
-      return "length";
-    case FinishReason::tool_calls:
-      return "tool_calls";
-    case FinishReason::content_filter:
-      return "content_filter";
-    case FinishReason::error:
-      return "error";
-    case FinishReason::cancelled:
-      return "cancelled";
-  }
-  return "unknown";
-}
+namespace {
+constexpr text::EnumNames<FinishReason::cancelled> kFinishNames{
+    {"stop", "length", "tool_calls", "content_filter", "error", "cancelled"}, "unknown"};
+}  // namespace
+
+std::string_view to_string(FinishReason reason) noexcept { return kFinishNames.name(reason); }
 
 bool refused_tools(const Outcome& outcome) {
   if (outcome.finish != FinishReason::error || outcome.http_status < 400) return false;

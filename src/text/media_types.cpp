@@ -3,6 +3,7 @@
 #include <array>
 
 #include "sigil/text/ascii.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::text {
 namespace {
@@ -64,23 +65,12 @@ std::string_view extension_of(std::string_view name) noexcept {
 
 }  // namespace
 
-std::string_view to_string(FileKind kind) noexcept {
-  switch (kind) {
-    case FileKind::automatic:
-      return "auto";
-    case FileKind::image:
-      return "image";
-    case FileKind::document:
-      return "document";
-    case FileKind::audio:
-      return "audio";
-    case FileKind::voice:
-      return "voice";
-    case FileKind::video:
-      return "video";
-  }
-  return "auto";
-}
+namespace {
+constexpr EnumNames<FileKind::video> kFileKindNames{{"auto", "image", "document", "audio", "voice", "video"},
+                                                    "auto"};
+}  // namespace
+
+std::string_view to_string(FileKind kind) noexcept { return kFileKindNames.name(kind); }
 
 std::span<const MediaType> media_types() noexcept { return kTable; }
 

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <condition_variable>
-#include <fstream>
 #include <future>
 #include <mutex>
 #include <set>
@@ -18,7 +17,7 @@
 #include "sigil/net/http_fetch.h"
 #include "support/fake_openai_server.h"
 #include "support/locked_copy.h"
-#include "support/temp_dir.h"
+#include "support/trusted_identity.h"
 
 namespace sigil::net {
 namespace {
@@ -298,12 +297,10 @@ TEST(HttpClient, SocketsAreCloseOnExec) {
 }
 
 TEST(HttpClient, TlsSocketsAreCloseOnExecAndReused) {
-  auto identity = sigil::testing::make_self_signed_identity();
-  FakeOpenAiServer server(identity);
-  sigil::test::TempDir dir;
-  std::ofstream(dir.file("ca.pem")) << identity.cert_pem;
+  sigil::testing::TrustedIdentity trusted;
+  FakeOpenAiServer server(trusted.identity);
   HttpClientConfig config;
-  config.ca_file = dir.file("ca.pem");
+  config.ca_file = trusted.ca_file;
   check_sockets_close_on_exec(server, config);
 
   server.enqueue(plain_body("a", true));

@@ -2,13 +2,12 @@
 // Host header, SNI and the certificate check keep using the URL's name.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <future>
 
 #include "sigil/net/http_client.h"
 #include "sigil/net/http_fetch.h"
 #include "support/fake_openai_server.h"
-#include "support/temp_dir.h"
+#include "support/trusted_identity.h"
 
 namespace sigil::net {
 namespace {
@@ -76,14 +75,12 @@ TEST(PinnedAddress, PooledConnectionsAreKeptApartByPin) {
 }
 
 TEST(PinnedAddress, TlsStillVerifiesTheUrlsName) {
-  auto identity = sigil::testing::make_self_signed_identity("localhost");
-  FakeOpenAiServer server(identity);
+  sigil::testing::TrustedIdentity trusted("localhost");
+  FakeOpenAiServer server(trusted.identity);
   server.enqueue(text("secure"));
   server.enqueue(text("never"));
-  sigil::test::TempDir dir;
-  std::ofstream(dir.file("ca.pem")) << identity.cert_pem;
   HttpClientConfig config;
-  config.ca_file = dir.file("ca.pem");
+  config.ca_file = trusted.ca_file;
   HttpClient client(std::make_shared<IoThreads>(), config);
   const std::string port = std::to_string(server.port());
 

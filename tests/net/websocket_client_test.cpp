@@ -22,7 +22,6 @@
 #include <boost/beast/websocket.hpp>
 #include <boost/beast/websocket/ssl.hpp>
 #include <condition_variable>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -30,7 +29,7 @@
 #include "support/fake_openai_server.h"
 #include "support/locked_copy.h"
 #include "support/loopback_server.h"
-#include "support/temp_dir.h"
+#include "support/trusted_identity.h"
 
 namespace sigil::net {
 namespace {
@@ -251,12 +250,10 @@ TEST(WebSocketClient, ExchangesMessagesAndClosesCleanly) {
 }
 
 TEST(WebSocketClient, SecureWebSocketVerifiesTheCertificate) {
-  auto identity = sigil::testing::make_self_signed_identity();
-  WsServer server(identity);
-  sigil::test::TempDir dir;
-  std::ofstream(dir.file("ca.pem")) << identity.cert_pem;
+  sigil::testing::TrustedIdentity identity;
+  WsServer server(identity.identity);
   WebSocketClientConfig trusted;
-  trusted.ca_file = dir.file("ca.pem");
+  trusted.ca_file = identity.ca_file;
   WebSocketClient client(std::make_shared<IoThreads>(), trusted);
   exchange_and_close(server, client);
 

@@ -256,19 +256,14 @@ TEST(SqliteHistoryIndex, RowsAKilledProcessLeftPendingAreIndexedAtOpen) {
 TEST(SqliteHistoryIndex, AStoreOfTheOldSchemaGainsTheWatermark) {
   TempDir dir;
   const std::string path = dir.file("sigil.db");
-  {
-    auto store = open_or_fail(path);
-    ASSERT_NE(store, nullptr);
-  }
   // As a version-10 gateway left it: every row indexed by the insert trigger.
-  EXPECT_EQ(
-      raw_exec(path, kDropSchemaVersion11 +
-                         "UPDATE schema_version SET version = 10;"
-                         "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
-                         "('alice', 'chat-1', 'user', 'old one', 't1', 1),"
-                         "('alice', 'chat-1', 'assistant', 'old two', 't1', 2),"
-                         "('alice', 'chat-1', 'user', 'old three', 't2', 3);"),
-      "");
+  EXPECT_EQ(make_old_schema(path, kDropSchemaVersion11, 10), "");
+  EXPECT_EQ(raw_exec(path,
+                     "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
+                     "('alice', 'chat-1', 'user', 'old one', 't1', 1),"
+                     "('alice', 'chat-1', 'assistant', 'old two', 't1', 2),"
+                     "('alice', 'chat-1', 'user', 'old three', 't2', 3);"),
+            "");
   EXPECT_EQ(indexed_ids(path, "old"), "1,2,3");
   auto store = open_with_batch(path, 5000);
   ASSERT_NE(store, nullptr);

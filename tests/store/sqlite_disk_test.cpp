@@ -422,11 +422,7 @@ TEST(SqliteDisk, AMessageKeepsItsPlatformIdAndTheConversationCanBeAskedForIt) {
 TEST(SqliteDisk, SchemaVersionEightGainsPlatformIdsAndKeepsItsMessages) {
   TempDir dir;
   const std::string path = dir.file("sigil.db");
-  {
-    auto store = open_or_fail(path);
-    ASSERT_NE(store, nullptr);
-  }
-  EXPECT_EQ(raw_exec(path, kDropSchemaVersion9 + "UPDATE schema_version SET version = 8;"), "");
+  EXPECT_EQ(make_old_schema(path, kDropSchemaVersion9, 8), "");
   EXPECT_EQ(raw_exec(path,
                      "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
                      "('alice', 'chat-1', 'user', 'old', 't1', 1);"),

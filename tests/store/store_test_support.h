@@ -81,6 +81,14 @@ inline std::string raw_query(const std::string& path, const std::string& sql) {
   return out;
 }
 
+// Makes the database file `path` as a gateway of schema `version` left it: a fresh store is opened and
+// closed, then what later versions added is taken away (`drop`: one of the kDropSchemaVersion texts below)
+// and the version set back. SQLite's error message, or "" when it all ran.
+inline std::string make_old_schema(const std::string& path, const std::string& drop, int version) {
+  if (open_or_fail(path) == nullptr) return "cannot make a store at " + path;
+  return raw_exec(path, drop + "UPDATE schema_version SET version = " + std::to_string(version) + ";");
+}
+
 // Takes away what schema versions 3 (the message counts behind the history cap), 4 (deliveries kept
 // with the history), 5 (a message's task id), 6 (the channels' inbound dedupe), 7 (facts' importance), 8
 // (the archive's vectors), 9 (messages' platform ids) and 11 (the history's index in batches: back to the

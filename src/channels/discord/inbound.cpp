@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sigil/channels/json_fields.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::channels::discord {
 namespace {
@@ -47,23 +48,14 @@ std::optional<InboundMessage> read_message_create(const boost::json::object& d) 
   return m;
 }
 
-std::string_view to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::Admitted:
-      return "admitted";
-    case Verdict::Own:
-      return "the bot's own message";
-    case Verdict::FromBot:
-      return "sent by a bot";
-    case Verdict::NotAllowed:
-      return "sender not in allowed_users";
-    case Verdict::NoText:
-      return "no text";
-    case Verdict::NotAddressed:
-      return "guild message not addressed to the bot";
-  }
-  return "unknown";
-}
+namespace {
+constexpr text::EnumNames<Verdict::NotAddressed> kVerdictNames{
+    {"admitted", "the bot's own message", "sent by a bot", "sender not in allowed_users", "no text",
+     "guild message not addressed to the bot"},
+    "unknown"};
+}  // namespace
+
+std::string_view to_string(Verdict verdict) { return kVerdictNames.name(verdict); }
 
 Verdict admit(const InboundMessage& m, const AdmitPolicy& policy) {
   if (!policy.bot_id.empty() && m.author_id == policy.bot_id) return Verdict::Own;

@@ -11,6 +11,7 @@
 #include "sigil/channels/json_fields.h"
 #include "sigil/log/log.h"
 #include "sigil/text/ascii.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::channels::telegram {
 namespace {
@@ -85,21 +86,14 @@ std::optional<InboundMessage> read_update(const boost::json::object& update) {
   return msg;
 }
 
-std::string_view to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::Admitted:
-      return "admitted";
-    case Verdict::NoText:
-      return "no text";
-    case Verdict::NotAllowed:
-      return "sender not in allowed_users";
-    case Verdict::NotAddressed:
-      return "group message not addressed to the bot";
-    case Verdict::FromBot:
-      return "sent by a bot";
-  }
-  return "unknown";
-}
+namespace {
+constexpr text::EnumNames<Verdict::FromBot> kVerdictNames{
+    {"admitted", "no text", "sender not in allowed_users", "group message not addressed to the bot",
+     "sent by a bot"},
+    "unknown"};
+}  // namespace
+
+std::string_view to_string(Verdict verdict) { return kVerdictNames.name(verdict); }
 
 Verdict admit(const InboundMessage& message, const AdmitPolicy& policy, bool from_bot) {
   if (from_bot) return Verdict::FromBot;
