@@ -82,6 +82,10 @@ class Parser::Impl {
   bool in_ordinary_text() const noexcept {
     return mode_ == Mode::Text && c_.kind == Kind::None && !opener_.active();
   }
+  // A run shorter than this goes to the judge without the shadow tracker's word (ordinary_run(): it rarely
+  // holds two line breaks, the judge's tracker steps a piece's first and last lines anyway, and telling
+  // costs a few calls); blank_gap() takes only runs this short, so the judge gets the calls it would get.
+  static constexpr std::size_t kSharedCodeRun = 64;
   void ordinary_run(std::string_view run, const text::stage1::MaskView& masks);
   void ordinary_lines(std::string_view run, const text::stage1::MaskView& masks);
   void emit_fence_free(std::string_view run, const text::stage1::MaskView& masks);

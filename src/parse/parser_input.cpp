@@ -16,10 +16,6 @@ namespace {
 // in the L2 cache and their storage bounded (48 bytes per 64) whatever size the caller feeds.
 constexpr std::size_t kWindow = std::size_t{64} << 10;
 
-// A run shorter than this goes to the judge without the shadow tracker's word: it rarely holds two line
-// breaks (the judge's tracker steps a piece's first and last lines anyway), and telling costs a few calls.
-constexpr std::size_t kSharedCodeRun = 64;
-
 }  // namespace
 
 void Parser::Impl::feed(std::string_view chunk) {

@@ -67,10 +67,7 @@ SentinelLines::FormSet build_forms(const SentinelWords& words, std::size_t max_f
     bool kills = !is_space(b) && b != '\n' && !is_decoration(b);
     for (const SentinelLines::Form& f : forms)
       kills = kills && f.text[0] != (f.fold ? text::ascii::lower(c) : c);
-    if (kills) {
-      set.kills_line[b >> 6] |= std::uint64_t{1} << (b & 63);
-      set.killers.add(static_cast<unsigned char>(b));
-    }
+    if (kills) set.killers.add(static_cast<unsigned char>(b));
     if (is_space(b) || is_decoration(b)) set.left_line[b >> 6] |= std::uint64_t{1} << (b & 63);
   }
   return set;

@@ -115,19 +115,17 @@ Prefix plain_prefix(std::string_view s, const text::stage1::MaskView& masks) noe
 Tidier::Tidier(TextSink& out, std::size_t whitespace_limit) : out_(out), limit_(whitespace_limit) {}
 
 // What note() sets ctx_ to for an ASCII byte (note() and resync() are on every piece's path, and
-// text::is_punctuation is a call). Built at compile time (constinit): a table built by dynamic
-// initialisation could be read, zeroed, by another translation unit's start-up code before it is built.
-// The punctuation is the ASCII part of general category P*, as text::is_punctuation has it (the tidier's
-// tests compare every ASCII byte with that function).
+// text::is_punctuation is a call). Built at compile time (constinit) from the same bits as is_punctuation:
+// a table built by dynamic initialisation could be read, zeroed, by another translation unit's start-up code
+// before it is built.
 constinit const std::array<Tidier::Ctx, 128> Tidier::kAsciiCtx = [] {
-  constexpr std::string_view kAsciiPunctuation = "!\"#%&'()*,-./:;?@[\\]_{}";
   std::array<Ctx, 128> t{};
   for (unsigned c = 0; c < 128; ++c) {
     if (c == '\n')
       t[c] = Ctx::LineStart;
     else if (is_blank(static_cast<char>(c)) || c == '\r')
       t[c] = Ctx::Blank;
-    else if (kAsciiPunctuation.find(static_cast<char>(c)) != std::string_view::npos)
+    else if (text::is_ascii_punctuation(static_cast<unsigned char>(c)))
       t[c] = Ctx::Punct;
     else
       t[c] = Ctx::Other;

@@ -20,9 +20,6 @@ namespace {
 // What ends a bracket's arguments here, or sends them to the byte machine: a nested bracket and a `<`
 // (triggers, 2.8) and a line break (3.2).
 constexpr text::ByteSet kBracketArgStops{"]<[\n"};
-// blank_gap() takes runs shorter than this: ordinary_run() tells the sentinel judge nothing about a run this
-// short (kSharedCodeRun), so the judge gets what it got, and a long run of spaces goes the general way.
-constexpr std::size_t kBlankGapMax = 64;
 }  // namespace
 
 std::size_t Parser::Impl::whole_markup(std::string_view s, std::size_t i) {
@@ -146,7 +143,7 @@ std::size_t Parser::Impl::blank_gap(std::string_view s, std::size_t i) {
   const std::size_t n = s.size();
   std::size_t k = i;
   std::size_t last_break = npos;
-  const std::size_t stop = std::min(n, i + kBlankGapMax);
+  const std::size_t stop = std::min(n, i + kSharedCodeRun);
   for (; k < stop; ++k) {
     const char c = p[k];
     if (c == '\n')
@@ -154,7 +151,7 @@ std::size_t Parser::Impl::blank_gap(std::string_view s, std::size_t i) {
     else if (c != ' ' && c != '\t')
       break;
   }
-  if (k == i || k - i == kBlankGapMax || (k < n && p[k] != '<' && p[k] != '[')) return 0;
+  if (k == i || k - i == kSharedCodeRun || (k < n && p[k] != '<' && p[k] != '[')) return 0;
   const std::size_t len = k - i;
   if (!code_.feed_blanks(len, last_break == npos ? npos : last_break - i)) return 0;
   if (last_break != npos) line_ws_only_ = true;  // run_line_state(): blanks after it keep it so

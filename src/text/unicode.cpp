@@ -13,19 +13,10 @@ utf8proc_category_t category(char32_t c) noexcept {
   return static_cast<utf8proc_category_t>(utf8proc_category(static_cast<utf8proc_int32_t>(c)));
 }
 
-// ASCII punctuation per UnicodeData (category P*): ! " # % & ' ( ) * , - . / : ; ? @ [ \ ] _ { }
-constexpr std::uint64_t kAsciiPunctLo =  // bits for 0x00..0x3F
-    (1ull << '!') | (1ull << '"') | (1ull << '#') | (1ull << '%') | (1ull << '&') | (1ull << '\'') |
-    (1ull << '(') | (1ull << ')') | (1ull << '*') | (1ull << ',') | (1ull << '-') | (1ull << '.') |
-    (1ull << '/') | (1ull << ':') | (1ull << ';') | (1ull << '?');
-constexpr std::uint64_t kAsciiPunctHi =  // bits for 0x40..0x7F
-    (1ull << ('@' - 64)) | (1ull << ('[' - 64)) | (1ull << ('\\' - 64)) | (1ull << (']' - 64)) |
-    (1ull << ('_' - 64)) | (1ull << ('{' - 64)) | (1ull << ('}' - 64));
-
 }  // namespace
 
 bool is_punctuation(char32_t c) noexcept {
-  if (c < 0x80) return (((c < 64) ? kAsciiPunctLo : kAsciiPunctHi) >> (c & 63)) & 1;
+  if (c < 0x80) return is_ascii_punctuation(static_cast<unsigned char>(c));
   if (c > 0x10FFFF) return false;
   const utf8proc_category_t k = category(c);
   return k >= UTF8PROC_CATEGORY_PC && k <= UTF8PROC_CATEGORY_PO;

@@ -4,9 +4,18 @@
 
 #include <cstdint>
 
+#include "sigil/actions/file_sandbox.h"
 #include "sigil/actions/mcp_elicitation.h"
+#include "sigil/agent/agent.h"
+#include "sigil/catalog/action_spec.h"
+#include "sigil/channels/discord/inbound.h"
+#include "sigil/channels/telegram/update_poller.h"
 #include "sigil/deliver/capabilities.h"
 #include "sigil/deliver/delivery.h"
+#include "sigil/deliver/report.h"
+#include "sigil/exec/turn_report.h"
+#include "sigil/model/client.h"
+#include "sigil/text/media_types.h"
 
 namespace sigil::text {
 namespace {
@@ -46,6 +55,97 @@ TEST(EnumNames, FoldedTablesKeepTheirStrings) {
   EXPECT_EQ(actions::parse_mcp_elicitation_policy("defaults"), actions::McpElicitationPolicy::defaults);
   EXPECT_EQ(actions::parse_mcp_elicitation_policy("Defaults"), std::nullopt);
   EXPECT_EQ(actions::to_string(actions::McpElicitationPolicy::cancel), "cancel");
+}
+
+// A table is indexed by the enumerator's value, which the compiler cannot match to a name: every enumerator
+// of every folded enum is pinned here by name, so an enum reordered without its table fails.
+TEST(EnumNames, EveryFoldedTableNamesEachEnumeratorAsItsSwitchDid) {
+  using deliver::Delivery;
+  using deliver::DeliveryNote;
+  using deliver::MarkdownFlavour;
+  using deliver::TextUnit;
+  EXPECT_EQ(to_string(Delivery::Op::Text), "text");
+  EXPECT_EQ(to_string(Delivery::Op::File), "file");
+  EXPECT_EQ(to_string(Delivery::Op::Voice), "voice");
+  EXPECT_EQ(to_string(Delivery::Op::Reaction), "reaction");
+  EXPECT_EQ(to_string(Delivery::Op::Message), "message");
+  EXPECT_EQ(to_string(DeliveryNote::Outcome::Fallback), "fallback");
+  EXPECT_EQ(to_string(DeliveryNote::Outcome::Skipped), "skipped");
+  EXPECT_EQ(to_string(DeliveryNote::Outcome::Failed), "failed");
+  EXPECT_EQ(to_string(DeliveryNote::Outcome::Split), "split");
+  EXPECT_EQ(to_string(DeliveryNote::Outcome::Retracted), "retracted");
+  EXPECT_EQ(to_string(TextUnit::Bytes), "bytes");
+  EXPECT_EQ(to_string(TextUnit::Utf16), "utf16");
+  EXPECT_EQ(to_string(TextUnit::CodePoints), "code-points");
+  EXPECT_EQ(to_string(MarkdownFlavour::Plain), "plain");
+  EXPECT_EQ(to_string(MarkdownFlavour::CommonMark), "commonmark");
+  EXPECT_EQ(to_string(MarkdownFlavour::Gfm), "gfm");
+  EXPECT_EQ(to_string(MarkdownFlavour::TelegramMarkdownV2), "telegram-markdown-v2");
+  EXPECT_EQ(to_string(MarkdownFlavour::SlackMrkdwn), "slack-mrkdwn");
+  EXPECT_EQ(to_string(MarkdownFlavour::Html), "html");
+
+  EXPECT_EQ(to_string(exec::ResultStatus::Ok), "ok");
+  EXPECT_EQ(to_string(exec::ResultStatus::Error), "error");
+  EXPECT_EQ(to_string(exec::ResultStatus::Refused), "refused");
+  EXPECT_EQ(to_string(exec::ResultStatus::Duplicate), "duplicate");
+  EXPECT_EQ(to_string(agent::TurnStatus::Ok), "ok");
+  EXPECT_EQ(to_string(agent::TurnStatus::LoopLimit), "loop-limit");
+  EXPECT_EQ(to_string(agent::TurnStatus::ModelError), "model-error");
+  EXPECT_EQ(to_string(agent::TurnStatus::StoreError), "store-error");
+
+  using catalog::ParamType;
+  using catalog::ResultTo;
+  EXPECT_EQ(to_string(ParamType::String), "string");
+  EXPECT_EQ(to_string(ParamType::Integer), "integer");
+  EXPECT_EQ(to_string(ParamType::Number), "number");
+  EXPECT_EQ(to_string(ParamType::Boolean), "boolean");
+  EXPECT_EQ(to_string(ParamType::Enum), "enum");
+  EXPECT_EQ(to_string(ParamType::Duration), "duration");
+  EXPECT_EQ(to_string(ParamType::Datetime), "datetime");
+  EXPECT_EQ(to_string(ParamType::Array), "array");
+  EXPECT_EQ(to_string(ParamType::Json), "json");
+  EXPECT_EQ(to_string(ResultTo::Model), "model");
+  EXPECT_EQ(to_string(ResultTo::ModelOnError), "model_on_error");
+  EXPECT_EQ(to_string(ResultTo::User), "user");
+  EXPECT_EQ(to_string(ResultTo::Inline), "inline");
+  EXPECT_EQ(to_string(ResultTo::None), "none");
+
+  using model::FinishReason;
+  EXPECT_EQ(to_string(FinishReason::stop), "stop");
+  EXPECT_EQ(to_string(FinishReason::length), "length");
+  EXPECT_EQ(to_string(FinishReason::tool_calls), "tool_calls");
+  EXPECT_EQ(to_string(FinishReason::content_filter), "content_filter");
+  EXPECT_EQ(to_string(FinishReason::error), "error");
+  EXPECT_EQ(to_string(FinishReason::cancelled), "cancelled");
+  EXPECT_EQ(to_string(FileKind::automatic), "auto");
+  EXPECT_EQ(to_string(FileKind::image), "image");
+  EXPECT_EQ(to_string(FileKind::document), "document");
+  EXPECT_EQ(to_string(FileKind::audio), "audio");
+  EXPECT_EQ(to_string(FileKind::voice), "voice");
+  EXPECT_EQ(to_string(FileKind::video), "video");
+
+  using Resolver = actions::FileSandbox::Resolver;
+  using actions::McpElicitationPolicy;
+  EXPECT_EQ(to_string(Resolver::automatic), "automatic");
+  EXPECT_EQ(to_string(Resolver::openat2), "openat2");
+  EXPECT_EQ(to_string(Resolver::walk), "walk");
+  EXPECT_EQ(to_string(McpElicitationPolicy::decline), "decline");
+  EXPECT_EQ(to_string(McpElicitationPolicy::cancel), "cancel");
+  EXPECT_EQ(to_string(McpElicitationPolicy::defaults), "defaults");
+
+  namespace discord = channels::discord;
+  namespace telegram = channels::telegram;
+  EXPECT_EQ(to_string(discord::Verdict::Admitted), "admitted");
+  EXPECT_EQ(to_string(discord::Verdict::Own), "the bot's own message");
+  EXPECT_EQ(to_string(discord::Verdict::FromBot), "sent by a bot");
+  EXPECT_EQ(to_string(discord::Verdict::NotAllowed), "sender not in allowed_users");
+  EXPECT_EQ(to_string(discord::Verdict::NoText), "no text");
+  EXPECT_EQ(to_string(discord::Verdict::NotAddressed), "guild message not addressed to the bot");
+  EXPECT_EQ(to_string(telegram::Verdict::Admitted), "admitted");
+  EXPECT_EQ(to_string(telegram::Verdict::NoText), "no text");
+  EXPECT_EQ(to_string(telegram::Verdict::NotAllowed), "sender not in allowed_users");
+  EXPECT_EQ(to_string(telegram::Verdict::NotAddressed), "group message not addressed to the bot");
+  EXPECT_EQ(to_string(telegram::Verdict::FromBot), "sent by a bot");
 }
 
 }  // namespace

@@ -119,10 +119,9 @@ class SentinelLines : public TextSink {
   // space, decoration or first character of a form (shared, immutable).
   struct FormSet {
     std::vector<Form> forms;
-    std::uint64_t kills_line[2] = {0, 0};
+    text::ByteSet killers;  // ASCII bytes that rule a line out when they stand first, past left_line's
     std::uint64_t left_line[2] = {0, 0};  // ASCII spaces and decoration: what may stand before a form
-    text::ByteSet killers;                // kills_line as a set
-    bool kills(unsigned char b) const noexcept { return b < 128 && ((kills_line[b >> 6] >> (b & 63)) & 1); }
+    bool kills(unsigned char b) const noexcept { return killers.contains(b); }  // ASCII only, as built
     bool left(unsigned char b) const noexcept { return b < 128 && ((left_line[b >> 6] >> (b & 63)) & 1); }
     // Whether the line starting at s[i] dies at its first byte that is no ASCII space or decoration: the
     // left side before it, however long, holds no form, so a killing byte there ends the line's chances

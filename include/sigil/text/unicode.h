@@ -3,9 +3,26 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace sigil::text {
+
+namespace detail {
+// ASCII punctuation per UnicodeData (category P*): ! " # % & ' ( ) * , - . / : ; ? @ [ \ ] _ { }
+inline constexpr std::uint64_t kAsciiPunctLo =  // bits for 0x00..0x3F
+    (1ull << '!') | (1ull << '"') | (1ull << '#') | (1ull << '%') | (1ull << '&') | (1ull << '\'') |
+    (1ull << '(') | (1ull << ')') | (1ull << '*') | (1ull << ',') | (1ull << '-') | (1ull << '.') |
+    (1ull << '/') | (1ull << ':') | (1ull << ';') | (1ull << '?');
+inline constexpr std::uint64_t kAsciiPunctHi =  // bits for 0x40..0x7F
+    (1ull << ('@' - 64)) | (1ull << ('[' - 64)) | (1ull << ('\\' - 64)) | (1ull << (']' - 64)) |
+    (1ull << ('_' - 64)) | (1ull << ('{' - 64)) | (1ull << ('}' - 64));
+}  // namespace detail
+
+// is_punctuation() of an ASCII byte, at compile time too (tables built from it need no start-up code).
+constexpr bool is_ascii_punctuation(unsigned char c) noexcept {
+  return c < 0x80 && (((c < 64) ? detail::kAsciiPunctLo : detail::kAsciiPunctHi) >> (c & 63)) & 1;
+}
 
 // General category P* (Pc Pd Ps Pe Pi Pf Po). ASCII `$ + < = > ^ ` | ~` are symbols (S*), not punctuation.
 bool is_punctuation(char32_t c) noexcept;
