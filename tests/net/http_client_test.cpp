@@ -1,7 +1,6 @@
 #include "sigil/net/http_client.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -15,6 +14,7 @@
 #include <thread>
 
 #include "sigil/net/http_fetch.h"
+#include "support/client_sockets.h"
 #include "support/fake_openai_server.h"
 #include "support/locked_copy.h"
 #include "support/trusted_identity.h"
@@ -245,28 +245,8 @@ TEST(HttpClient, FreshConnectionDroppedBeforeTheResponseIsAnError) {
   EXPECT_EQ(server.request_count(), 1u);
 }
 
-// The client's sockets: those whose peer is the server's port (the server's own are not ours to check).
-std::vector<int> client_sockets_to(unsigned short port) {
-  std::vector<int> out;
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (dir == nullptr) return out;
-  while (dirent* entry = ::readdir(dir)) {
-    int fd = std::atoi(entry->d_name);
-    if (fd <= 2 || fd == ::dirfd(dir)) continue;
-    sockaddr_storage peer{};
-    socklen_t size = sizeof(peer);
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &size) != 0) continue;
-    unsigned short peer_port = 0;
-    if (peer.ss_family == AF_INET) peer_port = ntohs(reinterpret_cast<sockaddr_in*>(&peer)->sin_port);
-    if (peer.ss_family == AF_INET6) peer_port = ntohs(reinterpret_cast<sockaddr_in6*>(&peer)->sin6_port);
-    if (peer_port == port) out.push_back(fd);
-  }
-  ::closedir(dir);
-  return out;
-}
-
 void expect_close_on_exec(unsigned short port, const char* when) {
-  std::vector<int> fds = client_sockets_to(port);
+  std::vector<int> fds = sigil::testing::client_sockets_to(port);
   EXPECT_FALSE(fds.empty()) << when << ": no client socket found";
   for (int fd : fds) {
     int flags = ::fcntl(fd, F_GETFD);

@@ -1,7 +1,6 @@
 // The WebSocket client against a local Beast WebSocket server (plain and TLS) defined here.
 #include "sigil/net/websocket_client.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -26,6 +25,7 @@
 #include <thread>
 
 #include "support/beast_names.h"
+#include "support/client_sockets.h"
 #include "support/fake_openai_server.h"
 #include "support/locked_copy.h"
 #include "support/loopback_server.h"
@@ -330,20 +330,10 @@ TEST(WebSocketClient, SocketIsCloseOnExecAndDestroyingTheClientEndsIt) {
   auto handler = std::make_shared<RecordingWsHandler>();
   client->connect(server.url(), {}, handler);
   ASSERT_TRUE(handler->wait_open());
-  int found = 0;
-  DIR* dir = ::opendir("/proc/self/fd");
-  ASSERT_NE(dir, nullptr);
-  while (dirent* entry = ::readdir(dir)) {
-    int fd = std::atoi(entry->d_name);
-    sockaddr_in peer{};
-    socklen_t size = sizeof(peer);
-    if (fd <= 2 || ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &size) != 0) continue;
-    if (peer.sin_family != AF_INET || ntohs(peer.sin_port) != server.port()) continue;
-    ++found;
-    EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "fd " << fd << " is inheritable";
-  }
-  ::closedir(dir);
-  EXPECT_EQ(found, 1);
+  const std::vector<int> fds = sigil::testing::client_sockets_to(server.port());
+  for (int fd : fds) EXPECT_NE(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0) << "fd " << fd << " is inheritable";
+  const std::size_t found = fds.size();
+  EXPECT_EQ(found, 1u);
   client.reset();
   EXPECT_TRUE(handler->wait_closed(0ms));
   ASSERT_TRUE(handler->result().error);

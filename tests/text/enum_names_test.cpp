@@ -6,6 +6,7 @@
 
 #include "sigil/actions/file_sandbox.h"
 #include "sigil/actions/mcp_elicitation.h"
+#include "sigil/actions/result.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/action_spec.h"
 #include "sigil/channels/discord/inbound.h"
@@ -15,6 +16,7 @@
 #include "sigil/deliver/report.h"
 #include "sigil/exec/turn_report.h"
 #include "sigil/model/client.h"
+#include "sigil/net/error.h"
 #include "sigil/text/media_types.h"
 
 namespace sigil::text {
@@ -138,6 +140,41 @@ TEST(EnumNames, EveryFoldedTableNamesEachEnumeratorAsItsSwitchDid) {
   EXPECT_EQ(to_string(discord::Verdict::Admitted), "admitted");
   EXPECT_EQ(to_string(discord::Verdict::Own), "the bot's own message");
   EXPECT_EQ(to_string(discord::Verdict::FromBot), "sent by a bot");
+
+  using actions::ErrorCode;
+  EXPECT_EQ(to_string(ErrorCode::invalid_argument), "invalid_argument");
+  EXPECT_EQ(to_string(ErrorCode::outside_root), "outside_root");
+  EXPECT_EQ(to_string(ErrorCode::symlink), "symlink");
+  EXPECT_EQ(to_string(ErrorCode::not_found), "not_found");
+  EXPECT_EQ(to_string(ErrorCode::not_regular), "not_regular");
+  EXPECT_EQ(to_string(ErrorCode::too_large), "too_large");
+  EXPECT_EQ(to_string(ErrorCode::permission_denied), "permission_denied");
+  EXPECT_EQ(to_string(ErrorCode::changed), "changed");
+  EXPECT_EQ(to_string(ErrorCode::timeout), "timeout");
+  EXPECT_EQ(to_string(ErrorCode::tool_missing), "tool_missing");
+  EXPECT_EQ(to_string(ErrorCode::tool_failed), "tool_failed");
+  EXPECT_EQ(to_string(ErrorCode::io), "io");
+  EXPECT_EQ(to_string(static_cast<ErrorCode>(99)), "unknown");
+
+  using net::NetErrorKind;
+  EXPECT_EQ(to_string(NetErrorKind::bad_url), "bad_url");
+  EXPECT_EQ(to_string(NetErrorKind::bad_request), "bad_request");
+  EXPECT_EQ(to_string(NetErrorKind::cancelled), "cancelled");
+  EXPECT_EQ(to_string(NetErrorKind::resolve_failed), "resolve_failed");
+  EXPECT_EQ(to_string(NetErrorKind::connect_failed), "connect_failed");
+  EXPECT_EQ(to_string(NetErrorKind::connect_timeout), "connect_timeout");
+  EXPECT_EQ(to_string(NetErrorKind::tls_verify_failed), "tls_verify_failed");
+  EXPECT_EQ(to_string(NetErrorKind::tls_failed), "tls_failed");
+  EXPECT_EQ(to_string(NetErrorKind::send_failed), "send_failed");
+  EXPECT_EQ(to_string(NetErrorKind::send_timeout), "send_timeout");
+  EXPECT_EQ(to_string(NetErrorKind::first_byte_timeout), "first_byte_timeout");
+  EXPECT_EQ(to_string(NetErrorKind::lost_before_response), "lost_before_response");
+  EXPECT_EQ(to_string(NetErrorKind::bad_response), "bad_response");
+  EXPECT_EQ(to_string(NetErrorKind::idle_timeout), "idle_timeout");
+  EXPECT_EQ(to_string(NetErrorKind::broken), "broken");
+  EXPECT_EQ(to_string(NetErrorKind::deadline), "deadline");
+  EXPECT_EQ(to_string(NetErrorKind::internal), "internal");
+  EXPECT_EQ(to_string(static_cast<NetErrorKind>(99)), "unknown");
   EXPECT_EQ(to_string(discord::Verdict::NotAllowed), "sender not in allowed_users");
   EXPECT_EQ(to_string(discord::Verdict::NoText), "no text");
   EXPECT_EQ(to_string(discord::Verdict::NotAddressed), "guild message not addressed to the bot");

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "sigil/base/result.h"
+#include "sigil/text/enum_names.h"
 
 namespace sigil::actions {
 
@@ -37,34 +38,11 @@ using Result = sigil::Result<T, Error>;
 
 inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
 
-inline std::string_view to_string(ErrorCode code) noexcept {
-  switch (code) {
-    case ErrorCode::invalid_argument:
-      return "invalid_argument";
-    case ErrorCode::outside_root:
-      return "outside_root";
-    case ErrorCode::symlink:
-      return "symlink";
-    case ErrorCode::not_found:
-      return "not_found";
-    case ErrorCode::not_regular:
-      return "not_regular";
-    case ErrorCode::too_large:
-      return "too_large";
-    case ErrorCode::permission_denied:
-      return "permission_denied";
-    case ErrorCode::changed:
-      return "changed";
-    case ErrorCode::timeout:
-      return "timeout";
-    case ErrorCode::tool_missing:
-      return "tool_missing";
-    case ErrorCode::tool_failed:
-      return "tool_failed";
-    case ErrorCode::io:
-      return "io";
-  }
-  return "unknown";
-}
+inline constexpr text::EnumNames<ErrorCode::io> kErrorCodeNames{
+    {"invalid_argument", "outside_root", "symlink", "not_found", "not_regular", "too_large",
+     "permission_denied", "changed", "timeout", "tool_missing", "tool_failed", "io"},
+    "unknown"};
+
+constexpr std::string_view to_string(ErrorCode code) noexcept { return kErrorCodeNames.name(code); }
 
 }  // namespace sigil::actions

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "sigil/text/enum_names.h"
+
 namespace sigil::net {
 
 enum class NetErrorKind {
@@ -38,44 +40,12 @@ struct NetError {
   std::string detail;   // one line, the bare cause
 };
 
-constexpr std::string_view to_string(NetErrorKind kind) noexcept {
-  switch (kind) {
-    case NetErrorKind::bad_url:
-      return "bad_url";
-    case NetErrorKind::bad_request:
-      return "bad_request";
-    case NetErrorKind::cancelled:
-      return "cancelled";
-    case NetErrorKind::resolve_failed:
-      return "resolve_failed";
-    case NetErrorKind::connect_failed:
-      return "connect_failed";
-    case NetErrorKind::connect_timeout:
-      return "connect_timeout";
-    case NetErrorKind::tls_verify_failed:
-      return "tls_verify_failed";
-    case NetErrorKind::tls_failed:
-      return "tls_failed";
-    case NetErrorKind::send_failed:
-      return "send_failed";
-    case NetErrorKind::send_timeout:
-      return "send_timeout";
-    case NetErrorKind::first_byte_timeout:
-      return "first_byte_timeout";
-    case NetErrorKind::lost_before_response:
-      return "lost_before_response";
-    case NetErrorKind::bad_response:
-      return "bad_response";
-    case NetErrorKind::idle_timeout:
-      return "idle_timeout";
-    case NetErrorKind::broken:
-      return "broken";
-    case NetErrorKind::deadline:
-      return "deadline";
-    case NetErrorKind::internal:
-      return "internal";
-  }
-  return "unknown";
-}
+inline constexpr text::EnumNames<NetErrorKind::internal> kNetErrorKindNames{
+    {"bad_url", "bad_request", "cancelled", "resolve_failed", "connect_failed", "connect_timeout",
+     "tls_verify_failed", "tls_failed", "send_failed", "send_timeout", "first_byte_timeout",
+     "lost_before_response", "bad_response", "idle_timeout", "broken", "deadline", "internal"},
+    "unknown"};
+
+constexpr std::string_view to_string(NetErrorKind kind) noexcept { return kNetErrorKindNames.name(kind); }
 
 }  // namespace sigil::net
