@@ -4,6 +4,7 @@
 // that keeps one Validated neither allocates nor builds JSON for them in the steady state.
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "sigil/catalog/validate.h"
 #include "sigil/text/ascii.h"
@@ -80,24 +81,75 @@ bool accept(const ParamSpec* p, std::string_view written, std::size_t i,
 
 }  // namespace
 
-bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
-                         std::span<const parse::AttributeRef> attributes, const parse::Body& body,
-                         parse::Validated& out) {
-  if (spelling.dialect != Dialect::Tag || body.kind != parse::Body::Kind::Absent ||
-      !spelling.presets.empty() || !action.rules.empty() || attributes.size() > kMaxSimple)
-    return false;
+std::optional<std::uint32_t> flat_required(const ActionSpec& action, const Spelling& spelling) {
+  if (spelling.dialect != Dialect::Tag || !spelling.presets.empty() || !action.rules.empty() ||
+      action.params.size() > 32)
+    return std::nullopt;
+  std::uint32_t bits = 0;
+  for (std::size_t j = 0; j < action.params.size(); ++j)
+    if (action.params[j].required) bits |= std::uint32_t{1} << j;
+  return bits;
+}
+
+namespace {
+
+// find_param()'s answer as an index into action.params (-1: none), comparing bytes inline: the keys are a
+// few bytes long, where a call of memcmp costs more than the compare. Names and aliases are unique
+// case-insensitively (Registry::check), so the first that folds equal is the one.
+int flat_param(const ActionSpec& action, std::string_view key) {
+  auto same = [key](const std::string& name) {
+    if (name.size() != key.size()) return false;
+    for (std::size_t i = 0; i < key.size(); ++i)
+      if (name[i] != key[i] && ascii::lower(name[i]) != ascii::lower(key[i])) return false;
+    return true;
+  };
+  for (std::size_t j = 0; j < action.params.size(); ++j) {
+    const ParamSpec& p = action.params[j];
+    if (same(p.name)) return static_cast<int>(j);
+    for (const std::string& alias : p.aliases)
+      if (same(alias)) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
+                       std::span<const parse::AttributeRef> attributes, parse::Validated& out) {
+  const std::size_t n = attributes.size();
+  if (n > kMaxSimple) return false;
   // Only [0, n) is ever read (no zeroing: this runs once per directive).
   std::array<const ParamSpec*, kMaxSimple> params;
   std::array<std::string_view, kMaxSimple> values;
-  const std::size_t n = attributes.size();
+  std::uint32_t given = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const parse::AttributeRef& a = attributes[i];
     if (!a.has_value) return false;  // a bare key: true for a boolean, missing for a string
-    if (!accept(find_param(action, a.key), a.value, i, params, values)) return false;  // unknown keys too
+    const int j = flat_param(action, a.key);
+    if (j < 0) return false;  // an unknown key's note
+    const std::uint32_t bit = std::uint32_t{1} << j;
+    if ((given & bit) != 0) return false;  // a duplicate key's note
+    const ParamSpec& p = action.params[static_cast<std::size_t>(j)];
+    if (p.type == ParamType::String) {
+      if (ascii::trim_left(a.value).empty()) return false;  // missing (9.3)
+      values[i] = a.value;                                  // strings are kept as written
+    } else if (p.type != ParamType::Enum || !simple_value(p, a.value, &values[i])) {
+      return false;
+    }
+    given |= bit;
+    params[i] = &p;
   }
-  if (!all_required_given(action, params, n)) return false;  // a missing required parameter's error
+  if ((given & required) != required) return false;  // a missing required parameter's error
   write_valid(params, values, n, out);
   return true;
+}
+
+bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
+                         std::span<const parse::AttributeRef> attributes, const parse::Body& body,
+                         parse::Validated& out) {
+  if (body.kind != parse::Body::Kind::Absent) return false;
+  const std::optional<std::uint32_t> required = flat_required(action, spelling);
+  return required && validate_tag_flat(action, *required, attributes, out);
 }
 
 bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling, std::string_view args,

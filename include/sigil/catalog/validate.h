@@ -5,6 +5,7 @@
 // registry, so tests and tools can validate against a lone ActionSpec.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -39,6 +40,14 @@ parse::Validated validate_tag(const ActionSpec& action, const Spelling& spelling
 bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
                          std::span<const parse::AttributeRef> attributes, const parse::Body& body,
                          parse::Validated& out);
+
+// validate_tag_simple split for a caller that compiles its spellings once (the registry): whether `spelling`
+// of `action` can take the flat path at all (a tag spelling, no presets, no rules, at most 32 parameters)
+// and, if so, its required parameters as bits over action.params; then validate_tag_flat() is
+// validate_tag_simple() for an absent body: no map, no string built, no note or error kept on the way.
+std::optional<std::uint32_t> flat_required(const ActionSpec& action, const Spelling& spelling);
+bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
+                       std::span<const parse::AttributeRef> attributes, parse::Validated& out);
 
 // The common case of validate_bracket, in place: ARGS given for positional string or enum parameters that
 // convert, every required parameter given, no presets or rules (REMEMBER, CALCULATE, SEARCH, ...). Then
