@@ -38,20 +38,25 @@ bool simple_value(const ParamSpec& p, std::string_view written, std::string_view
 
 // Writes a valid result: the arguments are `values` under the canonical names of `params`, in that order,
 // deferred (Validated::args_deferred): copied into out's arena, whose storage stays, and no JSON built.
+// (In three parts, so that the flat path writes each argument as it accepts it and keeps no copy of them.)
+void put_arg(std::size_t i, std::string_view name, std::string_view value, parse::Validated& out) {
+  out.deferred[i] = {name, static_cast<std::uint32_t>(out.arena.size()),
+                     static_cast<std::uint32_t>(value.size())};
+  out.arena.append(value);
+}
+void finish_valid(std::size_t n, parse::Validated& out) {
+  out.deferred_count = static_cast<std::uint8_t>(n);
+  out.args_deferred = true;
+  out.valid = true;
+  if (!out.error.empty()) out.error.clear();
+  if (!out.notes.empty()) out.notes.clear();
+}
 void write_valid(const std::array<const ParamSpec*, kMaxSimple>& params,
                  const std::array<std::string_view, kMaxSimple>& values, std::size_t n,
                  parse::Validated& out) {
   out.arena.clear();
-  for (std::size_t i = 0; i < n; ++i) {
-    out.deferred[i] = {params[i]->name, static_cast<std::uint32_t>(out.arena.size()),
-                       static_cast<std::uint32_t>(values[i].size())};
-    out.arena.append(values[i]);
-  }
-  out.deferred_count = static_cast<std::uint8_t>(n);
-  out.args_deferred = true;
-  out.valid = true;
-  out.error.clear();
-  out.notes.clear();
+  for (std::size_t i = 0; i < n; ++i) put_arg(i, params[i]->name, values[i], out);
+  finish_valid(n, out);
 }
 
 // Whether every required parameter of `action` is among params[0, n).
@@ -98,9 +103,12 @@ namespace {
 // case-insensitively (Registry::check), so the first that folds equal is the one.
 int flat_param(const ActionSpec& action, std::string_view key) {
   auto same = [key](const std::string& name) {
-    if (name.size() != key.size()) return false;
-    for (std::size_t i = 0; i < key.size(); ++i)
-      if (name[i] != key[i] && ascii::lower(name[i]) != ascii::lower(key[i])) return false;
+    const std::size_t n = key.size();
+    if (name.size() != n) return false;
+    std::size_t i = 0;
+    while (i < n && name[i] == key[i]) ++i;  // as written, almost always
+    for (; i < n; ++i)
+      if (ascii::lower(name[i]) != ascii::lower(key[i])) return false;
     return true;
   };
   for (std::size_t j = 0; j < action.params.size(); ++j) {
@@ -118,9 +126,9 @@ bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
                        std::span<const parse::AttributeRef> attributes, parse::Validated& out) {
   const std::size_t n = attributes.size();
   if (n > kMaxSimple) return false;
-  // Only [0, n) is ever read (no zeroing: this runs once per directive).
-  std::array<const ParamSpec*, kMaxSimple> params;
-  std::array<std::string_view, kMaxSimple> values;
+  // Each argument goes into `out` as it is accepted (no copy of them kept: this runs once per directive);
+  // a refusal leaves a part written, which the caller replaces.
+  out.arena.clear();
   std::uint32_t given = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const parse::AttributeRef& a = attributes[i];
@@ -130,17 +138,17 @@ bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
     const std::uint32_t bit = std::uint32_t{1} << j;
     if ((given & bit) != 0) return false;  // a duplicate key's note
     const ParamSpec& p = action.params[static_cast<std::size_t>(j)];
+    std::string_view value = a.value;  // strings are kept as written
     if (p.type == ParamType::String) {
-      if (ascii::trim_left(a.value).empty()) return false;  // missing (9.3)
-      values[i] = a.value;                                  // strings are kept as written
-    } else if (p.type != ParamType::Enum || !simple_value(p, a.value, &values[i])) {
+      if (ascii::trim_left(value).empty()) return false;  // missing (9.3)
+    } else if (p.type != ParamType::Enum || !simple_value(p, a.value, &value)) {
       return false;
     }
     given |= bit;
-    params[i] = &p;
+    put_arg(i, p.name, value, out);
   }
   if ((given & required) != required) return false;  // a missing required parameter's error
-  write_valid(params, values, n, out);
+  finish_valid(n, out);
   return true;
 }
 

@@ -139,7 +139,12 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
   const bool restored = self_closing
                             ? role != TagRole::Hidden
                             : role == TagRole::Wrapper || role == TagRole::Sentinel || role == TagRole::Say;
-  if (!restored) code_.feed(bytes);
+  if (!restored) {
+    // A tag on a line past its lead holds no byte that moves the state (no line break on this path, a
+    // backtick only inside a quoted value): skip_plain() takes it in one call, as stepping would.
+    const std::size_t plain = code_.skip_plain(bytes);
+    if (plain != bytes.size()) code_.feed(bytes.substr(plain));
+  }
   pos_ = begin + len - 1;
   complete_open_tag();
   note_held();

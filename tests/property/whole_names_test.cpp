@@ -16,18 +16,10 @@ using namespace sigil::testing;
 using namespace sigil::testing::gen;
 
 // The same reply and chunking with whole names off and on; adds the names looked up whole to `taken`.
-std::string compare(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes,
+std::string compare(const std::string& reply, const RunOptions& o, const std::vector<std::size_t>& sizes,
                     std::uint64_t& taken) {
-  o.whole_names = false;
-  const EventLog general = run_events(reply, o, sizes);
-  if (general.stats.names_whole != 0) return "names looked up whole while off";
-  o.whole_names = true;
-  const EventLog fast = run_events(reply, o, sizes);
-  taken += fast.stats.names_whole;
-  if (!fast.problems.empty()) return fast.problems.front();
-  if (std::string d = first_difference(general, fast); !d.empty()) return d;
-  if (general.text_events != fast.text_events) return "text events split differently";
-  return stats_difference(general.stats, fast.stats, true);
+  return compare_fast_path(reply, o, sizes, &RunOptions::whole_names, &sigil::parse::ParserStats::names_whole,
+                           taken);
 }
 
 std::string name_dense_reply(ReplyGenerator& g) {
@@ -83,26 +75,12 @@ std::string name_dense_reply(ReplyGenerator& g) {
 }
 
 TEST(WholeNames, RepliesEqualTheTrieWalk) {
-  const std::uint64_t base = property_seed(0x7A619200);
   const int cases = property_cases(1500);
-  int failures = 0;
   std::uint64_t taken = 0;
-  for (int i = 0; i < cases && failures < 5; ++i) {
-    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
-    ReplyGenerator g(seed);
-    const std::string reply = i % 4 == 3 ? g.reply() : name_dense_reply(g);
-    RunOptions o;
-    o.say = g.chance(0.25);
-    o.cut_off = g.chance(0.1);
-    for (const auto& sizes : {std::vector<std::size_t>{}, random_chunking(g.rng(), reply.size(), 48)}) {
-      if (std::string d = compare(reply, o, sizes, taken); !d.empty()) {
-        ++failures;
-        ADD_FAILURE() << "seed " << seed << " say=" << o.say << " chunking " << describe_chunks(sizes) << ": "
-                      << d << "\n  reply: " << c_literal(reply);
-        break;
-      }
-    }
-  }
+  const int failures = fast_path_property(
+      property_seed(0x7A619200), cases,
+      [](ReplyGenerator& g, int i) { return i % 4 == 3 ? g.reply() : name_dense_reply(g); },
+      &RunOptions::whole_names, &sigil::parse::ParserStats::names_whole, taken);
   EXPECT_EQ(failures, 0);
   EXPECT_GT(taken, static_cast<std::uint64_t>(cases) * 5);  // the path was taken, often
 }

@@ -35,7 +35,7 @@ parse::Validated validate_tag(const ActionSpec& action, const Spelling& spelling
 // parameter (or alias) whose value converts, every required parameter given, no presets or rules. Then
 // writes what validate_tag returns into `out` with the arguments deferred (parse::Validated::args_deferred:
 // no JSON built; build_args() gives validate_tag's object), reusing its storage, and returns true; otherwise
-// returns false and leaves `out` as it was.
+// returns false, and `out`, which may then hold part of a result, is for the caller to replace.
 // The attributes are views (parse::AttributeRef), so a caller that read them in place copies nothing.
 bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
                          std::span<const parse::AttributeRef> attributes, const parse::Body& body,
