@@ -1,6 +1,7 @@
 #include "sigil/catalog/registry.h"
 
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -170,7 +171,8 @@ void Registry::index(std::size_t action_index) {
   for (std::size_t i = 0; i < action.spellings.size(); ++i) {
     const Spelling& s = action.spellings[i];
     const int index = static_cast<int>(refs_.size());
-    refs_.push_back({action_index, i});
+    const std::optional<std::uint32_t> required = flat_required(action, s);
+    refs_.push_back({action_index, i, required.has_value(), required.value_or(0)});
     infos_.push_back({action.name, action.interrupts, action.result_to == ResultTo::Inline});
     switch (s.dialect) {
       case Dialect::Tag: {
@@ -277,11 +279,12 @@ void Registry::validate_tag_refs_into(int spelling, std::span<const parse::Attri
   // Once per directive read in place: one bounds check for both lookups, and one absent body for all (a
   // temporary Body cost its JSON value's construction and destruction every time).
   static const parse::Body kAbsent{};
-  const SpellingRef& r = refs_[checked(spelling)];
+  if (spelling < 0 || static_cast<std::size_t>(spelling) >= refs_.size()) checked(spelling);  // throws
+  const SpellingRef& r = refs_[static_cast<std::size_t>(spelling)];
   const ActionSpec& action = actions_[r.action];
-  const Spelling& spec = action.spellings[r.spelling];
-  if (!catalog::validate_tag_simple(action, spec, attributes, kAbsent, out))
-    out = catalog::validate_tag(action, spec, parse::to_attributes(attributes), kAbsent);
+  if (r.flat && catalog::validate_tag_flat(action, r.required, attributes, out)) return;
+  out =
+      catalog::validate_tag(action, action.spellings[r.spelling], parse::to_attributes(attributes), kAbsent);
 }
 
 parse::Validated Registry::validate_bracket(int spelling, std::string_view args, bool has_args) const {

@@ -4,6 +4,7 @@
 // that keeps one Validated neither allocates nor builds JSON for them in the steady state.
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "sigil/catalog/validate.h"
 #include "sigil/text/ascii.h"
@@ -37,20 +38,25 @@ bool simple_value(const ParamSpec& p, std::string_view written, std::string_view
 
 // Writes a valid result: the arguments are `values` under the canonical names of `params`, in that order,
 // deferred (Validated::args_deferred): copied into out's arena, whose storage stays, and no JSON built.
+// (In three parts, so that the flat path writes each argument as it accepts it and keeps no copy of them.)
+void put_arg(std::size_t i, std::string_view name, std::string_view value, parse::Validated& out) {
+  out.deferred[i] = {name, static_cast<std::uint32_t>(out.arena.size()),
+                     static_cast<std::uint32_t>(value.size())};
+  out.arena.append(value);
+}
+void finish_valid(std::size_t n, parse::Validated& out) {
+  out.deferred_count = static_cast<std::uint8_t>(n);
+  out.args_deferred = true;
+  out.valid = true;
+  if (!out.error.empty()) out.error.clear();
+  if (!out.notes.empty()) out.notes.clear();
+}
 void write_valid(const std::array<const ParamSpec*, kMaxSimple>& params,
                  const std::array<std::string_view, kMaxSimple>& values, std::size_t n,
                  parse::Validated& out) {
   out.arena.clear();
-  for (std::size_t i = 0; i < n; ++i) {
-    out.deferred[i] = {params[i]->name, static_cast<std::uint32_t>(out.arena.size()),
-                       static_cast<std::uint32_t>(values[i].size())};
-    out.arena.append(values[i]);
-  }
-  out.deferred_count = static_cast<std::uint8_t>(n);
-  out.args_deferred = true;
-  out.valid = true;
-  out.error.clear();
-  out.notes.clear();
+  for (std::size_t i = 0; i < n; ++i) put_arg(i, params[i]->name, values[i], out);
+  finish_valid(n, out);
 }
 
 // Whether every required parameter of `action` is among params[0, n).
@@ -80,24 +86,78 @@ bool accept(const ParamSpec* p, std::string_view written, std::size_t i,
 
 }  // namespace
 
-bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
-                         std::span<const parse::AttributeRef> attributes, const parse::Body& body,
-                         parse::Validated& out) {
-  if (spelling.dialect != Dialect::Tag || body.kind != parse::Body::Kind::Absent ||
-      !spelling.presets.empty() || !action.rules.empty() || attributes.size() > kMaxSimple)
-    return false;
-  // Only [0, n) is ever read (no zeroing: this runs once per directive).
-  std::array<const ParamSpec*, kMaxSimple> params;
-  std::array<std::string_view, kMaxSimple> values;
+std::optional<std::uint32_t> flat_required(const ActionSpec& action, const Spelling& spelling) {
+  if (spelling.dialect != Dialect::Tag || !spelling.presets.empty() || !action.rules.empty() ||
+      action.params.size() > 32)
+    return std::nullopt;
+  std::uint32_t bits = 0;
+  for (std::size_t j = 0; j < action.params.size(); ++j)
+    if (action.params[j].required) bits |= std::uint32_t{1} << j;
+  return bits;
+}
+
+namespace {
+
+// find_param()'s answer as an index into action.params (-1: none), comparing bytes inline: the keys are a
+// few bytes long, where a call of memcmp costs more than the compare. Names and aliases are unique
+// case-insensitively (Registry::check), so the first that folds equal is the one.
+int flat_param(const ActionSpec& action, std::string_view key) {
+  auto same = [key](const std::string& name) {
+    const std::size_t n = key.size();
+    if (name.size() != n) return false;
+    std::size_t i = 0;
+    while (i < n && name[i] == key[i]) ++i;  // as written, almost always
+    for (; i < n; ++i)
+      if (ascii::lower(name[i]) != ascii::lower(key[i])) return false;
+    return true;
+  };
+  for (std::size_t j = 0; j < action.params.size(); ++j) {
+    const ParamSpec& p = action.params[j];
+    if (same(p.name)) return static_cast<int>(j);
+    for (const std::string& alias : p.aliases)
+      if (same(alias)) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
+                       std::span<const parse::AttributeRef> attributes, parse::Validated& out) {
   const std::size_t n = attributes.size();
+  if (n > kMaxSimple) return false;
+  // Each argument goes into `out` as it is accepted (no copy of them kept: this runs once per directive);
+  // a refusal leaves a part written, which the caller replaces.
+  out.arena.clear();
+  std::uint32_t given = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const parse::AttributeRef& a = attributes[i];
     if (!a.has_value) return false;  // a bare key: true for a boolean, missing for a string
-    if (!accept(find_param(action, a.key), a.value, i, params, values)) return false;  // unknown keys too
+    const int j = flat_param(action, a.key);
+    if (j < 0) return false;  // an unknown key's note
+    const std::uint32_t bit = std::uint32_t{1} << j;
+    if ((given & bit) != 0) return false;  // a duplicate key's note
+    const ParamSpec& p = action.params[static_cast<std::size_t>(j)];
+    std::string_view value = a.value;  // strings are kept as written
+    if (p.type == ParamType::String) {
+      if (ascii::trim_left(value).empty()) return false;  // missing (9.3)
+    } else if (p.type != ParamType::Enum || !simple_value(p, a.value, &value)) {
+      return false;
+    }
+    given |= bit;
+    put_arg(i, p.name, value, out);
   }
-  if (!all_required_given(action, params, n)) return false;  // a missing required parameter's error
-  write_valid(params, values, n, out);
+  if ((given & required) != required) return false;  // a missing required parameter's error
+  finish_valid(n, out);
   return true;
+}
+
+bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
+                         std::span<const parse::AttributeRef> attributes, const parse::Body& body,
+                         parse::Validated& out) {
+  if (body.kind != parse::Body::Kind::Absent) return false;
+  const std::optional<std::uint32_t> required = flat_required(action, spelling);
+  return required && validate_tag_flat(action, *required, attributes, out);
 }
 
 bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling, std::string_view args,

@@ -55,7 +55,11 @@ constexpr std::array<bool, 256> kValueLook = [] {
 }  // namespace
 
 std::size_t OpenTagScan::scan_whole(std::string_view rest) {
-  start();
+  // start() without what only step() reads (its key, value and quote; step() is always start()ed anew).
+  state_ = State::AfterName;
+  self_closing_ = false;
+  attributes_.clear();
+  refs_.clear();
   bool decoded = false;  // whether a value had character references (decoded_ holds this tag's then)
   // A decoded value's view is made once every value is decoded (decoded_ may move while it grows).
   auto done = [&](std::size_t used) {

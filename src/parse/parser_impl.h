@@ -175,6 +175,8 @@ class Parser::Impl {
   // Reports `v` (consumed: its storage is swapped with the last event's, to be reused) as a directive event.
   void directive(int spelling, std::string_view action, Validated& v, std::uint64_t begin, std::uint64_t end,
                  std::uint64_t clean_offset, bool is_say = false, Ending ending = Ending::Complete);
+  // directive()'s refusals (12.2, 12.5, 12.6, 11.6, 5.5) for one that is not the common case.
+  void refuse_directive(bool is_say, Ending ending, bool interrupting, bool denied);
   // The pending tag's arguments, validated into scratch_ (valid until the next call).
   Validated& validate_construct(const Body& body);
   void silence_by_tag(std::uint64_t offset);

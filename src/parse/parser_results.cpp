@@ -46,8 +46,34 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   const bool denied = spelling >= 0 ? (static_cast<std::size_t>(spelling) < denied_.size() &&
                                        denied_[static_cast<std::size_t>(spelling)])
                                     : deny_mcp_;
-  // A refusal is why the directive will not run, so its reason replaces a validation error; the first
-  // refusal is the one reported in `error`, every one gets a diagnostic.
+  if (ending == Ending::Complete && !denied && !interrupted_ &&
+      (is_say || counted_directives_ < opt_.max_directives)) {
+    counted_directives_ += is_say ? 0 : 1;  // the common directive: nothing refuses it
+  } else {
+    refuse_directive(is_say, ending, interrupting, denied);
+  }
+  e.interrupts = e.valid && interrupting;
+  if (e.valid && !is_say) any_valid_directive_ = true;
+  ++stats_.directives;
+  sink_.on_directive(e);
+  if (!is_say) {
+    std::optional<std::string> inline_text;
+    if (e.valid && info != nullptr && opt_.inline_resolver && info->inline_result)
+      inline_text = opt_.inline_resolver(e);
+    if (inline_text && !inline_text->empty()) {
+      emit_text(*inline_text);  // 10.2: the result takes the directive's place; its surroundings stay
+    } else {
+      gap(GapKind::Directive);
+    }
+  }
+  if (e.interrupts && !interrupted_) start_interrupt(end);
+}
+
+// What refuses a directive that is not the common case (directive()), in the order the refusals are
+// reported. A refusal is why the directive will not run, so its reason replaces a validation error; the
+// first refusal is the one reported in `error`, every one gets a diagnostic.
+void Parser::Impl::refuse_directive(bool is_say, Ending ending, bool interrupting, bool denied) {
+  DirectiveEvent& e = event_;
   bool refused = false;
   auto refuse = [&](const char* code, const char* why) {
     if (!refused) {
@@ -80,21 +106,6 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
     if (++counted_directives_ > opt_.max_directives) refuse("over-limit", "over the per-reply limit");
   }
   if (denied) refuse("not-allowed", "not allowed here");
-  e.interrupts = e.valid && interrupting;
-  if (e.valid && !is_say) any_valid_directive_ = true;
-  ++stats_.directives;
-  sink_.on_directive(e);
-  if (!is_say) {
-    std::optional<std::string> inline_text;
-    if (e.valid && info != nullptr && opt_.inline_resolver && info->inline_result)
-      inline_text = opt_.inline_resolver(e);
-    if (inline_text && !inline_text->empty()) {
-      emit_text(*inline_text);  // 10.2: the result takes the directive's place; its surroundings stay
-    } else {
-      gap(GapKind::Directive);
-    }
-  }
-  if (e.interrupts && !interrupted_) start_interrupt(end);
 }
 
 void Parser::Impl::silence_by_tag(std::uint64_t offset) {

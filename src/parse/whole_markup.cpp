@@ -34,7 +34,14 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
   if (closing && in_body) return 0;  // the body's close matcher and the trigger scanner read it
   const std::size_t name_begin = closing ? 2 : 1;
   int index = -1;
-  const std::size_t k = name_begin + names_.tag_table.match(rest.substr(name_begin), &index);
+  std::size_t k;
+  if (opt_.whole_names) {
+    bool whole = false;
+    k = name_begin + names_.tag_table.match_whole(rest.substr(name_begin), &index, &whole);
+    stats_.names_whole += whole ? 1 : 0;
+  } else {
+    k = name_begin + names_.tag_table.match(rest.substr(name_begin), &index);
+  }
   if (k == name_begin || k == rest.size()) return 0;
   if (index < 0) return 0;  // unregistered, MCP, or a prefix: the byte machine decides
   if (in_body) {
@@ -108,6 +115,17 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
     pos_ = begin + len;
     return len;
   }
+  if (spec.role == TagRole::Wrapper) {
+    // `<actions>` (2.6) is removed markup, complete at its `>` whatever it carries: done here as
+    // complete_open_tag() would do it, without first holding the tag in a construct (the shadow machine
+    // never steps it: the removal restores the state before it).
+    pos_ = begin + len - 1;
+    removed_markup(code);
+    window_open_ = !self_closing;
+    note_held();
+    pos_ = begin + len;
+    return len;
+  }
   tag_.materialize();  // the construct keeps them (complete_open_tag() takes them)
   begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_start);
   TagPart& t = cs_.tag();
@@ -121,7 +139,12 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
   const bool restored = self_closing
                             ? role != TagRole::Hidden
                             : role == TagRole::Wrapper || role == TagRole::Sentinel || role == TagRole::Say;
-  if (!restored) code_.feed(bytes);
+  if (!restored) {
+    // A tag on a line past its lead holds no byte that moves the state (no line break on this path, a
+    // backtick only inside a quoted value): skip_plain() takes it in one call, as stepping would.
+    const std::size_t plain = code_.skip_plain(bytes);
+    if (plain != bytes.size()) code_.feed(bytes.substr(plain));
+  }
   pos_ = begin + len - 1;
   complete_open_tag();
   note_held();

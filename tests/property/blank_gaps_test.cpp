@@ -17,18 +17,10 @@ using namespace sigil::testing;
 using namespace sigil::testing::gen;
 
 // The same reply and chunking with blank gaps off and on; adds the gaps taken to `taken`.
-std::string compare(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes,
+std::string compare(const std::string& reply, const RunOptions& o, const std::vector<std::size_t>& sizes,
                     std::uint64_t& taken) {
-  o.blank_gaps = false;
-  const EventLog general = run_events(reply, o, sizes);
-  if (general.stats.blank_gaps != 0) return "blank gaps taken while off";
-  o.blank_gaps = true;
-  const EventLog fast = run_events(reply, o, sizes);
-  taken += fast.stats.blank_gaps;
-  if (!fast.problems.empty()) return fast.problems.front();
-  if (std::string d = first_difference(general, fast); !d.empty()) return d;
-  if (general.text_events != fast.text_events) return "text events split differently";
-  return stats_difference(general.stats, fast.stats, true);
+  return compare_fast_path(reply, o, sizes, &RunOptions::blank_gaps, &sigil::parse::ParserStats::blank_gaps,
+                           taken);
 }
 
 // Directives and what surrounds them in case (b), joined by random whitespace.
@@ -71,26 +63,12 @@ std::string dense_reply(ReplyGenerator& g) {
 }
 
 TEST(BlankGaps, DenseRepliesEqualTheOrdinaryPath) {
-  const std::uint64_t base = property_seed(0xB1A4C000);
   const int cases = property_cases(1500);
-  int failures = 0;
   std::uint64_t taken = 0;
-  for (int i = 0; i < cases && failures < 5; ++i) {
-    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
-    ReplyGenerator g(seed);
-    const std::string reply = i % 5 == 4 ? g.reply() : dense_reply(g);
-    RunOptions o;
-    o.say = g.chance(0.25);
-    o.cut_off = g.chance(0.1);
-    for (const auto& sizes : {std::vector<std::size_t>{}, random_chunking(g.rng(), reply.size(), 48)}) {
-      if (std::string d = compare(reply, o, sizes, taken); !d.empty()) {
-        ++failures;
-        ADD_FAILURE() << "seed " << seed << " say=" << o.say << " chunking " << describe_chunks(sizes) << ": "
-                      << d << "\n  reply: " << c_literal(reply);
-        break;
-      }
-    }
-  }
+  const int failures = fast_path_property(
+      property_seed(0xB1A4C000), cases,
+      [](ReplyGenerator& g, int i) { return i % 5 == 4 ? g.reply() : dense_reply(g); },
+      &RunOptions::blank_gaps, &sigil::parse::ParserStats::blank_gaps, taken);
   EXPECT_EQ(failures, 0);
   EXPECT_GT(taken, static_cast<std::uint64_t>(cases) * 2);  // the path was taken, often
 }

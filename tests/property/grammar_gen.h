@@ -8,6 +8,7 @@
 
 #include <boost/json.hpp>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <random>
@@ -155,5 +156,19 @@ std::string first_difference(const EventLog& a, const EventLog& b);
 // replayed, text bytes, directives, diagnostics and max_held; with `paths`, also the counters of the clean
 // text's fast paths (direct text runs, shared code bytes, ordinary pieces, told dead bytes).
 std::string stats_difference(const parse::ParserStats& a, const parse::ParserStats& b, bool paths = false);
+
+// A stage-2 fast path switched by `flag` (a RunOptions field that sets a ParserOptions one) and counted by
+// `counter` against the general path it replaces: `reply` in `sizes` with the flag off (the counter must
+// stay 0), then on; "" when the events, the text events' splits and every work counter agree. Adds the
+// counter's value with the flag on to `taken`.
+std::string compare_fast_path(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes,
+                              bool RunOptions::*flag, std::uint64_t parse::ParserStats::*counter,
+                              std::uint64_t& taken);
+// compare_fast_path over `cases` replies made by make(g, i) from seeds base + i, each with say mode (25 %)
+// and a cut-off (10 %) at random, whole and in a random chunking of pieces up to 48 bytes; reports each
+// failing seed (at most five) and returns how many failed.
+int fast_path_property(std::uint64_t base, int cases,
+                       const std::function<std::string(ReplyGenerator&, int)>& make, bool RunOptions::*flag,
+                       std::uint64_t parse::ParserStats::*counter, std::uint64_t& taken);
 
 }  // namespace sigil::testing::gen

@@ -1,4 +1,6 @@
 // The property tests' harness of grammar_gen.h: chunkings, seeds, event logs and their comparison.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -286,6 +288,44 @@ std::string first_difference(const EventLog& a, const EventLog& b) {
   if (a.stats.diagnostics != b.stats.diagnostics) return "stats.diagnostics differ";
   if (a.stats.bytes_in != b.stats.bytes_in) return "stats.bytes_in differ";
   return {};
+}
+
+std::string compare_fast_path(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes,
+                              bool RunOptions::*flag, std::uint64_t parse::ParserStats::*counter,
+                              std::uint64_t& taken) {
+  o.*flag = false;
+  const EventLog general = run_events(reply, o, sizes);
+  if (general.stats.*counter != 0) return "the fast path was taken while off";
+  o.*flag = true;
+  const EventLog fast = run_events(reply, o, sizes);
+  taken += fast.stats.*counter;
+  if (!fast.problems.empty()) return fast.problems.front();
+  if (std::string d = first_difference(general, fast); !d.empty()) return d;
+  if (general.text_events != fast.text_events) return "text events split differently";
+  return stats_difference(general.stats, fast.stats, true);
+}
+
+int fast_path_property(std::uint64_t base, int cases,
+                       const std::function<std::string(ReplyGenerator&, int)>& make, bool RunOptions::*flag,
+                       std::uint64_t parse::ParserStats::*counter, std::uint64_t& taken) {
+  int failures = 0;
+  for (int i = 0; i < cases && failures < 5; ++i) {
+    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
+    ReplyGenerator g(seed);
+    const std::string reply = make(g, i);
+    RunOptions o;
+    o.say = g.chance(0.25);
+    o.cut_off = g.chance(0.1);
+    for (const auto& sizes : {std::vector<std::size_t>{}, random_chunking(g.rng(), reply.size(), 48)}) {
+      if (std::string d = compare_fast_path(reply, o, sizes, flag, counter, taken); !d.empty()) {
+        ++failures;
+        ADD_FAILURE() << "seed " << seed << " say=" << o.say << " chunking " << describe_chunks(sizes) << ": "
+                      << d << "\n  reply: " << c_literal(reply);
+        break;
+      }
+    }
+  }
+  return failures;
 }
 
 }  // namespace sigil::testing::gen

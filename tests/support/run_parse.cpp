@@ -23,6 +23,7 @@ parse::ParserOptions parser_options(const RunOptions& options) {
   po.stage1_kernel = options.stage1_kernel;
   po.whole_markup = options.whole_markup;
   po.blank_gaps = options.blank_gaps;
+  po.whole_names = options.whole_names;
   return po;
 }
 

@@ -22,6 +22,7 @@ struct RunOptions {
   std::optional<text::stage1::Kernel> stage1_kernel;  // unset: the best one here
   bool whole_markup = true;                           // ParserOptions::whole_markup
   bool blank_gaps = true;                             // ParserOptions::blank_gaps
+  bool whole_names = true;                            // ParserOptions::whole_names
 };
 
 // The parser's options for a run (what RunOptions says beyond the registry and the finish reason).

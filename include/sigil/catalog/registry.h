@@ -3,6 +3,7 @@
 
 #include <boost/json/object.hpp>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -96,6 +97,10 @@ class Registry : public parse::Grammar {
   struct SpellingRef {
     std::size_t action = 0;
     std::size_t spelling = 0;
+    // validate_tag_flat()'s compiled form of the spelling (flat_required()): whether it may take the flat
+    // path, and its required parameters as bits.
+    bool flat = false;
+    std::uint32_t required = 0;
   };
 
   void check(const ActionSpec& action) const;

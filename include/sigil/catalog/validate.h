@@ -5,6 +5,7 @@
 // registry, so tests and tools can validate against a lone ActionSpec.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,11 +35,19 @@ parse::Validated validate_tag(const ActionSpec& action, const Spelling& spelling
 // parameter (or alias) whose value converts, every required parameter given, no presets or rules. Then
 // writes what validate_tag returns into `out` with the arguments deferred (parse::Validated::args_deferred:
 // no JSON built; build_args() gives validate_tag's object), reusing its storage, and returns true; otherwise
-// returns false and leaves `out` as it was.
+// returns false, and `out`, which may then hold part of a result, is for the caller to replace.
 // The attributes are views (parse::AttributeRef), so a caller that read them in place copies nothing.
 bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
                          std::span<const parse::AttributeRef> attributes, const parse::Body& body,
                          parse::Validated& out);
+
+// validate_tag_simple split for a caller that compiles its spellings once (the registry): whether `spelling`
+// of `action` can take the flat path at all (a tag spelling, no presets, no rules, at most 32 parameters)
+// and, if so, its required parameters as bits over action.params; then validate_tag_flat() is
+// validate_tag_simple() for an absent body: no map, no string built, no note or error kept on the way.
+std::optional<std::uint32_t> flat_required(const ActionSpec& action, const Spelling& spelling);
+bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
+                       std::span<const parse::AttributeRef> attributes, parse::Validated& out);
 
 // The common case of validate_bracket, in place: ARGS given for positional string or enum parameters that
 // convert, every required parameter given, no presets or rules (REMEMBER, CALCULATE, SEARCH, ...). Then

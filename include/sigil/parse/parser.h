@@ -45,6 +45,10 @@ struct ParserOptions {
   // (Parser::Impl::blank_gap). Off, they take the ordinary-text path; events and stats other than
   // blank_gaps are the same either way, and tests compare.
   bool blank_gaps = true;
+  // With whole_markup: a tag's name that lies whole in the chunk is looked up whole (NameTable::match_whole:
+  // a perfect hash over the registered names) instead of walking the name trie byte by byte. Off, the trie;
+  // events and stats other than names_whole are the same either way, and tests compare.
+  bool whole_names = true;
 };
 
 // Work counters, for tests that assert linear work and bounded memory.
@@ -78,6 +82,8 @@ struct ParserStats {
   // and no line break: the shadow code tracker took them inline (text::CodeTracker::feed_plain), with no
   // search for their last line break and nothing told to the judge. Counted for tests.
   std::uint64_t plain_runs = 0;
+  // Tag names stage 2 looked up whole (ParserOptions::whole_names), counted for tests.
+  std::uint64_t names_whole = 0;
 };
 
 struct NameIndex;
