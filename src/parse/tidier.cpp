@@ -30,8 +30,7 @@ constexpr auto kAnyMask = [](const text::stage1::BlockMasks& m) noexcept {
   return m.lt | m.bracket | m.newline | m.backtick | m.quote | m.non_ascii;
 };
 
-constexpr std::size_t kDirectEmit = 64;   // pieces this long go to the sink directly
-constexpr std::size_t kBufferMax = 4096;  // small pieces are gathered up to this size
+constexpr std::size_t kDirectEmit = 64;  // pieces this long go to the sink directly
 
 // Whether the bytes of one line, from its start, reach Shape::Content (see Tidier::advance_shape).
 bool line_shows_content(std::string_view line) noexcept {
@@ -133,7 +132,8 @@ void Tidier::reset() noexcept {
   emptied_lines_ = 0;
   settled_ = 0;
   joined_runs_ = 0;
-  outbuf_.clear();
+  gathered_calls_ = 0;
+  gathered_ = 0;
   started_ = false;
   finished_ = false;
   pre_.clear();
@@ -160,10 +160,6 @@ void Tidier::reset() noexcept {
   ctx_ = Ctx::LineStart;
   cp_ = 0;
   cp_need_ = 0;
-}
-
-std::size_t Tidier::held_bytes() const noexcept {
-  return pre_.size() + line_.size() + ws_.size() + run_len_ + after_len_ + cp_buf_len_ + (cr_ ? 1 : 0);
 }
 
 bool Tidier::plain() const noexcept {
@@ -201,17 +197,17 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
       const Prefix p = plain_prefix(bytes.substr(i), masks.sub(i, bytes.size() - i));
       if (p.length != 0) {
         const std::string_view bulk = bytes.substr(i, p.length);
-        if (i == 0 && started_ && outbuf_.empty()) {
+        if (i == 0 && started_ && gathered_ == 0) {
           // The piece passes unchanged up to its last plain byte: on to the sink as it came, with its
           // masks, whatever its size (a streamed piece is small). What follows is stepped and gathered
           // behind it, so the order holds. (A blank settle() released first is gathered, and the run with
           // it: two calls cost more than one without masks.)
           pass_direct(bulk, masks.sub(0, p.length));
         } else if (i == 0 && join_on_ && masks && started_ && !p.has_newline &&
-                   outbuf_.size() + p.length <= text::stage1::kBlock && masks.find(kAnyMask, 0) >= p.length) {
+                   gathered_ + p.length <= text::stage1::kBlock && masks.find(kAnyMask, 0) >= p.length) {
           // What settle() released (blanks) and the run after it, gathered as below but passed on with
           // masks: neither holds a byte any mask marks, so theirs are all zero (one block of none).
-          outbuf_.append(bulk);
+          gather(bulk);
           pass_joined();
           resync(bulk);
           track_len_ = 0;
@@ -352,13 +348,13 @@ bool Tidier::settle(unsigned char b) {
   return true;
 }
 
-// outbuf_ holds bytes no stage-1 mask marks, at most one block of them: passed on with masks of none, so
-// that the judge's code tracker need not scan them (the gathered path passes them without masks).
+// The gathered bytes are bytes no stage-1 mask marks, at most one block of them: passed on with masks of
+// none, so that the judge's code tracker need not scan them (the gathered path passes them without masks).
 void Tidier::pass_joined() {
   static constexpr text::stage1::BlockMasks kNone{};
-  out_.clean_run(outbuf_, text::stage1::MaskView(&kNone, 0, outbuf_.size()));
-  emitted_ += outbuf_.size();
-  outbuf_.clear();
+  out_.clean_run(gathered(), text::stage1::MaskView(&kNone, 0, gathered_));
+  emitted_ += gathered_;
+  gathered_ = 0;
   ++joined_runs_;
 }
 
@@ -435,15 +431,22 @@ void Tidier::emit(std::string_view s, const text::stage1::MaskView& masks) {
     emitted_ += s.size();
     return;
   }
-  outbuf_.append(s);
-  if (outbuf_.size() >= kBufferMax) flush();
+  if (gathered_ + s.size() > kGatherMax) flush();
+  gather(s);
+}
+
+// Callers pass pieces shorter than kDirectEmit, and flush() first when one would not fit.
+void Tidier::gather(std::string_view s) noexcept {
+  std::memcpy(gather_ + gathered_, s.data(), s.size());
+  gathered_ += s.size();
 }
 
 void Tidier::flush() {
-  if (outbuf_.empty()) return;
-  out_.clean_text(outbuf_);
-  emitted_ += outbuf_.size();
-  outbuf_.clear();
+  if (gathered_ == 0) return;
+  out_.clean_text(gathered());
+  emitted_ += gathered_;
+  gathered_ = 0;
+  ++gathered_calls_;
 }
 
 // ------------------------------------------------------------------------------------------------ context

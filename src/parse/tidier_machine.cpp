@@ -334,19 +334,6 @@ void Tidier::advance_shape(unsigned char b) noexcept {
 }
 
 // Emptied by removals: the line goes with its break, and the blank lines around it merge.
-void Tidier::drop_emptied_line() noexcept {
-  merge_ = true;
-  if (has_blank_) pre_.resize(blank1_end_);
-}
-
-void Tidier::reset_line() noexcept {
-  line_.clear();
-  ws_.clear();
-  shape_ = Shape::Empty;
-  digits_ = 0;
-  line_gap_ = false;
-}
-
 void Tidier::check_limit() {
   if (held_bytes() > limit_) release_all();
 }
