@@ -77,10 +77,9 @@ bool same_words(const SentinelWords& a, const SentinelWords& b) {
   return a.bare == b.bare && a.tags == b.tags;
 }
 
-const std::shared_ptr<const SentinelLines::FormSet>& default_forms() {
-  static const std::shared_ptr<const SentinelLines::FormSet> kDefault =
-      std::make_shared<const SentinelLines::FormSet>(build_forms(SentinelWords{}, kMaxForms));
-  return kDefault;
+const SentinelLines::FormSet* default_forms() {
+  static const SentinelLines::FormSet kDefault = build_forms(SentinelWords{}, kMaxForms);
+  return &kDefault;
 }
 
 }  // namespace
@@ -88,8 +87,12 @@ const std::shared_ptr<const SentinelLines::FormSet>& default_forms() {
 SentinelLines::SentinelLines(TextSink& out) : out_(out), set_(default_forms()) { start(); }
 
 SentinelLines::SentinelLines(TextSink& out, const SentinelWords& words) : out_(out) {
-  set_ = same_words(words, SentinelWords{}) ? default_forms()
-                                            : std::make_shared<const FormSet>(build_forms(words, kMaxForms));
+  if (same_words(words, SentinelWords{})) {
+    set_ = default_forms();
+  } else {
+    own_set_ = std::make_shared<const FormSet>(build_forms(words, kMaxForms));
+    set_ = own_set_.get();
+  }
   start();
 }
 

@@ -4,31 +4,23 @@
 #include <cstring>
 #include <string_view>
 
-#include "sigil/text/ascii.h"
 #include "sigil/text/unicode.h"
+#include "tidier_bytes.h"
 
 // How it works: step() is a byte-at-a-time state machine whose every decision depends only on the bytes
 // and gaps seen so far, and which emits a byte the moment no later input can change it. That alone makes
 // the output and emitted() independent of how text() is split. For speed, text() skips the machine over the
 // longest stretch it can prove the machine would pass on unchanged (plain_prefix), then steps the rest.
+// This file: the input side (pieces, blanks, gaps, the end), the output side and the context the next gap
+// reads; the machine itself (step() and what it calls) is tidier_machine.cpp.
 
 namespace sigil::parse {
 namespace {
 
-using text::ascii::is_blank;
-using text::ascii::is_digit;
-using text::ascii::is_markup_space;
-constexpr bool is_run_char(unsigned char b) noexcept { return b == '*' || b == '_' || b == '~'; }
-// Within a line, a CR (one not followed by LF) counts as a blank: whitespace that shows nothing.
-constexpr bool is_line_blank(unsigned char b) noexcept { return is_blank(b) || b == '\r'; }
+using namespace tidier_bytes;
 
 // What Tidier::blank_run takes: spaces, tabs and line breaks (a CR needs the byte after it).
 constexpr bool is_blank_or_newline(unsigned char b) noexcept { return b == ' ' || b == '\t' || b == '\n'; }
-
-// Closing punctuation: blanks before it and the gap go entirely (10.1).
-constexpr bool is_closing(unsigned char b) noexcept {
-  return b != 0 && std::string_view(".,;:!?)]}").find(static_cast<char>(b)) != std::string_view::npos;
-}
 
 // A byte that, on a line that already shows text and with nothing held, is simply passed on.
 constexpr bool is_plain(unsigned char b) noexcept { return !is_markup_space(b) && !is_run_char(b); }
@@ -38,8 +30,7 @@ constexpr auto kAnyMask = [](const text::stage1::BlockMasks& m) noexcept {
   return m.lt | m.bracket | m.newline | m.backtick | m.quote | m.non_ascii;
 };
 
-constexpr std::size_t kDirectEmit = 64;   // pieces this long go to the sink directly
-constexpr std::size_t kBufferMax = 4096;  // small pieces are gathered up to this size
+constexpr std::size_t kDirectEmit = 64;  // pieces this long go to the sink directly
 
 // Whether the bytes of one line, from its start, reach Shape::Content (see Tidier::advance_shape).
 bool line_shows_content(std::string_view line) noexcept {
@@ -141,7 +132,8 @@ void Tidier::reset() noexcept {
   emptied_lines_ = 0;
   settled_ = 0;
   joined_runs_ = 0;
-  outbuf_.clear();
+  gathered_calls_ = 0;
+  gathered_ = 0;
   started_ = false;
   finished_ = false;
   pre_.clear();
@@ -168,10 +160,6 @@ void Tidier::reset() noexcept {
   ctx_ = Ctx::LineStart;
   cp_ = 0;
   cp_need_ = 0;
-}
-
-std::size_t Tidier::held_bytes() const noexcept {
-  return pre_.size() + line_.size() + ws_.size() + run_len_ + after_len_ + cp_buf_len_ + (cr_ ? 1 : 0);
 }
 
 bool Tidier::plain() const noexcept {
@@ -209,17 +197,17 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
       const Prefix p = plain_prefix(bytes.substr(i), masks.sub(i, bytes.size() - i));
       if (p.length != 0) {
         const std::string_view bulk = bytes.substr(i, p.length);
-        if (i == 0 && started_ && outbuf_.empty()) {
+        if (i == 0 && started_ && gathered_ == 0) {
           // The piece passes unchanged up to its last plain byte: on to the sink as it came, with its
           // masks, whatever its size (a streamed piece is small). What follows is stepped and gathered
           // behind it, so the order holds. (A blank settle() released first is gathered, and the run with
           // it: two calls cost more than one without masks.)
           pass_direct(bulk, masks.sub(0, p.length));
         } else if (i == 0 && join_on_ && masks && started_ && !p.has_newline &&
-                   outbuf_.size() + p.length <= text::stage1::kBlock && masks.find(kAnyMask, 0) >= p.length) {
+                   gathered_ + p.length <= text::stage1::kBlock && masks.find(kAnyMask, 0) >= p.length) {
           // What settle() released (blanks) and the run after it, gathered as below but passed on with
           // masks: neither holds a byte any mask marks, so theirs are all zero (one block of none).
-          outbuf_.append(bulk);
+          gather(bulk);
           pass_joined();
           resync(bulk);
           track_len_ = 0;
@@ -360,13 +348,13 @@ bool Tidier::settle(unsigned char b) {
   return true;
 }
 
-// outbuf_ holds bytes no stage-1 mask marks, at most one block of them: passed on with masks of none, so
-// that the judge's code tracker need not scan them (the gathered path passes them without masks).
+// The gathered bytes are bytes no stage-1 mask marks, at most one block of them: passed on with masks of
+// none, so that the judge's code tracker need not scan them (the gathered path passes them without masks).
 void Tidier::pass_joined() {
   static constexpr text::stage1::BlockMasks kNone{};
-  out_.clean_run(outbuf_, text::stage1::MaskView(&kNone, 0, outbuf_.size()));
-  emitted_ += outbuf_.size();
-  outbuf_.clear();
+  out_.clean_run(gathered(), text::stage1::MaskView(&kNone, 0, gathered_));
+  emitted_ += gathered_;
+  gathered_ = 0;
   ++joined_runs_;
 }
 
@@ -425,370 +413,6 @@ void Tidier::finish() {
   flush();
 }
 
-// ------------------------------------------------------------------------------------------------ the
-// machine
-
-void Tidier::step(unsigned char b) {
-  if (cr_) {
-    cr_ = false;
-    if (b == '\n') {
-      dispatch_newline(true);
-      note(b);
-      return;
-    }
-    dispatch_blank('\r');  // a lone CR is no line break, but whitespace all the same
-  }
-  if (phase_ == Phase::After && after_step(b)) return;
-  if (b == '\r') {
-    cr_ = true;  // wait: "\r\n" is one line break
-  } else if (is_blank(b)) {
-    dispatch_blank(b);
-  } else if (b == '\n') {
-    dispatch_newline(false);
-  } else if (is_run_char(b)) {
-    dispatch_run(b);
-  } else {
-    dispatch_content(b);
-  }
-  note(b);
-}
-
-void Tidier::dispatch_blank(unsigned char b) {
-  if (phase_ == Phase::Normal) return normal_blank(b);
-  if (run_len_ != 0) fail_before_run();  // a blank right after the gap: the run before it is not emphasis
-  track_len_ = 0;
-  if (overflow_) {
-    emit(std::string_view(reinterpret_cast<const char*>(&b), 1));
-    return;
-  }
-  ws_.push_back(static_cast<char>(b));
-  check_limit();
-}
-
-void Tidier::dispatch_newline(bool crlf) {
-  if (phase_ == Phase::Cluster) {
-    if (run_len_ != 0) fail_before_run();
-    resolve(Next::LineEnd);
-  }
-  normal_newline(crlf);
-}
-
-void Tidier::dispatch_run(unsigned char b) {
-  if (phase_ == Phase::Cluster) {
-    if (run_len_ != 0) {
-      if (b == run_char_ && group_directive_) {
-        phase_ = Phase::After;
-        after_len_ = 1;
-        return;
-      }
-      fail_before_run();
-    }
-    resolve(Next::Other);
-  }
-  normal_run(b);
-}
-
-void Tidier::dispatch_content(unsigned char b) {
-  if (phase_ == Phase::Cluster) {
-    if (run_len_ != 0) fail_before_run();
-    resolve(is_closing(b) ? Next::Close : Next::Other);
-  }
-  normal_content(b);
-}
-
-// Phase::After: the gap group took a run of run_len_ x run_char_ before it; after_len_ of the same char
-// came right after it. Returns true when b was consumed here.
-bool Tidier::after_step(unsigned char b) {
-  if (cp_buf_need_ != 0) {  // collecting the code point that follows the run
-    cp_buf_[cp_buf_len_++] = b;
-    if (cp_buf_len_ < cp_buf_need_) return true;
-    std::size_t len = 0;
-    const std::string_view cp_bytes(reinterpret_cast<const char*>(cp_buf_), cp_buf_len_);
-    const char32_t cp = text::decode_at(cp_bytes, 0, &len);
-    unsigned char bytes[4];
-    const unsigned n = cp_buf_len_;
-    std::memcpy(bytes, cp_buf_, n);
-    cp_buf_len_ = cp_buf_need_ = 0;
-    if (text::is_punctuation(cp))
-      after_success();
-    else
-      after_fail();
-    for (unsigned k = 0; k < n; ++k) step(bytes[k]);
-    return true;
-  }
-  if (b == run_char_) {
-    if (after_len_ < run_len_) {
-      ++after_len_;
-      note(b);
-      return true;
-    }
-    after_fail();  // longer than the run before the gap
-    return false;
-  }
-  if (after_len_ != run_len_) {
-    after_fail();
-    return false;
-  }
-  if (b < 0x80) {
-    if (is_markup_space(b) || text::is_punctuation(b))
-      after_success();
-    else
-      after_fail();
-    return false;
-  }
-  if (b >= 0xC0) {
-    cp_buf_[0] = b;
-    cp_buf_len_ = 1;
-    cp_buf_need_ = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : 2;
-    return true;
-  }
-  after_fail();  // a stray continuation byte (not valid UTF-8)
-  return false;
-}
-
-// Something that is no byte (a gap, the end) follows the run after the gap: a boundary, if the run is
-// complete. A code point still being collected there is not valid UTF-8; it stays text.
-void Tidier::end_after() {
-  if (cp_buf_len_ == 0) {
-    if (after_len_ == run_len_)
-      after_success();
-    else
-      after_fail();
-    return;
-  }
-  const unsigned n = cp_buf_len_;
-  unsigned char bytes[4];
-  std::memcpy(bytes, cp_buf_, n);
-  cp_buf_len_ = cp_buf_need_ = 0;
-  after_fail();
-  for (unsigned k = 0; k < n; ++k) step(bytes[k]);
-}
-
-void Tidier::after_success() {
-  // Both runs go with the directive; the blanks before the first one (ws_) stay the cluster's left side.
-  run_len_ = 0;
-  after_len_ = 0;
-  track_len_ = 0;
-  phase_ = Phase::Cluster;
-}
-
-void Tidier::after_fail() {
-  const unsigned n = after_len_;
-  const unsigned char c = run_char_;
-  after_len_ = 0;
-  phase_ = Phase::Cluster;
-  fail_before_run();
-  // The run after the gap touches it directly and so does the run before it: nothing around the gap to
-  // tidy. The run after is ordinary text that starts right after a gap.
-  phase_ = Phase::Normal;
-  ctx_ = Ctx::Boundary;
-  track_len_ = 0;
-  for (unsigned k = 0; k < n; ++k) {
-    normal_run(c);
-    note(c);
-  }
-}
-
-// The run held before the gap is not emphasis after all: it is text, and the blanks before it with it.
-// The gap stays open with nothing around it yet.
-void Tidier::fail_before_run() { commit_pending(); }
-
-void Tidier::resolve(Next next) {
-  phase_ = Phase::Normal;
-  if (ws_.empty()) return;
-  if (next != Next::Other || at_line_start())
-    ws_.clear();
-  else
-    ws_.assign(1, ' ');  // held until the next byte shows whether another gap follows
-}
-
-void Tidier::normal_blank(unsigned char b) {
-  track_len_ = 0;
-  if (overflow_) {
-    emit(std::string_view(reinterpret_cast<const char*>(&b), 1));
-    return;
-  }
-  if (run_len_ != 0) commit_pending();  // a run followed by a blank is not right before a gap
-  ws_.push_back(static_cast<char>(b));
-  check_limit();
-}
-
-void Tidier::normal_newline(bool crlf) {
-  const std::string_view brk = crlf ? std::string_view("\r\n") : std::string_view("\n");
-  track_len_ = 0;
-  if (overflow_) {
-    emit(brk);
-    reset_line();
-    return;
-  }
-  if (run_len_ != 0) commit_pending();
-  if (shape_ == Shape::Content) {
-    // The break and the blanks before it: trailing whitespace of the reply, or kept as written.
-    pre_.assign(ws_);
-    pre_.append(brk);
-    has_blank_ = false;
-    merge_ = false;
-  } else if (line_gap_ && (shape_ == Shape::Empty || shape_ == Shape::Marker)) {
-    drop_emptied_line();
-  } else if (shape_ == Shape::Empty) {
-    if (!(merge_ && has_blank_)) {
-      pre_.append(ws_);
-      pre_.append(brk);
-      if (!has_blank_) {
-        has_blank_ = true;
-        blank1_end_ = pre_.size();
-      }
-    }
-  } else {
-    // Only a list marker or a number, and no removal touched it: a line as written.
-    emit_pre();
-    emit(line_);
-    pre_.assign(ws_);
-    pre_.append(brk);
-    merge_ = false;
-  }
-  reset_line();
-  check_limit();
-}
-
-void Tidier::normal_run(unsigned char b) {
-  overflow_ = false;
-  if (run_len_ != 0) {
-    if (b == run_char_) {
-      ++run_len_;
-      ++track_len_;
-      if (run_len_ > 3) commit_pending();  // 4 or more: never emphasis; the rest of it passes as text
-      return;
-    }
-    commit_pending();  // another emphasis char ends the run: it is not right before a gap
-    track_len_ = 0;
-  }
-  if (track_len_ != 0 && b == track_char_) {  // the rest of a run that is already text
-    ++track_len_;
-    keep(std::string_view(reinterpret_cast<const char*>(&b), 1));
-    return;
-  }
-  track_char_ = b;
-  track_len_ = 1;
-  if (ctx_ != Ctx::Other) {  // after a line start, a blank, punctuation or a gap: may be emphasis
-    run_char_ = b;
-    run_len_ = 1;
-    return;
-  }
-  commit_pending();
-  keep(std::string_view(reinterpret_cast<const char*>(&b), 1));
-}
-
-void Tidier::normal_content(unsigned char b) {
-  overflow_ = false;
-  track_len_ = 0;
-  commit_pending();
-  keep(std::string_view(reinterpret_cast<const char*>(&b), 1));
-}
-
-// The held blanks and run are text after all.
-void Tidier::commit_pending() {
-  if (!ws_.empty()) {
-    keep(ws_);
-    ws_.clear();
-  }
-  if (run_len_ != 0) {
-    const char run[3] = {static_cast<char>(run_char_), static_cast<char>(run_char_),
-                         static_cast<char>(run_char_)};
-    const unsigned n = run_len_;
-    run_len_ = 0;
-    for (unsigned done = 0; done < n;) {  // n may be 4 (a run just found too long)
-      const unsigned k = n - done < 3 ? n - done : 3;
-      keep(std::string_view(run, k));
-      done += k;
-    }
-  }
-}
-
-// Bytes that stay on the current line. Shown at once when the line shows text; otherwise held in line_
-// until it does (or the line ends), since a gap may still empty the line.
-void Tidier::keep(std::string_view bytes) {
-  if (shape_ == Shape::Content) return emit(bytes);
-  for (std::size_t j = 0; j < bytes.size(); ++j) {
-    advance_shape(static_cast<unsigned char>(bytes[j]));
-    if (shape_ == Shape::Content) {
-      emit_pre();
-      emit(line_);
-      line_.clear();
-      emit(bytes);
-      merge_ = false;
-      return;
-    }
-  }
-  line_.append(bytes);
-}
-
-void Tidier::advance_shape(unsigned char b) noexcept {
-  switch (shape_) {
-    case Shape::Empty:
-      if (is_line_blank(b)) return;
-      if (b == '-' || b == '+' || b == '*')
-        shape_ = Shape::Marker;
-      else if (is_digit(b))
-        shape_ = Shape::Digits, digits_ = 1;
-      else
-        shape_ = Shape::Content;
-      return;
-    case Shape::Digits:
-      if (is_digit(b) && digits_ < 9)
-        ++digits_;
-      else if (b == '.' || b == ')')
-        shape_ = Shape::Marker;
-      else
-        shape_ = Shape::Content;
-      return;
-    case Shape::Marker:
-      if (!is_line_blank(b)) shape_ = Shape::Content;
-      return;
-    case Shape::Content:
-      return;
-  }
-}
-
-// Emptied by removals: the line goes with its break, and the blank lines around it merge.
-void Tidier::drop_emptied_line() noexcept {
-  merge_ = true;
-  if (has_blank_) pre_.resize(blank1_end_);
-}
-
-void Tidier::reset_line() noexcept {
-  line_.clear();
-  ws_.clear();
-  shape_ = Shape::Empty;
-  digits_ = 0;
-  line_gap_ = false;
-}
-
-void Tidier::check_limit() {
-  if (held_bytes() > limit_) release_all();
-}
-
-// A whitespace run too long to hold: pass everything on as written. What is shown of the current line can
-// no longer disappear, and the rest of the run follows as written (overflow_) until a non-blank byte.
-void Tidier::release_all() {
-  emit(pre_);
-  emit(line_);
-  emit(ws_);
-  pre_.clear();
-  line_.clear();
-  ws_.clear();
-  has_blank_ = false;
-  merge_ = false;
-  shape_ = Shape::Content;
-  overflow_ = true;
-}
-
-void Tidier::emit_pre() {
-  emit(pre_);
-  pre_.clear();
-  has_blank_ = false;
-}
-
 // ------------------------------------------------------------------------------------------------ output
 
 void Tidier::emit(std::string_view s, const text::stage1::MaskView& masks) {
@@ -807,15 +431,22 @@ void Tidier::emit(std::string_view s, const text::stage1::MaskView& masks) {
     emitted_ += s.size();
     return;
   }
-  outbuf_.append(s);
-  if (outbuf_.size() >= kBufferMax) flush();
+  if (gathered_ + s.size() > kGatherMax) flush();
+  gather(s);
+}
+
+// Callers pass pieces shorter than kDirectEmit, and flush() first when one would not fit.
+void Tidier::gather(std::string_view s) noexcept {
+  std::memcpy(gather_ + gathered_, s.data(), s.size());
+  gathered_ += s.size();
 }
 
 void Tidier::flush() {
-  if (outbuf_.empty()) return;
-  out_.clean_text(outbuf_);
-  emitted_ += outbuf_.size();
-  outbuf_.clear();
+  if (gathered_ == 0) return;
+  out_.clean_text(gathered());
+  emitted_ += gathered_;
+  gathered_ = 0;
+  ++gathered_calls_;
 }
 
 // ------------------------------------------------------------------------------------------------ context

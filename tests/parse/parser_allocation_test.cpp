@@ -8,6 +8,7 @@
 #include "../support/alloc_counter.h"
 #include "../support/run_parse.h"
 #include "sigil/parse/parser.h"
+#include "sigil/parse/tidier.h"
 
 namespace {
 
@@ -140,6 +141,60 @@ TEST(ParserAllocations, NonePerDirectiveAcrossRepliesOfAReusedParser) {
   EXPECT_LE(per_reply, 4u);  // the bound stated in docs/performance.md (the fresh Impl and little else)
   EXPECT_EQ(sink.ends, 12u);
   EXPECT_EQ(sink.valid_reacts, 1110u);
+}
+
+// Keeps what it is told (allocating as it grows).
+class StringSink final : public parse::TextSink {
+ public:
+  void clean_text(std::string_view bytes) override { text.append(bytes); }
+  std::string text;
+};
+
+// Passes text on without keeping it (a Recorder's string would allocate): counts bytes and calls, and
+// folds the bytes into a hash so that two runs can be compared.
+class HashingSink final : public parse::TextSink {
+ public:
+  void clean_text(std::string_view bytes) override {
+    for (unsigned char b : bytes) hash = (hash ^ b) * 1099511628211u;
+    size += bytes.size();
+    ++calls;
+  }
+  std::uint64_t hash = 1469598103934665603u;
+  std::size_t size = 0, calls = 0;
+};
+
+// The small pieces the machine releases (the text after a held emphasis run, blanks around a gap, a blank
+// line's break) are gathered in the tidier's own storage: a tidier reading thousands of them allocates
+// nothing, a call that gathers more than the storage holds passes it on as it fills, and the text is what
+// a Recorder gets (byte for byte, by hash).
+TEST(ParserAllocations, ATidierGathersSmallPiecesWithoutAllocating) {
+  const std::string_view pieces[] = {"Start  *a*  b", "  c _d_ e\n\n", "- f  g ~h~", " i\n"};
+  // A long emphasis run held at a piece's end, released by the next piece: more than the storage holds.
+  const std::string run_end = "x" + std::string(3000, '*');
+  const auto run = [&](parse::TextSink& sink, std::size_t rounds) {
+    parse::Tidier t(sink);
+    const AllocationCount count;
+    for (std::size_t r = 0; r < rounds; ++r) {
+      for (std::string_view p : pieces) t.text(p);
+      t.gap(parse::GapKind::Directive);
+    }
+    const std::uint64_t before_stepped = t.gathered_calls();
+    t.text(run_end);
+    t.text("y");
+    EXPECT_GE(t.gathered_calls() - before_stepped, 3u);  // passed on as the storage filled, in order
+    t.finish();
+    EXPECT_GT(t.gathered_calls(), rounds);  // the gathering path is taken, at least once a round
+    return count.count();
+  };
+  HashingSink hashing;
+  EXPECT_EQ(run(hashing, 2000), 0u);
+  StringSink recorded;
+  (void)run(recorded, 2000);
+  EXPECT_EQ(hashing.size, recorded.text.size());
+  HashingSink again;
+  again.clean_text(recorded.text);
+  EXPECT_EQ(hashing.hash, again.hash);
+  EXPECT_GT(hashing.size, 2000u * 20);
 }
 
 TEST(ParserAllocations, TheCounterCounts) {

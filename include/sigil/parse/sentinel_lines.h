@@ -160,7 +160,10 @@ class SentinelLines : public TextSink {
   std::size_t told_dead_lines(std::string_view s, std::size_t i, bool& fresh);
   void track_code(std::string_view s, const text::stage1::MaskView& masks);
 
-  std::shared_ptr<const FormSet> set_;  // shared between judges with the same words
+  // The default words' set is one static that outlives every judge: set_ points at it without a shared_ptr
+  // copy (an atomic increment and decrement per parser). Other words' set is owned (shared between copies).
+  std::shared_ptr<const FormSet> own_set_;
+  const FormSet* set_ = nullptr;
   std::uint64_t all_forms_ = 0;
   text::CodeTracker code_;
   std::string_view fence_free_;                             // see fence_free_run()

@@ -107,6 +107,8 @@ class Tidier {
   std::uint64_t joined_runs() const noexcept { return joined_runs_; }
   // For tests: off, they are gathered and passed on without masks as before. On by default.
   void join_in_bulk(bool on) noexcept { join_on_ = on; }
+  // Calls that passed gathered pieces on (without masks), counted for tests.
+  std::uint64_t gathered_calls() const noexcept { return gathered_calls_; }
 
  private:
   enum class Phase : unsigned char {
@@ -173,8 +175,16 @@ class Tidier {
   std::uint64_t settled_ = 0;
   bool settle_on_ = true;
   std::uint64_t joined_runs_ = 0;
+  std::uint64_t gathered_calls_ = 0;
   bool join_on_ = true;
-  std::string outbuf_;    // small emitted pieces, passed on at the end of each call
+  // Small emitted pieces, passed on at the end of each call or when the next would not fit. The storage is
+  // the tidier's own (inside the parser's state), so a fresh parser's first gathered piece allocates
+  // nothing; every piece gathered is shorter than one block (64 bytes), far below its size.
+  static constexpr std::size_t kGatherMax = 1024;
+  char gather_[kGatherMax];  // not initialised: only [0, gathered_) is ever read
+  std::size_t gathered_ = 0;
+  std::string_view gathered() const noexcept { return {gather_, gathered_}; }
+  void gather(std::string_view s) noexcept;
   bool started_ = false;  // a non-whitespace byte has been emitted (leading trim)
   bool finished_ = false;
 
@@ -205,5 +215,24 @@ class Tidier {
   char32_t cp_ = 0;  // decoder for ctx_
   unsigned cp_need_ = 0;
 };
+
+// Defined here so that both halves of the tidier (tidier.cpp, tidier_machine.cpp) inline them: each is on
+// the path of every blank run between markup.
+inline std::size_t Tidier::held_bytes() const noexcept {
+  return pre_.size() + line_.size() + ws_.size() + run_len_ + after_len_ + cp_buf_len_ + (cr_ ? 1 : 0);
+}
+
+inline void Tidier::drop_emptied_line() noexcept {
+  merge_ = true;
+  if (has_blank_) pre_.resize(blank1_end_);
+}
+
+inline void Tidier::reset_line() noexcept {
+  line_.clear();
+  ws_.clear();
+  shape_ = Shape::Empty;
+  digits_ = 0;
+  line_gap_ = false;
+}
 
 }  // namespace sigil::parse
