@@ -121,19 +121,9 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   bool stateless() const { return input_.messages.has_value(); }
 
   void begin() {
-    say_mode_ = agent_.config_.say_mode;
-    if (input_.say_mode) {
-      say_mode_ = *input_.say_mode;
-    } else {
-      // Stateless turns too: the setting belongs to the conversation, wherever its turns come from.
-      auto chosen = agent_.say_mode(input_.user, input_.conversation);
-      if (!chosen) {
-        summary_.diagnostics.push_back("store: cannot read the say mode: " + chosen.error());
-        end(TurnStatus::StoreError);
-        return;
-      }
-      say_mode_ = *chosen;
-    }
+    // Otherwise the conversation's setting, read with the first call's other reads (start_call).
+    say_mode_known_ = input_.say_mode.has_value();
+    say_mode_ = input_.say_mode.value_or(agent_.config_.say_mode);
     summary_.say_mode = say_mode_;
     // A stateless turn's user message is already the last of its messages. A turn run again under its id
     // (a channel resuming a message whose turn a crash cut off) finds its message stored already.
@@ -273,16 +263,38 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
     ++calls_;
     const AgentConfig& config = agent_.config_;
     model::ChatRequest request;
+    store::Result<std::vector<store::Message>> history = std::vector<store::Message>();
+    std::string say_mode_error;
+    {
+      // The call's reads (the say mode in the first call, the memory tier, facts, items and the history) in
+      // one snapshot of the store: one read transaction instead of five (SqliteStore: about a third of a
+      // turn's fcntl calls). Nothing is written in between; the turn's own message was stored before
+      // (record()). Stateless turns read the say mode too: it belongs to the conversation.
+      store::ReadsTogether together(agent_.store_);
+      if (!say_mode_known_) {
+        auto chosen = agent_.say_mode(input_.user, input_.conversation);
+        say_mode_known_ = chosen.ok();
+        if (chosen) summary_.say_mode = say_mode_ = *chosen;
+        if (!chosen) say_mode_error = chosen.error();
+      }
+      if (say_mode_known_) {
+        request.messages.push_back({"system", system_message(), {}, {}, {}});
+        if (!stateless()) history = agent_.store_.recent_messages(scope(), config.history_messages);
+      }
+    }
+    if (!say_mode_known_) {
+      summary_.diagnostics.push_back("store: cannot read the say mode: " + say_mode_error);
+      end(TurnStatus::StoreError);
+      return;
+    }
     request.model = input_.model.empty() ? config.model : input_.model;
     request.max_tokens = input_.max_tokens ? input_.max_tokens : config.max_tokens;
     request.temperature = input_.temperature ? input_.temperature : config.temperature;
     if (!agent_.tools_refused_.load()) request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
     tools_offered_ = request.tools && !request.tools->empty();
-    request.messages.push_back({"system", system_message(), {}, {}, {}});
     if (stateless()) {
       for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
     } else {
-      auto history = agent_.store_.recent_messages(scope(), config.history_messages);
       if (!history) {
         summary_.diagnostics.push_back("store: cannot read the history: " + history.error());
         end(TurnStatus::StoreError);
@@ -613,7 +625,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   TurnSummary summary_;
   int calls_ = 0;
   bool say_mode_ = false;
-  bool shown_text_ = false;                                  // an earlier call of this turn showed text
+  bool say_mode_known_ = false;  // given (TurnInput::say_mode) or read: start_call reads it otherwise
+  bool shown_text_ = false;      // an earlier call of this turn showed text
   std::map<std::int64_t, std::vector<std::string>> images_;  // stored message id -> pictures (record)
   bool tools_offered_ = false;  // the current call's request offered native tools
   std::string exec_turn_id_;

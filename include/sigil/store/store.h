@@ -388,6 +388,27 @@ class Store {
   // public until deleted on their own) and its exactly-once log (a retried request must still not repeat
   // an action). True when anything was deleted.
   virtual Result<bool> delete_conversation(const Scope& scope) = 0;
+
+  // ---- reads together (use ReadsTogether below). The reads this thread makes between begin_reads() and
+  // the matching end_reads() may share one snapshot (one read transaction): each then sees the store as
+  // it was at the first of them, without later writes, this thread's own included, so a caller writes
+  // nothing in between. Other threads' reads of the same store may wait until end_reads(). What it saves
+  // (SQLite, file): a read transaction's shared-memory locks (three fcntl calls) and the pages another
+  // connection's commit made stale, read again once instead of once per read. Nests; no-ops by default.
+  virtual void begin_reads() {}
+  virtual void end_reads() noexcept {}
+};
+
+// The reads made on this thread while it lives share one snapshot of `store` (Store::begin_reads()).
+class ReadsTogether {
+ public:
+  explicit ReadsTogether(Store& store) : store_(store) { store_.begin_reads(); }
+  ~ReadsTogether() { store_.end_reads(); }
+  ReadsTogether(const ReadsTogether&) = delete;
+  ReadsTogether& operator=(const ReadsTogether&) = delete;
+
+ private:
+  Store& store_;
 };
 
 // ------------------------------------------------------------------------------------------ helpers

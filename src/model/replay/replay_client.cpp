@@ -4,15 +4,16 @@
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <queue>
 #include <random>
 #include <sstream>
 #include <thread>
 
+#include "model/replay/wakeable_sleep.h"
 #include "sigil/model/replay.h"
 #include "sigil/text/ascii.h"
 
@@ -169,12 +170,16 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   }
 
   void schedule(std::shared_ptr<CallState> call, Clock::time_point due) {
+    bool wake = false;
     {
       std::lock_guard lock(mutex_);
       if (stopping_) return;  // the drain delivers on_done(cancelled) to every open call
       queue_.push(Entry{due, seq_++, std::move(call)});
+      // Only a sleeper that would oversleep this entry is woken: the timer thread's own schedules (one
+      // per token) find it awake and cost no system call.
+      wake = due < sleeping_until_;
     }
-    wake_.notify_one();
+    if (wake) sleep_.wake();
   }
 
   Clock::duration gap(CallState& call) {
@@ -191,7 +196,7 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
       if (stopping_) return;
       stopping_ = true;
     }
-    wake_.notify_one();
+    sleep_.wake();
     // A sink may drop the last reference to the client on the timer thread itself: then detach; the
     // thread drains the queue and leaves run() on its own.
     if (thread_.get_id() == std::this_thread::get_id()) {
@@ -212,14 +217,16 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   void run() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-      if (queue_.empty()) {
-        wake_.wait(lock);
-        continue;
-      }
-      // A copy: pushes from other threads may move the queue's storage while we wait.
-      const Clock::time_point due = queue_.top().due;
-      if (due > Clock::now()) {
-        wake_.wait_until(lock, due);
+      // A copy: pushes from other threads may move the queue's storage while we sleep.
+      const std::optional<Clock::time_point> due =
+          queue_.empty() ? std::nullopt : std::optional<Clock::time_point>(queue_.top().due);
+      if (!due || *due > Clock::now()) {
+        const std::uint32_t ticket = sleep_.ticket();  // before the lock goes: no wake-up is lost
+        sleeping_until_ = due.value_or(Clock::time_point::max());
+        lock.unlock();
+        sleep_.sleep_until(ticket, due);
+        lock.lock();
+        sleeping_until_ = Clock::time_point::min();  // awake: nobody need wake it
         continue;
       }
       std::shared_ptr<CallState> call = queue_.top().call;
@@ -271,7 +278,9 @@ class Scheduler : public std::enable_shared_from_this<Scheduler> {
   }
 
   std::mutex mutex_;
-  std::condition_variable wake_;
+  replay::WakeableSleep sleep_;
+  // mutex_ held: the deadline the timer thread sleeps to (max: none), or min while it is awake.
+  Clock::time_point sleeping_until_ = Clock::time_point::min();
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
   bool stopping_ = false;

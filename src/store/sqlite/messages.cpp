@@ -126,7 +126,9 @@ Status SqliteStore::catch_up_index() {
   }
   std::lock_guard lock(mutex_);
   index_catch_ups_.fetch_add(1, std::memory_order_relaxed);
-  return index_pending_messages();
+  STORE_TRY(index_pending_messages());
+  renew_reads_together();  // a snapshot taken before the batch would not see it
+  return {};
 }
 
 void SqliteStore::run_message_batch(const std::vector<MessageOp*>& batch) {

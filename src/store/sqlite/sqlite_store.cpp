@@ -112,9 +112,52 @@ Status SqliteStore::open_reader(const std::string& path) {
   return {};
 }
 
+namespace {
+// The store this thread reads together on (begin_reads), if any: one per thread, so reader() knows that
+// the lock is held already and the snapshot open.
+thread_local const SqliteStore* t_reading_together = nullptr;
+}  // namespace
+
+bool SqliteStore::reading_together() const noexcept { return t_reading_together == this; }
+
 SqliteStore::Reader SqliteStore::reader() {
   if (reader_ == nullptr) return Reader{std::unique_lock(mutex_), db_, &statements_};
+  if (reading_together()) return Reader{std::unique_lock<std::mutex>(), reader_, &reader_statements_};
+  read_transactions_.fetch_add(1, std::memory_order_relaxed);
   return Reader{std::unique_lock(reader_mutex_), reader_, &reader_statements_};
+}
+
+void SqliteStore::begin_reads() {
+  if (reader_ == nullptr) return;  // in memory: one connection, nothing to save
+  if (reading_together()) {
+    ++together_depth_;
+    return;
+  }
+  if (t_reading_together != nullptr) return;  // together on another store: these reads go one by one
+  std::unique_lock lock(reader_mutex_);
+  // Deferred: the snapshot is taken at the first read, so it holds every commit made before that read.
+  if (sqlite3_exec(reader_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return;  // one by one, then
+  read_transactions_.fetch_add(1, std::memory_order_relaxed);
+  together_lock_ = std::move(lock);
+  together_depth_ = 1;
+  t_reading_together = this;
+}
+
+void SqliteStore::end_reads() noexcept {
+  if (!reading_together() || --together_depth_ > 0) return;
+  // Ends the read transaction (a read cannot fail to commit; a read that failed may have ended it already).
+  (void)sqlite3_exec(reader_, "COMMIT", nullptr, nullptr, nullptr);
+  t_reading_together = nullptr;
+  // Moved out before the unlock: the next reader's begin_reads writes together_lock_ as soon as it has
+  // the mutex, so this thread must not touch the member after releasing it.
+  std::unique_lock<std::mutex> release = std::move(together_lock_);
+}
+
+void SqliteStore::renew_reads_together() {
+  if (!reading_together()) return;
+  (void)sqlite3_exec(reader_, "COMMIT", nullptr, nullptr, nullptr);
+  if (sqlite3_exec(reader_, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK)
+    read_transactions_.fetch_add(1, std::memory_order_relaxed);
 }
 
 Result<sqlite3_stmt*> SqliteStore::prepare(std::string_view sql) { return prepare_on(db_, statements_, sql); }

@@ -23,7 +23,10 @@
 // outside the store). Reads (get, list, search, recent messages, due tasks, pages) run on a
 // second, read-only connection with its own mutex: in WAL mode they read the last committed state and never
 // wait for a write or its fsync (a read started after a write returned sees it). In memory there is one
-// connection for both. Prepared statements are cached per connection.
+// connection for both. Prepared statements are cached per connection. Reads a thread makes together
+// (begin_reads/end_reads, a model call's say mode, memory and history) share one read transaction: each
+// read transaction takes and drops shared-memory locks (three fcntl calls), and after any commit of the
+// writer it starts with an empty page cache, so one snapshot for the lot also reads shared pages once.
 //
 // Group commit: with sync_once_log, exactly-once log writes (once_begin, once_complete and their _many
 // forms) that wait at the same time are written in one transaction with one fsync; a _many call's keys
@@ -164,6 +167,16 @@ class SqliteStore final : public Store {
                         TimePoint now) override;
   Result<std::vector<InboundRecord>> pending_inbound(std::string_view channel, std::string_view account,
                                                      std::size_t limit) override;
+  // One read transaction on the read-only connection for the reads in between, which hold its lock (other
+  // threads' reads wait meanwhile); a search that indexes pending rows first starts a fresh one, so it
+  // still sees them. In memory, nothing (one connection, under the write lock).
+  void begin_reads() override;
+  void end_reads() noexcept override;
+  // Read transactions begun on the read-only connection: one per read outside begin_reads/end_reads, one
+  // per outermost begin_reads (what a test counts: a turn's reads together cost one).
+  std::uint64_t read_transactions() const noexcept {
+    return read_transactions_.load(std::memory_order_relaxed);
+  }
 
  private:
   // Keyed by the SQL text, hashed by its address: every statement is a string literal, so a lookup hashes
@@ -197,7 +210,12 @@ class SqliteStore final : public Store {
   Result<sqlite3_stmt*> prepare(std::string_view sql);
   static Result<sqlite3_stmt*> prepare_on(sqlite3* db, StatementCache& cache, std::string_view sql);
   Status open_reader(const std::string& path);
+  // The read-only connection (the write one in memory), locked for this read; inside begin_reads on this
+  // thread, the snapshot already open (its lock held by together_lock_).
   Reader reader();
+  bool reading_together() const noexcept;
+  // Inside begin_reads: ends the snapshot and begins another, so the next read sees the latest commits.
+  void renew_reads_together();
   // mutex_ held. The exactly-once writes themselves, in whatever transaction is open.
   Result<Begun> once_begin_locked(const Scope& scope, std::string_view key, TimePoint now);
   Status once_complete_locked(const Scope& scope, std::string_view key, std::string_view result_json,
@@ -236,6 +254,10 @@ class SqliteStore final : public Store {
   std::mutex reader_mutex_;
   sqlite3* reader_ = nullptr;  // nullptr in memory: reads use db_
   StatementCache reader_statements_;
+  // begin_reads: the thread reading together holds reader_mutex_ here, reader_ in a read transaction.
+  std::unique_lock<std::mutex> together_lock_;
+  int together_depth_ = 0;  // nesting of the holder's begin_reads
+  std::atomic<std::uint64_t> read_transactions_{0};
 
   // In memory (":memory:") the exactly-once log is this map, not the once_log table (once_log.cpp): nothing
   // in memory outlives the process, so the table's B-tree would buy no durability, only about 45,000
