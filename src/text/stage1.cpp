@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sigil/text/enum_names.h"
 #include "stage1_kernels.h"
 
 namespace sigil::text::stage1 {
@@ -103,19 +104,11 @@ Kernel choose_kernel() noexcept {
 
 }  // namespace
 
-std::string_view kernel_name(Kernel k) noexcept {
-  switch (k) {
-    case Kernel::Scalar:
-      return "scalar";
-    case Kernel::Sse2:
-      return "sse2";
-    case Kernel::Avx2:
-      return "avx2";
-    case Kernel::Avx512:
-      return "avx512";
-  }
-  return "scalar";
-}
+namespace {
+constexpr EnumNames<Kernel::Avx512> kKernelNames{{"scalar", "sse2", "avx2", "avx512"}, "scalar"};
+}  // namespace
+
+std::string_view kernel_name(Kernel k) noexcept { return kKernelNames.name(k); }
 
 bool kernel_supported(Kernel k) noexcept {
   switch (k) {

@@ -18,6 +18,7 @@
 #include "sigil/model/client.h"
 #include "sigil/net/error.h"
 #include "sigil/text/media_types.h"
+#include "sigil/text/stage1.h"
 
 namespace sigil::text {
 namespace {
@@ -175,6 +176,12 @@ TEST(EnumNames, EveryFoldedTableNamesEachEnumeratorAsItsSwitchDid) {
   EXPECT_EQ(to_string(NetErrorKind::deadline), "deadline");
   EXPECT_EQ(to_string(NetErrorKind::internal), "internal");
   EXPECT_EQ(to_string(static_cast<NetErrorKind>(99)), "unknown");
+
+  using stage1::Kernel;
+  EXPECT_EQ(stage1::kernel_name(Kernel::Scalar), "scalar");
+  EXPECT_EQ(stage1::kernel_name(Kernel::Sse2), "sse2");
+  EXPECT_EQ(stage1::kernel_name(Kernel::Avx2), "avx2");
+  EXPECT_EQ(stage1::kernel_name(Kernel::Avx512), "avx512");
   EXPECT_EQ(to_string(discord::Verdict::NotAllowed), "sender not in allowed_users");
   EXPECT_EQ(to_string(discord::Verdict::NoText), "no text");
   EXPECT_EQ(to_string(discord::Verdict::NotAddressed), "guild message not addressed to the bot");
