@@ -15,10 +15,17 @@ std::size_t effective_body_limit(const ActionSpec& action, const Spelling& spell
 }
 
 const ParamSpec* find_param(const ActionSpec& action, std::string_view key) {
-  // The exact spelling first: models write the canonical name almost always, and one compare of the whole
-  // name is cheaper than folding it byte by byte.
+  // Bytes compared inline, as written first (models write the canonical name almost always), the rest
+  // folded: the keys are a few bytes long, where a call of memcmp costs more than the compare. Names and
+  // aliases are unique case-insensitively (Registry::check), so the first that folds equal is the one.
   auto same = [key](std::string_view name) {
-    return name.size() == key.size() && (name == key || ascii::iequals(name, key));
+    const std::size_t n = key.size();
+    if (name.size() != n) return false;
+    std::size_t i = 0;
+    while (i < n && name[i] == key[i]) ++i;
+    for (; i < n; ++i)
+      if (ascii::lower(name[i]) != ascii::lower(key[i])) return false;
+    return true;
   };
   for (const ParamSpec& param : action.params) {
     if (same(param.name)) return &param;

@@ -96,32 +96,6 @@ std::optional<std::uint32_t> flat_required(const ActionSpec& action, const Spell
   return bits;
 }
 
-namespace {
-
-// find_param()'s answer as an index into action.params (-1: none), comparing bytes inline: the keys are a
-// few bytes long, where a call of memcmp costs more than the compare. Names and aliases are unique
-// case-insensitively (Registry::check), so the first that folds equal is the one.
-int flat_param(const ActionSpec& action, std::string_view key) {
-  auto same = [key](const std::string& name) {
-    const std::size_t n = key.size();
-    if (name.size() != n) return false;
-    std::size_t i = 0;
-    while (i < n && name[i] == key[i]) ++i;  // as written, almost always
-    for (; i < n; ++i)
-      if (ascii::lower(name[i]) != ascii::lower(key[i])) return false;
-    return true;
-  };
-  for (std::size_t j = 0; j < action.params.size(); ++j) {
-    const ParamSpec& p = action.params[j];
-    if (same(p.name)) return static_cast<int>(j);
-    for (const std::string& alias : p.aliases)
-      if (same(alias)) return static_cast<int>(j);
-  }
-  return -1;
-}
-
-}  // namespace
-
 bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
                        std::span<const parse::AttributeRef> attributes, parse::Validated& out) {
   const std::size_t n = attributes.size();
@@ -133,11 +107,11 @@ bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
   for (std::size_t i = 0; i < n; ++i) {
     const parse::AttributeRef& a = attributes[i];
     if (!a.has_value) return false;  // a bare key: true for a boolean, missing for a string
-    const int j = flat_param(action, a.key);
-    if (j < 0) return false;  // an unknown key's note
-    const std::uint32_t bit = std::uint32_t{1} << j;
+    const ParamSpec* found = find_param(action, a.key);
+    if (found == nullptr) return false;  // an unknown key's note
+    const std::uint32_t bit = std::uint32_t{1} << (found - action.params.data());
     if ((given & bit) != 0) return false;  // a duplicate key's note
-    const ParamSpec& p = action.params[static_cast<std::size_t>(j)];
+    const ParamSpec& p = *found;
     std::string_view value = a.value;  // strings are kept as written
     if (p.type == ParamType::String) {
       if (ascii::trim_left(value).empty()) return false;  // missing (9.3)

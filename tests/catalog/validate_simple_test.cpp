@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "sigil/catalog/action_spec.h"
 #include "sigil/catalog/registry.h"
+#include "sigil/catalog/spec_builders.h"
 #include "sigil/catalog/validate.h"
 #include "sigil/parse/grammar.h"
 
@@ -158,6 +160,33 @@ TEST(ValidateSimple, BracketsSameResultAsValidateBracketFromAnyPreviousState) {
     }
   }
   EXPECT_GE(simple, 12);  // REMEMBER, CORRECT with both parts, CALCULATE, ... (REQUEST_TIER: an integer)
+}
+
+// The flat path finds a key's parameter as the general path does (one lookup, find_param): the name or an
+// alias, ASCII case folded, whole keys only; the first byte that differs may come after a run that matched
+// as written.
+TEST(FindParam, MatchesNamesAndAliasesCaseFoldedAndWholeOnly) {
+  using sigil::catalog::ParamType;
+  sigil::catalog::ActionSpec a;
+  a.name = "send-file";
+  a.params = {sigil::catalog::make_param("path", ParamType::String, true, {"file"}),
+              sigil::catalog::make_param("mode", ParamType::String, false)};
+  const auto index = [&](std::string_view key) {
+    const sigil::catalog::ParamSpec* p = sigil::catalog::find_param(a, key);
+    return p == nullptr ? -1 : static_cast<int>(p - a.params.data());
+  };
+  EXPECT_EQ(index("path"), 0);
+  EXPECT_EQ(index("PATH"), 0);
+  EXPECT_EQ(index("paTh"), 0);
+  EXPECT_EQ(index("file"), 0);
+  EXPECT_EQ(index("FiLe"), 0);
+  EXPECT_EQ(index("mode"), 1);
+  EXPECT_EQ(index("modE"), 1);
+  EXPECT_EQ(index("modx"), -1);   // matches as written up to its last byte
+  EXPECT_EQ(index("pat"), -1);    // a prefix
+  EXPECT_EQ(index("paths"), -1);  // longer
+  EXPECT_EQ(index("p@th"), -1);   // '@' is no letter: it folds to nothing
+  EXPECT_EQ(index(""), -1);
 }
 
 }  // namespace
