@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "sigil/text/json_fields.h"
+
 namespace sigil::actions {
 namespace {
 
@@ -30,21 +32,10 @@ bool has_type(const json::value& v, std::string_view type) {
   return true;  // an unknown type name: not ours to judge
 }
 
+// As the messages elsewhere name a value's kind, but a double with no fraction is "an integer", as
+// JSON Schema counts it.
 std::string_view kind_of(const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::object:
-      return "an object";
-    case json::kind::array:
-      return "an array";
-    case json::kind::string:
-      return "a string";
-    case json::kind::bool_:
-      return "a boolean";
-    case json::kind::null:
-      return "null";
-    default:
-      return is_integer(v) ? "an integer" : "a number";
-  }
+  return v.is_double() && is_integer(v) ? "an integer" : text::json_kind_name(v);
 }
 
 Status<std::string> check(const json::object& schema, const json::value& v, const std::string& path,

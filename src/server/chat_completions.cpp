@@ -9,6 +9,7 @@
 #include "server/delivery_json.h"
 #include "server/request_checks.h"
 #include "sigil/store/sha256.h"
+#include "sigil/text/json_fields.h"
 #include "sigil/text/random_id.h"
 
 namespace sigil::server::completions {
@@ -28,30 +29,9 @@ ApiError unsupported(std::string param, std::string why) {
   return bad("'" + param + "' is not supported by sigil: " + why, param, "unsupported_parameter");
 }
 
-std::string_view kind_of(const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::null:
-      return "null";
-    case json::kind::bool_:
-      return "a boolean";
-    case json::kind::int64:
-    case json::kind::uint64:
-      return "an integer";
-    case json::kind::double_:
-      return "a number";
-    case json::kind::string:
-      return "a string";
-    case json::kind::array:
-      return "an array";
-    case json::kind::object:
-      return "an object";
-  }
-  return "something else";
-}
-
 ApiError wrong_type(const std::string& param, std::string_view expected, const json::value& got) {
   return bad("Invalid type for '" + param + "': expected " + std::string(expected) + ", but got " +
-                 std::string(kind_of(got)) + " instead.",
+                 std::string(text::json_kind_name(got)) + " instead.",
              param, "invalid_type");
 }
 

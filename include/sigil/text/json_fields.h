@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -29,6 +30,30 @@ inline bool bool_at(const boost::json::object& o, std::string_view key) {
 inline const boost::json::object* object_at(const boost::json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
   return v != nullptr && v->is_object() ? &v->get_object() : nullptr;
+}
+
+// What a value is, as a message to the one who wrote it says it ("expected a string, but got an array"):
+// "null", "a boolean", "an integer" (int64 or uint64), "a number" (a double), "a string", "an array",
+// "an object".
+inline std::string_view json_kind_name(const boost::json::value& v) {
+  switch (v.kind()) {
+    case boost::json::kind::null:
+      return "null";
+    case boost::json::kind::bool_:
+      return "a boolean";
+    case boost::json::kind::int64:
+    case boost::json::kind::uint64:
+      return "an integer";
+    case boost::json::kind::double_:
+      return "a number";
+    case boost::json::kind::string:
+      return "a string";
+    case boost::json::kind::array:
+      return "an array";
+    case boost::json::kind::object:
+      return "an object";
+  }
+  return "something else";
 }
 
 }  // namespace sigil::text
