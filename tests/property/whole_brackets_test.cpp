@@ -75,7 +75,8 @@ TEST(WholeBrackets, WhichBracketsWaitInline) {
     off.whole_markup = false;
     const EventLog b = run_events("Note. " + bracket(bytes), off, {});
     EXPECT_EQ(first_difference(a, b), "") << bytes;
-    EXPECT_EQ(a.valid_directives, 1u) << bytes;
+    ASSERT_EQ(a.directives.size(), 1u) << bytes;
+    EXPECT_TRUE(a.directives[0].valid) << bytes;
   }
 }
 
