@@ -40,9 +40,8 @@ bool simple_value(const ParamSpec& p, std::string_view written, std::string_view
 // deferred (Validated::args_deferred): copied into out's arena, whose storage stays, and no JSON built.
 // (In three parts, so that the flat path writes each argument as it accepts it and keeps no copy of them.)
 void put_arg(std::size_t i, std::string_view name, std::string_view value, parse::Validated& out) {
-  out.deferred[i] = {name, static_cast<std::uint32_t>(out.arena.size()),
+  out.deferred[i] = {name, static_cast<std::uint32_t>(out.arena.append(value)),
                      static_cast<std::uint32_t>(value.size())};
-  out.arena.append(value);
 }
 void finish_valid(std::size_t n, parse::Validated& out) {
   out.deferred_count = static_cast<std::uint8_t>(n);

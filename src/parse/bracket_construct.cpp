@@ -49,6 +49,7 @@ void Parser::Impl::bracket_byte(unsigned char c, const Ctx& ctx, bool fence) {
 void Parser::Impl::bracket_end_byte(unsigned char c, const Ctx& ctx) {
   if (c == '(') {  // 3.4: a Markdown link
     std::string held = std::move(c_.held);
+    if (cs_.bracket().inline_size != 0) held.assign(cs_.bracket().inline_view());  // rare: a copy is fine
     reset_construct();
     emit_text(held);
     text_byte(c, ctx);
@@ -75,13 +76,15 @@ void Parser::Impl::complete_bracket_here() {
 
 void Parser::Impl::complete_bracket(Ending ending) {
   const BracketName& b = names_.brackets[static_cast<std::size_t>(cs_.bracket().bracket)];
-  const std::size_t args_end = c_.kind == Kind::BracketEnd ? cs_.bracket().args_end : c_.held.size();
-  std::string_view args =
-      std::string_view(c_.held).substr(cs_.bracket().args_begin, args_end - cs_.bracket().args_begin);
+  // A bracket read whole keeps its bytes in its part (whole_bracket), others in the held string.
+  const std::string_view held =
+      cs_.bracket().inline_size != 0 ? cs_.bracket().inline_view() : std::string_view(c_.held);
+  const std::size_t args_end = c_.kind == Kind::BracketEnd ? cs_.bracket().args_end : held.size();
+  std::string_view args = held.substr(cs_.bracket().args_begin, args_end - cs_.bracket().args_begin);
   grammar_.validate_bracket_into(b.spelling, args, cs_.bracket().has_args, scratch_);
   Validated& v = scratch_;  // reused: no allocation for a common bracket in the steady state
   const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
-  const std::uint64_t end = begin + (c_.kind == Kind::BracketEnd ? args_end + 1 : c_.held.size());
+  const std::uint64_t end = begin + (c_.kind == Kind::BracketEnd ? args_end + 1 : held.size());
   reset_construct();
   opener_.reset();
   directive(b.spelling, {}, v, begin, end, clean, false, ending);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sigil/parse/grammar.h"
@@ -90,6 +91,11 @@ struct JsonPart {
 
 // A bracket directive `[NAME:ARGS]` (section 3).
 struct BracketPart {
+  // A bracket read whole (whole_bracket) waits for the byte after its `]` with its bytes here, not in the
+  // construct's held string: a fresh parser's first long bracket allocates nothing (a typical reply ends
+  // with one). Longer ones, and brackets the byte machine reads, are held as every construct's are.
+  static constexpr std::size_t kInlineBytes = 256;
+
   int bracket = -1;
   std::size_t args_begin = 0;
   std::size_t args_end = 0;
@@ -97,8 +103,20 @@ struct BracketPart {
   bool has_args = true;
   bool newline_seen = false;
   bool line_ws = true;
+  std::size_t inline_size = 0;      // the bracket's bytes are inline_bytes[0, inline_size) when not 0
+  char inline_bytes[kInlineBytes];  // not cleared by reset(): read only up to inline_size
 
-  void reset() { *this = BracketPart{}; }
+  // Resets every field but the bytes (no 256-byte clear per bracket).
+  void reset() {
+    bracket = -1;
+    args_begin = args_end = 0;
+    depth = 0;
+    has_args = true;
+    newline_seen = false;
+    line_ws = true;
+    inline_size = 0;
+  }
+  std::string_view inline_view() const { return {inline_bytes, inline_size}; }
 };
 
 // A line-start hidden opener waiting for its line break or its close tag (8.1).

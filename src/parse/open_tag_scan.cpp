@@ -64,7 +64,7 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
   // A decoded value's view is made once every value is decoded (decoded_ may move while it grows).
   auto done = [&](std::size_t used) {
     if (decoded) {
-      for (const Decoded& d : decoded_at_)
+      for (const Decoded& d : decoded_at_.items())
         refs_[d.attribute].value = std::string_view(decoded_).substr(d.offset, d.size);
     }
     return used;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inline_list.h"
 #include "sigil/parse/grammar.h"
 
 namespace sigil::parse {
@@ -33,7 +34,7 @@ class OpenTagScan {
   // with character references: valid until the next start() or scan_whole(), and only while `rest` is.
   // attributes() stays empty until materialize() copies them.
   std::size_t scan_whole(std::string_view rest);
-  std::span<const AttributeRef> attribute_refs() const { return refs_; }
+  std::span<const AttributeRef> attribute_refs() const { return refs_.items(); }
   // Copies what scan_whole() read into attributes(), for a tag that is then kept in a construct.
   // Assigned in place, so the attributes' storage is kept from tag to tag.
   void materialize();
@@ -76,12 +77,12 @@ class OpenTagScan {
   std::string key_;
   std::string value_;
   std::vector<Attribute> attributes_;
-  std::vector<AttributeRef> refs_;  // scan_whole()'s attributes
-  std::string decoded_;             // the values scan_whole() decoded, one after another
+  InlineList<AttributeRef, 8> refs_;  // scan_whole()'s attributes (a fresh parser's first tags allocate none)
+  std::string decoded_;               // the values scan_whole() decoded, one after another
   struct Decoded {
     std::size_t attribute, offset, size;  // refs_[attribute]'s value is decoded_.substr(offset, size)
   };
-  std::vector<Decoded> decoded_at_;
+  InlineList<Decoded, 4> decoded_at_;
 };
 
 }  // namespace sigil::parse

@@ -208,8 +208,17 @@ std::size_t Parser::Impl::whole_bracket(std::string_view rest) {
   const std::uint64_t begin = pos_;
   const text::CodeTracker::State code = code_.snapshot();
   pre_step_ = code;
-  begin_construct(Kind::BracketEnd, begin, bytes, visible_count(), code, line_ws_only_);
+  // Its bytes wait for the next byte inside the bracket part when they fit (BracketPart::inline_bytes),
+  // else in the held string.
+  const bool fits = len <= BracketPart::kInlineBytes;
+  begin_construct(Kind::BracketEnd, begin, fits ? std::string_view() : bytes, visible_count(), code,
+                  line_ws_only_);
   BracketPart& b = cs_.bracket();
+  if (fits) {
+    std::memcpy(b.inline_bytes, bytes.data(), len);
+    b.inline_size = len;
+    ++stats_.brackets_inline;
+  }
   b.bracket = index;
   b.args_begin = args_begin;
   b.args_end = close;
@@ -218,7 +227,7 @@ std::size_t Parser::Impl::whole_bracket(std::string_view rest) {
   stats_.bytes_examined += len;
   code_.feed(bytes);  // final only at the next byte, which bracket_end_byte() reads from the restored state
   pos_ = begin + len;
-  note_held();
+  stats_.max_held = std::max(stats_.max_held, len + opener_bytes_.size());  // note_held() of the bytes held
   return len;
 }
 

@@ -108,6 +108,42 @@ struct Note {
 // Most arguments a validation defers (Validated::deferred).
 inline constexpr std::size_t kMaxDeferredArgs = 8;
 
+// The bytes of a Validated's deferred argument values, one after another. Up to kInline bytes live inside
+// the object, so a fresh parser's first directives (a typical reply's bracket of 50 bytes) allocate nothing;
+// more go to a string on the heap, once, whose storage then stays. Addressed by offset, so a copy of it (and
+// of the Validated that holds it) stays whole.
+class ArgArena {
+ public:
+  static constexpr std::size_t kInline = 256;
+
+  std::size_t size() const noexcept { return size_; }
+  void clear() noexcept { size_ = 0; }
+  // Appends `bytes`; returns the offset they start at.
+  std::size_t append(std::string_view bytes) {
+    const std::size_t at = size_;
+    if (heap_.empty() && at + bytes.size() <= kInline) {
+      bytes.copy(inline_.data() + at, bytes.size());
+    } else {
+      if (heap_.empty()) {  // spills, once: the heap is used from now on (room to grow: one allocation)
+        heap_.reserve(2 * (at + bytes.size()));
+        heap_.assign(inline_.data(), at);
+      }
+      heap_.resize(at);
+      heap_.append(bytes);
+    }
+    size_ = at + bytes.size();
+    return at;
+  }
+  std::string_view view(std::size_t begin, std::size_t n) const noexcept {
+    return std::string_view(heap_.empty() ? inline_.data() : heap_.data(), size_).substr(begin, n);
+  }
+
+ private:
+  std::array<char, kInline> inline_{};
+  std::string heap_;  // non-empty once spilled
+  std::size_t size_ = 0;
+};
+
 // The result of turning what was written into arguments (section 9).
 struct Validated {
   // A deferred argument: a JSON string under `name` (a view into the registry, which outlives the parser),
@@ -130,13 +166,12 @@ struct Validated {
   bool args_deferred = false;
   std::uint8_t deferred_count = 0;
   std::array<Deferred, kMaxDeferredArgs> deferred{};
-  std::string arena;
+  ArgArena arena;
 
   // The deferred arguments as views (into this and the registry), written to `out`; returns their count.
   std::size_t string_args(std::span<StringArg, kMaxDeferredArgs> out) const {
     for (std::size_t i = 0; i < deferred_count; ++i)
-      out[i] =
-          StringArg{deferred[i].name, std::string_view(arena).substr(deferred[i].begin, deferred[i].size)};
+      out[i] = StringArg{deferred[i].name, arena.view(deferred[i].begin, deferred[i].size)};
     return deferred_count;
   }
   // Makes `args` current (builds the deferred arguments).

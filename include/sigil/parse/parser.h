@@ -84,6 +84,9 @@ struct ParserStats {
   std::uint64_t plain_runs = 0;
   // Tag names stage 2 looked up whole (ParserOptions::whole_names), counted for tests.
   std::uint64_t names_whole = 0;
+  // Brackets read whole (ParserOptions::whole_markup) whose bytes waited for the byte after their `]` inside
+  // the bracket's part (BracketPart::inline_bytes), not in the held string; counted for tests.
+  std::uint64_t brackets_inline = 0;
 };
 
 struct NameIndex;
