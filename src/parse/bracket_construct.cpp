@@ -49,7 +49,7 @@ void Parser::Impl::bracket_byte(unsigned char c, const Ctx& ctx, bool fence) {
 void Parser::Impl::bracket_end_byte(unsigned char c, const Ctx& ctx) {
   if (c == '(') {  // 3.4: a Markdown link
     std::string held = std::move(c_.held);
-    if (cs_.bracket().inline_size != 0) held.assign(cs_.bracket().inline_view());  // rare: a copy is fine
+    if (cs_.bracket().inline_size != 0) held.assign(cs_.bracket_inline());  // rare: a copy is fine
     reset_construct();
     emit_text(held);
     text_byte(c, ctx);
@@ -78,7 +78,7 @@ void Parser::Impl::complete_bracket(Ending ending) {
   const BracketName& b = names_.brackets[static_cast<std::size_t>(cs_.bracket().bracket)];
   // A bracket read whole keeps its bytes in its part (whole_bracket), others in the held string.
   const std::string_view held =
-      cs_.bracket().inline_size != 0 ? cs_.bracket().inline_view() : std::string_view(c_.held);
+      cs_.bracket().inline_size != 0 ? cs_.bracket_inline() : std::string_view(c_.held);
   const std::size_t args_end = c_.kind == Kind::BracketEnd ? cs_.bracket().args_end : held.size();
   std::string_view args = held.substr(cs_.bracket().args_begin, args_end - cs_.bracket().args_begin);
   grammar_.validate_bracket_into(b.spelling, args, cs_.bracket().has_args, scratch_);

@@ -91,9 +91,10 @@ struct JsonPart {
 
 // A bracket directive `[NAME:ARGS]` (section 3).
 struct BracketPart {
-  // A bracket read whole (whole_bracket) waits for the byte after its `]` with its bytes here, not in the
-  // construct's held string: a fresh parser's first long bracket allocates nothing (a typical reply ends
-  // with one). Longer ones, and brackets the byte machine reads, are held as every construct's are.
+  // A bracket read whole (whole_bracket) of up to this many bytes waits for the byte after its `]` with its
+  // bytes in ConstructState::bracket_bytes(), not in the construct's held string: a fresh parser's first
+  // long bracket allocates nothing (a typical reply ends with one). Longer ones, and brackets the byte
+  // machine reads, are held as every construct's are.
   static constexpr std::size_t kInlineBytes = 256;
 
   int bracket = -1;
@@ -103,20 +104,9 @@ struct BracketPart {
   bool has_args = true;
   bool newline_seen = false;
   bool line_ws = true;
-  std::size_t inline_size = 0;      // the bracket's bytes are inline_bytes[0, inline_size) when not 0
-  char inline_bytes[kInlineBytes];  // not cleared by reset(): read only up to inline_size
+  std::size_t inline_size = 0;  // the bracket's bytes are ConstructState::bracket_bytes() when not 0
 
-  // Resets every field but the bytes (no 256-byte clear per bracket).
-  void reset() {
-    bracket = -1;
-    args_begin = args_end = 0;
-    depth = 0;
-    has_args = true;
-    newline_seen = false;
-    line_ws = true;
-    inline_size = 0;
-  }
-  std::string_view inline_view() const { return {inline_bytes, inline_size}; }
+  void reset() { *this = BracketPart{}; }
 };
 
 // A line-start hidden opener waiting for its line break or its close tag (8.1).
@@ -150,6 +140,9 @@ class ConstructState {
   JsonPart& json() { return use(Construct::kJson, json_); }
   BracketPart& bracket() { return use(Construct::kBracket, bracket_); }
   WaitPart& wait() { return use(Construct::kWait, wait_); }
+  // Where a bracket read whole waits (BracketPart::kInlineBytes), and what it wrote there.
+  char* bracket_bytes() { return bracket_bytes_; }
+  std::string_view bracket_inline() const { return {bracket_bytes_, bracket_.inline_size}; }
 
   // Forgets the construct: resets the parts it touched, keeps every buffer's capacity.
   void reset() {
@@ -181,6 +174,8 @@ class ConstructState {
   JsonPart json_;
   BracketPart bracket_;
   WaitPart wait_;
+  // Outside BracketPart so that its reset stays an assignment; never cleared, read only up to inline_size.
+  char bracket_bytes_[BracketPart::kInlineBytes];
 };
 
 }  // namespace sigil::parse

@@ -208,14 +208,14 @@ std::size_t Parser::Impl::whole_bracket(std::string_view rest) {
   const std::uint64_t begin = pos_;
   const text::CodeTracker::State code = code_.snapshot();
   pre_step_ = code;
-  // Its bytes wait for the next byte inside the bracket part when they fit (BracketPart::inline_bytes),
+  // Its bytes wait for the next byte in the construct state when they fit (ConstructState::bracket_bytes),
   // else in the held string.
   const bool fits = len <= BracketPart::kInlineBytes;
   begin_construct(Kind::BracketEnd, begin, fits ? std::string_view() : bytes, visible_count(), code,
                   line_ws_only_);
   BracketPart& b = cs_.bracket();
   if (fits) {
-    std::memcpy(b.inline_bytes, bytes.data(), len);
+    std::memcpy(cs_.bracket_bytes(), bytes.data(), len);
     b.inline_size = len;
     ++stats_.brackets_inline;
   }

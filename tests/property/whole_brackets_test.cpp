@@ -1,6 +1,6 @@
 // Brackets read whole (parse/whole_markup.cpp: whole_bracket) keep their bytes inside the bracket's part
-// while they wait for the byte after their `]` (BracketPart::inline_bytes, up to 256 bytes), not in the held
-// string. Against the byte machine (whole markup off), which holds every bracket in the held string: the
+// while they wait for the byte after their `]` (ConstructState::bracket_bytes, up to 256 bytes), not in the
+// held string. Against the byte machine (whole markup off), which holds every bracket in the held string: the
 // same events, text splits and work counters, whole and in random chunkings, for replies dense in brackets
 // of every length around the inline limit, followed by what makes them final or a link (`(`), at a chunk's
 // end and at the reply's end.

@@ -85,7 +85,7 @@ struct ParserStats {
   // Tag names stage 2 looked up whole (ParserOptions::whole_names), counted for tests.
   std::uint64_t names_whole = 0;
   // Brackets read whole (ParserOptions::whole_markup) whose bytes waited for the byte after their `]` inside
-  // the bracket's part (BracketPart::inline_bytes), not in the held string; counted for tests.
+  // the parser's construct state (up to 256 bytes), not in the held string; counted for tests.
   std::uint64_t brackets_inline = 0;
 };
 
