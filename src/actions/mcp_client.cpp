@@ -99,6 +99,12 @@ std::vector<McpTool> McpClient::tools() {
   return tools_;
 }
 
+std::uint64_t McpClient::tools_version() {
+  refresh_tools_if_changed();
+  std::lock_guard lock(mu_);
+  return tools_version_;
+}
+
 std::optional<McpTool> McpClient::find_tool(std::string_view tool) {
   refresh_tools_if_changed();
   std::lock_guard lock(mu_);
@@ -165,6 +171,7 @@ Result<void> McpClient::handshake(std::stop_token stop) {
   if (!tools) return tools.error();
   std::lock_guard lock(mu_);
   tools_ = std::move(*tools);
+  ++tools_version_;
   tools_changed_ = false;
   ready_ = true;  // tool calls may go now (connected() says so only after the handshake)
   return {};
@@ -213,6 +220,7 @@ void McpClient::refresh_tools_if_changed() {
   }
   std::lock_guard lock(mu_);
   tools_ = std::move(*tools);
+  ++tools_version_;
 }
 
 Result<McpToolResult> McpClient::call_tool(const std::string& tool, const json::object& arguments,

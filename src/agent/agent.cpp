@@ -32,22 +32,7 @@ Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handle
       config_(std::move(config)),
       stream_pool_(std::max(1u, config_.stream_threads)) {
   grammar_ = std::make_shared<const parse::CompiledGrammar>(registry_);
-  // Both say modes up front: a conversation may switch at any turn.
-  for (const bool say : {false, true}) {
-    catalog::PromptOptions options;
-    options.denied = config_.denied_actions;
-    options.denied.insert(options.denied.end(), config_.untaught_actions.begin(),
-                          config_.untaught_actions.end());
-    options.say_mode = say;
-    std::string& message = say ? say_system_message_ : system_message_;
-    message = config_.system_prompt_intro;
-    const std::string section = catalog::prompt_section(registry_, options);
-    if (!message.empty() && !section.empty()) message += "\n\n";
-    message += section;
-    if (config_.tools != ToolsMode::off)
-      (say ? say_tools_ : tools_) =
-          std::make_shared<const boost::json::array>(catalog::tool_schemas(registry_, options));
-  }
+  teaching_ = teach(nullptr);
   // One pool for every turn's handlers, and directives begun per burst of text (the stream threads call
   // end_burst()).
   if (!config_.exec.pool) config_.exec.pool = std::make_shared<exec::HandlerPool>();
@@ -55,6 +40,55 @@ Agent::Agent(const catalog::Registry& registry, const exec::HandlerTable& handle
   const unsigned threads = std::max(1u, config_.finish_threads);
   for (unsigned i = 0; i < threads; ++i)
     finish_threads_.emplace_back([this](const std::stop_token& stop) { finish_loop(stop); });
+}
+
+std::shared_ptr<const Agent::Teaching> Agent::teach(std::shared_ptr<const catalog::Registry> owned) const {
+  auto t = std::make_shared<Teaching>();
+  t->owned = std::move(owned);
+  t->registry = t->owned != nullptr ? t->owned.get() : &registry_;
+  // Both say modes up front: a conversation may switch at any turn.
+  for (const bool say : {false, true}) {
+    catalog::PromptOptions options;
+    options.denied = config_.denied_actions;
+    options.denied.insert(options.denied.end(), config_.untaught_actions.begin(),
+                          config_.untaught_actions.end());
+    options.say_mode = say;
+    std::string& message = say ? t->say_message : t->plain_message;
+    message = config_.system_prompt_intro;
+    const std::string section = catalog::prompt_section(*t->registry, options);
+    if (!message.empty() && !section.empty()) message += "\n\n";
+    message += section;
+    if (config_.tools != ToolsMode::off)
+      (say ? t->say_tools : t->plain_tools) =
+          std::make_shared<const boost::json::array>(catalog::tool_schemas(*t->registry, options));
+  }
+  return t;
+}
+
+std::shared_ptr<const Agent::Teaching> Agent::teaching() {
+  if (config_.taught_registry) {
+    // One asker at a time, so a call starting meanwhile waits for the new teaching rather than take the
+    // old one; the hook may list a server's tools (a round trip) after a change, and then only.
+    std::lock_guard asking(refresh_mu_);
+    if (std::shared_ptr<const catalog::Registry> fresh = config_.taught_registry()) {
+      std::shared_ptr<const Teaching> made = teach(std::move(fresh));
+      if (log::enabled(log::Level::info)) log::write(log::Record{log::Level::info, "taught-again", {}});
+      std::lock_guard lock(teaching_mu_);
+      teaching_ = std::move(made);
+      ++teachings_;
+    }
+  }
+  return teaching_now();
+}
+
+std::shared_ptr<const Agent::Teaching> Agent::teaching_now() const {
+  std::lock_guard lock(teaching_mu_);
+  return teaching_;
+}
+
+std::uint64_t Agent::teachings() const {
+  std::lock_guard lock(teaching_mu_);
+  return teachings_;
 }
 
 Agent::~Agent() {

@@ -126,7 +126,7 @@ catalog::PromptOptions Agent::Turn::prompt_options() const {
 // The agent's system message for this say mode, with the user's memory after it (memory_context.h),
 // read afresh for every call: a fact remembered by the previous call of this turn is already there.
 std::string Agent::Turn::system_message() {
-  std::string message = agent_.system_message(say_mode_);
+  std::string message = teaching_->system_message(say_mode_);
   const AgentConfig& config = agent_.config_;
   if (!config.memory.enabled) return message;
   const store::Scope memory{input_.user, input_.conversation, config.memory_scope};
@@ -153,6 +153,7 @@ void Agent::Turn::start_call() {
     return;
   }
   ++calls_;
+  teaching_ = agent_.teaching();
   const AgentConfig& config = agent_.config_;
   model::ChatRequest request;
   store::Result<std::vector<store::Message>> history = std::vector<store::Message>();
@@ -182,7 +183,7 @@ void Agent::Turn::start_call() {
   request.model = input_.model.empty() ? config.model : input_.model;
   request.max_tokens = input_.max_tokens ? input_.max_tokens : config.max_tokens;
   request.temperature = input_.temperature ? input_.temperature : config.temperature;
-  if (!agent_.tools_refused_.load()) request.tools = say_mode_ ? agent_.say_tools_ : agent_.tools_;
+  if (!agent_.tools_refused_.load()) request.tools = teaching_->tools(say_mode_);
   tools_offered_ = request.tools && !request.tools->empty();
   if (stateless()) {
     for (const model::ChatMessage& m : *input_.messages) request.messages.push_back(m);
@@ -270,7 +271,9 @@ void Agent::Turn::feed_queued() {
 // so it gets an ordinal, an exactly-once key and the action's result_to rule like written markup.
 void Agent::Turn::on_tool_call(const model::ToolCall& tool) {
   if (!call_state_) return;
-  const catalog::Registry& registry = agent_.registry_;
+  // Named after the tools this call was offered (a new MCP tool is in the teaching's registry only); its
+  // actions and spellings are the agent's registry's.
+  const catalog::Registry& registry = *teaching_->registry;
   call_state_->tool_names.push_back(tool.name);
   std::optional<std::string> action;
   if (agent_.config_.tools != ToolsMode::off)

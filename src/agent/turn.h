@@ -157,6 +157,8 @@ class Agent::Turn : public std::enable_shared_from_this<Turn> {
   bool shown_text_ = false;      // an earlier call of this turn showed text
   std::map<std::int64_t, std::vector<std::string>> images_;  // stored message id -> pictures (record)
   bool tools_offered_ = false;  // the current call's request offered native tools
+  // What the current call was taught (its system message and tools); its tool calls are named after it.
+  std::shared_ptr<const Teaching> teaching_;
   std::string exec_turn_id_;
   bool named_ = false;
   std::unique_ptr<Call> call_state_;

@@ -129,6 +129,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     catalog::RegistryOptions registry_options;
     registry_options.mcp_servers = mcp.names;
     registry_options.mcp_tools = mcp.tools;
+    mcp_teaching_ = std::make_shared<McpTeaching>(mcp, registry_options);
     registry_ = catalog::Registry::builtin(std::move(registry_options));
   }
 
@@ -252,6 +253,8 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   agent_config.tools = config_.model.tools == "on"    ? agent::ToolsMode::on
                        : config_.model.tools == "off" ? agent::ToolsMode::off
                                                       : agent::ToolsMode::automatic;
+  if (mcp_teaching_)
+    agent_config.taught_registry = [teaching = mcp_teaching_] { return teaching->changed(); };
   agent_ = std::make_unique<agent::Agent>(registry_, handlers_, *store_, *model_, agent_config);
 
   if (options_.http_server) {

@@ -35,6 +35,7 @@
 #include "app/config.h"
 #include "app/data_lock.h"
 #include "app/discord_service.h"
+#include "app/mcp_servers.h"
 #include "app/telegram_service.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
@@ -101,7 +102,8 @@ class Gateway {
   // agent (which cancels what is left), then the model client, the handlers and the store they all use.
   std::unique_ptr<store::Store> store_;
   catalog::Registry registry_;
-  std::vector<std::string> mcp_errors_;  // MCP servers that did not start: "NAME: why"
+  std::vector<std::string> mcp_errors_;        // MCP servers that did not start: "NAME: why"
+  std::shared_ptr<McpTeaching> mcp_teaching_;  // null without MCP servers
   exec::HandlerTable handlers_;
   std::unique_ptr<model::ModelClient> model_;
   std::shared_ptr<model::Embeddings> embeddings_;  // the archive's semantic half; null: keywords only

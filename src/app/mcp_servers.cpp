@@ -62,6 +62,8 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
       out.errors.push_back(s.name + ": " + connected.error().message);
       continue;
     }
+    // The version first: a change that lands between the two reads is taught again later, never missed.
+    out.tool_versions.push_back(client->tools_version());
     for (const actions::McpTool& t : client->tools())
       out.tools.push_back({s.name, t.name, t.description, t.input_schema});
     if (log::enabled(log::Level::info)) {
@@ -77,6 +79,34 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
       log::write(log::Record{log::Level::warn, "mcp-failed", {}}.with("error", e));
   }
   return out;
+}
+
+McpTeaching::McpTeaching(const McpStartup& started, catalog::RegistryOptions base)
+    : config_(started.config), base_(std::move(base)), seen_(started.tool_versions) {
+  seen_.resize(config_.servers.size(), 0);
+}
+
+std::shared_ptr<const catalog::Registry> McpTeaching::changed() {
+  std::lock_guard lock(mu_);
+  bool any = false;
+  std::vector<std::uint64_t> now(config_.servers.size());
+  for (std::size_t i = 0; i < config_.servers.size(); ++i) {
+    now[i] = config_.servers[i]->tools_version();  // lists them again first if a change was announced
+    any = any || now[i] != seen_[i];
+  }
+  if (!any) return nullptr;
+  catalog::RegistryOptions options = base_;
+  options.mcp_tools.clear();
+  for (const auto& client : config_.servers) {
+    for (const actions::McpTool& t : client->tools())
+      options.mcp_tools.push_back({client->name(), t.name, t.description, t.input_schema});
+  }
+  seen_ = std::move(now);
+  if (log::enabled(log::Level::info)) {
+    log::write(log::Record{log::Level::info, "mcp-tools-taught", {}}.with(
+        "tools", static_cast<std::int64_t>(options.mcp_tools.size())));
+  }
+  return std::make_shared<const catalog::Registry>(catalog::Registry::builtin(std::move(options)));
 }
 
 }  // namespace sigil::app

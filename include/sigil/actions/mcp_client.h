@@ -90,6 +90,10 @@ class McpClient {
   std::vector<McpTool> tools();
   // The tool of that exact name, if the server listed it.
   std::optional<McpTool> find_tool(std::string_view tool);
+  // Counts the tool lists read (the handshake's, a reconnect's, one after an announced change), listing
+  // them again first when the server announced a change: whoever taught tools() compares it to know when
+  // to teach them again. Cheap when nothing was announced.
+  std::uint64_t tools_version();
 
   // tools/call; reconnects first when the server is gone. A failed call's message ends with its notes.
   Result<McpToolResult> call_tool(const std::string& tool, const boost::json::object& arguments,
@@ -125,7 +129,8 @@ class McpClient {
   std::int64_t next_id_ = 1;
   std::map<std::int64_t, std::shared_ptr<Pending>> pending_;
   std::vector<McpTool> tools_;
-  bool tools_changed_ = false;  // the server announced a new list we have not fetched
+  bool tools_changed_ = false;       // the server announced a new list we have not fetched
+  std::uint64_t tools_version_ = 0;  // tool lists read so far
 };
 
 // The text of a tools/call result (content[] and isError), as McpToolResult describes.

@@ -111,6 +111,11 @@ struct AgentConfig {
   unsigned finish_threads = 2;
   // Threads that feed the model's text to the parsers and executors, in bursts (see above).
   unsigned stream_threads = 2;
+  // Asked at the start of every model call: a registry to teach from now on (the prompt and the tool
+  // schemas), when what it teaches changed since the last time it was asked (an MCP server announced new
+  // tools); null when nothing changed. Its actions and spellings must be the agent's registry's: only what
+  // it teaches of them may differ (RegistryOptions::mcp_tools). Empty: the agent's registry, for good.
+  std::function<std::shared_ptr<const catalog::Registry>()> taught_registry;
 };
 
 struct TurnInput {
@@ -220,10 +225,10 @@ class Agent {
   // Turns running or waiting.
   std::size_t active_turns() const;
 
-  // The system message sent with every request (say mode teaches <say> and <file>).
-  const std::string& system_message(bool say_mode = false) const {
-    return say_mode ? say_system_message_ : system_message_;
-  }
+  // The system message sent with every request (say mode teaches <say> and <file>), as taught now.
+  std::string system_message(bool say_mode = false) const { return teaching_now()->system_message(say_mode); }
+  // Teachings made so far: 1 at start, one more for each new registry from AgentConfig::taught_registry.
+  std::uint64_t teachings() const;
 
   // A conversation's say mode (spec 6.1: a per-conversation setting), stored with its history, so it
   // survives restarts. say_mode() falls back to AgentConfig::say_mode when the conversation never chose.
@@ -238,16 +243,36 @@ class Agent {
   void post_finish(std::function<void()> job);
   void finish_loop(const std::stop_token& stop);
 
+  // What a model call is taught: the system messages and tool schemas of both say modes, made from one
+  // registry. A call keeps the one it started with (its tool calls are named after its schemas).
+  struct Teaching {
+    std::shared_ptr<const catalog::Registry> owned;  // null: made from the agent's own registry
+    const catalog::Registry* registry = nullptr;
+    std::string plain_message, say_message;
+    std::shared_ptr<const boost::json::array> plain_tools, say_tools;  // null: none offered
+    const std::string& system_message(bool say) const { return say ? say_message : plain_message; }
+    const std::shared_ptr<const boost::json::array>& tools(bool say) const {
+      return say ? say_tools : plain_tools;
+    }
+  };
+  std::shared_ptr<const Teaching> teach(std::shared_ptr<const catalog::Registry> owned) const;
+  // The teaching for a call starting now: made again first when config_.taught_registry has a new registry.
+  std::shared_ptr<const Teaching> teaching();
+  // The current teaching, without asking for a new one.
+  std::shared_ptr<const Teaching> teaching_now() const;
+
   const catalog::Registry& registry_;
   const exec::HandlerTable& handlers_;
   store::Store& store_;
   model::ModelClient& client_;
   AgentConfig config_;
-  std::string system_message_, say_system_message_;
-  // The registry's names indexed once for every call's parser (the registry does not change while the
-  // agent lives: the system messages above are made from it once too).
+  std::mutex refresh_mu_;  // held while config_.taught_registry is asked and its teaching made
+  mutable std::mutex teaching_mu_;
+  std::shared_ptr<const Teaching> teaching_;  // under teaching_mu_
+  std::uint64_t teachings_ = 1;               // made so far (under teaching_mu_)
+  // The registry's names indexed once for every call's parser (a new teaching changes what is taught, not
+  // the actions and spellings the parser knows).
   std::shared_ptr<const parse::CompiledGrammar> grammar_;
-  std::shared_ptr<const boost::json::array> tools_, say_tools_;  // null: none offered
   std::atomic<bool> tools_refused_{false};  // ToolsMode::automatic found the server refusing tools
 
   mutable std::mutex mu_;

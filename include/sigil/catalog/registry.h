@@ -23,7 +23,8 @@ struct McpToolDoc {
 struct RegistryOptions {
   // Configured MCP server names (5.6), as configured.
   std::vector<std::string> mcp_servers;
-  // The tools of the connected servers (listed at start); the prompt teaches each one.
+  // The tools of the connected servers (listed at start; a registry made again when a server announces a
+  // change, app::McpTeaching); the prompt teaches each one.
   std::vector<McpToolDoc> mcp_tools;
   // Bracket names match case-insensitively (3.1).
   bool brackets_case_insensitive = false;
