@@ -20,9 +20,6 @@ namespace sigil::actions {
 namespace {
 
 namespace json = boost::json;
-using exec::ActionContext;
-using exec::Directive;
-using exec::HandlerResult;
 using namespace memory_detail;
 using text::ascii::icontains;
 

@@ -23,6 +23,10 @@
 
 namespace sigil::actions::memory_detail {
 
+// The handler vocabulary both families name unqualified: each file brings this namespace in whole.
+using exec::ActionContext;
+using exec::Directive;
+using exec::HandlerResult;
 using text::ascii::trim;
 
 inline bool has_line_break(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }

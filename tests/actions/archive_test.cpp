@@ -16,8 +16,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using namespace testing;
-using exec::HandlerResult;
-using exec::ResultStatus;
 
 const exec::TurnIds kBob{"bob", "conv-1", "turn-1"};
 
@@ -318,11 +316,10 @@ class ArchiveEndToEnd : public Archive {};
 
 TEST_F(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
   // Turn 1: setMemory and archiveItems are serial per conversation, so they run in reply order.
-  test::TurnRun t1 = run_reply(
+  test::TurnRun t1 = h.run_reply(
       "[REMEMBER:likes tea] <setMemory>{\"itemId\":\"memory_tz\",\"value\":\"CET\"}</setMemory>"
       "<setMemory>{\"itemId\":\"drink\",\"value\":\"green tea, no sugar\"}</setMemory>"
-      "<archiveItems>[\"memory_tz\", \"drink\", \"ghost\"]</archiveItems> Done.",
-      h.handlers, *h.store, kAlice);
+      "<archiveItems>[\"memory_tz\", \"drink\", \"ghost\"]</archiveItems> Done.");
   ASSERT_EQ(t1.report.results.size(), 4u);
   for (const auto& r : t1.report.results) EXPECT_EQ(r.status, ResultStatus::Ok) << r.message;
   EXPECT_EQ(t1.report.results[3].message, R"(archived 2 items; not found: "ghost")");
@@ -334,10 +331,10 @@ TEST_F(ArchiveEndToEnd, StoreArchiveThenSearchThroughTheExecutor) {
           .ok());
   exec::TurnIds turn2 = kAlice;
   turn2.turn = "turn-2";
-  test::TurnRun t2 = run_reply(
+  test::TurnRun t2 = h.run_reply(
       "Let me look. <searchArchive>{\"query\":\"tea\",\"topK\":5}</searchArchive> [SEARCH_EPISODIC:CET] "
       "[REQUEST_TIER:1:tea] <searchArchive>{\"query\":\"tea\",\"topK\":99}</searchArchive>",
-      h.handlers, *h.store, turn2, kT0 + 1h);
+      turn2, kT0 + 1h);
   ASSERT_EQ(t2.report.results.size(), 4u);
   EXPECT_EQ(t2.report.results[1].action, "searchArchive");
   const std::string& m = t2.model_message;

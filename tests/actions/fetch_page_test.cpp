@@ -18,9 +18,7 @@ namespace sigil::actions {
 namespace {
 
 using namespace std::chrono_literals;
-using sigil::testing::FakeOpenAiServer;
-using sigil::testing::FakeResponse;
-using sigil::testing::RecordedRequest;
+using namespace sigil::testing;
 
 constexpr const char* kArticle =
     "<html><head><title>Public page</title></head><body><nav><a href=/>Home</a></nav>"
@@ -231,8 +229,7 @@ TEST(FetchPage, ASlowBodyRunsIntoTheTimeCap) {
   h.config.timeout = 500ms;
   FakeResponse slow = page(std::string(100, 's'), "text/plain");
   slow.chunked = true;
-  slow.piece_size = 10;
-  slow.delay_between_pieces = 200ms;  // 2 s in all, yet never 10 s idle: only the total cap stops it
+  slow.in_pieces(10, 200ms);  // 2 s in all, yet never 10 s idle: only the total cap stops it
   h.server.enqueue(slow);
   const auto start = std::chrono::steady_clock::now();
   auto got = h.fetch(h.url("/slow"));

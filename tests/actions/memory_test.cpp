@@ -15,8 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using namespace testing;
-using exec::HandlerResult;
-using exec::ResultStatus;
 
 class Memory : public ::testing::Test {
  protected:
@@ -393,11 +391,10 @@ TEST_F(Memory, MessagesStayOneLineAndCapped) {
 class MemoryEndToEnd : public Memory {};
 
 TEST_F(MemoryEndToEnd, AReplyThroughParserRegistryStoreAndExecutor) {
-  test::TurnRun t = run_reply(
+  test::TurnRun t = h.run_reply(
       "Noted! [REMEMBER:likes tea] <setMemory>{\"itemId\":\"memory_tz\",\"value\":\"CET\","
       "\"expirationInMinutes\":60}</setMemory> [CORRECT:likes tea:likes green tea] [FORGET_THIS:coffee]"
-      "<deleteItem>{\"itemId\":\"nope\"}</deleteItem><cleanupMemory/>",
-      h.handlers, *h.store, kAlice);
+      "<deleteItem>{\"itemId\":\"nope\"}</deleteItem><cleanupMemory/>");
   ASSERT_EQ(t.report.results.size(), 6u);
   EXPECT_EQ(t.report.results[0].status, ResultStatus::Ok);
   EXPECT_EQ(t.report.results[0].message, "remembered: likes tea");

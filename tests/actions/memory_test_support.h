@@ -24,6 +24,10 @@
 
 namespace sigil::actions::testing {
 
+// What the handlers answer, named unqualified by the tests that bring this namespace in.
+using exec::HandlerResult;
+using exec::ResultStatus;
+
 // 2023-11-14 22:13:20 UTC.
 inline const store::TimePoint kT0{std::chrono::seconds(1'700'000'000)};
 inline const exec::TurnIds kAlice{"alice", "conv-1", "turn-1"};
@@ -48,6 +52,14 @@ struct Harness {
     return handler->run(d, ctx);
   }
 
+  // One whole reply through the real parser, the built-in registry and the executor, with these handlers
+  // and store, as `who` at time `at`.
+  test::TurnRun run_reply(std::string_view reply, exec::TurnIds who = kAlice, store::TimePoint at = kT0) {
+    exec::ExecOptions options;
+    options.now = [at] { return at; };
+    return test::run_turn(reply, handlers, *store, std::move(who), std::move(options));
+  }
+
   // The same with other ids (another user or conversation).
   exec::HandlerResult run_as(const exec::TurnIds& who, std::string_view action, std::string_view args_json) {
     const exec::TurnIds saved = ids;
@@ -57,14 +69,6 @@ struct Harness {
     return r;
   }
 };
-
-// One reply through the real parser, the built-in registry and the executor, at time `now`.
-inline test::TurnRun run_reply(std::string_view reply, const exec::HandlerTable& handlers,
-                               store::Store& store, exec::TurnIds ids, store::TimePoint now = kT0) {
-  exec::ExecOptions options;
-  options.now = [now] { return now; };
-  return test::run_turn(reply, handlers, store, std::move(ids), std::move(options));
-}
 
 inline bool is_ok(const exec::HandlerResult& r) { return r.status == exec::HandlerResult::Status::Ok; }
 

@@ -17,7 +17,6 @@ namespace sigil::actions {
 namespace {
 
 using namespace testing;
-using exec::HandlerResult;
 
 // A tiny embeddings model: each word maps to a concept axis, so words of one meaning share a direction
 // ("advertising" and "promotion" are both marketing) while sharing no letters.

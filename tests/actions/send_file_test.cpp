@@ -69,19 +69,17 @@ class SendFileTest : public ::testing::Test {
 
 TEST_F(SendFileTest, FileTagSendsTheOpenedFileWhereItStood) {
   auto run = test::run_turn("Here it is: <file>report.pdf</file> Enjoy.", handlers(), *store_);
-  ASSERT_EQ(run.report.results.size(), 1u);
-  EXPECT_EQ(run.report.results[0].status, exec::ResultStatus::Ok) << run.report.results[0].message;
-  ASSERT_EQ(run.outbox.ops().size(), 3u);
-  const exec::Delivery& d = run.outbox.ops()[1];
-  EXPECT_EQ(d.op, Op::File);
-  EXPECT_EQ(d.path, "report.pdf");
-  EXPECT_EQ(d.kind, "document");
-  EXPECT_EQ(d.sha256, store::sha256_hex("%PDF-1.4 report"));
-  ASSERT_TRUE(d.payload);
-  EXPECT_EQ(d.payload->name(), "report.pdf");
-  EXPECT_EQ(d.payload->mime_type(), "application/pdf");
-  EXPECT_EQ(d.payload->size(), 15u);
-  EXPECT_EQ(read_payload(*d.payload), "%PDF-1.4 report");
+  const exec::Delivery* d = run.sole_delivery();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->op, Op::File);
+  EXPECT_EQ(d->path, "report.pdf");
+  EXPECT_EQ(d->kind, "document");
+  EXPECT_EQ(d->sha256, store::sha256_hex("%PDF-1.4 report"));
+  ASSERT_TRUE(d->payload);
+  EXPECT_EQ(d->payload->name(), "report.pdf");
+  EXPECT_EQ(d->payload->mime_type(), "application/pdf");
+  EXPECT_EQ(d->payload->size(), 15u);
+  EXPECT_EQ(read_payload(*d->payload), "%PDF-1.4 report");
   EXPECT_EQ(run.text(), "Here it is: Enjoy.");
 }
 

@@ -31,18 +31,16 @@ std::string head(const exec::Payload& p, std::size_t n) {
 TEST(VoiceAction, VoiceTagBecomesAnOggOpusNoteWhereItStood) {
   auto store = test::memory_store();
   auto run = test::run_turn("Listen: <voice>Hello from sigil.</voice> Bye.", voice_table(), *store);
-  ASSERT_EQ(run.report.results.size(), 1u);
-  ASSERT_EQ(run.report.results[0].status, exec::ResultStatus::Ok) << run.report.results[0].message;
-  ASSERT_EQ(run.outbox.ops().size(), 3u);
-  const exec::Delivery& d = run.outbox.ops()[1];
-  EXPECT_EQ(d.op, Op::Voice);
-  ASSERT_TRUE(d.payload);
-  EXPECT_EQ(head(*d.payload, 4), "OggS");
-  EXPECT_EQ(d.payload->mime_type(), "audio/ogg; codecs=opus");
-  EXPECT_GT(d.duration_ms, 300u);
-  EXPECT_EQ(d.sha256.size(), 64u);
-  EXPECT_TRUE(std::filesystem::exists(d.path));
-  const std::string path = d.path;
+  const exec::Delivery* d = run.sole_delivery();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->op, Op::Voice);
+  ASSERT_TRUE(d->payload);
+  EXPECT_EQ(head(*d->payload, 4), "OggS");
+  EXPECT_EQ(d->payload->mime_type(), "audio/ogg; codecs=opus");
+  EXPECT_GT(d->duration_ms, 300u);
+  EXPECT_EQ(d->sha256.size(), 64u);
+  EXPECT_TRUE(std::filesystem::exists(d->path));
+  const std::string path = d->path;
   run.outbox = {};
   run.report = {};
   EXPECT_FALSE(std::filesystem::exists(path)) << "the note's file goes with its last holder";

@@ -107,6 +107,17 @@ class VoiceTest : public ::testing::Test {
     return synthesize_with(name, body, options());
   }
 
+  // A synthesis that failed with `code` and a message holding `part`.
+  static ::testing::AssertionResult failed_with(const Result<VoiceNote>& note, ErrorCode code,
+                                                std::string_view part = {}) {
+    if (note.ok()) return ::testing::AssertionFailure() << "it made a note";
+    const std::string& message = note.error().message;
+    if (note.error().code != code || message.find(part) == std::string::npos)
+      return ::testing::AssertionFailure()
+             << "error " << static_cast<int>(note.error().code) << ": " << message;
+    return ::testing::AssertionSuccess();
+  }
+
   // Runs opusinfo on a file; exit status and output.
   static detail::RunOutcome opusinfo(const fs::path& file) {
     detail::RunRequest r;
@@ -193,9 +204,7 @@ TEST_F(VoiceTest, UnknownVoiceIsAClearError) {
   auto o = options();
   o.voice = "nosuchvoice";
   auto note = VoiceSynth(o).synthesize("Hello.");
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::tool_failed);
-  EXPECT_NE(note.error().message.find("espeak-ng failed"), std::string::npos) << note.error().message;
+  ASSERT_TRUE(failed_with(note, ErrorCode::tool_failed, "espeak-ng failed"));
 }
 
 // ---------------------------------------------------------------- input checks
@@ -204,9 +213,7 @@ TEST_F(VoiceTest, EmptyTextIsRefused) {
   VoiceSynth synth(options());
   for (std::string_view text : {"", " ", "\n\t  \r\n"}) {
     auto note = synth.synthesize(text);
-    ASSERT_FALSE(note.ok());
-    EXPECT_EQ(note.error().code, ErrorCode::invalid_argument);
-    EXPECT_NE(note.error().message.find("empty"), std::string::npos);
+    ASSERT_TRUE(failed_with(note, ErrorCode::invalid_argument, "empty"));
   }
 }
 
@@ -214,10 +221,7 @@ TEST_F(VoiceTest, OverLengthTextIsRefusedNotCut) {
   VoiceSynth synth(options());
   EXPECT_EQ(synth.options().max_text_bytes, 4096u);
   auto note = synth.synthesize(std::string(4097, 'a'));
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::invalid_argument);
-  EXPECT_NE(note.error().message.find("4097 bytes, the limit is 4096"), std::string::npos)
-      << note.error().message;
+  ASSERT_TRUE(failed_with(note, ErrorCode::invalid_argument, "4097 bytes, the limit is 4096"));
 
   auto o = options();
   o.max_text_bytes = 10;
@@ -258,9 +262,7 @@ TEST_F(VoiceTest, SlowEspeakTimesOutLeavingNoTempFileAndNoZombie) {
   const auto started = std::chrono::steady_clock::now();
   auto note = VoiceSynth(o).synthesize("This will never be spoken.");
   const auto elapsed = std::chrono::steady_clock::now() - started;
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::timeout);
-  EXPECT_NE(note.error().message.find("timed out after 500 ms"), std::string::npos) << note.error().message;
+  ASSERT_TRUE(failed_with(note, ErrorCode::timeout, "timed out after 500 ms"));
   EXPECT_GE(elapsed, 500ms);
   EXPECT_LT(elapsed, 5s);
 
@@ -282,22 +284,18 @@ TEST_F(VoiceTest, SlowEspeakThatClosedItsOutputStillTimesOut) {
   auto o = options();
   o.timeout = 300ms;
   auto note = synthesize_with("quiet-slow", "exec >/dev/null 2>&1\nsleep 30\n", o);
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::timeout);
+  ASSERT_TRUE(failed_with(note, ErrorCode::timeout));
 }
 
 TEST_F(VoiceTest, FailingEspeakReportsStatusAndStderr) {
   auto note = synthesize_with("fail-espeak", "echo 'Error: the voice data is broken' >&2\nexit 1\n");
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::tool_failed);
+  ASSERT_TRUE(failed_with(note, ErrorCode::tool_failed));
   EXPECT_EQ(note.error().message, "espeak-ng failed (exit status 1): Error: the voice data is broken");
 }
 
 TEST_F(VoiceTest, KilledEspeakIsReported) {
   auto note = synthesize_with("killed-espeak", "kill -9 $$\n");
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::tool_failed);
-  EXPECT_NE(note.error().message.find("signal 9"), std::string::npos) << note.error().message;
+  ASSERT_TRUE(failed_with(note, ErrorCode::tool_failed, "signal 9"));
 }
 
 TEST_F(VoiceTest, MissingEspeakSaysInstallIt) {
@@ -305,8 +303,7 @@ TEST_F(VoiceTest, MissingEspeakSaysInstallIt) {
     auto o = options();
     o.espeak_binary = binary;
     auto note = VoiceSynth(o).synthesize("Hello.");
-    ASSERT_FALSE(note.ok());
-    EXPECT_EQ(note.error().code, ErrorCode::tool_missing);
+    ASSERT_TRUE(failed_with(note, ErrorCode::tool_missing));
     EXPECT_EQ(note.error().message.rfind("espeak-ng not found: install espeak-ng", 0), 0u)
         << note.error().message;
   }
@@ -318,15 +315,12 @@ TEST_F(VoiceTest, NotExecutableIsAClearError) {
   auto o = options();
   o.espeak_binary = p.string();
   auto note = VoiceSynth(o).synthesize("Hello.");
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::permission_denied);
+  ASSERT_TRUE(failed_with(note, ErrorCode::permission_denied));
 }
 
 TEST_F(VoiceTest, GarbageOrEmptyOutputIsRefused) {
   auto garbage = synthesize_with("garbage", "echo 'this is not a wav'\n");
-  ASSERT_FALSE(garbage.ok());
-  EXPECT_EQ(garbage.error().code, ErrorCode::tool_failed);
-  EXPECT_NE(garbage.error().message.find("not a WAV"), std::string::npos) << garbage.error().message;
+  ASSERT_TRUE(failed_with(garbage, ErrorCode::tool_failed, "not a WAV"));
 
   EXPECT_EQ(synthesize_with("silent", "exit 0\n").error().code, ErrorCode::tool_failed);
 
@@ -342,9 +336,7 @@ TEST_F(VoiceTest, RunawayOutputIsKilled) {
   auto o = options();
   o.max_wav_bytes = 1 << 20;
   auto note = synthesize_with("runaway", "exec yes\n", o);
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::tool_failed);
-  EXPECT_NE(note.error().message.find("wrote more than"), std::string::npos) << note.error().message;
+  ASSERT_TRUE(failed_with(note, ErrorCode::tool_failed, "wrote more than"));
 }
 
 // The text goes on stdin, whole, never on the command line; the arguments are fixed.
@@ -399,9 +391,7 @@ TEST_F(VoiceTest, UnwritableTempFolderIsAnErrorWithNothingLeft) {
   auto o = options();
   o.temp_dir = base_ / "does-not-exist";
   auto note = VoiceSynth(o).synthesize("Hello.");
-  ASSERT_FALSE(note.ok());
-  EXPECT_EQ(note.error().code, ErrorCode::io);
-  EXPECT_NE(note.error().message.find("cannot create a file"), std::string::npos);
+  ASSERT_TRUE(failed_with(note, ErrorCode::io, "cannot create a file"));
 }
 
 // ---------------------------------------------------------------- the resampler

@@ -328,6 +328,11 @@ TEST(Config, TheSampleFileHoldsTheDefaults) {
   EXPECT_EQ(c.actions.voice_chars_per_minute, d.actions.voice_chars_per_minute);
   EXPECT_EQ(c.agent.results_message_bytes, d.agent.results_message_bytes);
   EXPECT_EQ(c.actions.schedule_utc_offset, d.actions.schedule_utc_offset);
+  EXPECT_EQ(c.search.provider, d.search.provider);
+  EXPECT_EQ(c.search.url, d.search.url);
+  EXPECT_EQ(c.fetch.enabled, d.fetch.enabled);
+  EXPECT_EQ(c.fetch.allow_private, d.fetch.allow_private);
+  EXPECT_EQ(c.fetch.max_bytes, d.fetch.max_bytes);
 }
 
 TEST(Config, DescribeNeverShowsSecrets) {

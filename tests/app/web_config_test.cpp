@@ -12,7 +12,6 @@ namespace {
 
 using testing::config_error;
 using testing::env_of;
-using testing::sample_config;
 
 std::string error_of(std::string_view toml, const EnvLookup& env = env_of({})) {
   return config_error(toml, env, {}, "sigil.toml");
@@ -75,16 +74,6 @@ TEST(WebConfig, MistakesNameTheKey) {
             std::string::npos);
   EXPECT_NE(error_of("[fetch]\nenabled = \"yes\"\n").find("[fetch] enabled must be true or false"),
             std::string::npos);
-}
-
-TEST(WebConfig, TheSampleFileHoldsTheDefaults) {
-  const Config c = sample_config();
-  const Config d;
-  EXPECT_EQ(c.search.provider, d.search.provider);
-  EXPECT_EQ(c.search.url, d.search.url);
-  EXPECT_EQ(c.fetch.enabled, d.fetch.enabled);
-  EXPECT_EQ(c.fetch.allow_private, d.fetch.allow_private);
-  EXPECT_EQ(c.fetch.max_bytes, d.fetch.max_bytes);
 }
 
 }  // namespace

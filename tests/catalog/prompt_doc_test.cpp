@@ -18,19 +18,8 @@
 #include "sigil/parse/summary.h"
 #include "support/count.h"
 
+namespace sigil::catalog {
 namespace {
-
-using sigil::catalog::ActionSpec;
-using sigil::catalog::Dialect;
-using sigil::catalog::ParamRule;
-using sigil::catalog::ParamSpec;
-using sigil::catalog::ParamType;
-using sigil::catalog::PromptExample;
-using sigil::catalog::PromptOptions;
-using sigil::catalog::Registry;
-using sigil::catalog::RegistryOptions;
-using sigil::catalog::Spelling;
-namespace parse = sigil::parse;
 
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
@@ -77,7 +66,7 @@ TEST(PromptDoc, EveryBuiltinExampleParsesAsAValidDirectiveOfItsAction) {
   for (bool say_mode : {false, true}) {
     PromptOptions options;
     options.say_mode = say_mode;
-    const std::vector<PromptExample> examples = sigil::catalog::prompt_examples(registry, options);
+    const std::vector<PromptExample> examples = prompt_examples(registry, options);
     ASSERT_FALSE(examples.empty());
     for (const PromptExample& example : examples) expect_example_runs(registry, example, say_mode);
   }
@@ -87,8 +76,8 @@ TEST(PromptDoc, EachExampleIsPrintedOnceAsWrittenAndOutsideCode) {
   const Registry registry = builtin_with_mcp();
   PromptOptions options;
   options.say_mode = true;
-  const std::string section = sigil::catalog::prompt_section(registry, options);
-  const std::vector<PromptExample> examples = sigil::catalog::prompt_examples(registry, options);
+  const std::string section = prompt_section(registry, options);
+  const std::vector<PromptExample> examples = prompt_examples(registry, options);
   EXPECT_EQ(count(section, "\n  Example: "), examples.size());
   for (const PromptExample& example : examples) {
     // Backticks would make it inline code, which the parser shows as text (1.2): a model copies what it sees.
@@ -103,7 +92,7 @@ TEST(PromptDoc, EveryActionOncePerGroupAndEveryBuiltinTaught) {
   options.say_mode = true;
   std::set<std::pair<std::string, std::string>> seen;
   std::set<std::string> actions;
-  for (const PromptExample& e : sigil::catalog::prompt_examples(registry, options)) {
+  for (const PromptExample& e : prompt_examples(registry, options)) {
     EXPECT_TRUE(seen.insert({e.group, e.action}).second) << e.group << " " << e.action;
     actions.insert(e.action);
   }
@@ -111,7 +100,7 @@ TEST(PromptDoc, EveryActionOncePerGroupAndEveryBuiltinTaught) {
 }
 
 TEST(PromptDoc, GroupsInOrderWithTheirActions) {
-  const std::string section = sigil::catalog::prompt_section(Registry::builtin(), {});
+  const std::string section = prompt_section(Registry::builtin(), {});
   const std::size_t tags = section.find("\n### Tags\n");
   const std::size_t brackets = section.find("\n### Brackets\n");
   const std::size_t json = section.find("\n### JSON bodies\n");
@@ -141,7 +130,7 @@ TEST(PromptDoc, GroupsInOrderWithTheirActions) {
 }
 
 TEST(PromptDoc, KeyLinesOfTheBuiltinSection) {
-  const std::string section = sigil::catalog::prompt_section(Registry::builtin(), {});
+  const std::string section = prompt_section(Registry::builtin(), {});
   // Syntax with required parameters, the summary, then the parameters with the required ones marked.
   EXPECT_TRUE(
       contains(section,
@@ -184,7 +173,7 @@ TEST(PromptDoc, KeyLinesOfTheBuiltinSection) {
 TEST(PromptDoc, SayModeTeachesSayBlocksFirstAndTheFileTag) {
   PromptOptions options;
   options.say_mode = true;
-  const std::string section = sigil::catalog::prompt_section(Registry::builtin(), options);
+  const std::string section = prompt_section(Registry::builtin(), options);
   const std::size_t say =
       section.find("\n### Say blocks\nSay mode is on: only text inside <say>…</say> reaches");
   ASSERT_NE(say, std::string::npos);
@@ -199,7 +188,7 @@ TEST(PromptDoc, SayModeTeachesSayBlocksFirstAndTheFileTag) {
 }
 
 TEST(PromptDoc, McpIsTaughtOnlyWithConfiguredServers) {
-  const std::string section = sigil::catalog::prompt_section(builtin_with_mcp(), {});
+  const std::string section = prompt_section(builtin_with_mcp(), {});
   EXPECT_TRUE(contains(section,
                        "\n- <mcp_SERVER_TOOL>{…}</mcp_SERVER_TOOL>: calls a tool on a configured MCP "
                        "server. SERVER is one of: github, brave-search;"));
@@ -221,7 +210,7 @@ Registry builtin_with_mcp_tools() {
 
 TEST(PromptDoc, ConnectedMcpToolsAreTaughtOneALine) {
   const Registry registry = builtin_with_mcp_tools();
-  const std::string section = sigil::catalog::prompt_section(registry, {});
+  const std::string section = prompt_section(registry, {});
   EXPECT_TRUE(contains(section,
                        "\n  - <mcp_everything_echo>{\"message\": string, \"kind\"?: \"a\" | \"b\"}"
                        "</mcp_everything_echo>: Echoes back the input string\n"))
@@ -232,47 +221,48 @@ TEST(PromptDoc, ConnectedMcpToolsAreTaughtOneALine) {
   EXPECT_TRUE(
       contains(section, "  Example: <mcp_everything_echo>{\"message\":\"example\"}</mcp_everything_echo>\n"))
       << section;
-  for (const PromptExample& example : sigil::catalog::prompt_examples(registry, {})) {
+  for (const PromptExample& example : prompt_examples(registry, {})) {
     if (example.action == "mcp") expect_example_runs(registry, example, false);
   }
-  EXPECT_EQ(sigil::catalog::mcp_tool_summary(registry.options().mcp_tools[0]),
+  EXPECT_EQ(mcp_tool_summary(registry.options().mcp_tools[0]),
             "everything/echo {\"message\": string, \"kind\"?: \"a\" | \"b\"}: Echoes back the input string");
 }
 
 TEST(PromptDoc, DeniedAndAllowedActionsFilterTheSection) {
   const Registry registry = Registry::builtin();
-  PromptOptions deny;
-  deny.denied = {"react", "search"};
-  const std::string denied = sigil::catalog::prompt_section(registry, deny);
+  const auto section = [&](std::vector<std::string> allowed, std::vector<std::string> denied) {
+    PromptOptions o;
+    o.allowed = std::move(allowed);
+    o.denied = std::move(denied);
+    return prompt_section(registry, o);
+  };
+  const std::string denied = section({}, {"react", "search"});
   EXPECT_FALSE(contains(denied, "<react"));
   EXPECT_FALSE(contains(denied, "[SEARCH:"));
   EXPECT_FALSE(contains(denied, "googleSearch"));
   EXPECT_TRUE(contains(denied, "[SEARCH_EPISODIC:"));
 
-  PromptOptions allow;
-  allow.allowed = {"react", "calculate"};
-  const std::string allowed = sigil::catalog::prompt_section(registry, allow);
+  const std::string allowed = section({"react", "calculate"}, {});
   EXPECT_TRUE(contains(allowed, "<react emoji="));
   EXPECT_TRUE(contains(allowed, "[CALCULATE:expression]"));
   EXPECT_TRUE(contains(allowed, "<calculate>expression</calculate>"));
   EXPECT_FALSE(contains(allowed, "### JSON bodies"));  // a group with nothing in it is left out
   EXPECT_EQ(count(allowed, "  Example: "), 3u);
 
-  allow.denied = {"react", "calculate"};  // denied wins
-  EXPECT_EQ(sigil::catalog::prompt_section(registry, allow), "");
+  EXPECT_EQ(section({"react", "calculate"}, {"react", "calculate"}), "");  // denied wins
 }
 
 TEST(PromptDoc, DeterministicAndCompact) {
   const Registry registry = Registry::builtin();
-  const std::string a = sigil::catalog::prompt_section(registry, {});
-  const std::string b = sigil::catalog::prompt_section(Registry::builtin(), {});
+  const std::string a = prompt_section(registry, {});
+  const std::string b = prompt_section(Registry::builtin(), {});
   EXPECT_EQ(a, b);
   EXPECT_EQ(a.back(), '\n');
   // The whole built-in catalogue in under 8 KiB: it goes into every system prompt.
   EXPECT_LT(a.size(), 8u * 1024) << a;
   PromptOptions say;
   say.say_mode = true;
-  const std::string with_say = sigil::catalog::prompt_section(builtin_with_mcp(), say);
+  const std::string with_say = prompt_section(builtin_with_mcp(), say);
   EXPECT_LT(with_say.size(), 9u * 1024);
   std::cout << "[ prompt section: " << a.size() << " bytes; with say mode and MCP: " << with_say.size()
             << " bytes ]\n";
@@ -330,10 +320,10 @@ TEST(PromptDoc, GeneratedExamplesOfUserActionsParse) {
   ping.spellings = {none_tag};
 
   const Registry registry({ticket, ping, note});
-  const std::vector<PromptExample> examples = sigil::catalog::prompt_examples(registry, {});
+  const std::vector<PromptExample> examples = prompt_examples(registry, {});
   ASSERT_EQ(examples.size(), 4u);
   for (const PromptExample& example : examples) expect_example_runs(registry, example, false);
-  const std::string section = sigil::catalog::prompt_section(registry, {});
+  const std::string section = prompt_section(registry, {});
   EXPECT_TRUE(contains(section,
                        "\n- [TICKET:count:title]: takes a note.\n  count* (integer): the count · "
                        "title*: the title\n  Example: [TICKET:1:example]\n"));
@@ -342,3 +332,4 @@ TEST(PromptDoc, GeneratedExamplesOfUserActionsParse) {
 }
 
 }  // namespace
+}  // namespace sigil::catalog

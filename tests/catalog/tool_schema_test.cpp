@@ -12,15 +12,10 @@
 
 #include "sigil/catalog/registry.h"
 
+namespace sigil::catalog {
 namespace {
 
 namespace json = boost::json;
-using sigil::catalog::ActionSpec;
-using sigil::catalog::ParamSpec;
-using sigil::catalog::PromptOptions;
-using sigil::catalog::Registry;
-using sigil::catalog::RegistryOptions;
-using sigil::catalog::Spelling;
 
 bool valid_tool_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -90,7 +85,7 @@ void expect_tool_shape(const json::value& tool) {
 
 TEST(ToolSchema, OneWellFormedToolPerActionButSay) {
   const Registry registry = Registry::builtin();
-  const json::array tools = sigil::catalog::tool_schemas(registry, {});
+  const json::array tools = tool_schemas(registry, {});
   std::set<std::string> names;
   for (const json::value& tool : tools) {
     expect_tool_shape(tool);
@@ -107,7 +102,7 @@ TEST(ToolSchema, OneWellFormedToolPerActionButSay) {
 }
 
 TEST(ToolSchema, RequiredListsAndTypes) {
-  const json::array tools = sigil::catalog::tool_schemas(Registry::builtin(), {});
+  const json::array tools = tool_schemas(Registry::builtin(), {});
   auto params = [&](std::string_view name) -> const json::object& {
     const json::object* f = find_tool(tools, name);
     EXPECT_NE(f, nullptr) << name;
@@ -145,7 +140,7 @@ TEST(ToolSchema, RequiredListsAndTypes) {
 }
 
 TEST(ToolSchema, EnumValuesAreCanonicalAndUnique) {
-  const json::array tools = sigil::catalog::tool_schemas(Registry::builtin(), {});
+  const json::array tools = tool_schemas(Registry::builtin(), {});
   const json::object& kind =
       find_tool(tools, "send-file")->at("parameters").at("properties").at("kind").as_object();
   EXPECT_EQ(kind.at("type"), json::value("string"));
@@ -154,7 +149,7 @@ TEST(ToolSchema, EnumValuesAreCanonicalAndUnique) {
 }
 
 TEST(ToolSchema, RulesAreInTheDescription) {
-  const json::array tools = sigil::catalog::tool_schemas(Registry::builtin(), {});
+  const json::array tools = tool_schemas(Registry::builtin(), {});
   EXPECT_EQ(
       find_tool(tools, "scheduleTask")->at("description"),
       json::value("a durable task that starts a turn with the message when due. Give exactly one of: delay, "
@@ -168,7 +163,7 @@ TEST(ToolSchema, McpIsAToolOnlyWithServers) {
   RegistryOptions options;
   options.mcp_servers = {"github", "context7"};
   const Registry registry = Registry::builtin(options);
-  const json::array tools = sigil::catalog::tool_schemas(registry, {});
+  const json::array tools = tool_schemas(registry, {});
   const json::object* mcp = find_tool(tools, "mcp");
   ASSERT_NE(mcp, nullptr);
   expect_tool_shape(json::object{{"type", "function"}, {"function", *mcp}});
@@ -177,7 +172,7 @@ TEST(ToolSchema, McpIsAToolOnlyWithServers) {
             (std::vector<std::string>{"github", "context7"}));
   EXPECT_EQ(strings(p.at("required")), (std::vector<std::string>{"server", "tool"}));
   EXPECT_EQ(p.at("properties").at("arguments").at("type"), json::value("object"));
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp"), "mcp");
+  EXPECT_EQ(action_for_tool_name(registry, {}, "mcp"), "mcp");
 }
 
 TEST(ToolSchema, EachConnectedServerToolIsAToolOfItsOwn) {
@@ -191,7 +186,7 @@ TEST(ToolSchema, EachConnectedServerToolIsAToolOfItsOwn) {
                        {"everything", "get.sum", "Adds", json::object()},
                        {"everything", "get_sum", "Adds too", json::object()}};
   const Registry registry = Registry::builtin(options);
-  const json::array tools = sigil::catalog::tool_schemas(registry, {});
+  const json::array tools = tool_schemas(registry, {});
   EXPECT_EQ(find_tool(tools, "mcp"), nullptr) << "the servers' own tools replace the generic one";
   const json::object* echo = find_tool(tools, "mcp_everything_echo");
   ASSERT_NE(echo, nullptr);
@@ -203,17 +198,15 @@ TEST(ToolSchema, EachConnectedServerToolIsAToolOfItsOwn) {
   ASSERT_NE(find_tool(tools, "mcp_everything_get_sum"), nullptr);
   ASSERT_NE(find_tool(tools, "mcp_everything_get_sum_2"), nullptr);
   EXPECT_EQ(find_tool(tools, "mcp_everything_get_sum")->at("parameters").at("type"), json::value("object"));
-  const auto ref = [&](std::string_view name) {
-    return sigil::catalog::mcp_tool_for_tool_name(registry, {}, name);
-  };
+  const auto ref = [&](std::string_view name) { return mcp_tool_for_tool_name(registry, {}, name); };
   ASSERT_TRUE(ref("mcp_everything_echo"));
   EXPECT_EQ(ref("mcp_everything_echo")->server, "everything");
   EXPECT_EQ(ref("mcp_everything_echo")->tool, "echo");
   EXPECT_EQ(ref("mcp_everything_get_sum")->tool, "get.sum");
   EXPECT_EQ(ref("mcp_everything_get_sum_2")->tool, "get_sum");
   EXPECT_FALSE(ref("mcp_everything_nope"));
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp_everything_echo"), "mcp");
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "mcp"), "mcp") << "still accepted";
+  EXPECT_EQ(action_for_tool_name(registry, {}, "mcp_everything_echo"), "mcp");
+  EXPECT_EQ(action_for_tool_name(registry, {}, "mcp"), "mcp") << "still accepted";
 }
 
 TEST(ToolSchema, LongMcpToolNamesAreCutAndStayApart) {
@@ -224,7 +217,7 @@ TEST(ToolSchema, LongMcpToolNamesAreCutAndStayApart) {
   options.mcp_tools = {{server, stem + "first", "", json::object()},
                        {server, stem + "second", "", json::object()}};
   const Registry registry = Registry::builtin(options);
-  const json::array tools = sigil::catalog::tool_schemas(registry, {});
+  const json::array tools = tool_schemas(registry, {});
   std::vector<std::string> names;
   for (const json::value& t : tools) {
     const std::string name(t.at("function").at("name").as_string());
@@ -234,31 +227,31 @@ TEST(ToolSchema, LongMcpToolNamesAreCutAndStayApart) {
   EXPECT_NE(names[0], names[1]);
   for (const std::string& name : names) {
     EXPECT_EQ(name.size(), 64u) << name;
-    auto ref = sigil::catalog::mcp_tool_for_tool_name(registry, {}, name);
+    auto ref = mcp_tool_for_tool_name(registry, {}, name);
     ASSERT_TRUE(ref) << name;
     EXPECT_EQ(ref->server, server);
   }
-  EXPECT_EQ(sigil::catalog::mcp_tool_for_tool_name(registry, {}, names[1])->tool, stem + "second");
+  EXPECT_EQ(mcp_tool_for_tool_name(registry, {}, names[1])->tool, stem + "second");
 }
 
 TEST(ToolSchema, ToolNamesMapBackToTheirActions) {
   const Registry registry = Registry::builtin();
   PromptOptions options;
   options.denied = {"voice"};
-  const json::array tools = sigil::catalog::tool_schemas(registry, options);
+  const json::array tools = tool_schemas(registry, options);
   for (const json::value& tool : tools) {
     const std::string name(tool.at("function").at("name").as_string());
-    const std::optional<std::string> action = sigil::catalog::action_for_tool_name(registry, options, name);
+    const std::optional<std::string> action = action_for_tool_name(registry, options, name);
     ASSERT_TRUE(action.has_value()) << name;
     EXPECT_EQ(*action, name);  // built-in names need no replacing
   }
   EXPECT_EQ(find_tool(tools, "voice"), nullptr);
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "voice"), std::nullopt);  // denied
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "say"), std::nullopt);
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "nope"), std::nullopt);
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, options, "REACT"),
+  EXPECT_EQ(action_for_tool_name(registry, options, "voice"), std::nullopt);  // denied
+  EXPECT_EQ(action_for_tool_name(registry, options, "say"), std::nullopt);
+  EXPECT_EQ(action_for_tool_name(registry, options, "nope"), std::nullopt);
+  EXPECT_EQ(action_for_tool_name(registry, options, "REACT"),
             std::nullopt);  // names are exact
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "voice"), "voice");
+  EXPECT_EQ(action_for_tool_name(registry, {}, "voice"), "voice");
 }
 
 TEST(ToolSchema, NamesOutsideTheToolAlphabetAreReplacedAndKeptUnique) {
@@ -273,7 +266,7 @@ TEST(ToolSchema, NamesOutsideTheToolAlphabetAreReplacedAndKeptUnique) {
   };
   const Registry registry({action("notes.add", "notesAdd"), action("notes_add", "notes_add"),
                            action("café:order", "cafeOrder"), action(std::string(80, 'x'), "long")});
-  const json::array tools = sigil::catalog::tool_schemas(registry, {});
+  const json::array tools = tool_schemas(registry, {});
   ASSERT_EQ(tools.size(), 4u);
   std::vector<std::string> names;
   for (const json::value& tool : tools) {
@@ -284,10 +277,11 @@ TEST(ToolSchema, NamesOutsideTheToolAlphabetAreReplacedAndKeptUnique) {
   EXPECT_EQ(names[1], "notes_add_2");
   EXPECT_EQ(names[2], "caf___order");  // é is two bytes, each replaced
   EXPECT_EQ(names[3], std::string(64, 'x'));
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "notes_add"), "notes.add");
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "notes_add_2"), "notes_add");
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, "caf___order"), "café:order");
-  EXPECT_EQ(sigil::catalog::action_for_tool_name(registry, {}, std::string(64, 'x')), std::string(80, 'x'));
+  EXPECT_EQ(action_for_tool_name(registry, {}, "notes_add"), "notes.add");
+  EXPECT_EQ(action_for_tool_name(registry, {}, "notes_add_2"), "notes_add");
+  EXPECT_EQ(action_for_tool_name(registry, {}, "caf___order"), "café:order");
+  EXPECT_EQ(action_for_tool_name(registry, {}, std::string(64, 'x')), std::string(80, 'x'));
 }
 
 }  // namespace
+}  // namespace sigil::catalog

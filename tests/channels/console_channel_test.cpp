@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "deliver/fake_channel.h"
 #include "sigil/deliver/chat_outbox.h"
@@ -32,6 +33,15 @@ ChatOutboxOptions streaming() {
   return o;
 }
 
+// A console on a string stream, and the outbox of a turn over it (streaming() unless told).
+struct Console {
+  explicit Console(ConsoleChannelOptions channel = {}, const ChatOutboxOptions& options = streaming())
+      : ch(out, std::move(channel)), box(ch, options) {}
+  std::ostringstream out;
+  ConsoleChannel ch;
+  ChatOutbox box;
+};
+
 TEST(ConsoleChannel, Capabilities) {
   std::ostringstream out;
   ConsoleChannel ch(out);
@@ -49,17 +59,15 @@ TEST(ConsoleChannel, Capabilities) {
 TEST(ConsoleChannel, ATurnExactly) {
   test::TempDir dir;
   const std::string media = dir.file("out");
-  std::ostringstream out;
-  ConsoleChannel ch(out, {media + "/"});
-  ChatOutbox box(ch, streaming());
-  box.deliver(dt::reaction("\xF0\x9F\x91\x8D"));
-  box.text("Here is ");
-  box.text("the report:\n\n");
-  box.deliver(dt::file_delivery("report.pdf", "document", std::string(12345, 'p'), "Q3 figures"));
-  box.deliver(dt::voice_delivery("hello.ogg", 3200));
-  box.text("Anything else?");
-  box.end();
-  EXPECT_EQ(out.str(),
+  Console c({media + "/"});
+  c.box.deliver(dt::reaction("\xF0\x9F\x91\x8D"));
+  c.box.text("Here is ");
+  c.box.text("the report:\n\n");
+  c.box.deliver(dt::file_delivery("report.pdf", "document", std::string(12345, 'p'), "Q3 figures"));
+  c.box.deliver(dt::voice_delivery("hello.ogg", 3200));
+  c.box.text("Anything else?");
+  c.box.end();
+  EXPECT_EQ(c.out.str(),
             "(reacted \xF0\x9F\x91\x8D)\n"
             "Here is the report:\n"
             "[file: report.pdf, 12.3 KB -> " +
@@ -71,73 +79,63 @@ TEST(ConsoleChannel, ATurnExactly) {
                 "Anything else?\n");
   EXPECT_EQ(read_file(media + "/report.pdf"), std::string(12345, 'p'));
   EXPECT_EQ(read_file(media + "/hello.ogg"), "OggS....");
-  EXPECT_TRUE(box.report().empty());
+  EXPECT_TRUE(c.box.report().empty());
 }
 
 TEST(ConsoleChannel, TextStreamsAsItComes) {
-  std::ostringstream out;
-  ConsoleChannel ch(out);
-  ChatOutbox box(ch, streaming());
-  box.text("Hel");
-  EXPECT_EQ(out.str(), "Hel");
-  box.text("lo ");
-  EXPECT_EQ(out.str(), "Hello");  // trailing space waits for what follows
-  box.text("world");
-  EXPECT_EQ(out.str(), "Hello world");
-  box.end();
-  EXPECT_EQ(out.str(), "Hello world\n");
+  Console c;
+  c.box.text("Hel");
+  EXPECT_EQ(c.out.str(), "Hel");
+  c.box.text("lo ");
+  EXPECT_EQ(c.out.str(), "Hello");  // trailing space waits for what follows
+  c.box.text("world");
+  EXPECT_EQ(c.out.str(), "Hello world");
+  c.box.end();
+  EXPECT_EQ(c.out.str(), "Hello world\n");
 }
 
 TEST(ConsoleChannel, AutoPolicyHoldsTextSinceTheConsoleCannotDelete) {
-  std::ostringstream out;
-  ConsoleChannel ch(out);
   ChatOutboxOptions o = streaming();
   o.stream = StreamPolicy::Auto;
-  ChatOutbox box(ch, o);
-  box.text("Hello");
-  EXPECT_EQ(out.str(), "");
-  box.end();
-  EXPECT_EQ(out.str(), "Hello\n");
+  Console c({}, o);
+  c.box.text("Hello");
+  EXPECT_EQ(c.out.str(), "");
+  c.box.end();
+  EXPECT_EQ(c.out.str(), "Hello\n");
 }
 
 TEST(ConsoleChannel, AReactionMidLineGetsItsOwnLine) {
-  std::ostringstream out;
-  ConsoleChannel ch(out);
-  ChatOutbox box(ch, streaming());
-  box.text("Sure");
-  box.deliver(dt::reaction("\xE2\x9D\xA4\xEF\xB8\x8F"));
-  box.text(" and done.");
-  box.end();
-  EXPECT_EQ(out.str(), "Sure\n(reacted \xE2\x9D\xA4\xEF\xB8\x8F)\nand done.\n");
+  Console c;
+  c.box.text("Sure");
+  c.box.deliver(dt::reaction("\xE2\x9D\xA4\xEF\xB8\x8F"));
+  c.box.text(" and done.");
+  c.box.end();
+  EXPECT_EQ(c.out.str(), "Sure\n(reacted \xE2\x9D\xA4\xEF\xB8\x8F)\nand done.\n");
 }
 
 TEST(ConsoleChannel, NeverOverwritesAFile) {
   test::TempDir dir;
   const std::string media = dir.file("out");
-  std::ostringstream out;
-  ConsoleChannel ch(out, {media});
-  ChatOutbox box(ch, streaming());
-  box.deliver(dt::file_delivery("a.txt", "document", "one"));
-  box.deliver(dt::file_delivery("a.txt", "document", "two"));
-  box.deliver(dt::file_delivery("../../etc/passwd", "document", "three"));
-  box.deliver(dt::voice_delivery("note", 0));
-  EXPECT_EQ(out.str(), "[file: a.txt, 3 B -> " + media + "/a.txt]\n[file: a.txt, 3 B -> " + media +
-                           "/a-2.txt]\n[file: passwd, 5 B -> " + media +
-                           "/passwd]\n[voice note: note.ogg, 8 B -> " + media + "/note.ogg]\n");
+  Console c({media});
+  c.box.deliver(dt::file_delivery("a.txt", "document", "one"));
+  c.box.deliver(dt::file_delivery("a.txt", "document", "two"));
+  c.box.deliver(dt::file_delivery("../../etc/passwd", "document", "three"));
+  c.box.deliver(dt::voice_delivery("note", 0));
+  EXPECT_EQ(c.out.str(), "[file: a.txt, 3 B -> " + media + "/a.txt]\n[file: a.txt, 3 B -> " + media +
+                             "/a-2.txt]\n[file: passwd, 5 B -> " + media +
+                             "/passwd]\n[voice note: note.ogg, 8 B -> " + media + "/note.ogg]\n");
   EXPECT_EQ(read_file(media + "/a.txt"), "one");
   EXPECT_EQ(read_file(media + "/a-2.txt"), "two");
   EXPECT_EQ(read_file(media + "/passwd"), "three");
 }
 
 TEST(ConsoleChannel, WithoutAFolderFilesBecomeTextLines) {
-  std::ostringstream out;
-  ConsoleChannel ch(out);
-  ChatOutbox box(ch, streaming());
-  box.deliver(dt::file_delivery("report.pdf", "document", std::string(12345, 'p')));
-  EXPECT_EQ(out.str(), "[file: report.pdf, 12.3 KB]\n");
-  ASSERT_EQ(box.report().notes.size(), 1U);
+  Console c;
+  c.box.deliver(dt::file_delivery("report.pdf", "document", std::string(12345, 'p')));
+  EXPECT_EQ(c.out.str(), "[file: report.pdf, 12.3 KB]\n");
+  ASSERT_EQ(c.box.report().notes.size(), 1U);
   EXPECT_EQ(
-      box.report().lines().at(0),
+      c.box.report().lines().at(0),
       "fallback: file report.pdf (document): sent as a text line (sending as document: channel error: no "
       "folder for files (media_dir))");
 }

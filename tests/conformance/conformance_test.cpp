@@ -10,14 +10,14 @@
 #include <sstream>
 #include <string>
 
+#include "../support/conformance_vectors.h"
 #include "../support/run_parse.h"
 
+// In the support's namespace: the vectors' reader and the parser's runner are named without a prelude.
+namespace sigil::testing {
 namespace {
 
 namespace json = boost::json;
-using sigil::testing::base64_decode;
-using sigil::testing::RunOptions;
-using sigil::testing::same_json;
 
 // Vectors the project's issues override, with what is expected instead (docs/directives.md says so).
 struct Superseded {
@@ -61,23 +61,14 @@ bool matches(const json::object& out, const json::object& expect, std::string* w
 
 void run_file(const std::string& stem) {
   const std::filesystem::path path = std::filesystem::path(SIGIL_CONFORMANCE_DIR) / (stem + ".jsonl");
-  std::ifstream in(path);
-  ASSERT_TRUE(in) << "cannot open " << path;
-  std::string line;
+  ASSERT_TRUE(std::ifstream(path)) << "cannot open " << path;
   int vectors = 0, failures = 0;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
+  for (const ConformanceVector& cv : read_vector_file(path)) {
     ++vectors;
-    const json::object v = json::parse(line).as_object();
-    const std::string id(v.at("id").as_string());
-    std::string reply = v.contains("input_b64") ? base64_decode(v.at("input_b64").as_string())
-                                                : std::string(v.at("input").as_string());
-    RunOptions o;
-    o.say = v.at("say").as_bool();
-    o.think_open = v.contains("think_open") && v.at("think_open").as_bool();
-    o.cut_off = v.contains("cut_off") && v.at("cut_off").as_bool();
-    if (v.contains("deny"))
-      for (const auto& d : v.at("deny").as_array()) o.deny.emplace_back(d.as_string());
+    const json::object& v = cv.json;
+    const std::string& id = cv.id;
+    const std::string& reply = cv.reply;
+    RunOptions o = cv.options;
     const json::object& expect = v.at("expect").as_object();
     if (const Superseded* s = superseded(id)) {
       const json::object out = sigil::testing::run_parse(reply, o, 0).summary;
@@ -126,17 +117,15 @@ void run_file(const std::string& stem) {
   std::cout << stem << ": " << (vectors - failures) << "/" << vectors << " vectors pass\n";
 }
 
-}  // namespace
+// One test a file of the suite.
+class Conformance : public ::testing::TestWithParam<std::string> {};
 
-TEST(Conformance, Tags) { run_file("tags"); }
-TEST(Conformance, Abandon) { run_file("abandon"); }
-TEST(Conformance, Brackets) { run_file("brackets"); }
-TEST(Conformance, Json) { run_file("json"); }
-TEST(Conformance, Say) { run_file("say"); }
-TEST(Conformance, Sentinels) { run_file("sentinels"); }
-TEST(Conformance, Hidden) { run_file("hidden"); }
-TEST(Conformance, Code) { run_file("code"); }
-TEST(Conformance, CleanText) { run_file("cleantext"); }
-TEST(Conformance, Eos) { run_file("eos"); }
-TEST(Conformance, Utf8) { run_file("utf8"); }
-TEST(Conformance, Policy) { run_file("policy"); }
+TEST_P(Conformance, File) { run_file(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Suite, Conformance,
+                         ::testing::Values("tags", "abandon", "brackets", "json", "say", "sentinels",
+                                           "hidden", "code", "cleantext", "eos", "utf8", "policy"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace sigil::testing

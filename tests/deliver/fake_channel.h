@@ -125,13 +125,11 @@ class FakeChannel final : public Channel {
   int serial_ = 0;
 };
 
+// Everything a channel can do but append to a sent message, in plain text: a channel that streams by editing.
 inline ChannelCapabilities caps_edit() {
-  ChannelCapabilities c;
-  c.reactions = true;
-  c.file_kinds = {"image", "document", "audio", "video"};
-  c.voice_notes = true;
-  c.edits = true;
-  c.deletes = true;
+  ChannelCapabilities c = ChannelCapabilities::everything();
+  c.append = false;
+  c.markdown = MarkdownFlavour::Plain;
   return c;
 }
 

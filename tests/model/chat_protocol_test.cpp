@@ -103,12 +103,13 @@ TEST(ChatProtocol, ErrorsInTheStream) {
 }
 
 TEST(ChatProtocol, FinishReasons) {
-  EXPECT_EQ(map_finish_reason("stop"), FinishReason::stop);
-  EXPECT_EQ(map_finish_reason("length"), FinishReason::length);
-  EXPECT_EQ(map_finish_reason("tool_calls"), FinishReason::tool_calls);
-  EXPECT_EQ(map_finish_reason("function_call"), FinishReason::tool_calls);
-  EXPECT_EQ(map_finish_reason("content_filter"), FinishReason::content_filter);
-  EXPECT_EQ(map_finish_reason("eos"), FinishReason::stop);
+  test::expect_each<std::string, FinishReason>(map_finish_reason,
+                                               {{"stop", FinishReason::stop},
+                                                {"length", FinishReason::length},
+                                                {"tool_calls", FinishReason::tool_calls},
+                                                {"function_call", FinishReason::tool_calls},
+                                                {"content_filter", FinishReason::content_filter},
+                                                {"eos", FinishReason::stop}});
 }
 
 }  // namespace

@@ -11,9 +11,7 @@ namespace sigil::model {
 namespace {
 
 using namespace std::chrono_literals;
-using sigil::testing::FakeOpenAiServer;
-using sigil::testing::FakeResponse;
-using sigil::testing::openai_chunk;
+using namespace sigil::testing;
 using testing::RecordingSink;
 using testing::TempFile;
 namespace json = boost::json;
@@ -208,8 +206,7 @@ TEST(OpenAiClient, FirstByteTimeOut) {
 TEST(OpenAiClient, IdleTimeOutAfterText) {
   FakeOpenAiServer server;
   auto response = FakeResponse::text_stream({"tick ", "tock"});
-  response.piece_size = response.body.find("tock");
-  response.delay_between_pieces = 3s;
+  response.in_pieces(response.body.find("tock"), 3s);
   server.enqueue(response);
   auto config = config_for(server);
   config.idle_timeout = 200ms;
@@ -223,11 +220,7 @@ TEST(OpenAiClient, IdleTimeOutAfterText) {
 
 TEST(OpenAiClient, CancelMidStream) {
   FakeOpenAiServer server;
-  std::vector<std::string> pieces(50, "word ");
-  auto response = FakeResponse::text_stream(pieces);
-  response.piece_size = 64;
-  response.delay_between_pieces = 100ms;
-  server.enqueue(response);
+  server.enqueue(FakeResponse::text_stream(std::vector<std::string>(50, "word ")).in_pieces(64, 100ms));
   auto client = make_openai_client(config_for(server));
   auto sink = std::make_shared<RecordingSink>();
   auto call = client->start(ask("x"), sink);
@@ -300,10 +293,7 @@ TEST(OpenAiClient, ManyConcurrentCallsOnOneIoThread) {
   FakeOpenAiServer server;
   constexpr int kCalls = 40;
   for (int i = 0; i < kCalls; ++i) {
-    auto response = FakeResponse::text_stream({"one ", "two ", "three"});
-    response.piece_size = 40;
-    response.delay_between_pieces = 20ms;
-    server.enqueue(response);
+    server.enqueue(FakeResponse::text_stream({"one ", "two ", "three"}).in_pieces(40, 20ms));
   }
   auto client = make_openai_client(config_for(server));
   std::vector<std::shared_ptr<RecordingSink>> sinks;

@@ -126,8 +126,7 @@ FakeResponse plain_body(std::string body, bool keep_alive) {
 TEST(HttpClient, StreamsTheBodyAsItArrives) {
   FakeOpenAiServer server;
   auto response = FakeResponse::sse({"one", "two", "three", "four"});
-  response.piece_size = 11;
-  response.delay_between_pieces = 40ms;
+  response.in_pieces(11, 40ms);
   response.headers.push_back({"X-Request-Id", "abc"});
   server.enqueue(response);
   HttpClient client(std::make_shared<IoThreads>());
@@ -309,8 +308,7 @@ TEST(HttpClient, TimeOutsSayWhichPhase) {
   slow_head.delay_before_headers = 3s;
   server.enqueue(slow_head);
   auto slow_body = FakeResponse::sse({"a", "b"});
-  slow_body.piece_size = 8;
-  slow_body.delay_between_pieces = 3s;
+  slow_body.in_pieces(8, 3s);
   server.enqueue(slow_body);
   auto slow_again = plain_body("x", false);
   slow_again.delay_before_headers = 3s;
@@ -343,11 +341,7 @@ TEST(HttpClient, TimeOutsSayWhichPhase) {
 
 TEST(HttpClient, CancelFromInsideTheHandlerStopsTheStream) {
   FakeOpenAiServer server;
-  std::vector<std::string> events(50, "tick");
-  auto response = FakeResponse::sse(events);
-  response.piece_size = 12;
-  response.delay_between_pieces = 50ms;
-  server.enqueue(response);
+  server.enqueue(FakeResponse::sse(std::vector<std::string>(50, "tick")).in_pieces(12, 50ms));
   HttpClient client(std::make_shared<IoThreads>());
   auto handler = std::make_shared<RecordingHandler>();
   std::shared_ptr<HttpCall> call;

@@ -22,6 +22,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "support/beast_names.h"
@@ -249,6 +250,16 @@ TEST(WebSocketClient, ExchangesMessagesAndClosesCleanly) {
   exchange_and_close(server, client);
 }
 
+// Connects to `url` a connection that must never open and waits for its end: the error it ended with (none
+// when it ended without one, or, after a failed expectation, did not end).
+std::optional<NetError> refused_connect(WebSocketClient& client, const std::string& url) {
+  auto handler = std::make_shared<RecordingWsHandler>();
+  client.connect(url, {}, handler);
+  EXPECT_TRUE(handler->wait_closed());
+  EXPECT_FALSE(handler->opened());
+  return handler->result().error;
+}
+
 TEST(WebSocketClient, SecureWebSocketVerifiesTheCertificate) {
   sigil::testing::TrustedIdentity identity;
   WsServer server(identity.identity);
@@ -258,12 +269,9 @@ TEST(WebSocketClient, SecureWebSocketVerifiesTheCertificate) {
   exchange_and_close(server, client);
 
   WebSocketClient system_store(std::make_shared<IoThreads>());
-  auto handler = std::make_shared<RecordingWsHandler>();
-  system_store.connect(server.url(), {}, handler);
-  ASSERT_TRUE(handler->wait_closed());
-  EXPECT_FALSE(handler->opened());
-  ASSERT_TRUE(handler->result().error);
-  EXPECT_EQ(handler->result().error->kind, NetErrorKind::tls_verify_failed);
+  const auto error = refused_connect(system_store, server.url());
+  ASSERT_TRUE(error);
+  EXPECT_EQ(error->kind, NetErrorKind::tls_verify_failed);
 }
 
 TEST(WebSocketClient, AnswersPingsAndSeesThePeersClose) {
@@ -310,18 +318,14 @@ TEST(WebSocketClient, RefusedUpgradeAndBadUrlsEndWithOnClose) {
   WsServer server;
   server.refuse_upgrade = true;
   WebSocketClient client(std::make_shared<IoThreads>());
-  auto refused = std::make_shared<RecordingWsHandler>();
-  client.connect(server.url(), {}, refused);
-  ASSERT_TRUE(refused->wait_closed());
-  EXPECT_FALSE(refused->opened());
-  ASSERT_TRUE(refused->result().error);
-  EXPECT_EQ(refused->result().error->kind, NetErrorKind::bad_response);
-  EXPECT_EQ(refused->result().error->detail, "upgrade refused: HTTP 403");
+  const auto refused = refused_connect(client, server.url());
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->kind, NetErrorKind::bad_response);
+  EXPECT_EQ(refused->detail, "upgrade refused: HTTP 403");
 
-  auto bad = std::make_shared<RecordingWsHandler>();
-  client.connect("https://example.com/", {}, bad);
-  ASSERT_TRUE(bad->wait_closed());
-  EXPECT_EQ(bad->result().error->kind, NetErrorKind::bad_url);
+  const auto bad = refused_connect(client, "https://example.com/");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->kind, NetErrorKind::bad_url);
 }
 
 TEST(WebSocketClient, SocketIsCloseOnExecAndDestroyingTheClientEndsIt) {

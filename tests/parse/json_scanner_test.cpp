@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sigil/parse/json_lenient.h"
+#include "support/expect_each.h"
 #include "support/json_pieces.h"
 
 namespace json = boost::json;
@@ -43,6 +44,14 @@ JsonScanner fed(std::string_view text) {
   JsonScanner sc;
   for (char c : text) sc.step(static_cast<unsigned char>(c));
   return sc;
+}
+
+// The bytes of `tried` that may start a line continuing what `sc` read (line_start_acceptable), in order.
+std::string acceptable(const JsonScanner& sc, std::string_view tried) {
+  std::string out;
+  for (char b : tried)
+    if (sc.line_start_acceptable(static_cast<unsigned char>(b))) out += b;
+  return out;
 }
 
 using Ends = std::vector<std::size_t>;
@@ -177,28 +186,19 @@ TEST(JsonScanner, StringLineTracking) {
 }
 
 TEST(JsonScanner, Comments) {
-  JsonScanner sc = fed("[1, /* a");
-  EXPECT_TRUE(sc.in_comment());
-  sc = fed("[1, // a");
-  EXPECT_TRUE(sc.in_comment());
-  sc = fed("[1, // a\n");
-  EXPECT_FALSE(sc.in_comment());
-  sc = fed("[1, /* a */");
-  EXPECT_FALSE(sc.in_comment());
-  sc = fed("[1, /* a **/");
-  EXPECT_FALSE(sc.in_comment());
+  const auto in_comment = [](const std::string& text) { return fed(text).in_comment(); };
+  sigil::test::expect_each<std::string, bool>(in_comment, {{"[1, /* a", true},
+                                                           {"[1, // a", true},
+                                                           {"[1, // a\n", false},
+                                                           {"[1, /* a */", false},
+                                                           {"[1, /* a **/", false}});
 }
 
 // ---- 5.4: can a line continue an incomplete value? ----
 
 TEST(JsonScannerLines, Vector100AfterANumber) {
-  JsonScanner sc = fed("{\"itemId\": \"a\", \"value\": 1\n");
-  EXPECT_FALSE(sc.line_start_acceptable('S'));  // "Saved it for you!"
-  EXPECT_TRUE(sc.line_start_acceptable(','));
-  EXPECT_TRUE(sc.line_start_acceptable('}'));
-  EXPECT_TRUE(sc.line_start_acceptable('/'));
-  EXPECT_FALSE(sc.line_start_acceptable('"'));  // a missing comma is not a repair
-  EXPECT_FALSE(sc.line_start_acceptable(']'));  // not this container's closer
+  // Not "Saved it for you!"; not a missing comma (that is no repair); not `]` (not this container's closer).
+  EXPECT_EQ(acceptable(fed("{\"itemId\": \"a\", \"value\": 1\n"), "S,}/\"]"), ",}/");
 }
 
 TEST(JsonScannerLines, Vector101AfterAString) {
@@ -225,12 +225,7 @@ TEST(JsonScannerLines, AfterAKey) {
   for (const char* prefix : {"{\"a\"\n", "{a\n", "{'a'\n", "{\u201Ca\u201D\n"}) {
     SCOPED_TRACE(prefix);
     JsonScanner sc = fed(prefix);
-    EXPECT_TRUE(sc.line_start_acceptable(':'));
-    EXPECT_TRUE(sc.line_start_acceptable('/'));
-    EXPECT_TRUE(sc.line_start_acceptable('}'));
-    EXPECT_FALSE(sc.line_start_acceptable('"'));
-    EXPECT_FALSE(sc.line_start_acceptable('a'));
-    EXPECT_FALSE(sc.line_start_acceptable(','));
+    EXPECT_EQ(acceptable(sc, ":/}\"a,"), ":/}");
   }
 }
 
@@ -252,31 +247,19 @@ TEST(JsonScannerLines, ValuePositions) {
 }
 
 TEST(JsonScannerLines, AfterArrayElement) {
-  JsonScanner sc = fed("[1, \"two\", true, {\"a\": 1}\n");
-  EXPECT_TRUE(sc.line_start_acceptable(','));
-  EXPECT_TRUE(sc.line_start_acceptable(']'));
-  EXPECT_FALSE(sc.line_start_acceptable('}'));
-  EXPECT_FALSE(sc.line_start_acceptable('2'));
-  EXPECT_FALSE(sc.line_start_acceptable('W'));
+  EXPECT_EQ(acceptable(fed("[1, \"two\", true, {\"a\": 1}\n"), ",]}2W"), ",]");
 }
 
 TEST(JsonScannerLines, InsideStringsAndBlockCommentsEveryLineContinues) {
   for (const char* prefix : {"{\"a\": \"line one\n", "{\"a\": 'x\n", "[\u201Cx\n", "[1, /* note\n"}) {
     SCOPED_TRACE(prefix);
-    JsonScanner sc = fed(prefix);
-    EXPECT_TRUE(sc.line_start_acceptable('S'));
-    EXPECT_TRUE(sc.line_start_acceptable('<'));
+    EXPECT_EQ(acceptable(fed(prefix), "S<"), "S<");
   }
   // A line comment ends at its line.
   EXPECT_FALSE(fed("[1 // c\n").line_start_acceptable('S'));
 }
 
-TEST(JsonScannerLines, DepthZero) {
-  JsonScanner sc;
-  EXPECT_TRUE(sc.line_start_acceptable('{'));
-  EXPECT_TRUE(sc.line_start_acceptable('['));
-  EXPECT_FALSE(sc.line_start_acceptable('S'));
-}
+TEST(JsonScannerLines, DepthZero) { EXPECT_EQ(acceptable(JsonScanner{}, "{[S"), "{["); }
 
 // ---- Failure and depth ----
 
@@ -442,6 +425,29 @@ class LenientWriter {
     out_ += close;
   }
 
+  // `open`, each item written by `write` with commas between (and at times a trailing one), then `close`;
+  // blanks after the opener, every item and every comma.
+  template <class Items, class Write>
+  void container(char open, const Items& items, char close, Write write) {
+    out_ += open;
+    ws();
+    bool first = true;
+    for (const auto& item : items) {
+      if (!first) {
+        out_ += ',';
+        ws();
+      }
+      first = false;
+      write(item);
+      ws();
+    }
+    if (!first && chance(20)) {
+      out_ += ',';
+      ws();
+    }
+    out_ += close;
+  }
+
   void value(const json::value& v) {
     switch (v.kind()) {
       case json::kind::null:
@@ -458,50 +464,18 @@ class LenientWriter {
       case json::kind::string:
         string(std::string(v.as_string()), false);
         break;
-      case json::kind::array: {
-        out_ += '[';
-        ws();
-        bool first = true;
-        for (const auto& e : v.as_array()) {
-          if (!first) {
-            out_ += ',';
-            ws();
-          }
-          first = false;
-          value(e);
-          ws();
-        }
-        if (!first && chance(20)) {
-          out_ += ',';
-          ws();
-        }
-        out_ += ']';
+      case json::kind::array:
+        container('[', v.as_array(), ']', [&](const json::value& e) { value(e); });
         break;
-      }
-      case json::kind::object: {
-        out_ += '{';
-        ws();
-        bool first = true;
-        for (const auto& m : v.as_object()) {
-          if (!first) {
-            out_ += ',';
-            ws();
-          }
-          first = false;
+      case json::kind::object:
+        container('{', v.as_object(), '}', [&](const json::key_value_pair& m) {
           string(std::string(m.key()), true);
           ws();
           out_ += ':';
           ws();
           value(m.value());
-          ws();
-        }
-        if (!first && chance(20)) {
-          out_ += ',';
-          ws();
-        }
-        out_ += '}';
+        });
         break;
-      }
     }
   }
 

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../support/conformance_vectors.h"
 #include "../support/run_parse.h"
 #include "sigil/parse/parser.h"
 
@@ -53,25 +54,8 @@ struct Vector {
 
 std::vector<Vector> all_vectors() {
   std::vector<Vector> out;
-  for (const auto& entry : std::filesystem::directory_iterator(SIGIL_CONFORMANCE_DIR)) {
-    if (entry.path().extension() != ".jsonl") continue;
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.empty()) continue;
-      const json::object v = json::parse(line).as_object();
-      Vector vec;
-      vec.id = std::string(v.at("id").as_string());
-      vec.reply = v.contains("input_b64") ? sigil::testing::base64_decode(v.at("input_b64").as_string())
-                                          : std::string(v.at("input").as_string());
-      vec.options.say_mode = v.at("say").as_bool();
-      vec.options.think_open = v.contains("think_open") && v.at("think_open").as_bool();
-      vec.cut_off = v.contains("cut_off") && v.at("cut_off").as_bool();
-      if (v.contains("deny"))
-        for (const auto& d : v.at("deny").as_array()) vec.options.denied_actions.emplace_back(d.as_string());
-      out.push_back(std::move(vec));
-    }
-  }
+  for (const sigil::testing::ConformanceVector& v : sigil::testing::read_vector_dir(SIGIL_CONFORMANCE_DIR))
+    out.push_back({v.id, v.reply, sigil::testing::parser_options(v.options), v.options.cut_off});
   return out;
 }
 

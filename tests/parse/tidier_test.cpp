@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sigil/text/unicode.h"
+#include "support/expect_each.h"
 
 namespace sigil::parse {
 namespace {
@@ -201,10 +202,7 @@ TEST(Tidier, CleantextVectorsAnyChunking) {
 
 // Rules the vectors leave to the implementation (documented in tidier.h).
 TEST(Tidier, MoreRules) {
-  struct Case {
-    std::string input, expected;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<test::TextCase> cases = {
       // Runs are taken only by a gap group that holds a directive; a comment next to it does not matter.
       {"Done **\x02\x01** now", "Done now"},
       {"Done **\x01\x02** now", "Done now"},
@@ -256,9 +254,9 @@ TEST(Tidier, MoreRules) {
       {"\n\n- \x01\n1. one", "1. one"},
       {"  - item", "- item"},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(testing::PrintToString(c.input));
-    expect_clean(c.input, c.expected);
+  for (const test::TextCase& c : cases) {
+    SCOPED_TRACE(testing::PrintToString(c.in));
+    expect_clean(c.in, c.want);
   }
 }
 

@@ -44,7 +44,7 @@ Counted count_sizes(std::string_view input, const std::vector<std::size_t>& size
   }
   if (at < input.size()) parser.feed(input.substr(at));
   parser.finish();
-  c.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  c.secs = gen::seconds_since(start);
   c.stats = parser.stats();
   return c;
 }
@@ -76,7 +76,7 @@ Counted count(std::string_view input, std::size_t chunk, parse::ParserOptions po
   const std::size_t step = chunk == 0 ? std::max<std::size_t>(input.size(), 1) : chunk;
   for (std::size_t i = 0; i < input.size(); i += step) parser.feed(input.substr(i, step));
   parser.finish(reason);
-  c.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  c.secs = gen::seconds_since(start);
   c.stats = parser.stats();
   return c;
 }
@@ -265,7 +265,7 @@ TEST(BadInput, HugeReplyOfProseInChunks) {
     fed += block.size();
   }
   parser.finish();
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = gen::seconds_since(start);
   const auto& st = parser.stats();
   EXPECT_EQ(st.bytes_in, fed);
   EXPECT_EQ(sink.visible_bytes, fed);  // nothing to remove, nothing to trim

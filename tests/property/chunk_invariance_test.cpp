@@ -15,6 +15,7 @@
 #include <map>
 
 #include "grammar_gen.h"
+#include "support/conformance_vectors.h"
 #include "support/run_parse.h"
 
 namespace {
@@ -94,6 +95,17 @@ void check_reply(const std::string& reply, const RunOptions& o, std::uint64_t se
   }
 }
 
+// Calls check(g, seed) with a generator of each seed from `base` on, `cases` of them, until `t` holds
+// `max_failures` failures (a broken parser fails most seeds: a few are enough to read).
+template <class Check>
+void over_seeds(std::uint64_t base, int cases, const Tally& t, int max_failures, Check&& check) {
+  for (int i = 0; i < cases && t.failures < max_failures; ++i) {
+    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
+    ReplyGenerator g(seed);
+    check(g, seed);
+  }
+}
+
 std::vector<std::vector<std::size_t>> chunkings_for(std::mt19937_64& rng, std::size_t size) {
   return {
       fixed_chunking(size, 1),
@@ -105,17 +117,14 @@ std::vector<std::vector<std::size_t>> chunkings_for(std::mt19937_64& rng, std::s
 
 TEST(PropertyChunkInvariance, RandomReplies) {
   const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t base = property_seed(0x51617000);
   const int cases = property_cases(3000);
   Tally t;
-  for (int i = 0; i < cases && t.failures < 10; ++i) {
-    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
-    ReplyGenerator g(seed);
+  over_seeds(property_seed(0x51617000), cases, t, 10, [&](ReplyGenerator& g, std::uint64_t seed) {
     const std::string reply = g.reply();
     const RunOptions o = random_options(g);
     check_reply(reply, o, seed, chunkings_for(g.rng(), reply.size()), t);
-  }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  const double secs = seconds_since(start);
   std::cout << "[ property ] chunk invariance: " << t.cases << " replies (" << t.bytes << " bytes), "
             << t.runs << " parser runs, " << t.failures << " failing, " << secs << " s\n"
             << "[ property ]   directives: " << t.valid << " valid, " << t.invalid << " invalid; " << t.silent
@@ -131,19 +140,16 @@ TEST(PropertyChunkInvariance, RandomReplies) {
 // Long replies: many constructs per reply, so state carried across many chunk boundaries.
 TEST(PropertyChunkInvariance, LongReplies) {
   const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t base = property_seed(0x10A6000);
   const int cases = std::max(1, property_cases(3000) / 30);
   Tally t;
-  for (int i = 0; i < cases && t.failures < 5; ++i) {
-    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
-    ReplyGenerator g(seed);
+  over_seeds(property_seed(0x10A6000), cases, t, 5, [&](ReplyGenerator& g, std::uint64_t seed) {
     std::string reply;
     for (int k = 0; k < 8; ++k) reply += g.reply(40) + "\n";
     const RunOptions o = random_options(g);
     check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)},
                 t);
-  }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  const double secs = seconds_since(start);
   std::cout << "[ property ] chunk invariance, long replies: " << t.cases << " replies (" << t.bytes
             << " bytes), " << t.runs << " parser runs, " << secs << " s\n";
 }
@@ -152,12 +158,9 @@ TEST(PropertyChunkInvariance, LongReplies) {
 // in, so that the sanitizer's pieces and the masks meet) give, whole and in random chunkings, the events of
 // the best kernel fed whole.
 TEST(PropertyChunkInvariance, EveryStage1Kernel) {
-  const std::uint64_t base = property_seed(0x57A6E100);
   const int cases = std::max(1, property_cases(3000) / 60);
   Tally t;
-  for (int i = 0; i < cases && t.failures < 5; ++i) {
-    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
-    ReplyGenerator g(seed);
+  over_seeds(property_seed(0x57A6E100), cases, t, 5, [&](ReplyGenerator& g, std::uint64_t seed) {
     std::string reply;
     for (int k = 0; k < 8; ++k) {
       reply += g.reply(40) + "\n";
@@ -182,47 +185,16 @@ TEST(PropertyChunkInvariance, EveryStage1Kernel) {
         }
       }
     }
-  }
+  });
   EXPECT_EQ(t.failures, 0);
 }
 
 // ------------------------------------------------------------------------------------------------ vectors
 
-struct Vector {
-  std::string id;
-  std::string reply;
-  RunOptions options;
-};
+using Vector = ConformanceVector;
 
 const std::vector<Vector>& vectors() {
-  static const std::vector<Vector> all = [] {
-    std::vector<Vector> out;
-    const std::filesystem::path dir(SIGIL_CONFORMANCE_DIR);
-    if (!std::filesystem::is_directory(dir)) return out;
-    std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-      if (e.path().extension() == ".jsonl") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& f : files) {
-      std::ifstream in(f);
-      std::string line;
-      while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        const json::object v = json::parse(line).as_object();
-        Vector x;
-        x.id = std::string(v.at("id").as_string());
-        x.reply = v.contains("input_b64") ? sigil::testing::base64_decode(v.at("input_b64").as_string())
-                                          : std::string(v.at("input").as_string());
-        x.options.say = v.at("say").as_bool();
-        x.options.think_open = v.contains("think_open") && v.at("think_open").as_bool();
-        x.options.cut_off = v.contains("cut_off") && v.at("cut_off").as_bool();
-        if (v.contains("deny"))
-          for (const auto& d : v.at("deny").as_array()) x.options.deny.emplace_back(d.as_string());
-        out.push_back(std::move(x));
-      }
-    }
-    return out;
-  }();
+  static const std::vector<Vector> all = read_vector_dir(SIGIL_CONFORMANCE_DIR);
   return all;
 }
 
@@ -246,7 +218,7 @@ TEST(PropertyChunkInvariance, ConformanceVectorsAtEventLevel) {
     flipped.say = (i % 2 == 0) ? !flipped.say : flipped.say;
     check_reply(v.reply, flipped, i, {random_chunking(rng, v.reply.size(), big ? 4096 : 8)}, t);
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = seconds_since(start);
   std::cout << "[ property ] conformance vectors at event level: " << t.cases << " cases, " << t.runs
             << " parser runs, " << secs << " s (a failure's \"seed\" is the vector's index in file order)\n";
 }
@@ -257,12 +229,9 @@ TEST(PropertyChunkInvariance, SplicedVectors) {
   const auto& vs = vectors();
   if (vs.empty()) GTEST_SKIP() << "no conformance vectors";
   const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t base = property_seed(0x5911CE);
   const int cases = std::max(1, property_cases(3000) / 3);
   Tally t;
-  for (int i = 0; i < cases && t.failures < 10; ++i) {
-    const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
-    ReplyGenerator g(seed);
+  over_seeds(property_seed(0x5911CE), cases, t, 10, [&](ReplyGenerator& g, std::uint64_t seed) {
     std::string reply;
     for (std::size_t k = 0, n = 1 + g.below(3); k < n; ++k) {
       const Vector& v = vs[g.below(vs.size())];
@@ -274,8 +243,8 @@ TEST(PropertyChunkInvariance, SplicedVectors) {
     RunOptions o = random_options(g);
     check_reply(reply, o, seed, {fixed_chunking(reply.size(), 1), random_chunking(g.rng(), reply.size(), 64)},
                 t);
-  }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  const double secs = seconds_since(start);
   std::cout << "[ property ] spliced vectors: " << t.cases << " replies (" << t.bytes << " bytes), " << t.runs
             << " parser runs, " << secs << " s\n";
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -99,6 +100,10 @@ std::string describe_chunks(const std::vector<std::size_t>& sizes);
 // SIGIL_PROPERTY_SEED (default `fallback`) and SIGIL_PROPERTY_CASES (default `fallback`).
 std::uint64_t property_seed(std::uint64_t fallback);
 int property_cases(int fallback);
+// Seconds since `start`: what a property's report line prints (the tests assert counts, never times).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // ------------------------------------------------------------------------------------------------ the
 // harness
@@ -157,18 +162,39 @@ std::string first_difference(const EventLog& a, const EventLog& b);
 // text's fast paths (direct text runs, shared code bytes, ordinary pieces, told dead bytes).
 std::string stats_difference(const parse::ParserStats& a, const parse::ParserStats& b, bool paths = false);
 
-// A stage-2 fast path switched by `flag` (a RunOptions field that sets a ParserOptions one) and counted by
-// `counter` against the general path it replaces: `reply` in `sizes` with the flag off (the counter must
-// stay 0), then on; "" when the events, the text events' splits and every work counter agree. Adds the
-// counter's value with the flag on to `taken`.
+// A stage-2 fast path: the RunOptions field that switches it (it sets the ParserOptions one) and the
+// ParserStats counter that counts it. Every such path rides on whole markup: with it off, none is taken.
+struct FastPath {
+  bool RunOptions::*flag;
+  std::uint64_t parse::ParserStats::*counter;
+};
+
+// `path` against the general path it replaces: `reply` in `sizes` with the flag off (the counter must stay
+// 0), then on; "" when the events, the text events' splits and every work counter agree. Adds the counter's
+// value with the flag on to `taken`.
 std::string compare_fast_path(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes,
-                              bool RunOptions::*flag, std::uint64_t parse::ParserStats::*counter,
-                              std::uint64_t& taken);
+                              FastPath path, std::uint64_t& taken);
 // compare_fast_path over `cases` replies made by make(g, i) from seeds base + i, each with say mode (25 %)
 // and a cut-off (10 %) at random, whole and in a random chunking of pieces up to 48 bytes; reports each
 // failing seed (at most five) and returns how many failed.
 int fast_path_property(std::uint64_t base, int cases,
-                       const std::function<std::string(ReplyGenerator&, int)>& make, bool RunOptions::*flag,
-                       std::uint64_t parse::ParserStats::*counter, std::uint64_t& taken);
+                       const std::function<std::string(ReplyGenerator&, int)>& make, FastPath path,
+                       std::uint64_t& taken);
+// The fast path's property test: fast_path_property over property_cases(1500) replies from
+// property_seed(seed), each made by dense(g) but every `general_every`-th (the n-th, the 2n-th, ...) by
+// ReplyGenerator::reply(), fails no seed, and the path was taken more than `taken_per_case` times a reply on
+// average (a property that never takes the path proves nothing).
+void expect_fast_path_property(FastPath path, std::uint64_t seed, std::string (*dense)(ReplyGenerator&),
+                               int general_every, std::uint64_t taken_per_case);
+
+// compare_fast_path of `reply` fed whole, which must find no difference: how often the path was taken.
+std::uint64_t times_taken(FastPath path, const std::string& reply);
+
+// Case (b)'s shape: prose, an `<actions>` block of five `<react emoji="👍"/>` on their own indented lines,
+// then blank lines and prose.
+std::string actions_block_reply();
+// times_taken(path, actions_block_reply()), once it is checked that with whole markup off the path is never
+// taken there.
+std::uint64_t actions_block_taken(FastPath path);
 
 }  // namespace sigil::testing::gen

@@ -50,7 +50,7 @@ Measure measure(std::string_view input, std::size_t chunk, bool say = false) {
   const std::size_t step = chunk == 0 ? std::max<std::size_t>(input.size(), 1) : chunk;
   for (std::size_t i = 0; i < input.size(); i += step) parser.feed(input.substr(i, step));
   parser.finish();
-  m.secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.secs = gen::seconds_since(start);
   m.stats = parser.stats();
   return m;
 }

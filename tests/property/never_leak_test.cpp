@@ -182,7 +182,7 @@ TEST(PropertyNeverLeak, MarkedReplies) {
     }
     run_marked(m, o, seed, g.rng(), c);
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = seconds_since(start);
   std::cout << "[ property ] never leak: " << c.cases << " replies (" << c.bytes << " bytes, " << c.directives
             << " directives listed), " << c.runs << " parser runs, " << secs << " s\n";
 }
@@ -236,7 +236,7 @@ TEST(PropertyNeverLeak, HiddenRegionContentNeverShows) {
     (o.say ? m.hidden_prose : m.visible_prose) = shape == 1 ? prose + prose : prose;
     run_marked(m, o, seed, g.rng(), c);
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = seconds_since(start);
   std::cout << "[ property ] hidden regions: " << c.cases << " replies, " << c.runs << " parser runs, "
             << secs << " s\n";
 }
@@ -289,7 +289,7 @@ TEST(PropertyNeverLeak, TextIsAlwaysValidUtf8) {
       }
     }
   }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double secs = seconds_since(start);
   std::cout << "[ property ] UTF-8 validity: " << cases << " replies, " << runs << " parser runs, " << secs
             << " s\n";
 }

@@ -291,14 +291,13 @@ std::string first_difference(const EventLog& a, const EventLog& b) {
 }
 
 std::string compare_fast_path(const std::string& reply, RunOptions o, const std::vector<std::size_t>& sizes,
-                              bool RunOptions::*flag, std::uint64_t parse::ParserStats::*counter,
-                              std::uint64_t& taken) {
-  o.*flag = false;
+                              FastPath path, std::uint64_t& taken) {
+  o.*path.flag = false;
   const EventLog general = run_events(reply, o, sizes);
-  if (general.stats.*counter != 0) return "the fast path was taken while off";
-  o.*flag = true;
+  if (general.stats.*path.counter != 0) return "the fast path was taken while off";
+  o.*path.flag = true;
   const EventLog fast = run_events(reply, o, sizes);
-  taken += fast.stats.*counter;
+  taken += fast.stats.*path.counter;
   if (!fast.problems.empty()) return fast.problems.front();
   if (std::string d = first_difference(general, fast); !d.empty()) return d;
   if (general.text_events != fast.text_events) return "text events split differently";
@@ -306,8 +305,8 @@ std::string compare_fast_path(const std::string& reply, RunOptions o, const std:
 }
 
 int fast_path_property(std::uint64_t base, int cases,
-                       const std::function<std::string(ReplyGenerator&, int)>& make, bool RunOptions::*flag,
-                       std::uint64_t parse::ParserStats::*counter, std::uint64_t& taken) {
+                       const std::function<std::string(ReplyGenerator&, int)>& make, FastPath path,
+                       std::uint64_t& taken) {
   int failures = 0;
   for (int i = 0; i < cases && failures < 5; ++i) {
     const std::uint64_t seed = base + static_cast<std::uint64_t>(i);
@@ -317,7 +316,7 @@ int fast_path_property(std::uint64_t base, int cases,
     o.say = g.chance(0.25);
     o.cut_off = g.chance(0.1);
     for (const auto& sizes : {std::vector<std::size_t>{}, random_chunking(g.rng(), reply.size(), 48)}) {
-      if (std::string d = compare_fast_path(reply, o, sizes, flag, counter, taken); !d.empty()) {
+      if (std::string d = compare_fast_path(reply, o, sizes, path, taken); !d.empty()) {
         ++failures;
         ADD_FAILURE() << "seed " << seed << " say=" << o.say << " chunking " << describe_chunks(sizes) << ": "
                       << d << "\n  reply: " << c_literal(reply);
@@ -326,6 +325,36 @@ int fast_path_property(std::uint64_t base, int cases,
     }
   }
   return failures;
+}
+
+void expect_fast_path_property(FastPath path, std::uint64_t seed, std::string (*dense)(ReplyGenerator&),
+                               int general_every, std::uint64_t taken_per_case) {
+  const int cases = property_cases(1500);
+  std::uint64_t taken = 0;
+  const auto make = [&](ReplyGenerator& g, int i) {
+    return i % general_every == general_every - 1 ? g.reply() : dense(g);
+  };
+  EXPECT_EQ(fast_path_property(property_seed(seed), cases, make, path, taken), 0);
+  EXPECT_GT(taken, static_cast<std::uint64_t>(cases) * taken_per_case);
+}
+
+std::uint64_t times_taken(FastPath path, const std::string& reply) {
+  std::uint64_t taken = 0;
+  EXPECT_EQ(compare_fast_path(reply, {}, {}, path, taken), "") << c_literal(reply);
+  return taken;
+}
+
+std::string actions_block_reply() {
+  std::string reply = "Sure, here you go.\n<actions>\n";
+  for (int k = 0; k < 5; ++k) reply += "  <react emoji=\"👍\"/>\n";
+  return reply + "</actions>\n\nMore text.\n";
+}
+
+std::uint64_t actions_block_taken(FastPath path) {
+  RunOptions o;
+  o.whole_markup = false;  // the byte machine reads every tag
+  EXPECT_EQ(run_events(actions_block_reply(), o, {}).stats.*path.counter, 0u);
+  return times_taken(path, actions_block_reply());
 }
 
 }  // namespace sigil::testing::gen

@@ -15,12 +15,7 @@ namespace {
 using namespace sigil::testing;
 using namespace sigil::testing::gen;
 
-// The same reply and chunking with whole names off and on; adds the names looked up whole to `taken`.
-std::string compare(const std::string& reply, const RunOptions& o, const std::vector<std::size_t>& sizes,
-                    std::uint64_t& taken) {
-  return compare_fast_path(reply, o, sizes, &RunOptions::whole_names, &sigil::parse::ParserStats::names_whole,
-                           taken);
-}
+constexpr FastPath kWholeNames{&RunOptions::whole_names, &sigil::parse::ParserStats::names_whole};
 
 std::string name_dense_reply(ReplyGenerator& g) {
   static const std::vector<std::string> names = {"react",
@@ -75,35 +70,16 @@ std::string name_dense_reply(ReplyGenerator& g) {
 }
 
 TEST(WholeNames, RepliesEqualTheTrieWalk) {
-  const int cases = property_cases(1500);
-  std::uint64_t taken = 0;
-  const int failures = fast_path_property(
-      property_seed(0x7A619200), cases,
-      [](ReplyGenerator& g, int i) { return i % 4 == 3 ? g.reply() : name_dense_reply(g); },
-      &RunOptions::whole_names, &sigil::parse::ParserStats::names_whole, taken);
-  EXPECT_EQ(failures, 0);
-  EXPECT_GT(taken, static_cast<std::uint64_t>(cases) * 5);  // the path was taken, often
+  expect_fast_path_property(kWholeNames, 0x7A619200, name_dense_reply, 4, 5);
 }
 
 // Case (b)'s shape: every tag of an `<actions>` block of reacts is looked up whole, none with whole
 // markup off, and a name at a chunk's end (too few bytes at hand) by the trie.
 TEST(WholeNames, EachTagOfAnActionsBlockIsLookedUpWhole) {
-  std::string reply = "Sure, here you go.\n<actions>\n";
-  for (int k = 0; k < 5; ++k) reply += "  <react emoji=\"👍\"/>\n";
-  reply += "</actions>\n\nMore text.\n";
-  std::uint64_t taken = 0;
-  EXPECT_EQ(compare(reply, {}, {}, taken), "");
-  EXPECT_EQ(taken, 7u);  // `<actions>`, five reacts, `</actions>`
-  RunOptions o;
-  o.whole_markup = false;
-  EXPECT_EQ(run_events(reply, o, {}).stats.names_whole, 0u);
+  EXPECT_EQ(actions_block_taken(kWholeNames), 7u);  // `<actions>`, five reacts, `</actions>`
   // The last tag's bytes end the reply: fewer than 17 after its `<`, so the trie reads its name.
-  taken = 0;
-  EXPECT_EQ(compare("Hi <react emoji=\"x\"/>", {}, {}, taken), "");
-  EXPECT_EQ(taken, 1u);
-  taken = 0;
-  EXPECT_EQ(compare("Hi <react e=\"x\"/>", {}, {}, taken), "");
-  EXPECT_EQ(taken, 0u);
+  EXPECT_EQ(times_taken(kWholeNames, "Hi <react emoji=\"x\"/>"), 1u);
+  EXPECT_EQ(times_taken(kWholeNames, "Hi <react e=\"x\"/>"), 0u);
 }
 
 }  // namespace

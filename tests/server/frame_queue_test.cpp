@@ -28,6 +28,17 @@ std::string text_of(const std::string& turn, const std::string& text, bool repla
   return channels::web::serialize(piece(turn, text, replace));
 }
 
+// Pushes `f` and starts writing it: a frame in flight is never merged into, and what is pushed next waits.
+void push_in_flight(FrameQueue& queue, WebFrame f) {
+  queue.push(frame(std::move(f)));
+  (void)queue.start_write();
+}
+
+// Pushes each frame, in order.
+void push_all(FrameQueue& queue, std::vector<WebFrame> frames) {
+  for (WebFrame& f : frames) queue.push(frame(std::move(f)));
+}
+
 // Writes everything still queued, one frame after another.
 std::vector<std::string> drain(FrameQueue& queue) {
   std::vector<std::string> out;
@@ -71,34 +82,24 @@ TEST(FrameQueueTest, WaitingTextPiecesOfAMessageMergeInOrder) {
 
 TEST(FrameQueueTest, AReplacingPieceReplacesWhatWaits) {
   FrameQueue queue;
-  queue.push(frame(model_call_frame("t1", 1)));
-  (void)queue.start_write();
-  queue.push(frame(piece("t1", "draft")));
-  queue.push(frame(piece("t1", " more")));
-  queue.push(frame(piece("t1", "Final", true)));  // the message's whole text now
-  queue.push(frame(piece("t1", " words")));       // added to the replaced text
-  queue.push(frame(piece("t1", "Again", true)));
+  push_in_flight(queue, model_call_frame("t1", 1));
+  push_all(queue, {piece("t1", "draft"), piece("t1", " more"),
+                   piece("t1", "Final", true),  // the message's whole text now
+                   piece("t1", " words"),       // added to the replaced text
+                   piece("t1", "Again", true)});
   EXPECT_EQ(queue.merged(), 4u);
   EXPECT_EQ(drain(queue),
             (std::vector<std::string>{text_of("t1", "Again", true)}));  // drain() ends the write
-  queue.push(frame(model_call_frame("t1", 2)));
-  (void)queue.start_write();
-  queue.push(frame(piece("t1", "X", true)));
-  queue.push(frame(piece("t1", "Y")));
+  push_in_flight(queue, model_call_frame("t1", 2));
+  push_all(queue, {piece("t1", "X", true), piece("t1", "Y")});
   EXPECT_EQ(drain(queue), (std::vector<std::string>{text_of("t1", "XY", true)}));
 }
 
 TEST(FrameQueueTest, NeverMergesAcrossAnotherFrame) {
   FrameQueue queue;
-  queue.push(frame(model_call_frame("t1", 1)));
-  (void)queue.start_write();
-  queue.push(frame(piece("t1", "a")));
-  queue.push(frame(piece("t1", "b")));
-  queue.push(frame(silence_frame("t1", true)));
-  queue.push(frame(piece("t1", "c")));
-  queue.push(frame(piece("t1", "d")));
-  queue.push(frame(model_call_frame("t1", 2)));
-  queue.push(frame(piece("t1", "e")));
+  push_in_flight(queue, model_call_frame("t1", 1));
+  push_all(queue, {piece("t1", "a"), piece("t1", "b"), silence_frame("t1", true), piece("t1", "c"),
+                   piece("t1", "d"), model_call_frame("t1", 2), piece("t1", "e")});
   EXPECT_EQ(drain(queue),
             (std::vector<std::string>{text_of("t1", "ab"), json::serialize(silence_frame("t1", true)),
                                       text_of("t1", "cd"), json::serialize(model_call_frame("t1", 2)),
@@ -107,13 +108,9 @@ TEST(FrameQueueTest, NeverMergesAcrossAnotherFrame) {
 
 TEST(FrameQueueTest, DifferentTurnsOrMessagesDoNotMerge) {
   FrameQueue queue;
-  queue.push(frame(piece("t0", "x")));
-  (void)queue.start_write();
-  queue.push(frame(piece("t1", "a")));
-  queue.push(frame(piece("t2", "b")));
-  queue.push(frame(TextPiece{"t2", "m2", "c", false}));
-  queue.push(frame(TextPiece{"t2", "m3", "d", false}));
-  queue.push(frame(TextPiece{"t2", "m3", "e", false}));
+  push_in_flight(queue, piece("t0", "x"));
+  push_all(queue, {piece("t1", "a"), piece("t2", "b"), TextPiece{"t2", "m2", "c", false},
+                   TextPiece{"t2", "m3", "d", false}, TextPiece{"t2", "m3", "e", false}});
   EXPECT_EQ(queue.merged(), 1u);
   EXPECT_EQ(drain(queue),
             (std::vector<std::string>{text_of("t1", "a"), text_of("t2", "b"),
@@ -123,8 +120,7 @@ TEST(FrameQueueTest, DifferentTurnsOrMessagesDoNotMerge) {
 
 TEST(FrameQueueTest, OtherFramesAreNeverMerged) {
   FrameQueue queue;
-  queue.push(frame(json::object{}));
-  (void)queue.start_write();
+  push_in_flight(queue, json::object{});
   // A JSON object that looks like a text frame is still not a text piece: only typed pieces merge.
   const json::object look_alike{{"type", "text"}, {"turn", "t1"}, {"message", "m1"}, {"text", "hi"}};
   queue.push(frame(look_alike));
@@ -137,8 +133,7 @@ TEST(FrameQueueTest, OtherFramesAreNeverMerged) {
 
 TEST(FrameQueueTest, MergedTextStaysUnderTheCap) {
   FrameQueue queue(4);
-  queue.push(frame(piece("t1", "x")));
-  (void)queue.start_write();
+  push_in_flight(queue, piece("t1", "x"));
   for (const char* text : {"ab", "cd", "e", "fghij", "k"}) queue.push(frame(piece("t1", text)));
   EXPECT_EQ(drain(queue), (std::vector<std::string>{text_of("t1", "abcd"), text_of("t1", "e"),
                                                     text_of("t1", "fghij"), text_of("t1", "k")}));

@@ -235,12 +235,14 @@ TEST(ClientHistoryTest, KeepsTheUsersOwnMessagesAndRepliesOnly) {
   auto store = store::testing::open_or_fail(dir.file("h.db"));
   const auto now = store::Clock::now();
   const store::Scope scope{"u", "c"};
-  ASSERT_TRUE(store->append_message(scope, "user", "hi", "t1", now).ok());
-  ASSERT_TRUE(store->append_message(scope, "assistant", "call 1", "t1", now).ok());
-  ASSERT_TRUE(store->append_message(scope, "user", "results", "t1", now).ok());
-  ASSERT_TRUE(store->append_message(scope, "assistant", "call 2", "t1", now).ok());
-  ASSERT_TRUE(store->append_message(scope, "system", "note", "t1", now).ok());
-  ASSERT_TRUE(store->append_message(scope, "user", "again", "t2", now).ok());
+  ASSERT_TRUE(store::testing::append_history(*store, scope,
+                                             {{"user", "hi", "t1"},
+                                              {"assistant", "call 1", "t1"},
+                                              {"user", "results", "t1"},
+                                              {"assistant", "call 2", "t1"},
+                                              {"system", "note", "t1"},
+                                              {"user", "again", "t2"}},
+                                             now));
   auto all = client_history(*store, "u", "c");
   ASSERT_TRUE(all.ok());
   const boost::json::array* history = &all->messages;

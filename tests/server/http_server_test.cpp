@@ -30,10 +30,7 @@
 namespace sigil::server {
 namespace {
 
-using sigil::test_http::connect_and_send;
-using sigil::test_http::http_exchange;
-using sigil::test_http::HttpReply;
-using sigil::test_http::read_until;
+using namespace sigil::test_http;
 
 std::string get(const std::string& path, const std::string& extra_headers = "") {
   return "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" + extra_headers + "\r\n";

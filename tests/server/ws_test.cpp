@@ -290,6 +290,24 @@ class WsTest : public testing::GatewayFixture {
     return client;
   }
 
+  // Sends `frame` and reads what answers it, which must be a frame of `type`: that frame, or none (after a
+  // failed expectation) when the socket gave nothing or another frame.
+  static std::optional<json::object> answer(WsClient& client, const json::object& frame,
+                                            const std::string& type) {
+    client.send(frame);
+    auto got = client.read();
+    EXPECT_TRUE(got) << "no answer to " << json::serialize(frame);
+    if (!got) return std::nullopt;
+    EXPECT_EQ(str(got->at("type")), type) << json::serialize(*got);
+    if (str(got->at("type")) != type) return std::nullopt;
+    return got;
+  }
+
+  // A message with client id "m-1": the turn frame that answers it.
+  static std::optional<json::object> start_turn(WsClient& client, const std::string& text) {
+    return answer(client, {{"type", "message"}, {"text", text}, {"client_id", "m-1"}}, "turn");
+  }
+
   static const json::object* find(const std::vector<json::object>& frames, const std::string& type,
                                   const std::string& op = "") {
     for (const auto& f : frames)
@@ -304,10 +322,12 @@ class WsTest : public testing::GatewayFixture {
 TEST_F(WsTest, HelloCarriesModelAndTheHistoryWithoutResultLines) {
   const auto now = store::Clock::now();
   const store::Scope scope{"u1", "c1"};
-  ASSERT_TRUE(store_->append_message(scope, "user", "what is 2+2?", "t1", now).ok());
-  ASSERT_TRUE(store_->append_message(scope, "assistant", "Let me see.", "t1", now).ok());
-  ASSERT_TRUE(store_->append_message(scope, "user", "[results] calculate: 4", "t1", now).ok());
-  ASSERT_TRUE(store_->append_message(scope, "assistant", "It is 4.", "t1", now).ok());
+  ASSERT_TRUE(store::testing::append_history(*store_, scope,
+                                             {{"user", "what is 2+2?", "t1"},
+                                              {"assistant", "Let me see.", "t1"},
+                                              {"user", "[results] calculate: 4", "t1"},
+                                              {"assistant", "It is 4.", "t1"}},
+                                             now));
   ASSERT_TRUE(store_->append_message({"u1", "other"}, "user", "elsewhere", "t2", now).ok());
   start();
 
@@ -357,10 +377,8 @@ TEST_F(WsTest, AFrameIsAlwaysUtf8) {
 TEST_F(WsTest, ATurnStreamsCleanTextAReactionOnTheUsersMessageAndEnds) {
   start();
   auto client = connect("c1");
-  client->send({{"type", "message"}, {"text", "hello bot"}, {"client_id", "m-1"}});
-  auto first = client->read();
+  const auto first = start_turn(*client, "hello bot");
   ASSERT_TRUE(first);
-  ASSERT_EQ(first->at("type"), "turn") << json::serialize(*first);
   EXPECT_EQ(first->at("client_id"), "m-1");
   EXPECT_EQ(first->at("scheduled"), false);
   EXPECT_EQ(first->at("text"), "hello bot");
@@ -400,10 +418,8 @@ TEST_F(WsTest, ATurnStreamsCleanTextAReactionOnTheUsersMessageAndEnds) {
 TEST_F(WsTest, ALateSentinelSendsASilenceFrameAfterTheText) {
   start();
   auto client = connect("c1");
-  client->send({{"type", "message"}, {"text", "never mind"}, {"client_id", "m-1"}});
-  auto first = client->read();
+  const auto first = start_turn(*client, "never mind");
   ASSERT_TRUE(first);
-  ASSERT_EQ(first->at("type"), "turn") << json::serialize(*first);
   const std::string turn = str(first->at("turn"));
   const auto frames = client->read_turn(turn);
   bool text_before = false;
@@ -528,10 +544,9 @@ TEST_F(WsTest, TwoWatchersBothGetATurnAndOtherConversationsDoNot) {
   EXPECT_FALSE(summary(from_a).first.empty());
 
   // c2 saw none of it: the first frame it gets is its own turn.
-  other->send({{"type", "message"}, {"text", "hello c2"}, {"client_id", "mine"}});
-  auto first = other->read();
+  const auto first =
+      answer(*other, {{"type", "message"}, {"text", "hello c2"}, {"client_id", "mine"}}, "turn");
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->at("type"), "turn");
   EXPECT_EQ(first->at("client_id"), "mine");
 }
 
@@ -540,9 +555,8 @@ TEST_F(WsTest, AClosedSocketDoesNotCancelItsTurn) {
   start();
   auto a = connect("c1");
   auto b = connect("c1");
-  a->send({{"type", "message"}, {"text", "hello there"}});
-  auto turn = a->read();
-  ASSERT_TRUE(turn && turn->at("type") == "turn");
+  const auto turn = answer(*a, {{"type", "message"}, {"text", "hello there"}}, "turn");
+  ASSERT_TRUE(turn);
   a.reset();  // hangs up
   const auto frames = b->read_turn(str(turn->at("turn")));
   ASSERT_FALSE(frames.empty());
@@ -602,10 +616,7 @@ TEST_F(WsTest, RateLimitAnswersAnErrorFrameAnd429) {
   EXPECT_GE(std::stoi(header(r, http::field::retry_after)), 1);
   // Another user has a bucket of their own.
   auto other = connect("c1", "u2");
-  other->send({{"type", "message"}, {"text", "hello"}});
-  auto turn = other->read();
-  ASSERT_TRUE(turn);
-  EXPECT_EQ(turn->at("type"), "turn");
+  ASSERT_TRUE(answer(*other, {{"type", "message"}, {"text", "hello"}}, "turn"));
 
   Response m = http_get(port_, "/metrics");
   EXPECT_NE(m.body().find("sigil_rate_limited_total 2\n"), std::string::npos) << m.body();
@@ -621,25 +632,15 @@ TEST_F(WsTest, MalformedAndOversizedFramesGetAnErrorAndTheConnectionStays) {
   auto e1 = client->read();
   ASSERT_TRUE(e1);
   EXPECT_EQ(e1->at("type"), "error");
-  client->send({{"type", "dance"}, {"client_id", "d"}});
-  auto e2 = client->read();
+  const auto e2 = answer(*client, {{"type", "dance"}, {"client_id", "d"}}, "error");
   ASSERT_TRUE(e2);
-  EXPECT_EQ(e2->at("type"), "error");
   EXPECT_EQ(e2->at("client_id"), "d");
-  client->send({{"type", "message"}, {"text", std::string(5000, 'x')}});
-  auto e3 = client->read();
+  const auto e3 = answer(*client, {{"type", "message"}, {"text", std::string(5000, 'x')}}, "error");
   ASSERT_TRUE(e3);
-  EXPECT_EQ(e3->at("type"), "error");
   EXPECT_NE(str(e3->at("message")).find("too large"), std::string::npos);
-  client->send({{"type", "cancel"}, {"turn", "web-0000000000000000"}});
-  auto e4 = client->read();
-  ASSERT_TRUE(e4);
-  EXPECT_EQ(e4->at("type"), "error");
+  ASSERT_TRUE(answer(*client, {{"type", "cancel"}, {"turn", "web-0000000000000000"}}, "error"));
   // Still usable.
-  client->send({{"type", "message"}, {"text", "hello"}});
-  auto turn = client->read();
-  ASSERT_TRUE(turn);
-  EXPECT_EQ(turn->at("type"), "turn");
+  ASSERT_TRUE(answer(*client, {{"type", "message"}, {"text", "hello"}}, "turn"));
 }
 
 TEST_F(WsTest, CancelEndsTheTurn) {
@@ -756,10 +757,7 @@ TEST_F(WsTest, SayModeIsSetPerConversationAndEachSayBlockIsAMessage) {
     EXPECT_EQ(frame->at("type"), "settings") << json::serialize(*frame);
     EXPECT_EQ(frame->at("say_mode"), true);
   }
-  client->send({{"type", "settings"}, {"say_mode", "yes"}});
-  auto refused = client->read();
-  ASSERT_TRUE(refused);
-  EXPECT_EQ(refused->at("type"), "error");
+  ASSERT_TRUE(answer(*client, {{"type", "settings"}, {"say_mode", "yes"}}, "error"));
 
   client->send({{"type", "message"}, {"text", "say it"}, {"client_id", "m-1"}});
   const auto frames = client->read_turn();

@@ -72,7 +72,14 @@ void expect_index_equals_rebuild(const std::string& path, const std::vector<std:
     EXPECT_EQ(indexed_ranks(path, terms[i]), before[i]) << terms[i];
 }
 
-TEST(SqliteHistoryIndex, SearchSeesEveryAppendedMessageWhateverIsPending) {
+// Most tests open a store file of their own in a fresh folder.
+class SqliteHistoryIndex : public ::testing::Test {
+ protected:
+  TempDir dir;
+  const std::string path = dir.file("sigil.db");
+};
+
+TEST_F(SqliteHistoryIndex, SearchSeesEveryAppendedMessageWhateverIsPending) {
   // With the default batch (64) the pending counts are n mod 64; with one never reached, n itself.
   for (const std::size_t batch : {std::size_t{64}, std::size_t{5000}}) {
     for (const int n : {0, 1, 63, 64, 65, 1000}) {
@@ -99,7 +106,7 @@ TEST(SqliteHistoryIndex, SearchSeesEveryAppendedMessageWhateverIsPending) {
   }
 }
 
-TEST(SqliteHistoryIndex, InMemorySearchSeesPendingMessages) {
+TEST_F(SqliteHistoryIndex, InMemorySearchSeesPendingMessages) {
   sqlite::OpenOptions options;
   auto store = open_or_fail(":memory:", options);
   ASSERT_NE(store, nullptr);
@@ -111,9 +118,7 @@ TEST(SqliteHistoryIndex, InMemorySearchSeesPendingMessages) {
   }
 }
 
-TEST(SqliteHistoryIndex, OneBatchIsOneIndexWrite) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteHistoryIndex, OneBatchIsOneIndexWrite) {
   auto opened = sqlite::SqliteStore::open(path);
   ASSERT_TRUE(opened.ok()) << opened.error();
   auto& store = static_cast<sqlite::SqliteStore&>(**opened);
@@ -143,9 +148,7 @@ TEST(SqliteHistoryIndex, OneBatchIsOneIndexWrite) {
   EXPECT_EQ(store.index_batches(), 2u);
 }
 
-TEST(SqliteHistoryIndex, DeletesAndUpdatesOfPendingAndIndexedRowsKeepTheIndexExact) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteHistoryIndex, DeletesAndUpdatesOfPendingAndIndexedRowsKeepTheIndexExact) {
   auto store = open_with_batch(path, 5000);
   ASSERT_NE(store, nullptr);
   append_indexed(*store, 10);    // ids 1..10 indexed
@@ -166,9 +169,7 @@ TEST(SqliteHistoryIndex, DeletesAndUpdatesOfPendingAndIndexedRowsKeepTheIndexExa
   expect_index_equals_rebuild(path, {"common", "changed", "w2", "w14", "w4", "w16"});
 }
 
-TEST(SqliteHistoryIndex, TheHistoryCapPrunesIndexedAndPendingRowsAlike) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteHistoryIndex, TheHistoryCapPrunesIndexedAndPendingRowsAlike) {
   {
     auto store = open_with_batch(path, 8, /*cap=*/3);
     ASSERT_NE(store, nullptr);
@@ -185,9 +186,7 @@ TEST(SqliteHistoryIndex, TheHistoryCapPrunesIndexedAndPendingRowsAlike) {
   expect_index_equals_rebuild(path, {"common", "w17", "w22"});
 }
 
-TEST(SqliteHistoryIndex, AReusedIdAfterTheNewestRowsWentIsIndexed) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteHistoryIndex, AReusedIdAfterTheNewestRowsWentIsIndexed) {
   auto store = open_with_batch(path, 5000);
   ASSERT_NE(store, nullptr);
   append_indexed(*store, 5);  // ids 1..5 indexed
@@ -206,9 +205,7 @@ TEST(SqliteHistoryIndex, AReusedIdAfterTheNewestRowsWentIsIndexed) {
   EXPECT_EQ(indexed_ids(path, "reborn"), "");
 }
 
-TEST(SqliteHistoryIndex, ClosingIndexesWhatIsPending) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteHistoryIndex, ClosingIndexesWhatIsPending) {
   {
     auto store = open_with_batch(path, 5000);
     ASSERT_NE(store, nullptr);
@@ -219,9 +216,7 @@ TEST(SqliteHistoryIndex, ClosingIndexesWhatIsPending) {
   EXPECT_EQ(indexed_ids(path, "w9"), "10");
 }
 
-TEST(SqliteHistoryIndex, RowsAKilledProcessLeftPendingAreIndexedAtOpen) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteHistoryIndex, RowsAKilledProcessLeftPendingAreIndexedAtOpen) {
   int ready[2];
   ASSERT_EQ(pipe(ready), 0);
   const pid_t pid = fork();
@@ -253,16 +248,12 @@ TEST(SqliteHistoryIndex, RowsAKilledProcessLeftPendingAreIndexedAtOpen) {
   expect_index_equals_rebuild(path, {"common", "w0", "w29"});
 }
 
-TEST(SqliteHistoryIndex, AStoreOfTheOldSchemaGainsTheWatermark) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteHistoryIndex, AStoreOfTheOldSchemaGainsTheWatermark) {
   // As a version-10 gateway left it: every row indexed by the insert trigger.
-  EXPECT_EQ(make_old_schema(path, kDropSchemaVersion11, 10), "");
-  EXPECT_EQ(raw_exec(path,
-                     "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
-                     "('alice', 'chat-1', 'user', 'old one', 't1', 1),"
-                     "('alice', 'chat-1', 'assistant', 'old two', 't1', 2),"
-                     "('alice', 'chat-1', 'user', 'old three', 't2', 3);"),
+  EXPECT_EQ(make_old_history(path, kDropSchemaVersion11, 10,
+                             "('alice', 'chat-1', 'user', 'old one', 't1', 1),"
+                             "('alice', 'chat-1', 'assistant', 'old two', 't1', 2),"
+                             "('alice', 'chat-1', 'user', 'old three', 't2', 3);"),
             "");
   EXPECT_EQ(indexed_ids(path, "old"), "1,2,3");
   auto store = open_with_batch(path, 5000);

@@ -16,9 +16,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TEST(SqliteDisk, WalModeAndSchemaVersion) {
+// Most tests open a store file of their own in a fresh folder.
+class SqliteDisk : public ::testing::Test {
+ protected:
   TempDir dir;
   const std::string path = dir.file("sigil.db");
+};
+
+TEST_F(SqliteDisk, WalModeAndSchemaVersion) {
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -30,9 +35,7 @@ TEST(SqliteDisk, WalModeAndSchemaVersion) {
             std::to_string(sqlite::SqliteStore::latest_schema_version()));
 }
 
-TEST(SqliteDisk, DataPersistsAcrossReopen) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, DataPersistsAcrossReopen) {
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -62,9 +65,7 @@ TEST(SqliteDisk, DataPersistsAcrossReopen) {
   }
 }
 
-TEST(SqliteDisk, FutureSchemaVersionIsRefusedUntouched) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, FutureSchemaVersionIsRefusedUntouched) {
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -77,9 +78,7 @@ TEST(SqliteDisk, FutureSchemaVersionIsRefusedUntouched) {
   EXPECT_EQ(raw_query(path, "SELECT version FROM schema_version"), "999");
 }
 
-TEST(SqliteDisk, OlderDatabaseIsMigratedOnce) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, OlderDatabaseIsMigratedOnce) {
   // A database at version 0: the version table exists, nothing else does.
   {
     sqlite3* db = nullptr;
@@ -101,16 +100,15 @@ TEST(SqliteDisk, OlderDatabaseIsMigratedOnce) {
   EXPECT_EQ(store->list_facts(kAlice)->size(), 2u);
 }
 
-TEST(SqliteDisk, NotADatabaseFailsClearly) {
-  TempDir dir;
-  const std::string path = dir.file("garbage.db");
+TEST_F(SqliteDisk, NotADatabaseFailsClearly) {
+  const std::string garbage = dir.file("garbage.db");
   {
-    std::FILE* f = std::fopen(path.c_str(), "wb");
+    std::FILE* f = std::fopen(garbage.c_str(), "wb");
     ASSERT_NE(f, nullptr);
     std::fputs("this is not an SQLite database, just text long enough to have a header page......", f);
     std::fclose(f);
   }
-  auto opened = sqlite::SqliteStore::open(path);
+  auto opened = sqlite::SqliteStore::open(garbage);
   ASSERT_FALSE(opened.ok());
   EXPECT_FALSE(opened.error().empty());
   auto missing_dir = sqlite::SqliteStore::open(dir.file("no/such/dir/x.db"));
@@ -119,9 +117,7 @@ TEST(SqliteDisk, NotADatabaseFailsClearly) {
 
 // A database damaged in the middle opens without complaint in SQLite; the store checks every page at start
 // (PRAGMA quick_check) and refuses it with a message that names the file and says what to do.
-TEST(SqliteDisk, ADamagedDatabaseIsRefusedAtStart) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, ADamagedDatabaseIsRefusedAtStart) {
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -148,9 +144,7 @@ TEST(SqliteDisk, ADamagedDatabaseIsRefusedAtStart) {
   EXPECT_NE(damaged.error().find("restore it from a backup"), std::string::npos) << damaged.error();
 }
 
-TEST(SqliteDisk, ADatabaseTruncatedToZeroIsRefusedAndANewPathWorks) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, ADatabaseTruncatedToZeroIsRefusedAndANewPathWorks) {
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -166,9 +160,7 @@ TEST(SqliteDisk, ADatabaseTruncatedToZeroIsRefusedAndANewPathWorks) {
   ASSERT_TRUE(fresh.ok()) << fresh.error();
 }
 
-TEST(SqliteDisk, ExactlyOnceAcrossReopen) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, ExactlyOnceAcrossReopen) {
   const std::string done = once_key("chat-1", "turn-1", 0, "send-message", R"({"text":"hi"})");
   const std::string cut = once_key("chat-1", "turn-1", 1, "send-message", R"({"text":"bye"})");
   {
@@ -193,9 +185,7 @@ TEST(SqliteDisk, ExactlyOnceAcrossReopen) {
   EXPECT_EQ(store->once_begin(kAlice, cut, kT0 + 2h)->state, OnceState::in_doubt);  // and stays so
 }
 
-TEST(SqliteDisk, ScheduledTasksSurviveRestartAndMissedOnesFireOnce) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, ScheduledTasksSurviveRestartAndMissedOnesFireOnce) {
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -306,9 +296,7 @@ TEST(SqliteCrash, SigkillMidActionLeavesKeyInDoubt) {
   EXPECT_EQ(begun->state, OnceState::in_doubt);  // replaying the turn does not run it again
 }
 
-TEST(SqliteDisk, ConversationSettingsPersistPerConversation) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, ConversationSettingsPersistPerConversation) {
   const Scope other_chat{"alice", "chat-2"};
   {
     auto store = open_or_fail(path);
@@ -326,9 +314,7 @@ TEST(SqliteDisk, ConversationSettingsPersistPerConversation) {
   EXPECT_FALSE(store->get_setting(kBob, "say_mode")->has_value());  // another user's chat of the same id
 }
 
-TEST(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
+TEST_F(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
   {
     auto store = open_or_fail(path);
     ASSERT_NE(store, nullptr);
@@ -348,23 +334,15 @@ TEST(SqliteDisk, SchemaVersionOneGainsConversationSettings) {
   EXPECT_EQ(store->recent_messages(kAlice, 5)->size(), 1u);  // old data kept
 }
 
-TEST(SqliteDisk, SchemaVersionFourMovesTheScheduledTaskPrefixIntoItsField) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
-  {
-    auto store = open_or_fail(path);
-    ASSERT_NE(store, nullptr);
-  }
+TEST_F(SqliteDisk, SchemaVersionFourMovesTheScheduledTaskPrefixIntoItsField) {
   // Version 4 kept a scheduled task's message as "[scheduled task <id>] <message>".
-  EXPECT_EQ(raw_exec(path, kDropSchemaVersion5), "");
-  EXPECT_EQ(raw_query(path, "UPDATE schema_version SET version = 4 RETURNING version"), "4");
-  EXPECT_EQ(raw_exec(path,
-                     "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
-                     "('alice', 'chat-1', 'user', '[scheduled task task-3] remind me about tea', 't1', 1),"
-                     "('alice', 'chat-1', 'assistant', '[scheduled task task-3] quoted', 't1', 2),"
-                     "('alice', 'chat-1', 'user', '[scheduled task ] no id', 't2', 3),"
-                     "('alice', 'chat-1', 'user', 'plain', 't3', 4);"),
-            "");
+  EXPECT_EQ(
+      make_old_history(path, kDropSchemaVersion5, 4,
+                       "('alice', 'chat-1', 'user', '[scheduled task task-3] remind me about tea', 't1', 1),"
+                       "('alice', 'chat-1', 'assistant', '[scheduled task task-3] quoted', 't1', 2),"
+                       "('alice', 'chat-1', 'user', '[scheduled task ] no id', 't2', 3),"
+                       "('alice', 'chat-1', 'user', 'plain', 't3', 4);"),
+      "");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);
   auto history = store->recent_messages(kAlice, 10);
@@ -377,14 +355,13 @@ TEST(SqliteDisk, SchemaVersionFourMovesTheScheduledTaskPrefixIntoItsField) {
   EXPECT_EQ((*history)[2].text, "[scheduled task ] no id");
   EXPECT_EQ((*history)[3].task_id, "");
   // The moved text is what the search index holds now.
-  auto hits = store->search_messages(kAlice, "tea", 5);
-  ASSERT_TRUE(hits.ok());
-  ASSERT_EQ(hits->size(), 1u);
-  EXPECT_EQ((*hits)[0].message.task_id, "task-3");
+  EXPECT_EQ(
+      picked(store->search_messages(kAlice, "tea", 5), [](const MessageHit& h) { return h.message.task_id; }),
+      std::vector<std::string>{"task-3"});
   EXPECT_TRUE(store->search_messages(kAlice, "scheduled", 5)->size() == 2u);
 }
 
-TEST(SqliteDisk, AMessageKeepsTheTaskThatStartedIt) {
+TEST_F(SqliteDisk, AMessageKeepsTheTaskThatStartedIt) {
   auto store = open_or_fail(":memory:");
   ASSERT_NE(store, nullptr);
   Message m{0, "user", "stretch", "task:task-1", kT0, "task-1", {}};
@@ -398,7 +375,7 @@ TEST(SqliteDisk, AMessageKeepsTheTaskThatStartedIt) {
   EXPECT_EQ((*history)[1].task_id, "");
 }
 
-TEST(SqliteDisk, AMessageKeepsItsPlatformIdAndTheConversationCanBeAskedForIt) {
+TEST_F(SqliteDisk, AMessageKeepsItsPlatformIdAndTheConversationCanBeAskedForIt) {
   auto store = open_or_fail(":memory:");
   ASSERT_NE(store, nullptr);
   ASSERT_TRUE(store->append_message(kAlice, Message{0, "user", "hello", "tg-1", kT0, {}, "17"}).ok());
@@ -409,23 +386,17 @@ TEST(SqliteDisk, AMessageKeepsItsPlatformIdAndTheConversationCanBeAskedForIt) {
   ASSERT_EQ(history->size(), 2u);
   EXPECT_EQ((*history)[0].platform_id, "17");
   EXPECT_EQ((*history)[1].platform_id, "");
-  auto hits = store->search_messages(kAlice, "hello", 5);
-  ASSERT_TRUE(hits.ok());
-  ASSERT_EQ(hits->size(), 1u);
-  EXPECT_EQ((*hits)[0].message.platform_id, "17");
+  EXPECT_EQ(picked(store->search_messages(kAlice, "hello", 5),
+                   [](const MessageHit& h) { return h.message.platform_id; }),
+            std::vector<std::string>{"17"});
   EXPECT_TRUE(*store->has_platform_message(kAlice, "17"));
   EXPECT_FALSE(*store->has_platform_message(kAlice, "18"));  // bob's, another scope
   EXPECT_FALSE(*store->has_platform_message(kAlice, ""));    // the assistant's message has none
   EXPECT_TRUE(*store->has_platform_message(kBob, "18"));
 }
 
-TEST(SqliteDisk, SchemaVersionEightGainsPlatformIdsAndKeepsItsMessages) {
-  TempDir dir;
-  const std::string path = dir.file("sigil.db");
-  EXPECT_EQ(make_old_schema(path, kDropSchemaVersion9, 8), "");
-  EXPECT_EQ(raw_exec(path,
-                     "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
-                     "('alice', 'chat-1', 'user', 'old', 't1', 1);"),
+TEST_F(SqliteDisk, SchemaVersionEightGainsPlatformIdsAndKeepsItsMessages) {
+  EXPECT_EQ(make_old_history(path, kDropSchemaVersion9, 8, "('alice', 'chat-1', 'user', 'old', 't1', 1);"),
             "");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);

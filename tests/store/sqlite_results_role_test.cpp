@@ -13,19 +13,17 @@ TEST(SqliteSchema10, EarlierResultsMessagesGetTheirOwnRole) {
   TempDir dir;
   const std::string path = dir.file("sigil.db");
   // As a version-9 gateway stored them: a turn's user message, the reply, the results (role user), the reply.
-  EXPECT_EQ(make_old_schema(path, kDropSchemaVersion11, 9), "");
-  EXPECT_EQ(
-      raw_exec(path,
-               "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES "
-               "('alice', 'chat-1', 'user', 'what is 6*7 exactly', 't1', 1),"
-               "('alice', 'chat-1', 'assistant', '[CALCULATE:6*7]', 't1', 2),"
-               "('alice', 'chat-1', 'user', 'calculate: ok: 42 exactly', 't1', 3),"
-               "('alice', 'chat-1', 'assistant', 'It is 42.', 't1', 4),"
-               "('alice', 'chat-2', 'user', 'exactly another chat', 't1', 5),"  // another scope's own turn
-               "('bob', 'chat-1', 'user', 'exactly bob', 't1', 6),"
-               "('alice', 'chat-1', 'user', 'no turn exactly', '', 7),"
-               "('alice', 'chat-1', 'user', 'and again exactly', '', 8);"),
-      "");
+  EXPECT_EQ(make_old_history(
+                path, kDropSchemaVersion11, 9,
+                "('alice', 'chat-1', 'user', 'what is 6*7 exactly', 't1', 1),"
+                "('alice', 'chat-1', 'assistant', '[CALCULATE:6*7]', 't1', 2),"
+                "('alice', 'chat-1', 'user', 'calculate: ok: 42 exactly', 't1', 3),"
+                "('alice', 'chat-1', 'assistant', 'It is 42.', 't1', 4),"
+                "('alice', 'chat-2', 'user', 'exactly another chat', 't1', 5),"  // another scope's own turn
+                "('bob', 'chat-1', 'user', 'exactly bob', 't1', 6),"
+                "('alice', 'chat-1', 'user', 'no turn exactly', '', 7),"
+                "('alice', 'chat-1', 'user', 'and again exactly', '', 8);"),
+            "");
   auto store = open_or_fail(path);
   ASSERT_NE(store, nullptr);
   auto history = store->recent_messages(Scope{"alice", "chat-1"}, 10);

@@ -34,6 +34,20 @@ inline std::unique_ptr<Store> open_or_fail(const std::string& path, const sqlite
   return opened.ok() ? std::move(opened).value() : nullptr;
 }
 
+// One message of a history a test writes.
+struct HistoryLine {
+  std::string role, text, turn_id;
+};
+
+// Appends `lines` to `scope` in order, each at `at`: success, or the first failed append with its error.
+inline ::testing::AssertionResult append_history(Store& store, const Scope& scope,
+                                                 const std::vector<HistoryLine>& lines, TimePoint at) {
+  for (const HistoryLine& l : lines)
+    if (auto id = store.append_message(scope, l.role, l.text, l.turn_id, at); !id.ok())
+      return ::testing::AssertionFailure() << "appending \"" << l.text << "\": " << id.error();
+  return ::testing::AssertionSuccess();
+}
+
 // What `pick` makes of each element of a listing the test reads (ids, texts): a listing that failed fails the
 // test with its error and gives none.
 template <class T, class Pick>
@@ -83,10 +97,23 @@ inline std::string raw_query(const std::string& path, const std::string& sql) {
 
 // Makes the database file `path` as a gateway of schema `version` left it: a fresh store is opened and
 // closed, then what later versions added is taken away (`drop`: one of the kDropSchemaVersion texts below)
-// and the version set back. SQLite's error message, or "" when it all ran.
+// and the version set back. SQLite's error message, or "" when it all ran and the file reads as `version`.
 inline std::string make_old_schema(const std::string& path, const std::string& drop, int version) {
   if (open_or_fail(path) == nullptr) return "cannot make a store at " + path;
-  return raw_exec(path, drop + "UPDATE schema_version SET version = " + std::to_string(version) + ";");
+  const std::string error =
+      raw_exec(path, drop + "UPDATE schema_version SET version = " + std::to_string(version) + ";");
+  if (!error.empty()) return error;
+  const std::string now = raw_query(path, "SELECT version FROM schema_version");
+  return now == std::to_string(version) ? "" : "the schema version reads " + now;
+}
+
+// make_old_schema, then `rows` (an SQL VALUES list of (user_id, conversation_id, role, text, turn_id, at)) in
+// the history, written as that gateway wrote them (its triggers ran). SQLite's error message, or "".
+inline std::string make_old_history(const std::string& path, const std::string& drop, int version,
+                                    const std::string& rows) {
+  if (std::string error = make_old_schema(path, drop, version); !error.empty()) return error;
+  return raw_exec(path,
+                  "INSERT INTO messages(user_id, conversation_id, role, text, turn_id, at) VALUES " + rows);
 }
 
 // Takes away what schema versions 3 (the message counts behind the history cap), 4 (deliveries kept

@@ -45,6 +45,13 @@ struct FakeResponse {
   // Send the body again and again (chunked) until the client goes away: a response that never ends.
   bool endless = false;
 
+  // This response written in pieces of `bytes`, each `delay` after the one before: a slow stream.
+  FakeResponse& in_pieces(std::size_t bytes, std::chrono::milliseconds delay) {
+    piece_size = bytes;
+    delay_between_pieces = delay;
+    return *this;
+  }
+
   // An SSE response whose body is `data: <event>\n\n` for each event, then `data: [DONE]\n\n` if `done`.
   static FakeResponse sse(const std::vector<std::string>& events, bool done = true);
   // A streamed completion in OpenAI's exact chunk format: one chunk per text piece, then the finish.

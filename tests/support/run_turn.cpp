@@ -1,5 +1,7 @@
 #include "run_turn.h"
 
+#include <gtest/gtest.h>
+
 #include "sigil/parse/parser.h"
 
 namespace sigil::test {
@@ -9,6 +11,16 @@ std::string TurnRun::text() const {
   for (const exec::Delivery& d : outbox.ops())
     if (d.op == exec::Delivery::Op::Text) s += d.text;
   return s;
+}
+
+const exec::Delivery* TurnRun::sole_delivery() const {
+  EXPECT_EQ(report.results.size(), 1u);
+  if (report.results.size() != 1) return nullptr;
+  EXPECT_EQ(report.results[0].status, exec::ResultStatus::Ok) << report.results[0].message;
+  if (report.results[0].status != exec::ResultStatus::Ok) return nullptr;
+  EXPECT_EQ(outbox.ops().size(), 3u);
+  if (outbox.ops().size() != 3) return nullptr;
+  return &outbox.ops()[1];
 }
 
 TurnRun run_turn(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store,

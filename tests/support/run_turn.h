@@ -20,6 +20,11 @@ struct TurnRun {
 
   // The text the user saw, all Text ops joined.
   std::string text() const;
+
+  // For a reply of text, one directive, text: the directive's delivery, where it stood between the two texts,
+  // once the one result is Ok and the outbox holds those three ops; nullptr after a failed expectation when
+  // the turn is not that.
+  const exec::Delivery* sole_delivery() const;
 };
 
 TurnRun run_turn(std::string_view reply, const exec::HandlerTable& handlers, store::Store& store,

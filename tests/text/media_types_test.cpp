@@ -115,17 +115,7 @@ TEST(MediaTypes, NameRules) {
   EXPECT_EQ(media_type_for_name("song.MP3")->extension, "mp3");
 }
 
-TEST(MediaTypes, KindNames) {
-  const auto name = [](FileKind kind) { return to_string(kind); };
-  test::expect_each<FileKind>(name, {
-                                        {FileKind::automatic, "auto"},
-                                        {FileKind::image, "image"},
-                                        {FileKind::document, "document"},
-                                        {FileKind::audio, "audio"},
-                                        {FileKind::voice, "voice"},
-                                        {FileKind::video, "video"},
-                                    });
-}
+// Each kind's name is pinned with every folded enum's in enum_names_test.cpp.
 
 }  // namespace
 }  // namespace sigil::text

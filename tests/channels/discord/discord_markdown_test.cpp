@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "channels/nul_replies.h"
 #include "support/expect_each.h"
 
 namespace sigil::channels::discord {
@@ -58,11 +59,9 @@ TEST(DiscordMarkdown, CodeIsKeptAndCannotBreakOut) {
 
 // CommonMark shows a NUL as U+FFFD (2.3), once, in code spans and blocks too: no NUL byte reaches the chat.
 TEST(DiscordMarkdown, ANulInTheTextIsTheReplacementCharacter) {
-  using namespace std::string_literals;
-  EXPECT_EQ(render_discord_markdown("a\0b *c\0*"s), "a\uFFFDb *c\uFFFD*");
-  EXPECT_EQ(render_discord_markdown("a `x\0y` b"s), "a `x\uFFFDy` b");
-  EXPECT_EQ(render_discord_markdown("```\nc\0d\0\0\n```"s), "```\nc\uFFFDd\uFFFD\uFFFD\n```");
-  EXPECT_EQ(render_discord_markdown("    \0e\n"s), "```\n\uFFFDe\n```");
+  testing::expect_nul_renders(
+      [](const std::string& reply) { return render_discord_markdown(reply); },
+      {"a\uFFFDb *c\uFFFD*", "a `x\uFFFDy` b", "```\nc\uFFFDd\uFFFD\uFFFD\n```", "```\n\uFFFDe\n```"});
 }
 
 TEST(DiscordMarkdown, NoRawMarkupOrStrayWhitespace) {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "channels/nul_replies.h"
 #include "sigil/deliver/split.h"
 #include "support/expect_each.h"
 
@@ -146,11 +147,9 @@ TEST(TelegramHtml, CharacterReferences) {
 
 // CommonMark shows a NUL as U+FFFD (2.3), once, in code spans and blocks too: no NUL byte reaches the chat.
 TEST(TelegramHtml, ANulInTheTextIsTheReplacementCharacter) {
-  using namespace std::string_literals;
-  EXPECT_EQ(render_telegram_html("a\0b *c\0*"s), "a\uFFFDb <i>c\uFFFD</i>");
-  EXPECT_EQ(render_telegram_html("a `x\0y` b"s), "a <code>x\uFFFDy</code> b");
-  EXPECT_EQ(render_telegram_html("```\nc\0d\0\0\n```"s), "<pre>c\uFFFDd\uFFFD\uFFFD</pre>");
-  EXPECT_EQ(render_telegram_html("    \0e\n"s), "<pre>\uFFFDe</pre>");
+  testing::expect_nul_renders([](const std::string& reply) { return render_telegram_html(reply); },
+                              {"a\uFFFDb <i>c\uFFFD</i>", "a <code>x\uFFFDy</code> b",
+                               "<pre>c\uFFFDd\uFFFD\uFFFD</pre>", "<pre>\uFFFDe</pre>"});
 }
 
 TEST(TelegramHtml, WhitespaceTrimmedAndEmptyStaysEmpty) {
