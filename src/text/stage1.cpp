@@ -91,7 +91,9 @@ detail::KernelFn kernel_fn(Kernel k) noexcept {
   return detail::scan_scalar;
 }
 
-Kernel choose_kernel() noexcept {
+}  // namespace
+
+Kernel detail::choose_kernel() noexcept {
   Kernel best = Kernel::Scalar;
   for (Kernel k : kAllKernels)
     if (kernel_supported(k)) best = k;
@@ -101,8 +103,6 @@ Kernel choose_kernel() noexcept {
   }
   return best;
 }
-
-}  // namespace
 
 namespace {
 constexpr EnumNames<Kernel::Avx512> kKernelNames{{"scalar", "sse2", "avx2", "avx512"}, "scalar"};
@@ -127,11 +127,6 @@ bool kernel_supported(Kernel k) noexcept {
 #endif
   }
   return false;
-}
-
-Kernel best_kernel() noexcept {
-  static const Kernel chosen = choose_kernel();
-  return chosen;
 }
 
 Utf8Check scan(Kernel k, std::string_view s, BlockMasks* out) noexcept {
