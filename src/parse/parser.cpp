@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <optional>
 
 #include "parser_impl.h"
@@ -32,7 +33,7 @@ namespace sigil::parse {
 // ---------------------------------------------------------------------------------------------------------
 // Setup
 
-Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options)
+Parser::Impl::Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions&& options)
     : compiled_(grammar),
       grammar_(grammar.grammar()),
       sink_(sink),
@@ -335,16 +336,29 @@ bool Parser::Impl::trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx) 
 CompiledGrammar::CompiledGrammar(const Grammar& grammar)
     : grammar_(&grammar), names_(std::make_shared<const NameIndex>(grammar)) {}
 
-Parser::Parser(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options)
-    : impl_(std::make_unique<Impl>(grammar, sink, std::move(options))) {}
+Parser::Impl& Parser::impl() noexcept {
+  static_assert(sizeof(Impl) <= kStateBytes, "Parser::kStateBytes (parser.h) is too small for Parser::Impl");
+  static_assert(alignof(Impl) <= alignof(std::max_align_t));
+  return *std::launder(reinterpret_cast<Impl*>(state_));
+}
+const Parser::Impl& Parser::impl() const noexcept {
+  return *std::launder(reinterpret_cast<const Impl*>(state_));
+}
+
+// The state is built in the parser's own bytes (no allocation); if its constructor throws, nothing was built
+// there and the members before it (own_grammar_) are destroyed as usual.
+Parser::Parser(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options) {
+  ::new (static_cast<void*>(state_)) Impl(grammar, sink, std::move(options));
+}
 Parser::Parser(const Grammar& grammar, EventSink& sink, ParserOptions options)
-    : own_grammar_(std::make_unique<CompiledGrammar>(grammar)),
-      impl_(std::make_unique<Impl>(*own_grammar_, sink, std::move(options))) {}
-Parser::~Parser() = default;
-void Parser::feed(std::string_view chunk) { impl_->feed(chunk); }
-void Parser::finish(FinishReason reason) { impl_->finish(reason); }
-void Parser::reset() { impl_->reset(); }
-const ParserStats& Parser::stats() const { return impl_->stats(); }
-bool Parser::admit_directive() { return impl_->admit_directive(); }
+    : own_grammar_(std::make_unique<CompiledGrammar>(grammar)) {
+  ::new (static_cast<void*>(state_)) Impl(*own_grammar_, sink, std::move(options));
+}
+Parser::~Parser() { impl().~Impl(); }
+void Parser::feed(std::string_view chunk) { impl().feed(chunk); }
+void Parser::finish(FinishReason reason) { impl().finish(reason); }
+void Parser::reset() { impl().reset(); }
+const ParserStats& Parser::stats() const { return impl().stats(); }
+bool Parser::admit_directive() { return impl().admit_directive(); }
 
 }  // namespace sigil::parse

@@ -46,7 +46,8 @@ class Parser::Impl {
  public:
   static constexpr std::size_t npos = std::string::npos;
 
-  Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions options);
+  // `options` is moved from (Parser's constructor owns them): one move into opt_, no second copy.
+  Impl(const CompiledGrammar& grammar, EventSink& sink, ParserOptions&& options);
 
   // For Parser::reset(): the state a new Impl with the same grammar, sink and options has, in place; every
   // buffer keeps its capacity (contents are overwritten before they are read). parser_reset.cpp.
@@ -206,7 +207,6 @@ class Parser::Impl {
   text::Utf8Sanitizer utf8_;
   text::CodeTracker code_;
   text::CodeTracker::State pre_step_{};  // the shadow state before the current byte
-  text::ByteSet text_stops_{"<["};       // for pieces without masks
   text::stage1::Kernel kernel_;
   MaskBuffer masks_{masks_inline_};  // stage 1's masks of the current window
   std::string_view window_;          // the window the sanitizer is cutting into pieces

@@ -16,6 +16,9 @@ namespace {
 // in the L2 cache and their storage bounded (48 bytes per 64) whatever size the caller feeds.
 constexpr std::size_t kWindow = std::size_t{64} << 10;
 
+// Where markup may start in a piece without masks (consume()); a constant, not part of each parser's state.
+constexpr text::ByteSet kTextStops{"<["};
+
 }  // namespace
 
 void Parser::Impl::feed(std::string_view chunk) {
@@ -101,7 +104,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
   while (i < n) {
     if (in_ordinary_text()) {
       // Ordinary text: nothing but `<` and `[` can start markup, so skip to the next one in bulk.
-      std::size_t j = masks ? masks.find(text::stage1::kMarkupStarts, i) : text_stops_.find_first(s, i);
+      std::size_t j = masks ? masks.find(text::stage1::kMarkupStarts, i) : kTextStops.find_first(s, i);
       if (j == text::ByteSet::npos) j = n;
       if (j > i) {
         ordinary_run(s.substr(i, j - i), masks.sub(i, j - i));

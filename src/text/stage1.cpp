@@ -91,7 +91,9 @@ detail::KernelFn kernel_fn(Kernel k) noexcept {
   return detail::scan_scalar;
 }
 
-Kernel choose_kernel() noexcept {
+}  // namespace
+
+Kernel detail::choose_kernel() noexcept {
   Kernel best = Kernel::Scalar;
   for (Kernel k : kAllKernels)
     if (kernel_supported(k)) best = k;
@@ -101,8 +103,6 @@ Kernel choose_kernel() noexcept {
   }
   return best;
 }
-
-}  // namespace
 
 namespace {
 constexpr EnumNames<Kernel::Avx512> kKernelNames{{"scalar", "sse2", "avx2", "avx512"}, "scalar"};
@@ -129,24 +129,25 @@ bool kernel_supported(Kernel k) noexcept {
   return false;
 }
 
-Kernel best_kernel() noexcept {
-  static const Kernel chosen = choose_kernel();
-  return chosen;
-}
-
 Utf8Check scan(Kernel k, std::string_view s, BlockMasks* out) noexcept {
 #if defined(SIGIL_STAGE1_X86)
-  // A streamed piece of a few bytes: cheaper than any kernel's setup (the scalar kernel, the reference the
-  // tests compare with, keeps its own path).
-  if (s.size() <= detail::kSmallScan && k != Kernel::Scalar && kernel_supported(k)) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const unsigned want = detail::kWantMasks | detail::kWantUtf8;
-    return k == Kernel::Sse2 ? detail::scan_small(p, s.size(), out, want)
-                             : detail::scan_small_avx2(p, s.size(), out, want);
+  // A streamed piece of up to one block: paths cheaper than a kernel's set-up for many blocks (the scalar
+  // kernel, the reference the tests compare with, keeps its own path).
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const unsigned want = detail::kWantMasks | detail::kWantUtf8;
+  if (s.size() <= detail::kSmallScan) {
+    if (k != Kernel::Scalar && kernel_supported(k))
+      return k == Kernel::Sse2 ? detail::scan_small(p, s.size(), out, want)
+                               : detail::scan_small_avx2(p, s.size(), out, want);
+  } else if (s.size() <= kBlock && k == Kernel::Avx2 && kernel_supported(k)) {
+    // One block of 33-64 bytes: AVX2 without its many-block set-up (AVX-512 loads it masked, cheaply).
+    return detail::scan_block_avx2(p, s.size(), out, want);
   }
-#endif
+  return kernel_fn(k)(p, s.size(), out, want);
+#else
   return kernel_fn(k)(reinterpret_cast<const unsigned char*>(s.data()), s.size(), out,
                       detail::kWantMasks | detail::kWantUtf8);
+#endif
 }
 
 void index(Kernel k, std::string_view s, BlockMasks* out) noexcept {

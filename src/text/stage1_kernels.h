@@ -111,6 +111,8 @@ BlockMasks masks_scalar(const unsigned char* block, std::size_t len) noexcept;
 inline constexpr std::size_t kSmallScan = 32;
 Utf8Check scan_small(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
 Utf8Check scan_small_avx2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
+// Buffers of kSmallScan + 1 to kBlock bytes, the AVX2 kernel: one block, without the many-block set-up.
+Utf8Check scan_block_avx2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
 Utf8Check scan_sse2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
 Utf8Check scan_avx2(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;
 Utf8Check scan_avx512(const unsigned char* p, std::size_t n, BlockMasks* out, unsigned want) noexcept;

@@ -3,6 +3,8 @@
 // -march stays the baseline. All three compute exactly what the scalar kernel computes (stage1_kernels.h).
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "stage1_kernels.h"
@@ -184,6 +186,20 @@ SIGIL_TARGET_AVX2 inline std::uint64_t eq64(__m256i lo, __m256i hi, __m256i need
          std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)))} << 32;
 }
 
+// A mask of the whole-buffer kernel is written as its two 32-bit halves, each where it lies in the 64-bit
+// word (x86 is little-endian: bytes 0-31 of the block are the low half), instead of being put together first:
+// the shift, the OR and GCC's packing of the words into vectors cost about 7 instructions a block (of about
+// 97). The words are read only after the whole window is scanned, so the split stores stall nothing.
+static_assert(std::endian::native == std::endian::little);
+inline void put_half(unsigned char* at, int bits) noexcept {
+  const auto half = static_cast<std::uint32_t>(bits);
+  std::memcpy(at, &half, sizeof half);
+}
+SIGIL_TARGET_AVX2 inline void put_halves(unsigned char* at, __m256i lo, __m256i hi, __m256i needle) noexcept {
+  put_half(at, _mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)));
+  put_half(at + 4, _mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)));
+}
+
 SIGIL_TARGET_AVX2 inline std::uint64_t nonzero64(__m256i lo, __m256i hi) noexcept {
   return ~eq64(lo, hi, _mm256_setzero_si256());
 }
@@ -199,15 +215,19 @@ struct Avx2Blocks {
 
   SIGIL_TARGET_AVX2 explicit Avx2Blocks(BlockMasks* masks) noexcept
       : before(_mm256_setzero_si256()), out(masks) {}
-  // Block k at b; whether an error shows in its first `len` bytes (false when the check is not asked for).
-  SIGIL_TARGET_AVX2 bool block(std::size_t k, const unsigned char* b, std::size_t len) noexcept {
-    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+  // Block k, its bytes in lo and hi (NUL bytes past a short block's end); whether an error shows in its first
+  // `len` bytes (false when the check is not asked for).
+  [[gnu::always_inline]] SIGIL_TARGET_AVX2 bool block(std::size_t k, __m256i lo, __m256i hi,
+                                                      std::size_t len) noexcept {
     if constexpr ((Want & kWantMasks) != 0) {
-      const std::uint64_t high = std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(lo))} |
-                                 std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(hi))} << 32;
-      out[k] = {eq64(lo, hi, needles.lt),       eq64(lo, hi, needles.bracket), eq64(lo, hi, needles.newline),
-                eq64(lo, hi, needles.backtick), eq64(lo, hi, needles.quote),   high};
+      unsigned char* m = reinterpret_cast<unsigned char*>(out + k);
+      put_halves(m + offsetof(BlockMasks, lt), lo, hi, needles.lt);
+      put_halves(m + offsetof(BlockMasks, bracket), lo, hi, needles.bracket);
+      put_halves(m + offsetof(BlockMasks, newline), lo, hi, needles.newline);
+      put_halves(m + offsetof(BlockMasks, backtick), lo, hi, needles.backtick);
+      put_halves(m + offsetof(BlockMasks, quote), lo, hi, needles.quote);
+      put_half(m + offsetof(BlockMasks, non_ascii), _mm256_movemask_epi8(lo));
+      put_half(m + offsetof(BlockMasks, non_ascii) + 4, _mm256_movemask_epi8(hi));
     }
     bool err = false;
     if constexpr ((Want & kWantUtf8) != 0) {
@@ -221,23 +241,65 @@ struct Avx2Blocks {
   }
 };
 
-// Full blocks are read in place, the short last one from a padded copy. With both asked for, the blocks after
-// the first error get their masks from the masks-only loop: the check has its verdict.
+SIGIL_TARGET_AVX2 inline __m256i load256(const unsigned char* p) noexcept {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// The last `len` bytes of p[0, n) (1 <= len <= min(n, 64), n >= 32) as a block's two halves, NUL bytes after
+// them, reading nothing outside p[0, n): the 32 bytes that end the buffer go to a stack copy followed by
+// zeros, and a half that ends in the padding is read from there (two stores, a load or two: no memset or
+// memcpy call, which cost a short window more than its block's scan).
+struct LastBlock {
+  __m256i lo, hi;
+  SIGIL_TARGET_AVX2 LastBlock(const unsigned char* p, std::size_t n, std::size_t len) noexcept {
+    alignas(32) unsigned char tail[96];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tail), load256(p + n - 32));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tail + 32), _mm256_setzero_si256());
+    _mm256_store_si256(reinterpret_cast<__m256i*>(tail + 64), _mm256_setzero_si256());
+    if (len <= 32) {  // tail[32 - len, 32) are the bytes, zeros after them
+      lo = load256(tail + 32 - len);
+      hi = _mm256_setzero_si256();
+    } else {  // the first 32 bytes in place, the other len - 32 at tail[64 - len, 32)
+      lo = load256(p + n - len);
+      hi = load256(tail + 64 - len);
+    }
+  }
+};
+
+// A buffer of fewer than 32 bytes (index() or validate() of a few bytes; scan() takes the small path): one
+// block from a zero-padded copy. Apart, so that the usual sizes set up no stack frame for the copy.
+template <unsigned Want>
+[[gnu::noinline]] SIGIL_TARGET_AVX2 Utf8Check scan_avx2_short(const unsigned char* p, std::size_t n,
+                                                              BlockMasks* out) noexcept {
+  Utf8Check r{blocks_for(n), false};
+  if (n == 0) return r;
+  alignas(32) unsigned char bytes[kBlock] = {};
+  std::memcpy(bytes, p, n);
+  Avx2Blocks<Want> scan(out);
+  if (scan.block(0, load256(bytes), load256(bytes + 32), n)) r.first_error_block = 0;
+  if constexpr ((Want & kWantUtf8) != 0) r.tail_open = buffer_tail_open(p, n);
+  return r;
+}
+
+// Full blocks are read in place, the short last one through LastBlock (a window of 33-64 bytes has its own
+// path, scan_block_avx2). With both asked for, the blocks after the first error get their masks from the
+// masks-only loop: the check has its verdict.
 template <unsigned Want>
 SIGIL_TARGET_AVX2 Utf8Check scan_avx2_for(const unsigned char* p, std::size_t n, BlockMasks* out) noexcept {
+  if (n < 32) return scan_avx2_short<Want>(p, n, out);
   const std::size_t blocks = blocks_for(n), full = n / kBlock;
   Utf8Check r{blocks, false};
   Avx2Blocks<Want> scan(out);
   std::size_t k = 0;
-  while (k < full && !scan.block(k, p + k * kBlock, kBlock)) ++k;
+  while (k < full && !scan.block(k, load256(p + k * kBlock), load256(p + k * kBlock + 32), kBlock)) ++k;
   if (k < full) {
     r.first_error_block = k;
     if constexpr (Want != kWantUtf8)
       scan_avx2_for<kWantMasks>(p + (k + 1) * kBlock, n - (k + 1) * kBlock, out + k + 1);
   } else if (full < blocks) {
-    Padded pad;
-    if (scan.block(full, pad.fill(p + full * kBlock, n - full * kBlock), n - full * kBlock))
-      r.first_error_block = full;
+    const std::size_t len = n - full * kBlock;
+    const LastBlock last(p, n, len);
+    if (scan.block(full, last.lo, last.hi, len)) r.first_error_block = full;
   }
   if constexpr ((Want & kWantUtf8) != 0) r.tail_open = buffer_tail_open(p, n);
   return r;
@@ -322,6 +384,34 @@ SIGIL_TARGET_AVX2 Utf8Check scan_small_avx2(const unsigned char* p, std::size_t 
   if (n == 0) return Utf8Check{0, false};
   if (n < 16) return scan_short_avx2(p, n, out, want);
   return scan_small32(load_tail32(p, n), p, n, out, want);
+}
+
+// A window of 33-64 bytes (one block; a streamed piece of a few dozen bytes): the whole-buffer kernel's block
+// without its set-up for many blocks (its constants readied for the loop, about 45 instructions a call) and
+// without the padded copy (the halves come from LastBlock); the UTF-8 check runs only when some byte is not
+// ASCII, as on the small path (an all-ASCII buffer cannot be in error or end open).
+SIGIL_TARGET_AVX2 Utf8Check scan_block_avx2(const unsigned char* p, std::size_t n, BlockMasks* out,
+                                            unsigned want) noexcept {
+  const LastBlock b(p, n, n);
+  const std::uint64_t high = static_cast<std::uint32_t>(_mm256_movemask_epi8(b.lo)) |
+                             std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(b.hi))} << 32;
+  if (want & kWantMasks) {
+    unsigned char* m = reinterpret_cast<unsigned char*>(out);
+    put_halves(m + offsetof(BlockMasks, lt), b.lo, b.hi, load32(kLt32));
+    put_halves(m + offsetof(BlockMasks, bracket), b.lo, b.hi, load32(kBracket32));
+    put_halves(m + offsetof(BlockMasks, newline), b.lo, b.hi, load32(kNewline32));
+    put_halves(m + offsetof(BlockMasks, backtick), b.lo, b.hi, load32(kBacktick32));
+    put_halves(m + offsetof(BlockMasks, quote), b.lo, b.hi, load32(kQuote32));
+    std::memcpy(m + offsetof(BlockMasks, non_ascii), &high, sizeof high);
+  }
+  Utf8Check r{1, false};
+  if ((want & kWantUtf8) && high != 0) {
+    const Avx2Tables t;
+    const __m256i e_lo = judge32(t, b.lo, _mm256_setzero_si256()), e_hi = judge32(t, b.hi, b.lo);
+    if ((nonzero64(e_lo, e_hi) & low_bits(n)) != 0) r.first_error_block = 0;
+    r.tail_open = buffer_tail_open(p, n);
+  }
+  return r;
 }
 
 // --------------------------------------------------------------------------------------------- AVX-512

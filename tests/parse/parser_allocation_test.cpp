@@ -3,6 +3,7 @@
 // thousand common directives, after a warm-up, into a sink that allocates nothing itself.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "../support/alloc_counter.h"
@@ -198,20 +199,43 @@ TEST(ParserAllocations, ATidierGathersSmallPiecesWithoutAllocating) {
 }
 
 TEST(ParserAllocations, TheCounterCounts) {
-  // The hook is live in this binary: a fresh parser does allocate.
+  // The hook is live in this binary: a parser made on the heap (as the agent makes one per turn) is counted.
   const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
   CountingSink sink;
   const AllocationCount count;
-  parse::Parser parser(grammar, sink, unlimited());
-  parser.feed(kLine);
+  auto parser = std::make_unique<parse::Parser>(grammar, sink, unlimited());
+  parser->feed(kLine);
   EXPECT_GT(count.count(), 0u);
+}
+
+// Making a parser allocates nothing: its whole state is built inside the Parser object (parser.h,
+// Parser::kStateBytes), in either mode, and so does destroying it; reset() keeps it so.
+TEST(ParserAllocations, AParserHoldsItsStateInsideItself) {
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  CountingSink sink;
+  for (const bool say : {false, true}) {
+    parse::ParserOptions options = unlimited();
+    options.say_mode = say;
+    options.think_open = say;
+    const AllocationCount count;
+    {
+      parse::Parser parser(grammar, sink, std::move(options));
+      parser.reset();
+      EXPECT_EQ(parser.stats().bytes_in, 0u);
+    }
+    EXPECT_EQ(count.count(), 0u) << "say mode " << say;
+  }
+  // A parser that compiles its own grammar allocates for that (the name index), as before.
+  const AllocationCount own;
+  { parse::Parser parser(sigil::testing::conformance_registry(), sink, unlimited()); }
+  EXPECT_GT(own.count(), 0u);
 }
 
 }  // namespace
 
-// A fresh parser keeps stage 1's masks of a window of up to 4 KiB (64 blocks) inside itself: reading a whole
-// typical reply (two windows of it, as one chunk each) allocates the parser's state and nothing else; one
-// byte more than the inline storage holds takes exactly one more allocation (the masks on the heap), once.
+// A fresh parser keeps its state and stage 1's masks of a window of up to 4 KiB (64 blocks) inside itself:
+// reading a whole typical reply (two windows of it, as one chunk each) allocates nothing; one byte more than
+// the inline storage holds takes exactly one allocation (the masks on the heap), once.
 TEST(ParserAllocations, AFreshParsersMasksOfAWholeTypicalReplyNeedNoAllocation) {
   const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
   std::string prose;
@@ -230,7 +254,7 @@ TEST(ParserAllocations, AFreshParsersMasksOfAWholeTypicalReplyNeedNoAllocation) 
     return count.count();
   };
   (void)fresh_parse(2048);  // the first parser builds the tables every parser shares (once per process)
-  EXPECT_EQ(fresh_parse(2048), 1u);  // the parser's own state, nothing else
-  EXPECT_EQ(fresh_parse(4096), 1u);
-  EXPECT_EQ(fresh_parse(4097), 2u);
+  EXPECT_EQ(fresh_parse(2048), 0u);  // the parser's state is inside the Parser object
+  EXPECT_EQ(fresh_parse(4096), 0u);
+  EXPECT_EQ(fresh_parse(4097), 1u);
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -244,6 +245,21 @@ TEST(Stage1, SmallPiecesEveryKernelEqualsScalar) {
   std::mt19937 rng(77);
   for (std::size_t n = 0; n <= 40; ++n)
     for (int round = 0; round < 300; ++round) check_all(random_text(rng, n, round % 3));
+}
+
+// Windows of 33-64 bytes (the AVX2 kernel's one-block path, scan_block_avx2) and the short last block of
+// longer windows (read through LastBlock: loads that end at the window's last byte, no padded copy), each in
+// a heap buffer of exactly its size: every kernel equals the scalar one, and under AddressSanitizer (the
+// test preset) a load one byte past the end, or before the start, fails the test.
+TEST(Stage1, ShortWindowsAndLastBlocksReadOnlyTheirBytes) {
+  std::mt19937 rng(2111);
+  for (std::size_t n = 0; n <= 200; ++n)
+    for (int round = 0; round < 24; ++round) {
+      const std::string text = random_text(rng, n, round % 3);
+      const std::unique_ptr<char[]> exact(new char[text.size()]);
+      std::memcpy(exact.get(), text.data(), text.size());
+      check_all(std::string_view(exact.get(), text.size()));
+    }
 }
 
 TEST(Stage1, RestartPointIsAUnitBoundaryBeforeTheError) {

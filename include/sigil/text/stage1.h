@@ -71,8 +71,15 @@ inline constexpr Kernel kAllKernels[] = {Kernel::Scalar, Kernel::Sse2, Kernel::A
 std::string_view kernel_name(Kernel k) noexcept;
 // This CPU (and this build) can run the kernel. Scalar always.
 bool kernel_supported(Kernel k) noexcept;
-// The kernel stage 1 uses unless told otherwise (see above); decided once per process.
-Kernel best_kernel() noexcept;
+namespace detail {
+Kernel choose_kernel() noexcept;  // what best_kernel() returns: the CPU's best, or SIGIL_STAGE1's choice
+}  // namespace detail
+// The kernel stage 1 uses unless told otherwise (see above); decided once per process. Inline, so that a
+// caller per reply (a fresh parser) pays a guard test, not a call.
+inline Kernel best_kernel() noexcept {
+  static const Kernel chosen = detail::choose_kernel();
+  return chosen;
+}
 
 // The fused pass: masks for every block of s (out has room for blocks_for(s.size())) and the UTF-8 check.
 Utf8Check scan(Kernel k, std::string_view s, BlockMasks* out) noexcept;
