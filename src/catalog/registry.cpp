@@ -243,7 +243,11 @@ std::size_t Registry::mcp_body_limit() const {
   return effective_body_limit(action_of(mcp_spelling_), spelling_spec(mcp_spelling_));
 }
 
-const parse::SpellingInfo& Registry::spelling(int index) const { return infos_[checked(index)]; }
+const parse::SpellingInfo& Registry::spelling(int index) const {
+  // Asked once per directive: the check inline, its throw out of line.
+  if (index < 0 || static_cast<std::size_t>(index) >= infos_.size()) checked(index);
+  return infos_[static_cast<std::size_t>(index)];
+}
 
 std::vector<int> Registry::spellings_of(std::string_view action) const {
   std::vector<int> out;
@@ -276,13 +280,20 @@ void Registry::validate_tag_into(int spelling, std::span<const parse::Attribute>
 
 void Registry::validate_tag_refs_into(int spelling, std::span<const parse::AttributeRef> attributes,
                                       parse::Validated& out) const {
-  // Once per directive read in place: one bounds check for both lookups, and one absent body for all (a
-  // temporary Body cost its JSON value's construction and destruction every time).
-  static const parse::Body kAbsent{};
+  // Once per directive read in place: one bounds check for both lookups; the general path out of line, so
+  // that the common directive's call sets up no frame for it.
   if (spelling < 0 || static_cast<std::size_t>(spelling) >= refs_.size()) checked(spelling);  // throws
   const SpellingRef& r = refs_[static_cast<std::size_t>(spelling)];
+  if (r.flat && catalog::validate_tag_flat(actions_[r.action], r.required, attributes, out)) return;
+  validate_tag_refs_general(r, attributes, out);
+}
+
+void Registry::validate_tag_refs_general(const SpellingRef& r,
+                                         std::span<const parse::AttributeRef> attributes,
+                                         parse::Validated& out) const {
+  // One absent body for all (a temporary Body cost its JSON value's construction and destruction each time).
+  static const parse::Body kAbsent{};
   const ActionSpec& action = actions_[r.action];
-  if (r.flat && catalog::validate_tag_flat(action, r.required, attributes, out)) return;
   out =
       catalog::validate_tag(action, action.spellings[r.spelling], parse::to_attributes(attributes), kAbsent);
 }

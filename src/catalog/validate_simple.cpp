@@ -43,7 +43,7 @@ void put_arg(std::size_t i, std::string_view name, std::string_view value, parse
   out.deferred[i] = {name, static_cast<std::uint32_t>(out.arena.append(value)),
                      static_cast<std::uint32_t>(value.size())};
 }
-void finish_valid(std::size_t n, parse::Validated& out) {
+[[gnu::always_inline]] inline void finish_valid(std::size_t n, parse::Validated& out) {
   out.deferred_count = static_cast<std::uint8_t>(n);
   out.args_deferred = true;
   out.valid = true;

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "name_run.h"
+
 namespace sigil::parse {
 
 class NameTable {
@@ -64,8 +66,7 @@ class NameTable {
     if constexpr (std::endian::native != std::endian::little) return match(s, found);
     if (s.size() <= kWholeBytes || slots_.empty()) return match(s, found);
     const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data());
-    std::size_t n = 0;
-    while (n < kWholeBytes && symbol_[p[n]] >= 0) ++n;
+    const std::size_t n = name_run16(p);           // the class symbol_ gives a byte, 16 bytes at once
     if (n == kWholeBytes) return match(s, found);  // a longer name: no registered one is looked up whole
     std::uint64_t w0, w1;
     std::memcpy(&w0, p, 8);

@@ -54,6 +54,23 @@ constexpr std::array<bool, 256> kValueLook = [] {
 }();
 }  // namespace
 
+// scan_whole()'s rare cases, out of line so that the common tag's scan saves fewer registers.
+void OpenTagScan::add_decoded(std::string_view key, std::string_view value, bool first) {
+  if (first) {
+    decoded_.clear();
+    decoded_at_.clear();
+  }
+  const std::size_t before = decoded_.size();
+  decoded_ += text::decode_char_refs(value);
+  decoded_at_.push_back({refs_.size(), before, decoded_.size() - before});
+  refs_.push_back({key, {}, true});
+}
+
+void OpenTagScan::view_decoded() {
+  for (const Decoded& d : decoded_at_.items())
+    refs_[d.attribute].value = std::string_view(decoded_).substr(d.offset, d.size);
+}
+
 std::size_t OpenTagScan::scan_whole(std::string_view rest) {
   // start() without what only step() reads (its key, value and quote; step() is always start()ed anew).
   state_ = State::AfterName;
@@ -63,10 +80,7 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
   bool decoded = false;  // whether a value had character references (decoded_ holds this tag's then)
   // A decoded value's view is made once every value is decoded (decoded_ may move while it grows).
   auto done = [&](std::size_t used) {
-    if (decoded) {
-      for (const Decoded& d : decoded_at_.items())
-        refs_[d.attribute].value = std::string_view(decoded_).substr(d.offset, d.size);
-    }
+    if (decoded) view_decoded();
     return used;
   };
   const unsigned char* p = reinterpret_cast<const unsigned char*>(rest.data());
@@ -116,15 +130,8 @@ std::size_t OpenTagScan::scan_whole(std::string_view rest) {
     }
     const std::string_view value = rest.substr(value_begin, value_end - value_begin);
     if (refs) {
-      if (!decoded) {
-        decoded_.clear();
-        decoded_at_.clear();
-        decoded = true;
-      }
-      const std::size_t before = decoded_.size();
-      decoded_ += text::decode_char_refs(value);
-      decoded_at_.push_back({refs_.size(), before, decoded_.size() - before});
-      refs_.push_back({key, {}, true});
+      add_decoded(key, value, !decoded);
+      decoded = true;
     } else {
       refs_.push_back({key, value, true});
     }

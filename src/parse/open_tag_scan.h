@@ -70,6 +70,10 @@ class OpenTagScan {
   };
   void begin_key(unsigned char c);
   void end_value();
+  // scan_whole(): a value with character references, decoded into decoded_ (`first`: the tag's first);
+  // then the views of the decoded values, once the tag is read.
+  [[gnu::noinline]] void add_decoded(std::string_view key, std::string_view value, bool first);
+  [[gnu::noinline]] void view_decoded();
 
   State state_ = State::AfterName;
   unsigned char quote_ = 0;

@@ -14,8 +14,10 @@ NameIndex::NameIndex(const Grammar& grammar)
     : tags(grammar.tag_names()),
       brackets(grammar.bracket_names()),
       brackets_ci(grammar.brackets_case_insensitive()) {
-  for (std::size_t i = 0; i < tags.size(); ++i)
-    tag_table.add(text::ascii::to_lower(tags[i].name), static_cast<int>(i));
+  for (std::size_t i = 0; i < tags.size(); ++i) {
+    tags_lower.push_back(text::ascii::to_lower(tags[i].name));
+    tag_table.add(tags_lower.back(), static_cast<int>(i));
+  }
   tag_table.build();
   for (std::size_t i = 0; i < brackets.size(); ++i) {
     std::string n = brackets[i].name;

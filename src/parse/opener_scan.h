@@ -25,6 +25,8 @@ struct NameIndex {
   explicit NameIndex(const Grammar& grammar);
 
   std::span<const TagName> tags;
+  // tags[i].name in lower case: what a name the table matched is, written in any case (a construct's name).
+  std::vector<std::string> tags_lower;
   std::span<const BracketName> brackets;
   NameTable tag_table{true};       // name, any case -> index into tags
   NameTable bracket_table{false};  // name (upper case when case-insensitive) -> index into brackets

@@ -112,7 +112,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
         continue;
       }
       if (opt_.whole_markup) {
-        if (std::size_t used = whole_markup(s, i); used != 0) {
+        if (std::size_t used = whole_markup(s, i, masks); used != 0) {
           // Markup read whole; then, while only blanks stand before the next opener, the blanks and the
           // opener (blank_gap() found it: no search of the masks for it, as in directive-dense replies).
           for (;;) {
@@ -122,7 +122,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
             if (blanks == 0) break;
             i += blanks;
             if (i == n) break;
-            used = whole_markup(s, i);
+            used = whole_markup(s, i, masks);
             if (used == 0) {  // the byte machine reads this opener, as below
               on_byte(static_cast<unsigned char>(s[i]));
               ++i;

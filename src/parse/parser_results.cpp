@@ -9,9 +9,11 @@ namespace sigil::parse {
 
 void Parser::Impl::diag(std::string_view code, std::uint64_t offset, std::string_view message) {
   ++stats_.diagnostics;
-  diag_.code.assign(code);
+  // The same diagnostic often comes again (`abandoned` for each released opener): a compare of a few bytes
+  // costs less than an assignment. (The sink gets diag_ as const, so it holds what was last assigned.)
+  if (std::string_view(diag_.code) != code) diag_.code.assign(code);
   diag_.offset = offset;
-  diag_.message.assign(message);
+  if (std::string_view(diag_.message) != message) diag_.message.assign(message);
   sink_.on_diagnostic(diag_);
 }
 
@@ -25,9 +27,14 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   // Asked once: the grammar's spelling() is a virtual call.
   const SpellingInfo* info = spelling >= 0 ? &grammar_.spelling(spelling) : nullptr;
   if (info != nullptr) {
-    if (e.action != info->action) e.action.assign(info->action);  // often the last directive's action again
+    // Often the last directive's action again: then e.action already holds it (no compare of the bytes).
+    if (info != event_action_of_) {
+      e.action.assign(info->action);
+      event_action_of_ = info;
+    }
   } else {
     e.action.assign(action.empty() ? std::string_view("mcp") : action);
+    event_action_of_ = nullptr;
   }
   if (v.args_deferred) {
     e.defer_string_args(std::span<const StringArg>(deferred_args_.data(), v.string_args(deferred_args_)));
@@ -57,16 +64,19 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   ++stats_.directives;
   sink_.on_directive(e);
   if (!is_say) {
-    std::optional<std::string> inline_text;
-    if (e.valid && info != nullptr && opt_.inline_resolver && info->inline_result)
-      inline_text = opt_.inline_resolver(e);
-    if (inline_text && !inline_text->empty()) {
-      emit_text(*inline_text);  // 10.2: the result takes the directive's place; its surroundings stay
-    } else {
+    if (!(e.valid && info != nullptr && info->inline_result && opt_.inline_resolver) || !inline_result(e))
       gap(GapKind::Directive);
-    }
   }
   if (e.interrupts && !interrupted_) start_interrupt(end);
+}
+
+// 10.2: the result of an inline-result directive takes its place (its surroundings stay); false when there
+// is none to show. Out of line: directive() builds no std::optional<std::string> for the common directive.
+bool Parser::Impl::inline_result(const DirectiveEvent& e) {
+  const std::optional<std::string> text = opt_.inline_resolver(e);
+  if (!text || text->empty()) return false;
+  emit_text(*text);
+  return true;
 }
 
 // What refuses a directive that is not the common case (directive()), in the order the refusals are

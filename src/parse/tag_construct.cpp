@@ -307,7 +307,7 @@ std::size_t Parser::Impl::body_run(std::string_view piece, std::size_t i,
   const bool markup = c_.kind == Kind::MarkupBody;
   if (piece[i] == '<') {
     if (markup || code_.in_code()) return 0;
-    return whole_tag(piece.substr(i), true, piece.substr(0, i), piece_masks.sub(0, i));
+    return whole_tag(piece, i, piece_masks, true);
   }
   const std::string_view s = piece.substr(i);
   const text::stage1::MaskView masks = piece_masks.sub(i, s.size());

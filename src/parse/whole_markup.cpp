@@ -22,14 +22,9 @@ namespace {
 constexpr text::ByteSet kBracketArgStops{"]<[\n"};
 }  // namespace
 
-std::size_t Parser::Impl::whole_markup(std::string_view s, std::size_t i) {
-  if (code_.in_code()) return 0;  // the byte machine reads it (as text)
-  const std::string_view rest = s.substr(i);
-  return rest[0] == '<' ? whole_tag(rest) : whole_bracket(rest);
-}
-
-std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::string_view before,
-                                    const text::stage1::MaskView& before_masks) {
+std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
+                                    const text::stage1::MaskView& masks, bool in_body) {
+  const std::string_view rest = piece.substr(at);
   const bool closing = rest.size() > 1 && rest[1] == '/';
   if (closing && in_body) return 0;  // the body's close matcher and the trigger scanner read it
   const std::size_t name_begin = closing ? 2 : 1;
@@ -84,13 +79,11 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
     // The held bytes (the open tag and the body) are usually the piece's bytes right before the `<`: then
     // stage 1's masks go with them and the clean-text stages read those. Compared here, once per body.
     const std::size_t h = c_.held.size();
-    const bool in_piece = before_masks && h <= before.size() &&
-                          std::memcmp(c_.held.data(), before.data() + (before.size() - h), h) == 0;
-    emit_text(c_.held, in_piece ? before_masks.sub(before.size() - h, h) : text::stage1::MaskView());
+    const bool in_piece = masks && h <= at && std::memcmp(c_.held.data(), piece.data() + (at - h), h) == 0;
+    emit_text(c_.held, in_piece ? masks.sub(at - h, h) : text::stage1::MaskView());
     reset_construct();
   }
   const std::string_view bytes = rest.substr(0, len);
-  const std::string_view name = rest.substr(name_begin, k - name_begin);
   const bool line_start = line_ws_only_;
   line_ws_only_ = false;
   stats_.bytes_examined += len;
@@ -107,10 +100,8 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
     grammar_.validate_tag_refs_into(spec.spelling, tag_.attribute_refs(), scratch_);
     code_.mark_line_content();
     directive(spec.spelling, {}, scratch_, begin, begin + len, clean);
-    if (!self_closing) {  // 2.4: its own close tag after only whitespace belongs to it
-      none_close_name_.resize(name.size());
-      for (std::size_t j = 0; j < name.size(); ++j) none_close_name_[j] = text::ascii::lower(name[j]);
-    }
+    // 2.4: its own close tag after only whitespace belongs to it.
+    if (!self_closing) none_close_name_.assign(names_.tags_lower[static_cast<std::size_t>(index)]);
     note_held();
     pos_ = begin + len;
     return len;
@@ -131,8 +122,7 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
   TagPart& t = cs_.tag();
   t.tag = index;
   t.mcp_server = -1;
-  t.name.assign(name);
-  for (char& ch : t.name) ch = text::ascii::lower(ch);
+  t.name.assign(names_.tags_lower[static_cast<std::size_t>(index)]);  // the name as written, in lower case
   // The shadow machine steps every byte of the tag, as on_byte() would, unless complete_open_tag() is sure
   // to restore it to the state before the tag (a removed tag leaves no trace in it).
   const TagRole role = spec.role;
@@ -141,9 +131,12 @@ std::size_t Parser::Impl::whole_tag(std::string_view rest, bool in_body, std::st
                             : role == TagRole::Wrapper || role == TagRole::Sentinel || role == TagRole::Say;
   if (!restored) {
     // A tag on a line past its lead holds no byte that moves the state (no line break on this path, a
-    // backtick only inside a quoted value): skip_plain() takes it in one call, as stepping would.
-    const std::size_t plain = code_.skip_plain(bytes);
-    if (plain != bytes.size()) code_.feed(bytes.substr(plain));
+    // backtick only inside a quoted value): feed_plain() takes it on stage 1's word (no backtick in its
+    // masks), else skip_plain() in one call, as stepping would.
+    if (!code_.feed_plain(bytes, masks.sub(at, len))) {
+      const std::size_t plain = code_.skip_plain(bytes);
+      if (plain != bytes.size()) code_.feed(bytes.substr(plain));
+    }
   }
   pos_ = begin + len - 1;
   complete_open_tag();

@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "parse/name_run.h"
 #include "parse/opener_scan.h"
 #include "support/run_parse.h"
 
@@ -133,6 +135,37 @@ TEST(NameTable, WhichLookupAnswers) {
   EXPECT_EQ(found, -1);
   EXPECT_EQ(exact.match_whole("REMEMBER]" + pad, &found, &whole), 8u);
   EXPECT_EQ(found, 7);
+}
+
+// name_run16 (16 bytes classed at once) against the byte table kNameBytes: every byte value at every one of
+// the 16 positions after name bytes, bytes past the 16th that must not count, and random mixes. Fails if the
+// vector class differs from the table for any byte, or if a byte outside p[0, 16) moves the count.
+TEST(NameTable, NameRunEqualsTheByteTableForEveryByteAtEveryPosition) {
+  for (int b = 0; b < 256; ++b)
+    EXPECT_EQ(name_byte_class(static_cast<unsigned char>(b)), kNameBytes[static_cast<std::size_t>(b)]) << b;
+  std::array<unsigned char, 32> buf{};
+  for (std::size_t j = 0; j < 16; ++j) {
+    for (int b = 0; b < 256; ++b) {
+      buf.fill('a');
+      buf[16] = '>';  // a stop past the 16th byte: not looked at
+      buf[j] = static_cast<unsigned char>(b);
+      const std::size_t want = kNameBytes[static_cast<std::size_t>(b)] ? 16 : j;
+      ASSERT_EQ(name_run16(buf.data()), want) << "byte " << b << " at " << j;
+    }
+  }
+  std::mt19937_64 rng(11);
+  const std::string_view mix = "aZ09_-.:/@[`{\x7F\x80\xFF \t\n>=\"";
+  for (int round = 0; round < 20000; ++round) {
+    for (unsigned char& c : buf) c = static_cast<unsigned char>(mix[rng() % mix.size()]);
+    if (round % 3 == 0) {
+      for (std::size_t k = 0; k < 16; ++k)
+        buf[k] = static_cast<unsigned char>(kNameAlphabet[rng() % kNameAlphabet.size()]);
+      buf[rng() % 17] = ' ';
+    }
+    std::size_t want = 0;
+    while (want < 16 && kNameBytes[buf[want]]) ++want;
+    ASSERT_EQ(name_run16(buf.data()), want) << round;
+  }
 }
 
 }  // namespace

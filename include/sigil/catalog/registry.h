@@ -107,6 +107,10 @@ class Registry : public parse::Grammar {
   void check(const ActionSpec& action) const;
   void index(std::size_t action_index);
   std::size_t checked(int index) const;
+  // validate_tag_refs_into() for a spelling or attributes the flat path does not take.
+  [[gnu::noinline]] void validate_tag_refs_general(const SpellingRef& r,
+                                                   std::span<const parse::AttributeRef> attributes,
+                                                   parse::Validated& out) const;
 
   RegistryOptions options_;
   std::vector<ActionSpec> actions_;
