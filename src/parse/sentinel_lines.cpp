@@ -157,10 +157,14 @@ void SentinelLines::judge_run(std::string_view s, const text::stage1::MaskView& 
       i = pass_dead_lines(s, i, masks);
       continue;
     }
-    if (line_fresh_ && first_decided_ && held_.empty() && set_->dies_early(s, i)) {
-      // As pass_dead_lines() would have judged it, had the line begun in the same piece as a dead one.
+    if (line_fresh_ && (!first_decided_ || held_.empty()) && set_->dies_early(s, i)) {
+      // As pass_dead_lines() would have judged it, had the line begun in the same piece as a dead one. Or the
+      // first non-empty line, which rule (b) needs to begin with a form: as stepping it would, it is decided
+      // and dies, and the blank lines held before it go on (all held_ holds before the first line), then the
+      // line with the rest of the piece, in one call instead of one for its first byte and one for the rest.
       nonempty_ = true;
       last_exact_ = false;
+      first_decided_ = true;
       die();
       continue;
     }

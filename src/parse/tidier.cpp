@@ -132,6 +132,10 @@ void Tidier::reset() noexcept {
   emptied_lines_ = 0;
   settled_ = 0;
   joined_runs_ = 0;
+  lead_runs_ = 0;
+  settled_lines_ = 0;
+  trailing_blanks_ = 0;
+  settled_breaks_ = false;
   gathered_calls_ = 0;
   gathered_ = 0;
   started_ = false;
@@ -203,14 +207,18 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
           // behind it, so the order holds. (A blank settle() released first is gathered, and the run with
           // it: two calls cost more than one without masks.)
           pass_direct(bulk, masks.sub(0, p.length));
-        } else if (i == 0 && join_on_ && masks && started_ && !p.has_newline &&
+        } else if (i == 0 && join_on_ && masks && started_ && !p.has_newline && !settled_breaks_ &&
                    gathered_ + p.length <= text::stage1::kBlock && masks.find(kAnyMask, 0) >= p.length) {
-          // What settle() released (blanks) and the run after it, gathered as below but passed on with
-          // masks: neither holds a byte any mask marks, so theirs are all zero (one block of none).
+          // What settle() released (blanks; no line break, which settle_line() may release) and the run
+          // after it, gathered as below but passed on with masks: neither holds a byte any mask marks, so
+          // theirs are all zero (one block of none).
           gather(bulk);
           pass_joined();
           resync(bulk);
           track_len_ = 0;
+        } else if (gathered_ != 0 && started_ && lead_on_ && pass_with_lead(bytes, i, p.length, masks)) {
+          // What this call gathered before the run (the byte that made the line show text, blank lines
+          // before it, a blank settle() released) went on with the run in one call.
         } else {
           emit(bulk, masks.sub(i, p.length));
           resync(bulk);
@@ -218,6 +226,17 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
         }
         if (p.has_newline) line_gap_ = false;
         i += p.length;
+        if (i + 1 == bytes.size() && settle_on_ && is_blank(bytes[i]) && plain()) {
+          // The piece ends in one blank after its bulk (a streamed piece, a released body): held as step()
+          // holds it (normal_blank(): trailing blanks wait for what follows), without the machine.
+          track_len_ = 0;
+          ws_.push_back(bytes[i]);
+          check_limit();
+          ctx_ = Ctx::Blank;
+          cp_need_ = 0;
+          ++trailing_blanks_;
+          break;
+        }
         continue;
       }
     }
@@ -335,9 +354,10 @@ void Tidier::take_blanks(std::string_view s) {
 // else is held or waiting: no emphasis run (held, or counted after a gap), no CR, no overflow, and b is plain
 // (no blank, line break or emphasis character, which step() treats otherwise). Returns whether it settled.
 bool Tidier::settle(unsigned char b) {
-  if (!settle_on_ || phase_ == Phase::After || shape_ != Shape::Content || run_len_ != 0 || cr_ ||
-      overflow_ || !is_plain(b))
+  if (!settle_on_ || phase_ == Phase::After || run_len_ != 0 || cr_ || overflow_ || !is_plain(b))
     return false;
+  if (shape_ != Shape::Content) return settle_line(b);
+  settled_breaks_ = false;
   if (phase_ == Phase::Cluster) resolve(is_closing(b) ? Next::Close : Next::Other);  // as dispatch_content()
   if (!ws_.empty()) {  // commit_pending() with no run held, on a line that shows text: the blanks go out now
     emit(ws_);
@@ -346,6 +366,64 @@ bool Tidier::settle(unsigned char b) {
   track_len_ = 0;
   ++settled_;
   return true;
+}
+
+// settle() at the start of a line that shows nothing yet (no gap open; only blanks kept on it), for a plain
+// byte b that begins no list marker (`-`, `+`, a digit; `*` is no plain byte): step(b) would make the line
+// show text (advance_shape()) and pass on what was held before it (commit_pending() and keep(): the line
+// break and blank lines in pre_, the line's blanks), then b. The same, without stepping b: the first
+// paragraph after removed markup, the line after a blank line.
+bool Tidier::settle_line(unsigned char b) {
+  if (phase_ != Phase::Normal || shape_ != Shape::Empty || b == '-' || b == '+' || is_digit(b)) return false;
+  track_len_ = 0;
+  settled_breaks_ = !pre_.empty();
+  emit_pre();
+  emit(line_);
+  emit(ws_);
+  line_.clear();
+  ws_.clear();
+  shape_ = Shape::Content;
+  merge_ = false;
+  ++settled_lines_;
+  return true;
+}
+
+// The bytes gathered in this call, then the plain run bytes[i, i + len), in one sink call: when the gathered
+// bytes are the piece's own bytes right before the run (blank lines and the first byte of a line, as after
+// removed markup), as they lie, with their masks; or, for a run at the piece's start, when the gathered
+// bytes are blanks (held from the last call: the blank a released body ended in, before the next one),
+// copied in front of the run, with the masks widened over the scanned buffer's bytes right before the piece
+// when those are unmarked too (as blanks are), else without masks. Whether it joins depends on the bytes
+// alone, never on the masks, so the text events split alike with masks and without. Otherwise nothing is
+// done and false is returned.
+bool Tidier::pass_with_lead(std::string_view bytes, std::size_t i, std::size_t len,
+                            const text::stage1::MaskView& masks) {
+  const std::size_t g = gathered_;
+  if (g <= i) {
+    if (std::memcmp(gather_, bytes.data() + (i - g), g) != 0) return false;
+    pass_lead(bytes.substr(i - g, g + len), masks.sub(i - g, g + len));
+    return true;
+  }
+  if (i != 0 || g + len > kGatherMax) return false;
+  for (std::size_t k = 0; k < g; ++k)
+    if (!is_blank(gather_[k])) return false;
+  std::memcpy(gather_ + g, bytes.data(), len);
+  text::stage1::MaskView wide;
+  if (masks && masks.lead() >= g && masks.widen_front(g).sub(0, g).none(kAnyMask))
+    wide = masks.widen_front(g).sub(0, g + len);
+  pass_lead(std::string_view(gather_, g + len), wide);
+  return true;
+}
+
+// pass_with_lead()'s call: the gathered bytes and the run, as one piece; the state as emit() of the run
+// leaves it.
+void Tidier::pass_lead(std::string_view joined, const text::stage1::MaskView& masks) {
+  gathered_ = 0;
+  out_.clean_run(joined, masks);
+  emitted_ += joined.size();
+  ++lead_runs_;
+  resync(joined);
+  track_len_ = 0;
 }
 
 // The gathered bytes are bytes no stage-1 mask marks, at most one block of them: passed on with masks of

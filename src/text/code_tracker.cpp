@@ -169,7 +169,8 @@ std::size_t CodeTracker::skip_plain(std::string_view s) noexcept {
 // Outside a fence at a line break (s[i] == '\n', phase kText): the break, the blank lines after it and the
 // next line's first byte when that byte can only be text, with the states step() would reach, without its
 // dispatch per byte. Prose ends most lines this way. A next line that begins with a lead byte or a byte
-// outside the plain set has its last break listed (other_breaks()). Returns where to go on.
+// outside the plain set has its last break listed (other_breaks()), unless it begins with `-` or `*`, then
+// at most one blank or `*`, then a byte of the set. Returns where to go on.
 std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept {
   std::size_t j = i + 1;
   while (j < s.size() && s[j] == '\n') ++j;
@@ -184,6 +185,29 @@ std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept
   if (j == s.size()) return j;
   const auto first = static_cast<unsigned char>(s[j]);
   if (kLeadBytes.contains(first)) {
+    if (first == '-' || first == '*' || first == '+') {
+      // A list item (`- item`) or emphasis (`**Day`): step() would take the marker (kListMark), then one
+      // blank (kListSpace) and the text's first byte, or at once a byte that ends the lead (the second `*`),
+      // both into kText. In straight-line code; a backtick, tilde, second blank or line break there (a run
+      // that may open a fence or span, more lead) is left to step().
+      std::size_t k = j + 1;
+      if (k < s.size() && is_blank(static_cast<unsigned char>(s[k]))) ++k;
+      if (k < s.size()) {
+        const auto b = static_cast<unsigned char>(s[k]);
+        if (!is_blank(b) && b != '`' && b != '~' && b != '\n') {
+          // `-` and `*` are decoration, which may stand before a sentinel form as a blank may: after them a
+          // byte of the plain set rules the line out as surely as at its start (other_breaks()).
+          std::size_t at = k;
+          if (b == '*' && k == j + 1 && k + 1 < s.size()) ++at;  // `**Day`, `-*x`: one more decoration
+          if (first == '+' || !plain_starts_->contains(static_cast<unsigned char>(s[at])))
+            other_break(s.data() + j - 1);
+          s_.line_bytes = k + 1 - j;
+          s_.phase = kText;
+          ++markers_in_bulk_;
+          return k + 1;
+        }
+      }
+    }
     other_break(s.data() + j - 1);
     return j;
   }

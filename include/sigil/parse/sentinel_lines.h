@@ -82,9 +82,11 @@ class SentinelLines : public TextSink {
   // and last lines. Empty: no such run. The recognizer clears it before the memory can change.
   // `breaks`, when given and known, adds the shadow tracker's word on the run's lines
   // (CodeTracker::other_breaks(), fed `run` with line_killers() as its plain set): every line begun in the
-  // run after a line break not listed there began with a byte that kills it. A piece in that memory, once a
-  // dead line in it is decided and nothing held, then goes on to the next listed break (or its end) without
-  // looking for the breaks between. The list must stay as it is until the next call.
+  // run after a line break not listed there began with a byte that kills it, or with `-` or `*` and at most
+  // one blank or `*` before one (left decoration and space: the line dies at that byte all the same). A
+  // piece in that memory, once a dead line in it is decided and nothing held, then goes on to the next listed
+  // break (or its end) without looking for the breaks between. The list must stay as it is until the next
+  // call.
   void fence_free_run(std::string_view run, const text::CodeTracker::OtherBreaks* breaks = nullptr) noexcept {
     fence_free_ = run;
     breaks_ = breaks != nullptr && breaks->known ? breaks : nullptr;

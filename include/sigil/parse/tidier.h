@@ -99,7 +99,13 @@ class Tidier {
   // Content bytes after a gap (or after held trailing blanks) that settled what was held without being
   // stepped, so the text from them on went in bulk (counted for tests).
   std::uint64_t settled() const noexcept { return settled_; }
-  // For tests: off, such a byte is stepped (the general path the bulk one is compared with). On by default.
+  // Of the same kind, the first bytes of lines that showed nothing yet (after a line break, blank lines,
+  // indentation), which made the line show text without being stepped (counted for tests; not in settled()).
+  std::uint64_t settled_lines() const noexcept { return settled_lines_; }
+  // Pieces that ended in one blank after their bulk run, held without being stepped (counted for tests).
+  std::uint64_t trailing_blanks() const noexcept { return trailing_blanks_; }
+  // For tests: off, such bytes (these three counts) are stepped (the general path the bulk one is compared
+  // with). On by default.
   void settle_in_bulk(bool on) noexcept { settle_on_ = on; }
   // text() calls whose first bytes settle() released (blanks) and that then passed those and the plain run
   // after them on in one call with masks of none (neither holds a byte any stage-1 mask marks) instead of
@@ -107,6 +113,13 @@ class Tidier {
   std::uint64_t joined_runs() const noexcept { return joined_runs_; }
   // For tests: off, they are gathered and passed on without masks as before. On by default.
   void join_in_bulk(bool on) noexcept { join_on_ = on; }
+  // text() calls that passed what they gathered before a plain run (blank lines and the byte that made the
+  // line show text; a blank settle() released) together with the run, in one call (with masks when the
+  // piece had them and they cover both), instead of passing the gathered bytes on alone without masks
+  // (counted for tests). Taken or not by the bytes alone: the sink's pieces split alike with masks or not.
+  std::uint64_t lead_runs() const noexcept { return lead_runs_; }
+  // For tests: off, the gathered bytes go on alone as before. On by default.
+  void lead_in_bulk(bool on) noexcept { lead_on_ = on; }
   // Calls that passed gathered pieces on (without masks), counted for tests.
   std::uint64_t gathered_calls() const noexcept { return gathered_calls_; }
 
@@ -153,6 +166,9 @@ class Tidier {
   void flush();
   void pass_direct(std::string_view bulk, const text::stage1::MaskView& masks);
   void pass_joined();
+  bool pass_with_lead(std::string_view bytes, std::size_t i, std::size_t len,
+                      const text::stage1::MaskView& masks);
+  void pass_lead(std::string_view joined, const text::stage1::MaskView& masks);
   void note(unsigned char b) noexcept;
   void resync(std::string_view bulk) noexcept;
   void resync_slow(std::string_view bulk) noexcept;
@@ -164,6 +180,7 @@ class Tidier {
   }
   void take_blanks(std::string_view s);
   bool settle(unsigned char b);
+  bool settle_line(unsigned char b);
 
   TextSink& out_;
   std::size_t limit_;
@@ -177,6 +194,11 @@ class Tidier {
   std::uint64_t joined_runs_ = 0;
   std::uint64_t gathered_calls_ = 0;
   bool join_on_ = true;
+  std::uint64_t lead_runs_ = 0;
+  std::uint64_t settled_lines_ = 0;
+  std::uint64_t trailing_blanks_ = 0;
+  bool settled_breaks_ = false;  // the last settle() released line breaks (settle_line(): pre_)
+  bool lead_on_ = true;
   // Small emitted pieces, passed on at the end of each call or when the next would not fit. The storage is
   // the tidier's own (inside the parser's state), so a fresh parser's first gathered piece allocates
   // nothing; every piece gathered is shorter than one block (64 bytes), far below its size.

@@ -102,13 +102,19 @@ class CodeTracker {
   // Line breaks outside fences that feed() took in bulk (with the blank lines after them and the next line's
   // first byte when it can only be text) instead of stepping them: for tests that the path is taken.
   std::uint64_t lines_in_bulk() const noexcept { return lines_in_bulk_; }
+  // Of those, lines whose list marker or leading `*` feed() took with the break, the lead's steps in
+  // straight-line code (for tests that the path is taken).
+  std::uint64_t markers_in_bulk() const noexcept { return markers_in_bulk_; }
 
   // What a caller may learn from the line starts feed(s, masks) reads anyway (the sentinel judge: which lines
   // of a run die at their first byte). After start_listing() and feed(s, masks): `at` lists, in order,
   // pointers into s to the line breaks after which a line may begin that is not known plain: every break the
   // feed stepped, and the last break of each run of breaks it took in bulk whose next line starts with a lead
-  // byte or a byte outside the set given to plain_line_starts() (none by default). Every other line of s
-  // begun after a line break in s began with a byte of that set. `known` is false after feed(s) without
+  // byte or a byte outside the set given to plain_line_starts() (none by default), unless it starts with
+  // `-` or `*`, then at most one space, tab or `*`, then a byte of that set (a list item, `**bold`).
+  // Every other line of s begun after a line break in s began with a byte of that set, or with such a lead
+  // before one (for the sentinel judge `-`, `*` and blanks are decoration and space that may stand before a
+  // form, so the line dies at the byte of the set all the same). `known` is false after feed(s) without
   // masks, or when more than kOtherBreaks such breaks came (then nothing is said). A caller that does not
   // read the list (most feeds: short pieces, the judge's own tracker) does not start one, and pays nothing
   // for it.
@@ -133,6 +139,7 @@ class CodeTracker {
     s_ = State{};
     fences_opened_ = 0;
     lines_in_bulk_ = 0;
+    markers_in_bulk_ = 0;
     breaks_ = {};
   }
 
@@ -146,6 +153,7 @@ class CodeTracker {
   State s_;
   std::uint64_t fences_opened_ = 0;
   std::uint64_t lines_in_bulk_ = 0;
+  std::uint64_t markers_in_bulk_ = 0;
   void other_break(const char* at) noexcept {
     if (breaks_.count < kOtherBreaks)
       breaks_.at[breaks_.count++] = at;

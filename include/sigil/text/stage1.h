@@ -111,6 +111,12 @@ class MaskView {
   MaskView sub(std::size_t from, std::size_t len) const noexcept {
     return masks_ ? MaskView(masks_, offset_ + from, len) : MaskView();
   }
+  // How many bytes of the scanned buffer lie before the piece (the masks describe them too).
+  std::size_t lead() const noexcept { return offset_; }
+  // The view of the k bytes of the buffer right before the piece and the piece (k <= lead()): for a caller
+  // that puts k bytes of its own in front of the piece and has checked that they and the buffer's k bytes
+  // have the same masks (blanks, which no mask marks).
+  MaskView widen_front(std::size_t k) const noexcept { return MaskView(masks_, offset_ - k, size_ + k); }
 
   // The first position >= from whose bit is set in select(block masks), or size() when none is.
   template <class Select>
