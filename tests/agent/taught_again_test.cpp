@@ -68,11 +68,7 @@ struct Taught {
     auto opened = store::sqlite::SqliteStore::open(":memory:");
     EXPECT_TRUE(opened);
     store = std::move(*opened);
-    model::OpenAiConfig m;
-    m.base_url = server.base_url();
-    m.api_key = "sk-test";
-    m.model = "fake-model";
-    client = model::make_openai_client(m);
+    client = model::make_openai_client(sigil::testing::openai_config_for(server));
     AgentConfig config;
     config.tools = ToolsMode::on;
     config.taught_registry = [this]() -> std::shared_ptr<const catalog::Registry> {

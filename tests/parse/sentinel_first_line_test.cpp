@@ -11,20 +11,12 @@
 
 #include "sigil/parse/sentinel_lines.h"
 #include "sigil/text/stage1.h"
+#include "support/text_recorder.h"
 
 namespace sigil::parse {
 namespace {
 
-class Calls final : public TextSink {
- public:
-  void clean_text(std::string_view bytes) override {
-    EXPECT_FALSE(bytes.empty());
-    text.append(bytes);
-    ++calls;
-  }
-  std::string text;
-  std::size_t calls = 0;
-};
+using Calls = test::TextRecorder;
 
 struct Outcome {
   std::string text;

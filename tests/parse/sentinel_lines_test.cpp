@@ -16,18 +16,12 @@
 #include "sigil/text/code_tracker.h"
 #include "sigil/text/stage1.h"
 #include "sigil/text/unicode.h"
+#include "support/text_recorder.h"
 
 namespace sigil::parse {
 namespace {
 
-class Recorder final : public TextSink {
- public:
-  void clean_text(std::string_view bytes) override {
-    EXPECT_FALSE(bytes.empty());
-    text.append(bytes);
-  }
-  std::string text;
-};
+using Recorder = test::TextRecorder;
 
 struct Result {
   std::string text;

@@ -16,6 +16,7 @@
 
 #include "sigil/text/unicode.h"
 #include "support/expect_each.h"
+#include "support/text_recorder.h"
 
 namespace sigil::parse {
 namespace {
@@ -23,16 +24,7 @@ namespace {
 constexpr char D = '\x01';
 constexpr char O = '\x02';
 
-class Recorder final : public TextSink {
- public:
-  void clean_text(std::string_view bytes) override {
-    EXPECT_FALSE(bytes.empty());
-    text.append(bytes);
-    ++calls;
-  }
-  std::string text;
-  std::size_t calls = 0;
-};
+using Recorder = test::TextRecorder;
 
 struct Result {
   std::string text;

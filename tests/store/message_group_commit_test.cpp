@@ -182,6 +182,24 @@ class MessageGroupCommit : public ::testing::Test {
     for (auto& t : threads) t.join();
   }
 
+  // A trigger on messages, added on a connection of its own.
+  void add_trigger(const std::string& create) {
+    WriteLock setup(path_);
+    ASSERT_EQ(sqlite3_exec(setup.db(), (create + "; COMMIT").c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+
+  // The texts stored in the three conversations the appends use.
+  std::set<std::string> stored_texts() {
+    std::set<std::string> stored;
+    for (int c = 0; c < 3; ++c) {
+      auto recent = store_->recent_messages(Scope{"alice", "chat-" + std::to_string(c)}, 100);
+      EXPECT_TRUE(recent.ok()) << recent.error();
+      if (recent)
+        for (const Message& m : *recent) stored.insert(m.text);
+    }
+    return stored;
+  }
+
   TempDir dir_;
   std::string path_ = dir_.file("sigil.db");
   std::unique_ptr<Store> store_;
@@ -223,54 +241,32 @@ TEST_F(MessageGroupCommit, TenAppendsWaitingTogetherCostTwoCommitsAndEachIsKept)
 }
 
 TEST_F(MessageGroupCommit, AnAppendThatFailsInABatchIsUndoneAloneAndTheOthersAreKept) {
-  {
-    WriteLock setup(path_);
-    ASSERT_EQ(sqlite3_exec(setup.db(),
-                           "CREATE TRIGGER refuse AFTER INSERT ON messages WHEN new.text = 'refused' "
-                           "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END; COMMIT",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
-  }
+  add_trigger(
+      "CREATE TRIGGER refuse AFTER INSERT ON messages WHEN new.text = 'refused' "
+      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
   const std::vector<std::string> texts = {"first", "kept a", "refused", "kept b", "kept c"};
   const std::uint64_t commits = sqlite_->commits();
   run_behind_a_held_lock(static_cast<int>(texts.size()), texts);
   EXPECT_EQ(sqlite_->commits() - commits, 2u);
   for (std::size_t i = 0; i < texts.size(); ++i)
     EXPECT_EQ(results_[i].ok(), texts[i] != "refused") << texts[i];
-  std::set<std::string> stored;
-  for (int c = 0; c < 3; ++c) {
-    auto recent = store_->recent_messages(Scope{"alice", "chat-" + std::to_string(c)}, 100);
-    ASSERT_TRUE(recent.ok()) << recent.error();
-    for (const Message& m : *recent) stored.insert(m.text);
-  }
-  EXPECT_EQ(stored, (std::set<std::string>{"first", "kept a", "kept b", "kept c"}));
+  EXPECT_EQ(stored_texts(), (std::set<std::string>{"first", "kept a", "kept b", "kept c"}));
 }
 
 // An error that ends the whole transaction (here a trigger's RAISE(ROLLBACK), as an I/O error or a full disk
 // would) undoes the batch's earlier appends too: every append of that batch must then report the failure,
 // none may claim an id whose row is gone, and the transaction must not be committed half-done.
 TEST_F(MessageGroupCommit, AnErrorThatEndsTheTransactionFailsTheWholeBatchAndClaimsNoLostRow) {
-  {
-    WriteLock setup(path_);
-    ASSERT_EQ(sqlite3_exec(setup.db(),
-                           "CREATE TRIGGER doom AFTER INSERT ON messages WHEN new.text = 'doomed' "
-                           "BEGIN SELECT RAISE(ROLLBACK, 'transaction ended by the test'); END; COMMIT",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
-  }
+  add_trigger(
+      "CREATE TRIGGER doom AFTER INSERT ON messages WHEN new.text = 'doomed' "
+      "BEGIN SELECT RAISE(ROLLBACK, 'transaction ended by the test'); END");
   const std::vector<std::string> texts = {"first", "undone a", "doomed", "after b", "after c"};
   const std::uint64_t batches = sqlite_->message_batches();
   run_behind_a_held_lock(static_cast<int>(texts.size()), texts);
   ASSERT_EQ(sqlite_->message_batches() - batches, 2u);  // "first" alone, the other four together
   EXPECT_TRUE(results_[0].ok()) << results_[0].error();
   for (std::size_t i = 1; i < texts.size(); ++i) EXPECT_FALSE(results_[i].ok()) << texts[i];
-  std::set<std::string> stored;
-  for (int c = 0; c < 3; ++c) {
-    auto recent = store_->recent_messages(Scope{"alice", "chat-" + std::to_string(c)}, 100);
-    ASSERT_TRUE(recent.ok()) << recent.error();
-    for (const Message& m : *recent) stored.insert(m.text);
-  }
-  EXPECT_EQ(stored, (std::set<std::string>{"first"}));
+  EXPECT_EQ(stored_texts(), (std::set<std::string>{"first"}));
   // The store goes on: the next append is a transaction of its own and is kept.
   auto next = store_->append_message(Scope{"alice", "chat-0"}, "user", "later", "turn-later", kT0);
   ASSERT_TRUE(next.ok()) << next.error();
