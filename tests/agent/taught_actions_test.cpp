@@ -9,7 +9,7 @@
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/openai.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/store_test_support.h"
 #include "support/fake_openai_server.h"
 
 namespace sigil::agent {
@@ -24,9 +24,7 @@ struct Wired {
     auto built = actions::builtin_handlers(builtin);
     EXPECT_TRUE(built) << built.error().message;
     handlers = std::move(*built);
-    auto opened = store::sqlite::SqliteStore::open(":memory:");
-    EXPECT_TRUE(opened);
-    store = std::move(*opened);
+    store = store::testing::open_or_fail(":memory:");
     client = model::make_openai_client(sigil::testing::openai_config_for(server));
     AgentConfig config;
     config.tools = ToolsMode::on;

@@ -13,7 +13,7 @@
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
 #include "sigil/model/openai.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/store_test_support.h"
 #include "support/fake_openai_server.h"
 
 namespace sigil::agent {
@@ -65,9 +65,7 @@ struct Taught {
       ran.push_back(json::serialize(d.args));
       return exec::HandlerResult::ok("done");
     });
-    auto opened = store::sqlite::SqliteStore::open(":memory:");
-    EXPECT_TRUE(opened);
-    store = std::move(*opened);
+    store = store::testing::open_or_fail(":memory:");
     client = model::make_openai_client(sigil::testing::openai_config_for(server));
     AgentConfig config;
     config.tools = ToolsMode::on;
