@@ -176,40 +176,42 @@ TEST(TidierLead, SettledLinesEqualStepping) {
 // The shapes the path is for, each in one sink call with masks where gathering took two.
 TEST(TidierLead, TheShapesItIsFor) {
   std::vector<s1::BlockMasks> masks(8);
+  struct AfterGap {
+    std::string text;
+    std::uint64_t lead_runs, settled_lines;
+    std::size_t calls;  // the sink's calls for `input`
+  };
+  // `lead`, a removed construct (`gap`), then `input` with its masks, through a fresh tidier.
+  const auto after_gap = [&](std::string_view lead, GapKind gap, const std::string& input) {
+    s1::scan(input, masks.data());
+    StrictMasks sink;
+    Tidier t(sink);
+    t.text(lead);
+    t.gap(gap);
+    const std::size_t before = sink.calls;
+    t.text(input, s1::MaskView(masks.data(), 0, input.size()));
+    t.finish();
+    return AfterGap{sink.text, t.lead_runs(), t.settled_lines(), sink.calls - before};
+  };
   {
     // Case (e): after a removed block on lines of its own, a first paragraph; the byte that made its line
     // show text is stepped, the rest goes in bulk: one call.
-    const std::string input = "\nGreat question! Here's a plan for your trip.\n\n**Day 1** Start early.\n";
-    s1::scan(input, masks.data());
-    StrictMasks sink;
-    Tidier t(sink);
-    t.text("x");
-    t.gap(GapKind::Other);
-    const std::size_t before = sink.calls;
-    t.text(input, s1::MaskView(masks.data(), 0, input.size()));
-    t.finish();
-    EXPECT_EQ(sink.text, "x\nGreat question! Here's a plan for your trip.\n\n**Day 1** Start early.");
-    EXPECT_EQ(t.lead_runs(), 1u);
-    EXPECT_EQ(t.settled_lines(), 2u);  // `x`, `G`
-    EXPECT_EQ(sink.calls - before, 1u);
+    const AfterGap r = after_gap(
+        "x", GapKind::Other, "\nGreat question! Here's a plan for your trip.\n\n**Day 1** Start early.\n");
+    EXPECT_EQ(r.text, "x\nGreat question! Here's a plan for your trip.\n\n**Day 1** Start early.");
+    EXPECT_EQ(r.lead_runs, 1u);
+    EXPECT_EQ(r.settled_lines, 2u);  // `x`, `G`
+    EXPECT_EQ(r.calls, 1u);
   }
   {
     // Case (b): a paragraph after a removed block, blank lines before it.
-    const std::string input =
-        "\n\nThe next paragraph goes on for a while, longer than a block of sixty-four.\n";
-    s1::scan(input, masks.data());
-    StrictMasks sink;
-    Tidier t(sink);
-    t.text("One.\n\n\n");
-    t.gap(GapKind::Directive);
-    const std::size_t before = sink.calls;
-    t.text(input, s1::MaskView(masks.data(), 0, input.size()));
-    t.finish();
-    EXPECT_EQ(sink.text,
-              "One.\n\nThe next paragraph goes on for a while, longer than a block of sixty-four.");
-    EXPECT_EQ(t.lead_runs(), 1u);
-    EXPECT_EQ(t.settled_lines(), 2u);    // `O`, `T`
-    EXPECT_EQ(sink.calls - before, 1u);  // the blank lines kept and the paragraph
+    const AfterGap r =
+        after_gap("One.\n\n\n", GapKind::Directive,
+                  "\n\nThe next paragraph goes on for a while, longer than a block of sixty-four.\n");
+    EXPECT_EQ(r.text, "One.\n\nThe next paragraph goes on for a while, longer than a block of sixty-four.");
+    EXPECT_EQ(r.lead_runs, 1u);
+    EXPECT_EQ(r.settled_lines, 2u);  // `O`, `T`
+    EXPECT_EQ(r.calls, 1u);          // the blank lines kept and the paragraph
   }
   {
     // Case (d): a released body after one that ended in a blank, which the tidier held; the blank lay right

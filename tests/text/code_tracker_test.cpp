@@ -193,6 +193,17 @@ TEST(CodeTrackerReference, RandomDocumentsMatchLineModel) {
 
 // skip_plain()/feed() in any chunking, with stage 1's masks or without, reach exactly the states that step()
 // reaches byte by byte; the line breaks taken in bulk (lines_in_bulk()) among them.
+// The tracker's state after each byte of `doc`, stepped one byte at a time (what the bulk paths must equal).
+std::vector<CodeTracker::State> stepped_states(std::string_view doc) {
+  std::vector<CodeTracker::State> states;
+  CodeTracker a;
+  for (char c : doc) {
+    a.step(static_cast<unsigned char>(c));
+    states.push_back(a.snapshot());
+  }
+  return states;
+}
+
 TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
   std::mt19937 rng(77);
   std::vector<std::string> docs;
@@ -229,12 +240,7 @@ TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
   }
   std::uint64_t in_bulk = 0;
   for (const std::string& doc : docs) {
-    std::vector<CodeTracker::State> states;  // state after each byte
-    CodeTracker a;
-    for (char c : doc) {
-      a.step(static_cast<unsigned char>(c));
-      states.push_back(a.snapshot());
-    }
+    const std::vector<CodeTracker::State> states = stepped_states(doc);  // state after each byte
     std::vector<stage1::BlockMasks> masks(stage1::blocks_for(doc.size()));
     stage1::scan(doc, masks.data());
     for (int round = 0; round < 6; ++round) {
@@ -275,12 +281,7 @@ TEST(CodeTrackerDeterminism, ListMarkersAfterBreaksFeedAsSteppingDoes) {
         else
           doc += static_cast<char>(next);
         doc += "ab `x` c\n~~~\nfence\n";
-        std::vector<CodeTracker::State> states;
-        CodeTracker a;
-        for (char c : doc) {
-          a.step(static_cast<unsigned char>(c));
-          states.push_back(a.snapshot());
-        }
+        const std::vector<CodeTracker::State> states = stepped_states(doc);
         std::vector<stage1::BlockMasks> masks(stage1::blocks_for(doc.size()));
         stage1::scan(doc, masks.data());
         for (const std::size_t cut : {doc.size(), std::size_t{15}, std::size_t{17}}) {
