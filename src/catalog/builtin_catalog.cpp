@@ -47,6 +47,15 @@ ActionSpec action(std::string name, std::string summary) {
   return a;
 }
 
+// An action of one required string that a tag's body or a bracket's only argument fills.
+ActionSpec body_action(std::string name, std::string summary, std::string param, std::string description,
+                       std::vector<std::string> aliases = {}) {
+  ActionSpec a = action(std::move(name), std::move(summary));
+  a.params = {required_string(param, std::move(description), std::move(aliases))};
+  a.body_param = std::move(param);
+  return a;
+}
+
 ParamSpec file_kind() {
   ParamSpec p =
       param("kind", ParamType::Enum, false,
@@ -87,9 +96,7 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("voice", "speaks the text, sent as a voice note");
-    a.params = {required_string("text", "what to say")};
-    a.body_param = "text";
+    ActionSpec a = body_action("voice", "speaks the text, sent as a voice note", "text", "what to say");
     a.spellings = {tag("voice", BodyKind::Text)};
     a.delivers = true;
     out.push_back(std::move(a));
@@ -107,16 +114,12 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("say", "a message delivered in say mode (section 6)");
-    a.params = {required_string("text", "what to say")};
-    a.body_param = "text";
+    ActionSpec a = body_action("say", "a message delivered in say mode (section 6)", "text", "what to say");
     a.spellings = {tag("say", BodyKind::Content)};
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("remember", "stores a fact about this user");
-    a.params = {required_string("fact", "the fact")};
-    a.body_param = "fact";
+    ActionSpec a = body_action("remember", "stores a fact about this user", "fact", "the fact");
     a.spellings = {bracket("REMEMBER", {"fact"}), one_line_tag("remember")};
     a.concurrency = Concurrency::SerialPerConversation;
     out.push_back(std::move(a));
@@ -145,9 +148,7 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("deleteItem", "deletes an item");
-    a.params = {required_string("itemId", "the item's key")};
-    a.body_param = "itemId";
+    ActionSpec a = body_action("deleteItem", "deletes an item", "itemId", "the item's key");
     a.spellings = {tag("deleteItem", BodyKind::Json)};
     a.concurrency = Concurrency::SerialPerConversation;
     out.push_back(std::move(a));
@@ -189,17 +190,14 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("calculate", "safe arithmetic; the result replaces the directive");
-    a.params = {required_string("expression", "the arithmetic expression")};
-    a.body_param = "expression";
+    ActionSpec a = body_action("calculate", "safe arithmetic; the result replaces the directive",
+                               "expression", "the arithmetic expression");
     a.spellings = {bracket("CALCULATE", {"expression"}), one_line_tag("calculate")};
     a.result_to = ResultTo::Inline;
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("search", "web search");
-    a.params = {required_string("query", "what to search for")};
-    a.body_param = "query";
+    ActionSpec a = body_action("search", "web search", "query", "what to search for");
     a.spellings = {bracket("SEARCH", {"query"}), bracket("WEB_SEARCH", {"query"}),
                    tag("googleSearch", BodyKind::Json, 4 * KiB), tag("search", BodyKind::Json, 4 * KiB)};
     a.result_to = ResultTo::Model;
@@ -207,9 +205,7 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("fetch-page", "the text of a web page");
-    a.params = {required_string("url", "the page's address")};
-    a.body_param = "url";
+    ActionSpec a = body_action("fetch-page", "the text of a web page", "url", "the page's address");
     a.spellings = {tag("webpageToText", BodyKind::Json, 4 * KiB), bracket("FETCH", {"url"})};
     a.result_to = ResultTo::Model;
     a.interrupts = true;
@@ -229,10 +225,9 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("viewImage", "looks at a picture: you see it in your next turn");
-    a.params = {required_string("url", "the picture's http(s) address, or a file's path in the file folders",
-                                {"path", "file", "image"})};
-    a.body_param = "url";
+    ActionSpec a = body_action("viewImage", "looks at a picture: you see it in your next turn", "url",
+                               "the picture's http(s) address, or a file's path in the file folders",
+                               {"path", "file", "image"});
     a.spellings = {tag("viewImage", BodyKind::Json, 4 * KiB)};
     a.result_to = ResultTo::Model;
     a.interrupts = true;
@@ -263,9 +258,7 @@ std::vector<ActionSpec> builtin_actions() {
     out.push_back(std::move(a));
   }
   {
-    ActionSpec a = action("publishWebPage", "serves the page at a URL");
-    a.params = {required_string("html", "the page's HTML")};
-    a.body_param = "html";
+    ActionSpec a = body_action("publishWebPage", "serves the page at a URL", "html", "the page's HTML");
     a.spellings = {tag("publishWebPage", BodyKind::Markup, 256 * KiB)};
     a.result_to = ResultTo::Model;
     out.push_back(std::move(a));
