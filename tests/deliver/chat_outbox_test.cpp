@@ -456,6 +456,22 @@ Delivered deliver_case(const DeliveryCase& c, bool end) {
   return {ch.log, box.report()};
 }
 
+// A file or voice case run to the reply's end: the calls, and the note (a fallback's `why` as a substring)
+// or none.
+void expect_file_case(const DeliveryCase& c) {
+  const Delivered r = deliver_case(c, true);
+  EXPECT_EQ(r.log, c.log) << c.name;
+  if (!c.note) {
+    EXPECT_TRUE(r.report.empty()) << c.name << ": " << ::testing::PrintToString(r.report.lines());
+    return;
+  }
+  ASSERT_EQ(r.report.notes.size(), 1U) << c.name;
+  const DeliveryNote& n = r.report.notes[0];
+  EXPECT_EQ(n.outcome, c.note->outcome) << c.name;
+  EXPECT_EQ(n.done, c.note->done) << c.name;
+  EXPECT_THAT(n.why, HasSubstr(c.note->why)) << c.name;
+}
+
 TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
   constexpr auto fallback = DeliveryNote::Outcome::Fallback;
   const auto no_voice = [](ChannelCapabilities& c) { c.voice_notes = false; };
@@ -469,7 +485,6 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
   const deliver::Delivery report = testing::file_delivery("r.pdf", "document");
   const deliver::Delivery captioned = testing::file_delivery("r.pdf", "document", "PDF!", "the report");
   const std::vector<DeliveryCase> cases = {
-      {.name = "voice as voice", .delivery = testing::voice_delivery(), .log = {"voice hello.ogg"}},
       {.name = "voice -> audio",
        .caps = no_voice,
        .delivery = testing::voice_delivery(),
@@ -514,23 +529,11 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
        .delivery = testing::file_delivery("cat.png", "image"),
        .log = {"send m1 [file: cat.png, 4 B]", "done m1"},
        .note = {{fallback, "sent as a text line", "channel cannot send image files"}}},
-      {.name = "auto kind by extension",
-       .delivery = testing::file_delivery("cat.PNG", "auto"),
-       .log = {"file image cat.PNG"}},
-      {.name = "empty kind by extension",
-       .delivery = testing::file_delivery("song.mp3", ""),
-       .log = {"file audio song.mp3"}},
       {.name = "caption kept in the text line",
        .caps = no_files,
        .delivery = captioned,
        .log = {"send m1 [file: r.pdf, 4 B] the report", "done m1"},
        .note = {{fallback, "sent as a text line", "cannot send document files"}}},
-      {.name = "caption passed with the file",
-       .delivery = captioned,
-       .log = {"file document r.pdf | the report"}},
-      {.name = "send-file kind voice is a voice note",
-       .delivery = testing::file_delivery("x.ogg", "voice"),
-       .log = {"voice x.ogg"}},
       {.name = "no bytes -> text line",
        .delivery = no_payload,
        .log = {"send m1 [file: r.pdf]", "done m1"},
@@ -548,19 +551,27 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
        .log = {"send m1 [file: r.pdf, 4 B]", "done m1"},
        .note = {{fallback, "sent as a text line", "channel threw: boom"}}},
   };
-  for (const auto& c : cases) {
-    const Delivered r = deliver_case(c, true);
-    EXPECT_EQ(r.log, c.log) << c.name;
-    if (!c.note) {
-      EXPECT_TRUE(r.report.empty()) << c.name << ": " << ::testing::PrintToString(r.report.lines());
-      continue;
-    }
-    ASSERT_EQ(r.report.notes.size(), 1U) << c.name;
-    const DeliveryNote& n = r.report.notes[0];
-    EXPECT_EQ(n.outcome, c.note->outcome) << c.name;
-    EXPECT_EQ(n.done, c.note->done) << c.name;
-    EXPECT_THAT(n.why, HasSubstr(c.note->why)) << c.name;
-  }
+  for (const auto& c : cases) expect_file_case(c);
+}
+
+TEST(DeliverChatOutbox, FilesGoAsTheirKindSaysWhereTheChannelTakesIt) {
+  const deliver::Delivery captioned = testing::file_delivery("r.pdf", "document", "PDF!", "the report");
+  const std::vector<DeliveryCase> cases = {
+      {.name = "voice as voice", .delivery = testing::voice_delivery(), .log = {"voice hello.ogg"}},
+      {.name = "auto kind by extension",
+       .delivery = testing::file_delivery("cat.PNG", "auto"),
+       .log = {"file image cat.PNG"}},
+      {.name = "empty kind by extension",
+       .delivery = testing::file_delivery("song.mp3", ""),
+       .log = {"file audio song.mp3"}},
+      {.name = "caption passed with the file",
+       .delivery = captioned,
+       .log = {"file document r.pdf | the report"}},
+      {.name = "send-file kind voice is a voice note",
+       .delivery = testing::file_delivery("x.ogg", "voice"),
+       .log = {"voice x.ogg"}},
+  };
+  for (const auto& c : cases) expect_file_case(c);
 }
 
 TEST(DeliverChatOutbox, ReactionsShownOrSkipped) {
