@@ -30,8 +30,9 @@ END;
 // The meta table holds the page-slug salt and counters; every user-data table has user_id and
 // conversation_id, which every query binds.
 // Built once, at the first open (migration 1 holds kPerRowHistoryIndex).
-const std::array<std::string, 11>& migrations() {
-  static const std::array<std::string, 11> kMigrations = {
+constexpr std::size_t kMigrationCount = 11;
+const std::array<std::string, kMigrationCount>& migrations() {
+  static const std::array<std::string, kMigrationCount> kMigrations = {
       // 1: the first schema.
       R"sql(
 CREATE TABLE meta(
@@ -291,7 +292,7 @@ END;
 
 }  // namespace
 
-int SqliteStore::latest_schema_version() noexcept { return static_cast<int>(migrations().size()); }
+int SqliteStore::latest_schema_version() noexcept { return static_cast<int>(kMigrationCount); }
 
 std::string_view SqliteStore::per_row_history_index() noexcept { return kPerRowHistoryIndex; }
 
