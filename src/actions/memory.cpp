@@ -90,6 +90,29 @@ class MemoryHandlers {
     return std::nullopt;
   }
 
+  // What storing a fact starts with (remember, correct): the fact (the argument `name`, checked as new_fact
+  // checks it), the memory scope and the facts stored in it now. Sets *error when the fact is refused or the
+  // store cannot read the facts.
+  struct FactToStore {
+    std::string_view fact;
+    store::Scope scope;
+    std::vector<store::Fact> stored;
+  };
+  std::optional<FactToStore> fact_to_store(std::string_view action, const Directive& d, std::string_view name,
+                                           std::string_view what, std::string_view hint, ActionContext& ctx,
+                                           HandlerResult* error) const {
+    const auto fact = new_fact(action, d, name, what, hint, error);
+    if (!fact) return std::nullopt;
+    FactToStore out{*fact, scope(ctx), {}};
+    auto facts = ctx.store().list_facts(out.scope);
+    if (!facts) {
+      *error = store_failed(action, "read the stored facts", facts.error());
+      return std::nullopt;
+    }
+    out.stored = std::move(*facts);
+    return out;
+  }
+
   // Whether storing `fact` needs a place memory does not have (a fact stored already takes none).
   bool no_room_for(const std::vector<store::Fact>& facts, std::string_view fact) const {
     const bool known =
@@ -104,17 +127,14 @@ class MemoryHandlers {
 
   HandlerResult remember(const Directive& d, ActionContext& ctx) const {
     HandlerResult bad;
-    const auto fact = new_fact("remember", d, "fact", "fact", "write the fact to store", &bad);
-    if (!fact) return bad;
-    const store::Scope s = scope(ctx);
-    auto facts = ctx.store().list_facts(s);
-    if (!facts) return store_failed("remember", "read the stored facts", facts.error());
-    if (no_room_for(*facts, *fact)) return facts_full("remember");
+    const auto f = fact_to_store("remember", d, "fact", "fact", "write the fact to store", ctx, &bad);
+    if (!f) return bad;
+    if (no_room_for(f->stored, f->fact)) return facts_full("remember");
     if (ctx.stop_requested()) return stopped("remember");
-    auto added = ctx.store().remember(s, *fact, ctx.now());
+    auto added = ctx.store().remember(f->scope, f->fact, ctx.now());
     if (!added) return store_failed("remember", "store the fact", added.error());
-    json::object result{{"fact", *fact}, {"added", *added}};
-    return HandlerResult::ok((*added ? "remembered: " : "already remembered: ") + one_line(*fact, 300),
+    json::object result{{"fact", f->fact}, {"added", *added}};
+    return HandlerResult::ok((*added ? "remembered: " : "already remembered: ") + one_line(f->fact, 300),
                              std::move(result));
   }
 
@@ -149,42 +169,39 @@ class MemoryHandlers {
     if (old_fact.empty())
       return HandlerResult::error("correct: \"old\" is missing: write the stored fact to replace");
     HandlerResult bad;
-    const auto new_text = new_fact("correct", d, "new", "new fact", "write what the fact becomes", &bad);
-    if (!new_text) return bad;
-
-    const store::Scope s = scope(ctx);
-    auto facts = ctx.store().list_facts(s);
-    if (!facts) return store_failed("correct", "read the stored facts", facts.error());
-    const auto matches = matching_facts(*facts, old_fact);
+    const auto f = fact_to_store("correct", d, "new", "new fact", "write what the fact becomes", ctx, &bad);
+    if (!f) return bad;
+    const std::string_view new_text = f->fact;
+    const store::Scope& s = f->scope;
+    const auto matches = matching_facts(f->stored, old_fact);
     if (matches.size() > 1) {
       std::vector<std::string_view> texts;
-      for (const store::Fact* f : matches) texts.push_back(f->text);
+      for (const store::Fact* match : matches) texts.push_back(match->text);
       return HandlerResult::error("correct: " + plural(matches.size(), "fact") + " contain " +
                                   quote_text(old_fact) + "; quote one of them exactly: " + listed(texts));
     }
     if (ctx.stop_requested()) return stopped("correct");
     if (!matches.empty()) {
-      auto c = ctx.store().correct(s, old_fact, *new_text, ctx.now());
+      auto c = ctx.store().correct(s, old_fact, new_text, ctx.now());
       if (!c) return store_failed("correct", "replace the fact", c.error());
       if (c->replaced == 1) {
         return HandlerResult::ok(
-            "corrected: " + quote_text(c->old_text, 150) + " \u2192 " + quote_text(*new_text, 150),
-            json::object{{"corrected", true}, {"old", c->old_text}, {"new", *new_text}});
+            "corrected: " + quote_text(c->old_text, 150) + " \u2192 " + quote_text(new_text, 150),
+            json::object{{"corrected", true}, {"old", c->old_text}, {"new", new_text}});
       }
       // The fact went between our read and the store's (another conversation forgot it): as no match.
     }
     // DECIDED: correcting a fact that is not stored still records what the model now knows to be true.
-    if (no_room_for(*facts, *new_text)) {
+    if (no_room_for(f->stored, new_text)) {
       return HandlerResult::error("correct: no stored fact matches " + quote_text(old_fact) +
                                   ", and memory is full (" + plural(config_.max_facts, "fact") +
                                   ") so the new fact was not remembered");
     }
-    auto added = ctx.store().remember(s, *new_text, ctx.now());
+    auto added = ctx.store().remember(s, new_text, ctx.now());
     if (!added) return store_failed("correct", "store the new fact", added.error());
     return HandlerResult::ok("no stored fact matched " + quote_text(old_fact) + "; " +
-                                 (*added ? "remembered: " : "already remembered: ") +
-                                 one_line(*new_text, 300),
-                             json::object{{"corrected", false}, {"new", *new_text}, {"added", *added}});
+                                 (*added ? "remembered: " : "already remembered: ") + one_line(new_text, 300),
+                             json::object{{"corrected", false}, {"new", new_text}, {"added", *added}});
   }
 
   // An item id: trimmed, non-empty, one line, not over the limit.

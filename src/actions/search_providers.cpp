@@ -68,7 +68,7 @@ std::vector<SearchHit> hits_of(const json::value* results, std::string_view snip
   return out;
 }
 
-// Tavily's and SearXNG's answers: a top-level `results` list, snippets in "content".
+// A top-level `results` list as hits (ResultsListProvider).
 Result<std::vector<SearchHit>> results_list(std::string_view body, std::string_view provider,
                                             std::size_t max) {
   auto v = parse_json(body, provider);
@@ -80,19 +80,37 @@ Result<std::vector<SearchHit>> results_list(std::string_view body, std::string_v
   return hits_of(results, "content", max);
 }
 
-// What every provider keeps: its configuration and the base URL (configured, or the provider's own).
+// What a provider is besides its request and its answer: its name, where it answers unless configured
+// elsewhere, and what to check when it refuses the key.
+struct ProviderFacts {
+  std::string_view name;
+  std::string_view default_base;
+  std::string_view refused_hint;
+};
+
+// What every provider keeps: its configuration, its facts and the base URL (configured, or the provider's
+// own).
 class ConfiguredProvider : public SearchProvider {
+ public:
+  std::string_view name() const final { return facts_.name; }
+  std::string refused_hint() const final { return std::string(facts_.refused_hint); }
+
  protected:
-  ConfiguredProvider(SearchProviderConfig c, std::string_view default_base)
-      : c_(std::move(c)), base_(base_url(c_, default_base)) {}
+  ConfiguredProvider(SearchProviderConfig c, ProviderFacts facts)
+      : c_(std::move(c)), facts_(facts), base_(base_url(c_, facts.default_base)) {}
   SearchProviderConfig c_;
+  ProviderFacts facts_;
   std::string base_;
 };
 
 class Brave final : public ConfiguredProvider {
  public:
-  explicit Brave(SearchProviderConfig c) : ConfiguredProvider(std::move(c), "https://api.search.brave.com") {}
-  std::string_view name() const override { return "Brave Search"; }
+  explicit Brave(SearchProviderConfig c)
+      : ConfiguredProvider(
+            std::move(c),
+            {.name = "Brave Search",
+             .default_base = "https://api.search.brave.com",
+             .refused_hint = "check [search] api_key (or SIGIL_SEARCH_KEY): Brave's subscription token"}) {}
   net::HttpRequest request(std::string_view query) const override {
     net::HttpRequest r;
     r.url = base_ + "/res/v1/web/search?q=" + net::percent_encode(query) +
@@ -100,6 +118,7 @@ class Brave final : public ConfiguredProvider {
     r.headers = {{"Accept", "application/json"}, {"X-Subscription-Token", c_.api_key}};
     return r;
   }
+
   Result<std::vector<SearchHit>> parse(std::string_view body) const override {
     auto v = parse_json(body, name());
     if (!v) return std::move(v).error();
@@ -108,15 +127,27 @@ class Brave final : public ConfiguredProvider {
     if (web == nullptr || !web->is_object()) return std::vector<SearchHit>{};
     return hits_of(web->get_object().if_contains("results"), "description", c_.max_results);
   }
-  std::string refused_hint() const override {
-    return "check [search] api_key (or SIGIL_SEARCH_KEY): Brave's subscription token";
-  }
 };
 
-class Tavily final : public ConfiguredProvider {
+// Tavily and SearXNG answer alike: a top-level `results` list, snippets in "content".
+class ResultsListProvider : public ConfiguredProvider {
  public:
-  explicit Tavily(SearchProviderConfig c) : ConfiguredProvider(std::move(c), "https://api.tavily.com") {}
-  std::string_view name() const override { return "Tavily"; }
+  Result<std::vector<SearchHit>> parse(std::string_view body) const final {
+    return results_list(body, name(), c_.max_results);
+  }
+
+ protected:
+  using ConfiguredProvider::ConfiguredProvider;
+};
+
+class Tavily final : public ResultsListProvider {
+ public:
+  explicit Tavily(SearchProviderConfig c)
+      : ResultsListProvider(
+            std::move(c),
+            {.name = "Tavily",
+             .default_base = "https://api.tavily.com",
+             .refused_hint = "check [search] api_key (or SIGIL_SEARCH_KEY): a Tavily API key (tvly-...)"}) {}
   net::HttpRequest request(std::string_view query) const override {
     net::HttpRequest r;
     r.method = "POST";
@@ -128,30 +159,21 @@ class Tavily final : public ConfiguredProvider {
     r.body = json::serialize(body);
     return r;
   }
-  Result<std::vector<SearchHit>> parse(std::string_view body) const override {
-    return results_list(body, name(), c_.max_results);
-  }
-  std::string refused_hint() const override {
-    return "check [search] api_key (or SIGIL_SEARCH_KEY): a Tavily API key (tvly-...)";
-  }
 };
 
-class Searxng final : public ConfiguredProvider {
+class Searxng final : public ResultsListProvider {
  public:
-  explicit Searxng(SearchProviderConfig c) : ConfiguredProvider(std::move(c), "") {}
-  std::string_view name() const override { return "SearXNG"; }
+  // SearXNG ships with JSON answers off: a 403 is nearly always that.
+  explicit Searxng(SearchProviderConfig c)
+      : ResultsListProvider(std::move(c), {.name = "SearXNG",
+                                           .default_base = "",
+                                           .refused_hint = "enable JSON answers on the SearXNG instance "
+                                                           "(settings.yml: search.formats: [html, json])"}) {}
   net::HttpRequest request(std::string_view query) const override {
     net::HttpRequest r;
     r.url = base_ + "/search?q=" + net::percent_encode(query) + "&format=json";
     r.headers = {{"Accept", "application/json"}};
     return r;
-  }
-  Result<std::vector<SearchHit>> parse(std::string_view body) const override {
-    return results_list(body, name(), c_.max_results);
-  }
-  std::string refused_hint() const override {
-    // SearXNG ships with JSON answers off: a 403 is nearly always that.
-    return "enable JSON answers on the SearXNG instance (settings.yml: search.formats: [html, json])";
   }
 };
 

@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sigil/actions/mcp_oauth.h"
+
 namespace sigil::app {
 
 struct ServerConfig {
@@ -177,17 +179,15 @@ struct McpServerConfig {
   int timeout_seconds = 30;
   // How a server's elicitation/create is answered: "decline", "cancel" or "defaults" (mcp_elicitation.h).
   std::string elicitation = "decline";
-  // oauth = { client_id, client_secret | client_secret_env | private_key_file, scope, grant } (mcp_oauth.h):
-  // a `url` server's refusal (401) is answered with an OAuth flow. The secret is never printed.
-  struct OAuth {
+  // oauth = { client_id, client_secret | client_secret_env | private_key_file, scope, grant, allow_private }
+  // (mcp_oauth.h): a `url` server's refusal (401) is answered with an OAuth flow. The secret is never
+  // printed. The client's own settings are the McpOAuthConfig it is given (the file sets client_id,
+  // client_secret, signing_algorithm, scope, grant and allow_private); besides them, where a secret or a
+  // key comes from.
+  struct OAuth : actions::McpOAuthConfig {
     bool enabled = false;
-    std::string client_id, client_secret, scope;
     std::string client_secret_env;  // the environment variable the secret is read from
     std::string private_key_file;   // PEM: private_key_jwt instead of a secret (read when the server starts)
-    std::string signing_algorithm = "ES256";
-    std::string grant = "auto";  // "auto", "client_credentials" or "authorization_code"
-    // Private hosts, addresses or ranges the URLs the server names may reach (its own host needs none).
-    std::vector<std::string> allow_private;
   } oauth;
 };
 

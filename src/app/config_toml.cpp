@@ -93,6 +93,19 @@ class Reader {
     }
   }
 
+  // each()'s entry for a key whose value is only read: `field` = (this->*read)(node, key) (string, boolean,
+  // path).
+  template <class T, class Read>
+  Setter into(T& field, Read read) {
+    return [this, &field, read](const toml::node& n, const std::string& k) { field = (this->*read)(n, k); };
+  }
+  // each()'s entry for a key that must be one of `allowed` (choice()).
+  Setter one_of(std::string& field, std::vector<std::string_view> allowed) {
+    return [this, &field, allowed = std::move(allowed)](const toml::node& n, const std::string& k) {
+      field = choice(n, k, allowed);
+    };
+  }
+
   std::string string(const toml::node& node, const std::string& key) const {
     const auto* s = node.as_string();
     if (s == nullptr) fail(node, key, "must be a string");
@@ -100,7 +113,7 @@ class Reader {
   }
   // A string that must be one of `allowed`, written exactly.
   std::string choice(const toml::node& node, const std::string& key,
-                     std::initializer_list<std::string_view> allowed) const {
+                     const std::vector<std::string_view>& allowed) const {
     std::string s = string(node, key);
     if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) return s;
     std::string listed;
@@ -160,11 +173,29 @@ class Reader {
     }
     return out;
   }
-  const toml::array& tables(const toml::node& node, const std::string& key) const {
+  // Private hosts, addresses or CIDR ranges that URLs may reach (net::allow_private_entry_error checks each).
+  std::vector<std::string> private_hosts(const toml::node& node, const std::string& key) const {
+    std::vector<std::string> out = strings(node, key, false);
+    for (const std::string& entry : out)
+      if (std::string why = net::allow_private_entry_error(entry); !why.empty()) fail(node, key, why);
+    return out;
+  }
+  // [[section.key]]: each table of the array read by read(table, element) into a new element of `into`
+  // (cleared first), with section_ naming the array while it is read.
+  template <class T, class Read>
+  void tables(const toml::node& node, const std::string& key, std::vector<T>& into, Read read) {
     const auto* a = node.as_array();
     if (a == nullptr || !a->is_array_of_tables())
       fail(node, key, "must be an array of tables ([[" + section_ + "." + key + "]])");
-    return *a;
+    into.clear();
+    for (const toml::node& e : *a) {
+      T element;
+      const std::string outer = section_;
+      section_ = outer + "." + key;
+      read(e, element);
+      section_ = outer;
+      into.push_back(std::move(element));
+    }
   }
 
   void server(const toml::table& t, ServerConfig& c) {
@@ -178,7 +209,7 @@ class Reader {
                      fail(n, k, e.what());
                    }
                  }},
-                {"api_token", [&](const toml::node& n, const std::string& k) { c.api_token = string(n, k); }},
+                {"api_token", into(c.api_token, &Reader::string)},
                 {"max_body",
                  [&](const toml::node& n, const std::string& k) {
                    c.max_body = static_cast<std::size_t>(integer(n, k, 1024, std::int64_t{1} << 30));
@@ -207,10 +238,7 @@ class Reader {
                           "must be \"debug\", \"info\", \"warn\", \"error\" or \"off\", not " +
                               in_quotes(c.log_level));
                  }},
-                {"log_format",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.log_format = choice(n, k, {"text", "json"});
-                 }},
+                {"log_format", one_of(c.log_format, {"text", "json"})},
                 {"public_url",
                  [&](const toml::node& n, const std::string& k) {
                    c.public_url = string(n, k);
@@ -263,7 +291,7 @@ class Reader {
 
   void images(const toml::table& t, ImagesSettings& c) {
     each(t, {{"url", [&](const toml::node& n, const std::string& k) { c.url = http_url(n, k, true); }},
-             {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
+             {"key", into(c.key, &Reader::string)},
              {"model",
               [&](const toml::node& n, const std::string& k) {
                 once_for_images(n, k, images_model_);
@@ -278,10 +306,10 @@ class Reader {
   void model(const toml::table& t, ModelConfig& c, ImagesSettings& images) {
     each(t,
          {
-             {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
-             {"key", [&](const toml::node& n, const std::string& k) { c.key = string(n, k); }},
-             {"name", [&](const toml::node& n, const std::string& k) { c.name = string(n, k); }},
-             {"replay", [&](const toml::node& n, const std::string& k) { c.replay = path(n, k); }},
+             {"url", into(c.url, &Reader::string)},
+             {"key", into(c.key, &Reader::string)},
+             {"name", into(c.name, &Reader::string)},
+             {"replay", into(c.replay, &Reader::path)},
              {"tokens_per_second",
               [&](const toml::node& n, const std::string& k) { c.tokens_per_second = number(n, k, 0, 1e6); }},
              {"timeout_seconds",
@@ -294,12 +322,8 @@ class Reader {
               }},
              {"temperature",
               [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
-             {"tools",
-              [&](const toml::node& n, const std::string& k) {
-                c.tools = choice(n, k, {"auto", "on", "off"});
-              }},
-             {"embeddings_model",
-              [&](const toml::node& n, const std::string& k) { c.embeddings_model = string(n, k); }},
+             {"tools", one_of(c.tools, {"auto", "on", "off"})},
+             {"embeddings_model", into(c.embeddings_model, &Reader::string)},
              {"image_model",
               [&](const toml::node& n, const std::string& k) {
                 once_for_images(n, k, images_model_);
@@ -310,13 +334,13 @@ class Reader {
                 once_for_images(n, k, images_size_);
                 images.size = image_size(n, k);
               }},
-             {"vision", [&](const toml::node& n, const std::string& k) { c.vision = boolean(n, k); }},
+             {"vision", into(c.vision, &Reader::boolean)},
          });
   }
 
   void agent(const toml::table& t, AgentSettings& c) {
     each(t, {
-                {"say_mode", [&](const toml::node& n, const std::string& k) { c.say_mode = boolean(n, k); }},
+                {"say_mode", into(c.say_mode, &Reader::boolean)},
                 {"max_model_calls",
                  [&](const toml::node& n, const std::string& k) {
                    c.max_model_calls = static_cast<int>(integer(n, k, 1, 100));
@@ -327,13 +351,12 @@ class Reader {
                  }},
                 {"denied_actions",
                  [&](const toml::node& n, const std::string& k) { c.denied_actions = strings(n, k, false); }},
-                {"system_prompt",
-                 [&](const toml::node& n, const std::string& k) { c.system_prompt = string(n, k); }},
+                {"system_prompt", into(c.system_prompt, &Reader::string)},
                 {"results_message_bytes",
                  [&](const toml::node& n, const std::string& k) {
                    c.results_message_bytes = static_cast<std::size_t>(integer(n, k, 256, 16 << 20));
                  }},
-                {"memory", [&](const toml::node& n, const std::string& k) { c.memory = boolean(n, k); }},
+                {"memory", into(c.memory, &Reader::boolean)},
                 {"memory_bytes",
                  [&](const toml::node& n, const std::string& k) {
                    c.memory_bytes = static_cast<std::size_t>(integer(n, k, 256, 1 << 20));
@@ -345,11 +368,9 @@ class Reader {
     each(t, {
                 {"file_roots",
                  [&](const toml::node& n, const std::string& k) { c.file_roots = strings(n, k, true); }},
-                {"allow_cleanup",
-                 [&](const toml::node& n, const std::string& k) { c.allow_cleanup = boolean(n, k); }},
-                {"voice", [&](const toml::node& n, const std::string& k) { c.voice = boolean(n, k); }},
-                {"voice_language",
-                 [&](const toml::node& n, const std::string& k) { c.voice_language = string(n, k); }},
+                {"allow_cleanup", into(c.allow_cleanup, &Reader::boolean)},
+                {"voice", into(c.voice, &Reader::boolean)},
+                {"voice_language", into(c.voice_language, &Reader::string)},
                 {"voice_chars_per_turn",
                  [&](const toml::node& n, const std::string& k) {
                    c.voice_chars_per_turn = static_cast<std::size_t>(integer(n, k, 0, 1'000'000'000));
@@ -360,8 +381,7 @@ class Reader {
                  }},
                 {"react_allow",
                  [&](const toml::node& n, const std::string& k) { c.react_allow = strings(n, k, false); }},
-                {"default_telegram_chat",
-                 [&](const toml::node& n, const std::string& k) { c.default_telegram_chat = string(n, k); }},
+                {"default_telegram_chat", into(c.default_telegram_chat, &Reader::string)},
                 {"schedule_utc_offset",
                  [&](const toml::node& n, const std::string& k) {
                    c.schedule_utc_offset = string(n, k);
@@ -369,48 +389,29 @@ class Reader {
                    if (!offset) fail(n, k, "is not a UTC offset (e.g. \"UTC\", \"+01:00\", \"-0530\")");
                    c.schedule_offset = *offset;
                  }},
-                {"page_scripts",
-                 [&](const toml::node& n, const std::string& k) { c.page_scripts = boolean(n, k); }},
+                {"page_scripts", into(c.page_scripts, &Reader::boolean)},
                 {"message_targets",
                  [&](const toml::node& n, const std::string& k) {
-                   c.message_targets.clear();
-                   for (const toml::node& e : tables(n, k)) {
-                     MessageTargetConfig target;
-                     const std::string outer = section_;
-                     section_ = outer + ".message_targets";
-                     each(*e.as_table(),
-                          {
-                              {"channel", [&](const toml::node& v,
-                                              const std::string& key) { target.channel = string(v, key); }},
-                              {"chat", [&](const toml::node& v,
-                                           const std::string& key) { target.chat = string(v, key); }},
-                          });
+                   tables(n, k, c.message_targets, [&](const toml::node& e, MessageTargetConfig& target) {
+                     each(*e.as_table(), {
+                                             {"channel", into(target.channel, &Reader::string)},
+                                             {"chat", into(target.chat, &Reader::string)},
+                                         });
                      if (target.channel.empty() || target.chat.empty())
                        fail(e, "", "needs both channel and chat");
-                     section_ = outer;
-                     c.message_targets.push_back(std::move(target));
-                   }
+                   });
                  }},
                 {"commands",
                  [&](const toml::node& n, const std::string& k) {
-                   c.commands.clear();
-                   for (const toml::node& e : tables(n, k)) {
-                     CommandConfigEntry command;
-                     const std::string outer = section_;
-                     section_ = outer + ".commands";
+                   tables(n, k, c.commands, [&](const toml::node& e, CommandConfigEntry& command) {
                      each(
                          *e.as_table(),
                          {
-                             {"name", [&](const toml::node& v,
-                                          const std::string& key) { command.name = string(v, key); }},
-                             {"program", [&](const toml::node& v,
-                                             const std::string& key) { command.program = string(v, key); }},
+                             {"name", into(command.name, &Reader::string)},
+                             {"program", into(command.program, &Reader::string)},
                              {"args", [&](const toml::node& v,
                                           const std::string& key) { command.args = strings(v, key, false); }},
-                             {"description",
-                              [&](const toml::node& v, const std::string& key) {
-                                command.description = string(v, key);
-                              }},
+                             {"description", into(command.description, &Reader::string)},
                              {"timeout_seconds",
                               [&](const toml::node& v, const std::string& key) {
                                 command.timeout_seconds = static_cast<int>(integer(v, key, 1, 3600));
@@ -418,30 +419,20 @@ class Reader {
                          });
                      if (command.name.empty() || command.program.empty())
                        fail(e, "", "needs a name and a program");
-                     section_ = outer;
-                     c.commands.push_back(std::move(command));
-                   }
+                   });
                  }},
             });
   }
 
   void search(const toml::table& t, SearchSettings& c) {
-    each(t, {{"provider",
-              [&](const toml::node& n, const std::string& k) {
-                c.provider = choice(n, k, {"brave", "tavily", "searxng", ""});
-              }},
-             {"api_key", [&](const toml::node& n, const std::string& k) { c.api_key = string(n, k); }},
+    each(t, {{"provider", one_of(c.provider, {"brave", "tavily", "searxng", ""})},
+             {"api_key", into(c.api_key, &Reader::string)},
              {"url", [&](const toml::node& n, const std::string& k) { c.url = http_url(n, k, true); }}});
   }
 
   void fetch(const toml::table& t, FetchSettings& c) {
-    each(t, {{"enabled", [&](const toml::node& n, const std::string& k) { c.enabled = boolean(n, k); }},
-             {"allow_private",
-              [&](const toml::node& n, const std::string& k) {
-                c.allow_private = strings(n, k, false);
-                for (const std::string& entry : c.allow_private)
-                  if (std::string why = net::allow_private_entry_error(entry); !why.empty()) fail(n, k, why);
-              }},
+    each(t, {{"enabled", into(c.enabled, &Reader::boolean)},
+             {"allow_private", into(c.allow_private, &Reader::private_hosts)},
              {"max_bytes", [&](const toml::node& n, const std::string& k) {
                 c.max_bytes = static_cast<std::size_t>(integer(n, k, 1024, std::int64_t{64} << 20));
               }}});
@@ -485,17 +476,14 @@ class Reader {
       };
       each(*server.as_table(),
            {{"command", [&](const toml::node& n, const std::string& k) { c.command = strings(n, k, false); }},
-            {"url", [&](const toml::node& n, const std::string& k) { c.url = string(n, k); }},
+            {"url", into(c.url, &Reader::string)},
             {"env", [&](const toml::node& n, const std::string& k) { c.env = pairs(n, k); }},
             {"headers", [&](const toml::node& n, const std::string& k) { c.headers = pairs(n, k); }},
             {"timeout_seconds",
              [&](const toml::node& n, const std::string& k) {
                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
              }},
-            {"elicitation",
-             [&](const toml::node& n, const std::string& k) {
-               c.elicitation = choice(n, k, {"decline", "cancel", "defaults"});
-             }},
+            {"elicitation", one_of(c.elicitation, {"decline", "cancel", "defaults"})},
             {"oauth", [&](const toml::node& n, const std::string& k) { mcp_oauth(n, k, c.oauth); }}});
       if (c.command.empty() == c.url.empty())
         fail_at(server.source(), "[" + section_ + "] needs exactly one of command = [...] or url = \"...\"");
@@ -512,24 +500,13 @@ class Reader {
     const toml::table* t = node.as_table();
     if (t == nullptr) fail(node, key, "must be a table ({ client_id = \"…\", client_secret_env = \"…\" })");
     o.enabled = true;
-    each(*t, {{"client_id", [&](const toml::node& n, const std::string& k) { o.client_id = string(n, k); }},
-              {"client_secret",
-               [&](const toml::node& n, const std::string& k) { o.client_secret = string(n, k); }},
-              {"client_secret_env",
-               [&](const toml::node& n, const std::string& k) { o.client_secret_env = string(n, k); }},
-              {"private_key_file",
-               [&](const toml::node& n, const std::string& k) { o.private_key_file = path(n, k); }},
-              {"signing_algorithm",
-               [&](const toml::node& n, const std::string& k) {
-                 o.signing_algorithm = choice(n, k, {"ES256", "RS256"});
-               }},
-              {"scope", [&](const toml::node& n, const std::string& k) { o.scope = string(n, k); }},
-              {"allow_private",
-               [&](const toml::node& n, const std::string& k) {
-                 o.allow_private = strings(n, k, false);
-                 for (const std::string& entry : o.allow_private)
-                   if (std::string why = net::allow_private_entry_error(entry); !why.empty()) fail(n, k, why);
-               }},
+    each(*t, {{"client_id", into(o.client_id, &Reader::string)},
+              {"client_secret", into(o.client_secret, &Reader::string)},
+              {"client_secret_env", into(o.client_secret_env, &Reader::string)},
+              {"private_key_file", into(o.private_key_file, &Reader::path)},
+              {"signing_algorithm", one_of(o.signing_algorithm, {"ES256", "RS256"})},
+              {"scope", into(o.scope, &Reader::string)},
+              {"allow_private", into(o.allow_private, &Reader::private_hosts)},
               {"grant", [&](const toml::node& n, const std::string& k) {
                  o.grant = string(n, k);
                  if (!actions::valid_mcp_oauth_grant(o.grant))
@@ -559,10 +536,7 @@ class Reader {
                   fail(n, k, "is not a bot token (digits, ':', then letters, digits, '_' or '-')");
               }},
              {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
-             {"mode",
-              [&](const toml::node& n, const std::string& k) {
-                c.mode = choice(n, k, {"polling", "webhook"});
-              }},
+             {"mode", one_of(c.mode, {"polling", "webhook"})},
              {"webhook_url",
               [&](const toml::node& n, const std::string& k) {
                 c.webhook_url = string(n, k);
@@ -591,7 +565,7 @@ class Reader {
                 if (!valid_telegram_webhook_secret(c.webhook_secret))
                   fail(n, k, "must be 1-256 of A-Z, a-z, 0-9, '_' and '-' (Telegram's secret_token)");
               }},
-             {"stream", [&](const toml::node& n, const std::string& k) { c.stream = boolean(n, k); }},
+             {"stream", into(c.stream, &Reader::boolean)},
              {"edit_interval_ms",
               [&](const toml::node& n, const std::string& k) {
                 c.edit_interval_ms = static_cast<int>(integer(n, k, 200, 60'000));
@@ -627,7 +601,7 @@ class Reader {
   void discord(const toml::table& t, DiscordConfig& c) {
     c.enabled = true;
     each(t, {
-                {"token", [&](const toml::node& n, const std::string& k) { c.token = string(n, k); }},
+                {"token", into(c.token, &Reader::string)},
                 {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
                 {"allowed_users",
                  [&](const toml::node& n, const std::string& k) {

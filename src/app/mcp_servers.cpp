@@ -24,12 +24,8 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
       if (!http) http = std::make_shared<net::HttpClient>(std::make_shared<net::IoThreads>(1));
       actions::McpHttpOptions options{s.url, s.headers, nullptr};
       if (s.oauth.enabled) {
-        actions::McpOAuthConfig oauth;
-        oauth.client_id = s.oauth.client_id;
-        oauth.client_secret = s.oauth.client_secret;
-        oauth.scope = s.oauth.scope;
-        oauth.grant = s.oauth.grant;
-        oauth.allow_private = s.oauth.allow_private;
+        // The client's own settings, without where the secret and the key come from.
+        actions::McpOAuthConfig oauth = static_cast<const actions::McpOAuthConfig&>(s.oauth);
         if (!s.oauth.private_key_file.empty()) {
           std::ifstream in(s.oauth.private_key_file, std::ios::binary);
           std::ostringstream key;
@@ -40,7 +36,6 @@ McpStartup start_mcp_servers(const std::vector<McpServerConfig>& servers) {
             continue;
           }
           oauth.private_key_pem = key.str();
-          oauth.signing_algorithm = s.oauth.signing_algorithm;
         }
         options.oauth = std::make_shared<actions::McpOAuth>(s.url, std::move(oauth), http);
       }

@@ -1,5 +1,6 @@
 #include "sigil/exec/turn_report.h"
 
+#include <array>
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
@@ -10,6 +11,28 @@ namespace sigil::exec {
 namespace {
 constexpr text::EnumNames<ResultStatus::Duplicate> kStatusNames{{"ok", "error", "refused", "duplicate"},
                                                                 "error"};
+
+// The text fields a delivery of each op shows after its "op", in this order (turn_report.h).
+struct DeliveryField {
+  const char* key = nullptr;  // nullptr: no more fields
+  std::string Delivery::*member = nullptr;
+};
+struct OpFields {
+  Delivery::Op op;
+  std::array<DeliveryField, 4> fields;
+};
+constexpr OpFields kOpFields[] = {
+    {Delivery::Op::Text, {{{"text", &Delivery::text}}}},
+    {Delivery::Op::File,
+     {{{"path", &Delivery::path},
+       {"kind", &Delivery::kind},
+       {"caption", &Delivery::caption},
+       {"sha256", &Delivery::sha256}}}},
+    {Delivery::Op::Voice, {{{"path", &Delivery::path}}}},
+    {Delivery::Op::Reaction, {{{"emoji", &Delivery::emoji}, {"message", &Delivery::message}}}},
+    {Delivery::Op::Message,
+     {{{"channel", &Delivery::channel}, {"chat", &Delivery::chat}, {"text", &Delivery::text}}}},
+};
 }  // namespace
 
 std::string_view to_string(ResultStatus status) { return kStatusNames.name(status); }
@@ -17,28 +40,10 @@ std::string_view to_string(ResultStatus status) { return kStatusNames.name(statu
 boost::json::value delivery_json(const Delivery& d) {
   boost::json::object o;
   o["op"] = to_string(d.op);
-  switch (d.op) {
-    case Delivery::Op::Text:
-      o["text"] = d.text;
-      break;
-    case Delivery::Op::File:
-      o["path"] = d.path;
-      o["kind"] = d.kind;
-      o["caption"] = d.caption;
-      o["sha256"] = d.sha256;
-      break;
-    case Delivery::Op::Voice:
-      o["path"] = d.path;
-      break;
-    case Delivery::Op::Reaction:
-      o["emoji"] = d.emoji;
-      o["message"] = d.message;
-      break;
-    case Delivery::Op::Message:
-      o["channel"] = d.channel;
-      o["chat"] = d.chat;
-      o["text"] = d.text;
-      break;
+  for (const OpFields& of : kOpFields) {
+    if (of.op != d.op) continue;
+    for (const DeliveryField& f : of.fields)
+      if (f.key != nullptr) o[f.key] = d.*f.member;
   }
   return o;
 }

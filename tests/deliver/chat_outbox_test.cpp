@@ -29,6 +29,19 @@ ChatOutboxOptions opts(FakeClock* clock = nullptr) {
   return o;
 }
 
+// A channel as `caps` has it, with messages of at most `limit` `unit`s.
+ChannelCapabilities limited(ChannelCapabilities caps, std::size_t limit, TextUnit unit = TextUnit::Bytes) {
+  caps.text_limit = limit;
+  caps.text_unit = unit;
+  return caps;
+}
+
+// A channel as `caps` has it, taking calls at `rate` (per second, burst).
+ChannelCapabilities paced(ChannelCapabilities caps, RateLimit rate) {
+  caps.rate = rate;
+  return caps;
+}
+
 // ---------------------------------------------------------------- order across every delivery mix
 
 // What the user ends up with, in the order it appeared: "text:<final text>", "file:<name>", "voice:<name>",
@@ -194,9 +207,7 @@ TEST(DeliverChatOutbox, ChannelWithBothStreamsByAppend) {
 
 TEST(DeliverChatOutbox, EditsThrottledToTheRateLimitAndTheLastEditIsExact) {
   FakeClock clock;
-  ChannelCapabilities caps = testing::caps_edit();
-  caps.rate = {1.0, 1};  // one call per second
-  FakeChannel ch(caps);
+  FakeChannel ch(paced(testing::caps_edit(), {1.0, 1}));  // one call per second
   ChatOutbox box(ch, opts(&clock));
   box.text("a");  // sent: the bucket is empty now
   box.text("b");  // too soon
@@ -217,9 +228,7 @@ TEST(DeliverChatOutbox, EditsThrottledToTheRateLimitAndTheLastEditIsExact) {
 
 TEST(DeliverChatOutbox, ManyPiecesFewEdits) {
   FakeClock clock;
-  ChannelCapabilities caps = testing::caps_edit();
-  caps.rate = {2.0, 3};
-  FakeChannel ch(caps);
+  FakeChannel ch(paced(testing::caps_edit(), {2.0, 3}));
   ChatOutbox box(ch, opts(&clock));
   std::string all;
   for (int i = 0; i < 300; ++i) {
@@ -352,9 +361,7 @@ TEST(DeliverChatOutbox, AnyChunkingGivesTheMessagesOfSplitText) {
 }
 
 TEST(DeliverChatOutbox, AppendedTextIsNeverTakenBackWhenSplitting) {
-  ChannelCapabilities caps = testing::caps_append();
-  caps.text_limit = 10;
-  FakeChannel ch(caps);
+  FakeChannel ch(limited(testing::caps_append(), 10));
   ChatOutbox box(ch, opts());
   box.text("aa\n\nbbbbbb");  // 10: fits, shown
   box.text("c");             // 11: the best cut (the paragraph) is before what is shown
@@ -363,10 +370,7 @@ TEST(DeliverChatOutbox, AppendedTextIsNeverTakenBackWhenSplitting) {
 }
 
 TEST(DeliverChatOutbox, HeldTextSplitWhenFlushed) {
-  ChannelCapabilities caps = testing::caps_plain();
-  caps.text_limit = 12;
-  caps.text_unit = TextUnit::Utf16;
-  FakeChannel ch(caps);
+  FakeChannel ch(limited(testing::caps_plain(), 12, TextUnit::Utf16));
   ChatOutbox box(ch, opts());
   box.text("Hello there. ");
   box.text("How are you?");
@@ -380,9 +384,7 @@ TEST(DeliverChatOutbox, HeldTextSplitWhenFlushed) {
 }
 
 TEST(DeliverChatOutbox, TextDeliverySplitToo) {
-  ChannelCapabilities caps = testing::caps_edit();
-  caps.text_limit = 10;
-  FakeChannel ch(caps);
+  FakeChannel ch(limited(testing::caps_edit(), 10));
   ChatOutbox box(ch, opts());
   box.deliver(testing::text_delivery("aaaa bbbb cccc"));
   EXPECT_THAT(ch.log, ElementsAre("send m1 aaaa bbbb", "done m1", "send m2 cccc", "done m2"));
@@ -415,18 +417,60 @@ TEST(DeliverChatOutbox, EndThenMoreTextStartsANewMessage) {
 // ---------------------------------------------------------------- fallbacks
 
 // One delivery against one channel: the calls it makes and the note it leaves. A field left out keeps its
-// default: the channel as caps_edit() has it, nothing refused, no note.
-struct FallbackCase {
+// default: the channel as caps_edit() has it, the reply answering in-1, nothing refused, no note.
+struct DeliveryCase {
   const char* name;
   std::function<void(ChannelCapabilities&)> caps = [](ChannelCapabilities&) {};
+  std::string reply_to = "in-1";
   deliver::Delivery delivery;
   std::set<std::string> fail = {};
   bool media_url = false;
   std::vector<std::string> log;
-  std::optional<DeliveryNote::Outcome> outcome = std::nullopt;  // nullopt: no note
-  std::string done = "";
-  std::string why = "";  // a substring of the note's why
+  struct Note {
+    DeliveryNote::Outcome outcome;
+    std::string done;  // fallbacks: what was done instead (reactions: not checked)
+    std::string why;   // fallbacks: a substring of the note's why; reactions: the whole why
+  };
+  std::optional<Note> note = std::nullopt;  // nullopt: no note
 };
+
+// What a case's channel logged and its outbox reported, after the delivery (and the reply's end when `end`).
+struct Delivered {
+  std::vector<std::string> log;
+  DeliveryReport report;
+};
+Delivered deliver_case(const DeliveryCase& c, bool end) {
+  ChannelCapabilities caps = testing::caps_edit();
+  c.caps(caps);
+  FakeChannel ch(caps);
+  ch.fail = c.fail;
+  ChatOutboxOptions o = opts();
+  o.reply_to = c.reply_to;
+  if (c.media_url)
+    o.media_url = [](const deliver::Delivery& d) {
+      return "https://chat.example/media/" + d.payload->name();
+    };
+  ChatOutbox box(ch, o);
+  box.deliver(c.delivery);
+  if (end) box.end();
+  return {ch.log, box.report()};
+}
+
+// A file or voice case run to the reply's end: the calls, and the note (a fallback's `why` as a substring)
+// or none.
+void expect_file_case(const DeliveryCase& c) {
+  const Delivered r = deliver_case(c, true);
+  EXPECT_EQ(r.log, c.log) << c.name;
+  if (!c.note) {
+    EXPECT_TRUE(r.report.empty()) << c.name << ": " << ::testing::PrintToString(r.report.lines());
+    return;
+  }
+  ASSERT_EQ(r.report.notes.size(), 1U) << c.name;
+  const DeliveryNote& n = r.report.notes[0];
+  EXPECT_EQ(n.outcome, c.note->outcome) << c.name;
+  EXPECT_EQ(n.done, c.note->done) << c.name;
+  EXPECT_THAT(n.why, HasSubstr(c.note->why)) << c.name;
+}
 
 TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
   constexpr auto fallback = DeliveryNote::Outcome::Fallback;
@@ -440,15 +484,12 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
   no_payload.payload.reset();
   const deliver::Delivery report = testing::file_delivery("r.pdf", "document");
   const deliver::Delivery captioned = testing::file_delivery("r.pdf", "document", "PDF!", "the report");
-  const std::vector<FallbackCase> cases = {
-      {.name = "voice as voice", .delivery = testing::voice_delivery(), .log = {"voice hello.ogg"}},
+  const std::vector<DeliveryCase> cases = {
       {.name = "voice -> audio",
        .caps = no_voice,
        .delivery = testing::voice_delivery(),
        .log = {"file audio hello.ogg"},
-       .outcome = fallback,
-       .done = "sent as audio file",
-       .why = "channel has no voice notes"},
+       .note = {{fallback, "sent as audio file", "channel has no voice notes"}}},
       {.name = "voice -> document",
        .caps =
            [](ChannelCapabilities& c) {
@@ -457,31 +498,24 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
            },
        .delivery = testing::voice_delivery(),
        .log = {"file document hello.ogg"},
-       .outcome = fallback,
-       .done = "sent as document file",
-       .why = "channel has no voice notes; channel cannot send audio files"},
+       .note = {{fallback, "sent as document file",
+                 "channel has no voice notes; channel cannot send audio files"}}},
       {.name = "voice -> text line",
        .caps = no_voice_no_files,
        .delivery = testing::voice_delivery(),
        .log = {"send m1 [voice note: hello.ogg, 8 B, 0:03]", "done m1"},
-       .outcome = fallback,
-       .done = "sent as a text line",
-       .why = "channel cannot send documents"},
+       .note = {{fallback, "sent as a text line", "channel cannot send documents"}}},
       {.name = "voice -> text line with a link",
        .caps = no_voice_no_files,
        .delivery = testing::voice_delivery(),
        .media_url = true,
        .log = {"send m1 [voice note: hello.ogg, 8 B, 0:03] https://chat.example/media/hello.ogg", "done m1"},
-       .outcome = fallback,
-       .done = "sent as a text line with a link",
-       .why = "no voice notes"},
+       .note = {{fallback, "sent as a text line with a link", "no voice notes"}}},
       {.name = "voice refused -> audio",
        .delivery = testing::voice_delivery(),
        .fail = {"voice"},
        .log = {"file audio hello.ogg"},
-       .outcome = fallback,
-       .done = "sent as audio file",
-       .why = "sending as voice: channel error: voice refused"},
+       .note = {{fallback, "sent as audio file", "sending as voice: channel error: voice refused"}}},
       {.name = "video -> document",
        .caps =
            [](ChannelCapabilities& c) {
@@ -489,94 +523,56 @@ TEST(DeliverChatOutbox, FallbacksAreTakenAndReported) {
            },
        .delivery = testing::file_delivery("clip.mp4", "video"),
        .log = {"file document clip.mp4"},
-       .outcome = fallback,
-       .done = "sent as document file",
-       .why = "channel cannot send video files"},
+       .note = {{fallback, "sent as document file", "channel cannot send video files"}}},
       {.name = "image -> text line",
        .caps = no_files,
        .delivery = testing::file_delivery("cat.png", "image"),
        .log = {"send m1 [file: cat.png, 4 B]", "done m1"},
-       .outcome = fallback,
-       .done = "sent as a text line",
-       .why = "channel cannot send image files"},
+       .note = {{fallback, "sent as a text line", "channel cannot send image files"}}},
+      {.name = "caption kept in the text line",
+       .caps = no_files,
+       .delivery = captioned,
+       .log = {"send m1 [file: r.pdf, 4 B] the report", "done m1"},
+       .note = {{fallback, "sent as a text line", "cannot send document files"}}},
+      {.name = "no bytes -> text line",
+       .delivery = no_payload,
+       .log = {"send m1 [file: r.pdf]", "done m1"},
+       .note = {{fallback, "sent as a text line", "no bytes to send"}}},
+      {.name = "every way refused",
+       .caps = [](ChannelCapabilities& c) { c.file_kinds = {"document"}; },
+       .delivery = report,
+       .fail = {"file:document", "send"},
+       .log = {},
+       .note = {{DeliveryNote::Outcome::Failed, "not sent",
+                 "sending as document: channel error: document refused"}}},
+      {.name = "a throwing channel is an error",
+       .delivery = report,
+       .fail = {"throw"},
+       .log = {"send m1 [file: r.pdf, 4 B]", "done m1"},
+       .note = {{fallback, "sent as a text line", "channel threw: boom"}}},
+  };
+  for (const auto& c : cases) expect_file_case(c);
+}
+
+TEST(DeliverChatOutbox, FilesGoAsTheirKindSaysWhereTheChannelTakesIt) {
+  const deliver::Delivery captioned = testing::file_delivery("r.pdf", "document", "PDF!", "the report");
+  const std::vector<DeliveryCase> cases = {
+      {.name = "voice as voice", .delivery = testing::voice_delivery(), .log = {"voice hello.ogg"}},
       {.name = "auto kind by extension",
        .delivery = testing::file_delivery("cat.PNG", "auto"),
        .log = {"file image cat.PNG"}},
       {.name = "empty kind by extension",
        .delivery = testing::file_delivery("song.mp3", ""),
        .log = {"file audio song.mp3"}},
-      {.name = "caption kept in the text line",
-       .caps = no_files,
-       .delivery = captioned,
-       .log = {"send m1 [file: r.pdf, 4 B] the report", "done m1"},
-       .outcome = fallback,
-       .done = "sent as a text line",
-       .why = "cannot send document files"},
       {.name = "caption passed with the file",
        .delivery = captioned,
        .log = {"file document r.pdf | the report"}},
       {.name = "send-file kind voice is a voice note",
        .delivery = testing::file_delivery("x.ogg", "voice"),
        .log = {"voice x.ogg"}},
-      {.name = "no bytes -> text line",
-       .delivery = no_payload,
-       .log = {"send m1 [file: r.pdf]", "done m1"},
-       .outcome = fallback,
-       .done = "sent as a text line",
-       .why = "no bytes to send"},
-      {.name = "every way refused",
-       .caps = [](ChannelCapabilities& c) { c.file_kinds = {"document"}; },
-       .delivery = report,
-       .fail = {"file:document", "send"},
-       .log = {},
-       .outcome = DeliveryNote::Outcome::Failed,
-       .done = "not sent",
-       .why = "sending as document: channel error: document refused"},
-      {.name = "a throwing channel is an error",
-       .delivery = report,
-       .fail = {"throw"},
-       .log = {"send m1 [file: r.pdf, 4 B]", "done m1"},
-       .outcome = fallback,
-       .done = "sent as a text line",
-       .why = "channel threw: boom"},
   };
-  for (const auto& c : cases) {
-    ChannelCapabilities caps = testing::caps_edit();
-    c.caps(caps);
-    FakeChannel ch(caps);
-    ch.fail = c.fail;
-    ChatOutboxOptions o = opts();
-    if (c.media_url)
-      o.media_url = [](const deliver::Delivery& d) {
-        return "https://chat.example/media/" + d.payload->name();
-      };
-    ChatOutbox box(ch, o);
-    box.deliver(c.delivery);
-    box.end();
-    EXPECT_EQ(ch.log, c.log) << c.name;
-    if (!c.outcome) {
-      EXPECT_TRUE(box.report().empty()) << c.name << ": " << ::testing::PrintToString(box.report().lines());
-      continue;
-    }
-    ASSERT_EQ(box.report().notes.size(), 1U) << c.name;
-    const DeliveryNote& n = box.report().notes[0];
-    EXPECT_EQ(n.outcome, *c.outcome) << c.name;
-    EXPECT_EQ(n.done, c.done) << c.name;
-    EXPECT_THAT(n.why, HasSubstr(c.why)) << c.name;
-  }
+  for (const auto& c : cases) expect_file_case(c);
 }
-
-// One reaction: the calls it makes and the note it leaves (none when `outcome` is left out).
-struct ReactionCase {
-  const char* name;
-  std::function<void(ChannelCapabilities&)> caps = [](ChannelCapabilities&) {};
-  std::string reply_to = "in-1";
-  deliver::Delivery delivery;
-  std::set<std::string> fail = {};
-  std::vector<std::string> log;
-  std::optional<DeliveryNote::Outcome> outcome = std::nullopt;
-  std::string why = "";
-};
 
 TEST(DeliverChatOutbox, ReactionsShownOrSkipped) {
   constexpr auto skipped = DeliveryNote::Outcome::Skipped;
@@ -587,7 +583,7 @@ TEST(DeliverChatOutbox, ReactionsShownOrSkipped) {
   const auto allowed = [&](ChannelCapabilities& c) {
     c.allowed_reactions = std::vector<std::string>{thumbs, heart_vs16};
   };
-  const std::vector<ReactionCase> cases = {
+  const std::vector<DeliveryCase> cases = {
       {.name = "shown on the message answered",
        .delivery = testing::reaction(thumbs),
        .log = {"react in-1 " + thumbs}},
@@ -598,8 +594,7 @@ TEST(DeliverChatOutbox, ReactionsShownOrSkipped) {
        .caps = [](ChannelCapabilities& c) { c.reactions = false; },
        .delivery = testing::reaction(thumbs),
        .log = {},
-       .outcome = skipped,
-       .why = "channel has no reactions"},
+       .note = {{skipped, "", "channel has no reactions"}}},
       {.name = "allowed without its variation selector",
        .caps = allowed,
        .delivery = testing::reaction(heart),
@@ -608,47 +603,35 @@ TEST(DeliverChatOutbox, ReactionsShownOrSkipped) {
        .caps = allowed,
        .delivery = testing::reaction(party),
        .log = {},
-       .outcome = skipped,
-       .why = "not among the channel's allowed reactions"},
+       .note = {{skipped, "", "not among the channel's allowed reactions"}}},
       {.name = "nothing to react to",
        .reply_to = "",
        .delivery = testing::reaction(thumbs),
        .log = {},
-       .outcome = skipped,
-       .why = "no message to react to"},
+       .note = {{skipped, "", "no message to react to"}}},
       {.name = "refused",
        .delivery = testing::reaction(thumbs),
        .fail = {"react"},
        .log = {},
-       .outcome = DeliveryNote::Outcome::Failed,
-       .why = "channel error: reaction refused"},
+       .note = {{DeliveryNote::Outcome::Failed, "", "channel error: reaction refused"}}},
   };
   for (const auto& c : cases) {
-    ChannelCapabilities caps = testing::caps_edit();
-    c.caps(caps);
-    FakeChannel ch(caps);
-    ch.fail = c.fail;
-    ChatOutboxOptions o = opts();
-    o.reply_to = c.reply_to;
-    ChatOutbox box(ch, o);
-    box.deliver(c.delivery);
-    EXPECT_EQ(ch.log, c.log) << c.name;
-    if (!c.outcome) {
-      EXPECT_TRUE(box.report().empty()) << c.name;
-      EXPECT_EQ(box.report().reactions, 1U) << c.name;
+    const Delivered r = deliver_case(c, false);  // a reaction does not wait for the reply's end
+    EXPECT_EQ(r.log, c.log) << c.name;
+    if (!c.note) {
+      EXPECT_TRUE(r.report.empty()) << c.name;
+      EXPECT_EQ(r.report.reactions, 1U) << c.name;
       continue;
     }
-    ASSERT_EQ(box.report().notes.size(), 1U) << c.name;
-    EXPECT_EQ(box.report().notes[0].outcome, *c.outcome) << c.name;
-    EXPECT_EQ(box.report().notes[0].why, c.why) << c.name;
+    ASSERT_EQ(r.report.notes.size(), 1U) << c.name;
+    EXPECT_EQ(r.report.notes[0].outcome, c.note->outcome) << c.name;
+    EXPECT_EQ(r.report.notes[0].why, c.note->why) << c.name;
   }
 }
 
 TEST(DeliverChatOutbox, AReactionDoesNotEndTheStreamedMessage) {
   FakeClock clock;
-  ChannelCapabilities caps = testing::caps_edit();
-  caps.rate = {1.0, 2};
-  FakeChannel ch(caps);
+  FakeChannel ch(paced(testing::caps_edit(), {1.0, 2}));
   ChatOutbox box(ch, opts(&clock));
   box.text("Sure");
   box.text(", done");  // throttled: not shown yet
@@ -694,9 +677,7 @@ TEST(DeliverChatOutbox, MessagesToOtherChats) {
 // ---------------------------------------------------------------- late sentinels
 
 TEST(DeliverChatOutbox, RetractDeletesWhatWasShown) {
-  ChannelCapabilities caps = testing::caps_edit();
-  caps.text_limit = 10;
-  FakeChannel ch(caps);
+  FakeChannel ch(limited(testing::caps_edit(), 10));
   ChatOutbox box(ch, opts());
   box.text("aaaa bbbb cccc");  // two messages shown
   box.retract();
@@ -708,14 +689,20 @@ TEST(DeliverChatOutbox, RetractDeletesWhatWasShown) {
   EXPECT_EQ(box.report().notes[0].done, "2 of 2 messages deleted");
 }
 
-TEST(DeliverChatOutbox, RetractDropsHeldText) {
+// On a channel that holds a reply's text until its end (caps_plain), `text` and then `drop` (a retraction, a
+// silence) show nothing and leave no note.
+void expect_held_text_dropped(std::string_view text, const std::function<void(ChatOutbox&)>& drop) {
   FakeChannel ch(testing::caps_plain());
   ChatOutbox box(ch, opts());
-  box.text("NO_REPLY is late");
-  box.retract();
+  box.text(text);
+  drop(box);
   box.end();
   EXPECT_TRUE(ch.log.empty());
   EXPECT_TRUE(box.report().empty());
+}
+
+TEST(DeliverChatOutbox, RetractDropsHeldText) {
+  expect_held_text_dropped("NO_REPLY is late", [](ChatOutbox& box) { box.retract(); });
 }
 
 TEST(DeliverChatOutbox, RetractOnAChannelThatCannotDeleteIsReported) {
@@ -747,13 +734,7 @@ TEST(DeliverChatOutbox, SilenceDropsTheRestOfTheReplyUntilEnd) {
 }
 
 TEST(DeliverChatOutbox, EarlySilenceOnAHoldingChannelShowsNothing) {
-  FakeChannel ch(testing::caps_plain());
-  ChatOutbox box(ch, opts());
-  box.text("Thinking out loud");
-  box.silence(false);
-  box.end();
-  EXPECT_TRUE(ch.log.empty());
-  EXPECT_TRUE(box.report().empty());
+  expect_held_text_dropped("Thinking out loud", [](ChatOutbox& box) { box.silence(false); });
 }
 
 // ---------------------------------------------------------------- report

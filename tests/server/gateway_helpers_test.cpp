@@ -233,16 +233,13 @@ TEST(ConversationHubTest, BroadcastReachesLiveWatchersOfThatConversationOnly) {
 TEST(ClientHistoryTest, KeepsTheUsersOwnMessagesAndRepliesOnly) {
   store::testing::TempDir dir;
   auto store = store::testing::open_or_fail(dir.file("h.db"));
-  const auto now = store::Clock::now();
-  const store::Scope scope{"u", "c"};
-  ASSERT_TRUE(store::testing::append_history(*store, scope,
+  ASSERT_TRUE(store::testing::append_history(*store, {"u", "c"},
                                              {{"user", "hi", "t1"},
                                               {"assistant", "call 1", "t1"},
                                               {"user", "results", "t1"},
                                               {"assistant", "call 2", "t1"},
                                               {"system", "note", "t1"},
-                                              {"user", "again", "t2"}},
-                                             now));
+                                              {"user", "again", "t2"}}));
   auto all = client_history(*store, "u", "c");
   ASSERT_TRUE(all.ok());
   const boost::json::array* history = &all->messages;

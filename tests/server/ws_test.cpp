@@ -321,8 +321,7 @@ class WsTest : public testing::GatewayFixture {
 
 TEST_F(WsTest, HelloCarriesModelAndTheHistoryWithoutResultLines) {
   const auto now = store::Clock::now();
-  const store::Scope scope{"u1", "c1"};
-  ASSERT_TRUE(store::testing::append_history(*store_, scope,
+  ASSERT_TRUE(store::testing::append_history(*store_, {"u1", "c1"},
                                              {{"user", "what is 2+2?", "t1"},
                                               {"assistant", "Let me see.", "t1"},
                                               {"user", "[results] calculate: 4", "t1"},

@@ -168,8 +168,10 @@ class MessageGroupCommit : public ::testing::Test {
     });
   }
 
-  // Runs appends 1..n-1 behind append 0, whose batch waits for the write lock: they queue meanwhile.
-  void run_behind_a_held_lock(int n, const std::vector<std::string>& texts) {
+  // Appends texts[0], then texts 1..n-1 behind it, whose batch waits for the write lock: they queue
+  // meanwhile.
+  void run_behind_a_held_lock(const std::vector<std::string>& texts) {
+    const int n = static_cast<int>(texts.size());
     results_.assign(n, Error{"not run"});
     WriteLock lock(path_);
     const std::uint64_t batches = sqlite_->message_batches();
@@ -182,9 +184,12 @@ class MessageGroupCommit : public ::testing::Test {
     for (auto& t : threads) t.join();
   }
 
-  // A trigger on messages, added on a connection of its own.
-  void add_trigger(const std::string& create) {
+  // A trigger on messages, added on a connection of its own, that fails the insert of a message whose text
+  // is `text` with RAISE(`how`, `why`): ABORT undoes that statement alone, ROLLBACK the whole transaction.
+  void fail_inserts_of(const std::string& text, const std::string& how, const std::string& why) {
     WriteLock setup(path_);
+    const std::string create = "CREATE TRIGGER fail_insert AFTER INSERT ON messages WHEN new.text = '" +
+                               text + "' BEGIN SELECT RAISE(" + how + ", '" + why + "'); END";
     ASSERT_EQ(sqlite3_exec(setup.db(), (create + "; COMMIT").c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
   }
 
@@ -213,7 +218,7 @@ TEST_F(MessageGroupCommit, TenAppendsWaitingTogetherCostTwoCommitsAndEachIsKept)
   for (int i = 0; i < kAppends; ++i) texts.push_back("message " + std::to_string(i));
   const std::uint64_t commits = sqlite_->commits();
   const std::uint64_t batches = sqlite_->message_batches();
-  run_behind_a_held_lock(kAppends, texts);
+  run_behind_a_held_lock(texts);
   // The first alone, the nine that queued behind it in one transaction (one at a time: ten).
   EXPECT_EQ(sqlite_->commits() - commits, 2u);
   EXPECT_EQ(sqlite_->message_batches() - batches, 2u);
@@ -241,12 +246,10 @@ TEST_F(MessageGroupCommit, TenAppendsWaitingTogetherCostTwoCommitsAndEachIsKept)
 }
 
 TEST_F(MessageGroupCommit, AnAppendThatFailsInABatchIsUndoneAloneAndTheOthersAreKept) {
-  add_trigger(
-      "CREATE TRIGGER refuse AFTER INSERT ON messages WHEN new.text = 'refused' "
-      "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+  fail_inserts_of("refused", "ABORT", "refused by the test");
   const std::vector<std::string> texts = {"first", "kept a", "refused", "kept b", "kept c"};
   const std::uint64_t commits = sqlite_->commits();
-  run_behind_a_held_lock(static_cast<int>(texts.size()), texts);
+  run_behind_a_held_lock(texts);
   EXPECT_EQ(sqlite_->commits() - commits, 2u);
   for (std::size_t i = 0; i < texts.size(); ++i)
     EXPECT_EQ(results_[i].ok(), texts[i] != "refused") << texts[i];
@@ -257,12 +260,10 @@ TEST_F(MessageGroupCommit, AnAppendThatFailsInABatchIsUndoneAloneAndTheOthersAre
 // would) undoes the batch's earlier appends too: every append of that batch must then report the failure,
 // none may claim an id whose row is gone, and the transaction must not be committed half-done.
 TEST_F(MessageGroupCommit, AnErrorThatEndsTheTransactionFailsTheWholeBatchAndClaimsNoLostRow) {
-  add_trigger(
-      "CREATE TRIGGER doom AFTER INSERT ON messages WHEN new.text = 'doomed' "
-      "BEGIN SELECT RAISE(ROLLBACK, 'transaction ended by the test'); END");
+  fail_inserts_of("doomed", "ROLLBACK", "transaction ended by the test");
   const std::vector<std::string> texts = {"first", "undone a", "doomed", "after b", "after c"};
   const std::uint64_t batches = sqlite_->message_batches();
-  run_behind_a_held_lock(static_cast<int>(texts.size()), texts);
+  run_behind_a_held_lock(texts);
   ASSERT_EQ(sqlite_->message_batches() - batches, 2u);  // "first" alone, the other four together
   EXPECT_TRUE(results_[0].ok()) << results_[0].error();
   for (std::size_t i = 1; i < texts.size(); ++i) EXPECT_FALSE(results_[i].ok()) << texts[i];

@@ -39,9 +39,11 @@ struct HistoryLine {
   std::string role, text, turn_id;
 };
 
-// Appends `lines` to `scope` in order, each at `at`: success, or the first failed append with its error.
+// Appends `lines` to `scope` in order, each at `at` (by default now: for a test the time does not matter to):
+// success, or the first failed append with its error.
 inline ::testing::AssertionResult append_history(Store& store, const Scope& scope,
-                                                 const std::vector<HistoryLine>& lines, TimePoint at) {
+                                                 const std::vector<HistoryLine>& lines,
+                                                 TimePoint at = Clock::now()) {
   for (const HistoryLine& l : lines)
     if (auto id = store.append_message(scope, l.role, l.text, l.turn_id, at); !id.ok())
       return ::testing::AssertionFailure() << "appending \"" << l.text << "\": " << id.error();
@@ -120,19 +122,9 @@ inline std::string make_old_history(const std::string& path, const std::string& 
 // with the history), 5 (a message's task id), 6 (the channels' inbound dedupe), 7 (facts' importance), 8
 // (the archive's vectors), 9 (messages' platform ids) and 11 (the history's index in batches: back to the
 // triggers that indexed every append) added, for a test that makes a database of an earlier version.
-inline const std::string kDropSchemaVersion11 = R"sql(
-DROP TRIGGER messages_fts_delete; DROP TRIGGER messages_fts_update; DROP TABLE messages_fts_indexed;
-CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
-    INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
-END;
-CREATE TRIGGER messages_fts_update AFTER UPDATE ON messages BEGIN
-    INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
-    INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
-END;
-)sql";
+inline const std::string kDropSchemaVersion11 =
+    "\nDROP TRIGGER messages_fts_delete; DROP TRIGGER messages_fts_update; DROP TABLE messages_fts_indexed;" +
+    std::string(sqlite::SqliteStore::per_row_history_index());
 inline const std::string kDropSchemaVersion9 =
     kDropSchemaVersion11 + "DROP INDEX messages_platform; ALTER TABLE messages DROP COLUMN platform_id; ";
 inline const std::string kDropSchemaVersion8 = kDropSchemaVersion9 + "DROP TABLE archive_vectors; ";

@@ -54,18 +54,11 @@ int base64_value(char c) {
 }  // namespace
 
 std::string RestOutcome::summary() const {
-  switch (kind) {
-    case Kind::Ok:
-      return "ok";
-    case Kind::Refused:
-      return std::to_string(status) + (code != 0 ? " " + std::to_string(code) : std::string()) + " " +
-             message;
-    case Kind::NotSent:
-      return "not sent: " + message;
-    case Kind::Unknown:
-      return "outcome unknown: " + (status != 0 ? std::to_string(status) + " " : std::string()) + message;
-  }
-  return message;
+  if (kind == Kind::Refused)
+    return call_summary(kind, std::to_string(status) +
+                                  (code != 0 ? " " + std::to_string(code) : std::string()) + " " + message);
+  if (kind == Kind::Unknown && status != 0) return call_summary(kind, std::to_string(status) + " " + message);
+  return call_summary(kind, message);
 }
 
 std::string bot_id_from_token(std::string_view token) {
@@ -88,19 +81,8 @@ std::string bot_id_from_token(std::string_view token) {
 }
 
 RestApi::RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options)
-    : client_(client),
-      api_url_(net::without_trailing_slashes(api_url)),
-      token_(std::move(token)),
-      options_(options),
-      pace_(std::make_unique<SendPace>(options.requests_per_second, options.request_burst)) {}
-
-RestApi::~RestApi() = default;
-
-RestStats RestApi::stats() const {
-  RestStats s = calls_.stats();
-  s.paced = pace_->waits();
-  return s;
-}
+    : PlatformApi(client, api_url, std::move(token), options.requests_per_second, options.request_burst),
+      options_(options) {}
 
 RestOutcome RestApi::once(const RestRequest& request, const std::string& content_type,
                           const std::string& body) {

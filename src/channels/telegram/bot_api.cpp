@@ -78,25 +78,13 @@ ApiOutcome stopped_outcome() {
 }  // namespace
 
 std::string ApiOutcome::summary() const {
-  switch (kind) {
-    case Kind::Ok:
-      return "ok";
-    case Kind::Refused:
-      return std::to_string(error_code) + " " + description;
-    case Kind::NotSent:
-      return "not sent: " + description;
-    case Kind::Unknown:
-      return "outcome unknown: " + description;
-  }
-  return description;
+  return call_summary(kind,
+                      kind == Kind::Refused ? std::to_string(error_code) + " " + description : description);
 }
 
 BotApi::BotApi(net::HttpClient& client, std::string api_url, std::string token, BotApiOptions options)
-    : client_(client),
-      api_url_(net::without_trailing_slashes(api_url)),
-      token_(std::move(token)),
+    : PlatformApi(client, api_url, std::move(token), options.messages_per_second, options.message_burst),
       options_(options),
-      pace_(std::make_unique<SendPace>(options.messages_per_second, options.message_burst)),
       // Half the minute's messages at once and the other half spread over it: never more than the
       // limit in any minute, and a reply of a few messages still goes at once.
       group_pace_(std::make_unique<SendPace>(options.group_messages_per_minute / 120.0,
@@ -106,11 +94,7 @@ BotApi::BotApi(net::HttpClient& client, std::string api_url, std::string token, 
 
 BotApi::~BotApi() = default;
 
-BotApiStats BotApi::stats() const {
-  BotApiStats s = calls_.stats();
-  s.paced = pace_->waits() + group_pace_->waits();
-  return s;
-}
+BotApiStats BotApi::stats() const { return paced_stats(group_pace_->waits()); }
 
 std::optional<std::vector<std::string>> BotApi::chat_reactions(std::int64_t chat_id) {
   if (chat_id >= 0) return std::nullopt;  // a private chat (0: none)

@@ -23,6 +23,19 @@ std::string telegram_link(std::string_view href) {
   return {};
 }
 
+// The spans Telegram shows with a tag of their own whatever they hold.
+struct TaggedSpan {
+  MD_SPANTYPE type;
+  const char* open;
+  const char* close;
+};
+constexpr TaggedSpan kTaggedSpans[] = {
+    {MD_SPAN_EM, "<i>", "</i>"},
+    {MD_SPAN_STRONG, "<b>", "</b>"},
+    {MD_SPAN_DEL, "<s>", "</s>"},
+    {MD_SPAN_U, "<u>", "</u>"},
+};
+
 class Renderer final : public MarkdownWalk {
  public:
   Renderer() : MarkdownWalk({.bullet = "• ", .bold_open = "<b>", .bold_close = "</b>"}) {}
@@ -54,19 +67,13 @@ class Renderer final : public MarkdownWalk {
   }
 
   int enter_span(MD_SPANTYPE type, void* detail) override {
+    for (const TaggedSpan& t : kTaggedSpans) {
+      if (t.type == type) {
+        open_span(type, t.open, t.close);
+        return 0;
+      }
+    }
     switch (type) {
-      case MD_SPAN_EM:
-        open_span(type, "<i>", "</i>");
-        break;
-      case MD_SPAN_STRONG:
-        open_span(type, "<b>", "</b>");
-        break;
-      case MD_SPAN_DEL:
-        open_span(type, "<s>", "</s>");
-        break;
-      case MD_SPAN_U:
-        open_span(type, "<u>", "</u>");
-        break;
       case MD_SPAN_CODE:
         // Telegram keeps a link or a code span, never both: in a link, code is shown as the link's text.
         if (open_link() != nullptr)

@@ -1,6 +1,7 @@
 // SqliteStore: what turns delivered besides text, kept with the history. Partition: (user, conversation).
 #include <sqlite3.h>
 
+#include "store/sqlite/recent_rows.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/statement.h"
 
@@ -29,11 +30,7 @@ Result<std::int64_t> SqliteStore::append_delivery(const Scope& scope, std::strin
 }
 
 Result<std::vector<StoredDelivery>> SqliteStore::recent_deliveries(const Scope& scope, std::size_t n) {
-  STORE_TRY(check_scope(scope));
-  Reader r = reader();
-  STORE_READ_STMT(q, r, kRecentDeliveries);
-  q.bind_partition(conversation_partition(scope)).bind_size(3, n);
-  return read_rows(q, [](const Stmt& row) {
+  return recent_rows(scope, kRecentDeliveries, n, [](const Stmt& row) {
     return StoredDelivery{row.integer(0), row.text(1), row.text(2), row.time(3)};
   });
 }

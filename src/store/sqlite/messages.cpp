@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "store/sqlite/recent_rows.h"
 #include "store/sqlite/sqlite_store.h"
 #include "store/sqlite/statement.h"
 
@@ -192,11 +193,7 @@ Result<std::int64_t> SqliteStore::append_message_locked(const Scope& scope, cons
 }
 
 Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, std::size_t n) {
-  STORE_TRY(check_scope(scope));
-  Reader r = reader();
-  STORE_READ_STMT(q, r, kRecentMessages);
-  q.bind_partition(conversation_partition(scope)).bind_size(3, n);
-  return read_rows(q, [](const Stmt& row) {
+  return recent_rows(scope, kRecentMessages, n, [](const Stmt& row) {
     return Message{row.integer(0), row.text(1), row.text(2), row.text(3),
                    row.time(4),    row.text(5), row.text(6)};
   });

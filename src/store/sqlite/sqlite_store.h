@@ -60,6 +60,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -72,6 +73,8 @@ struct sqlite3_stmt;
 
 namespace sigil::store::sqlite {
 
+class Stmt;
+
 class SqliteStore final : public Store {
  public:
   // Opens (creating if needed) and migrates the database at `path`; ":memory:" for a private in-memory
@@ -79,6 +82,9 @@ class SqliteStore final : public Store {
   static Result<std::unique_ptr<Store>> open(const std::string& path, const OpenOptions& options = {});
   // The schema version this build creates and reads.
   static int latest_schema_version() noexcept;
+  // How schema versions 1 to 10 indexed the history (a trigger for each append, delete and update), as
+  // migration 1 created it: for tests that make a database of an earlier version.
+  static std::string_view per_row_history_index() noexcept;
 
   ~SqliteStore() override;
   SqliteStore(const SqliteStore&) = delete;
@@ -239,6 +245,11 @@ class SqliteStore final : public Store {
   // the ids of the stored facts it names.
   template <class T, class Change>
   Result<T> change_named_facts(const Scope& scope, std::string_view fact, Change&& change);
+  // recent_rows.h, for recent_messages and recent_deliveries: the rows `sql` reads on the read connection
+  // for the conversation `scope` (?1, ?2) with the limit `n` (?3), each made by read(row) (a const Stmt&).
+  template <class Read>
+  auto recent_rows(const Scope& scope, std::string_view sql, std::size_t n, Read&& read)
+      -> Result<std::vector<std::invoke_result_t<Read&, const Stmt&>>>;
   // Bumps a named counter in the meta table (inside the caller's transaction) and returns its new value.
   Result<std::int64_t> next_counter(std::string_view name);
   // synchronous=FULL around exactly-once log writes, when sync_once_log is on.

@@ -31,17 +31,13 @@
 
 #include "sigil/base/result.h"
 #include "sigil/channels/discord/rate_limits.h"
-#include "sigil/net/blocking_fetch.h"
-#include "sigil/net/http_client.h"
-
-namespace sigil::channels {
-class SendPace;
-}
+#include "sigil/channels/platform_api.h"
 
 namespace sigil::channels::discord {
 
 struct RestOutcome {
-  enum class Kind : unsigned char { Ok, Refused, NotSent, Unknown } kind = Kind::NotSent;
+  using Kind = CallEnd;
+  Kind kind = Kind::NotSent;
   int status = 0;           // HTTP status (0: none)
   int code = 0;             // Refused: Discord's JSON error code (50035, 10008, ...)
   std::string message;      // Refused: Discord's message; NotSent/Unknown: the network error
@@ -79,13 +75,10 @@ struct RestOptions {
 
 using RestStats = net::CallStats;
 
-class RestApi {
+class RestApi final : public PlatformApi {
  public:
   // `api_url` without a trailing slash ("https://discord.com/api/v10").
   RestApi(net::HttpClient& client, std::string api_url, std::string token, RestOptions options = {});
-  ~RestApi();
-  RestApi(const RestApi&) = delete;
-  RestApi& operator=(const RestApi&) = delete;
 
   RestOutcome call(const RestRequest& request);
 
@@ -95,21 +88,14 @@ class RestApi {
   // (the CDN's URLs are signed). Errors: net::StoppableCalls::download's.
   Result<std::string, net::DownloadError> download(std::string_view url, std::size_t max_bytes);
 
-  void stop() { calls_.stop(); }
-  bool stopped() const { return calls_.stopped(); }
-  RestStats stats() const;
+  RestStats stats() const { return paced_stats(); }
   const RateLimits& rate_limits() const { return limits_; }
 
  private:
   RestOutcome once(const RestRequest& request, const std::string& content_type, const std::string& body);
 
-  net::HttpClient& client_;
-  std::string api_url_;
-  std::string token_;
   RestOptions options_;
   RateLimits limits_;
-  net::StoppableCalls calls_;
-  std::unique_ptr<SendPace> pace_;
 };
 
 // The bot's user id from its token, whose first part is the id in base64 (not a secret: it names the account

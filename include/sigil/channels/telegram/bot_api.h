@@ -31,17 +31,13 @@
 #include <vector>
 
 #include "sigil/base/result.h"
-#include "sigil/net/blocking_fetch.h"
-#include "sigil/net/http_client.h"
-
-namespace sigil::channels {
-class SendPace;
-}
+#include "sigil/channels/platform_api.h"
 
 namespace sigil::channels::telegram {
 
 struct ApiOutcome {
-  enum class Kind : unsigned char { Ok, Refused, NotSent, Unknown } kind = Kind::NotSent;
+  using Kind = CallEnd;
+  Kind kind = Kind::NotSent;
   boost::json::value result;  // Ok
   int error_code = 0;         // Refused: Telegram's error_code (400, 403, 409, 429, ...)
   std::string description;    // Refused: Telegram's description; NotSent/Unknown: the network error
@@ -76,13 +72,11 @@ struct BotApiOptions {
 
 using BotApiStats = net::CallStats;
 
-class BotApi {
+class BotApi final : public PlatformApi {
  public:
   // `api_url` without a trailing slash ("https://api.telegram.org"); `token` as BotFather gave it.
   BotApi(net::HttpClient& client, std::string api_url, std::string token, BotApiOptions options = {});
   ~BotApi();
-  BotApi(const BotApi&) = delete;
-  BotApi& operator=(const BotApi&) = delete;
 
   // A JSON call. `timeout` overrides options.request_timeout (getUpdates: its long-poll time plus a margin).
   ApiOutcome call(std::string_view method, const boost::json::object& params,
@@ -102,8 +96,6 @@ class BotApi {
   // Private chats (positive ids) restrict nothing and are never asked.
   std::optional<std::vector<std::string>> chat_reactions(std::int64_t chat_id);
 
-  void stop() { calls_.stop(); }
-  bool stopped() const { return calls_.stopped(); }
   BotApiStats stats() const;
   // The bot's id: the digits before ':' in the token (not a secret; names the account in the store).
   const std::string& bot_id() const { return bot_id_; }
@@ -114,17 +106,12 @@ class BotApi {
   ApiOutcome with_retries(std::string_view method, const std::string& content_type, const std::string& body,
                           std::chrono::milliseconds timeout);
 
-  net::HttpClient& client_;
-  std::string api_url_;
-  std::string token_;
   std::string bot_id_;
   BotApiOptions options_;
-  net::StoppableCalls calls_;  // requests under way (stop() cancels them) and their counts
   // Waits for the bot's and the group's pace when `method` makes or changes a message; false: stopped.
   bool paced(std::string_view method, const boost::json::object& params);
 
-  std::unique_ptr<SendPace> pace_;        // the whole bot
-  std::unique_ptr<SendPace> group_pace_;  // per group, keyed by chat_id
+  std::unique_ptr<SendPace> group_pace_;  // per group, keyed by chat_id (PlatformApi's pace_: the whole bot)
 
   struct ChatReactions {
     std::chrono::steady_clock::time_point asked;
