@@ -28,6 +28,10 @@ using WebFrame = std::variant<TextPiece, boost::json::object>;
 using SharedFrame = std::shared_ptr<const WebFrame>;
 
 std::string serialize(const WebFrame& frame);
+// The same text into `out` (its content replaced, its capacity kept): a connection that writes one frame
+// at a time renders every frame into one buffer instead of a string each.
+void serialize(const WebFrame& frame, std::string& out);
+void serialize(const TextPiece& piece, std::string& out);
 
 // Merges `next` into `piece` when both are pieces of the same message of the same turn and the result
 // stays within `max_text` bytes: an appended piece adds its text, a replacing piece replaces the text
