@@ -40,11 +40,11 @@ constexpr std::string_view kIndexPending = R"sql(
 INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?1)sql";
 constexpr std::string_view kMoveWatermark = R"sql(
 UPDATE messages_fts_indexed SET up_to = (SELECT coalesce(max(id), 0) FROM messages) WHERE id = 1)sql";
+// Newest first, straight down the messages_scope index (recent_messages() turns them round): ordered
+// oldest first in SQL, the rows went through a subquery's table and a sort, once per model call.
 constexpr std::string_view kRecentMessages = R"sql(
-SELECT id, role, text, turn_id, at, task_id, platform_id FROM (
-    SELECT id, role, text, turn_id, at, task_id, platform_id FROM messages
-    WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)
-ORDER BY id)sql";
+SELECT id, role, text, turn_id, at, task_id, platform_id FROM messages
+WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)sql";
 constexpr std::string_view kHasPlatformMessage = R"sql(
 SELECT 1 FROM messages WHERE user_id = ?1 AND conversation_id = ?2 AND platform_id = ?3 LIMIT 1)sql";
 constexpr std::string_view kSearchMessages = R"sql(
@@ -203,10 +203,12 @@ Result<std::vector<Message>> SqliteStore::recent_messages(const Scope& scope, st
   Reader r = reader();
   STORE_READ_STMT(q, r, kRecentMessages);
   q.bind_partition(conversation_partition(scope)).bind_size(3, n);
-  return read_rows(q, [](const Stmt& row) {
+  auto rows = read_rows(q, [](const Stmt& row) {
     return Message{row.integer(0), row.text(1), row.text(2), row.text(3),
                    row.time(4),    row.text(5), row.text(6)};
   });
+  if (rows) std::reverse(rows->begin(), rows->end());  // oldest first
+  return rows;
 }
 
 Result<bool> SqliteStore::has_platform_message(const Scope& scope, std::string_view platform_id) {
