@@ -40,12 +40,13 @@ constexpr std::size_t kReadPiece = std::size_t{16} << 10;
 // An idle connection keeps at most this much read buffer, even after one large message.
 constexpr std::size_t kIdleBufferBytes = std::size_t{16} << 10;
 
-// The connection's strand and its stream, as concrete types. HttpServer gives every connection a strand of
+// The connection's strand and its socket, as concrete types. HttpServer gives every connection a strand of
 // its io_context; through asio's type-erased any_io_executor (beast::tcp_stream's), every layer of Beast's
-// write (the WebSocket frame, asio's write loop, the timed stream, the socket's operation) moves, prefers
-// and destroys an erased executor: about 1,300 instructions per frame written.
+// write (the WebSocket frame, asio's write loop, the timed stream, the socket's operation) moved, preferred
+// and destroyed an erased executor. The WebSocket keeps its own time-outs (handshake, idle), so it sits on
+// the socket itself: Beast's timed stream would add a layer to every write and read for none of them.
 using Strand = asio::strand<asio::io_context::executor_type>;
-using Stream = beast::basic_stream<tcp, Strand, beast::unlimited_rate_policy>;
+using Stream = asio::basic_stream_socket<tcp, Strand>;
 
 // Frames go out through a queue, one write at a time; frames come in through read_some so that an
 // oversized message is skipped (an error frame) without closing the connection or buffering it.
@@ -67,8 +68,6 @@ class WebSocketSession final : public Watcher,
   ~WebSocketSession() override { --state_.metrics.ws_open; }
 
   void run(http::request<http::string_body> req) {
-    // The WebSocket keeps its own time-outs (idle pings); the HTTP stream's would cut it.
-    beast::get_lowest_layer(ws_).expires_never();
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
     // Message size is checked while reading (too large -> an error frame); this only bounds a frame.
     ws_.read_message_max(0);
@@ -233,7 +232,7 @@ class WebSocketSession final : public Watcher,
     closed_ = true;  // the queue stays while a write is in flight: it points into the front frame
     state_.hub->unwatch(user_, conversation_, this);
     beast::error_code ec;
-    auto& socket = beast::get_lowest_layer(ws_).socket();
+    auto& socket = ws_.next_layer();
     socket.shutdown(tcp::socket::shutdown_both, ec);
     socket.close(ec);
   }
@@ -260,7 +259,7 @@ class WebSocketSession final : public Watcher,
 void run_websocket_session(ServerState& state, beast::tcp_stream&& stream, ConnectionSlot slot,
                            WebSocketQuery query, std::string address,
                            http::request<http::string_body> upgrade) {
-  // The socket moves to a stream of the concrete strand type. Every HttpServer connection has one; a
+  // The socket moves to a socket of the concrete strand type. Every HttpServer connection has one; a
   // connection without it (or whose socket cannot be moved) is dropped.
   const auto erased = stream.get_executor();  // target() points into it
   const Strand* strand = erased.target<Strand>();
@@ -270,7 +269,7 @@ void run_websocket_session(ServerState& state, beast::tcp_stream&& stream, Conne
   beast::error_code ec;
   const tcp::endpoint local = socket.local_endpoint(ec);
   if (ec) return;
-  asio::basic_stream_socket<tcp, Strand> own(executor);
+  Stream own(executor);
   const auto handle = socket.release(ec);
   if (ec) return;
   own.assign(local.protocol(), handle, ec);
@@ -278,9 +277,9 @@ void run_websocket_session(ServerState& state, beast::tcp_stream&& stream, Conne
     ::close(handle);
     return;
   }
-  auto session = std::make_shared<WebSocketSession>(state, Stream(std::move(own)), std::move(slot),
-                                                    std::move(query.user), std::move(query.conversation),
-                                                    std::move(address));
+  auto session =
+      std::make_shared<WebSocketSession>(state, std::move(own), std::move(slot), std::move(query.user),
+                                         std::move(query.conversation), std::move(address));
   state.sessions.track(session);
   session->run(std::move(upgrade));
 }
