@@ -25,7 +25,7 @@ void serialize(const TextPiece& piece, std::string& out) {
   // One per token on a busy gateway: written directly, the same text Boost.JSON makes of
   // {"type","turn","message","text"[,"replace"]}.
   out.clear();
-  out.reserve(56 + piece.turn.size() + piece.message.size() + piece.text.size());
+  out.reserve(56 + piece.turn.str().size() + piece.message.size() + piece.text.size());
   out.append(R"({"type":"text","turn":)");
   text::append_json_string(out, piece.turn);
   out.append(R"(,"message":)");
