@@ -30,21 +30,25 @@ void FrameQueue::push(channels::web::SharedFrame frame) {
       }
     }
   }
-  entries_.push_back(Entry{std::move(frame), std::nullopt, {}});
+  entries_.push_back(Entry{std::move(frame), std::nullopt});
 }
 
 const std::string& FrameQueue::start_write() {
   writing_ = true;
   Entry& front = entries_.front();
-  front.rendered = front.own ? channels::web::serialize(*front.own) : channels::web::serialize(*front.frame);
+  if (front.own)
+    channels::web::serialize(*front.own, rendered_);
+  else
+    channels::web::serialize(*front.frame, rendered_);
   // A WebSocket text message must be UTF-8; model text and file names may not be (repaired with U+FFFD).
-  if (!text::is_valid_utf8(front.rendered)) front.rendered = valid_utf8(std::move(front.rendered));
-  return front.rendered;
+  if (!text::is_valid_utf8(rendered_)) rendered_ = valid_utf8(std::move(rendered_));
+  return rendered_;
 }
 
 void FrameQueue::finish_write() {
   writing_ = false;
   entries_.pop_front();
+  if (rendered_.capacity() > kKeptRenderBytes) std::string().swap(rendered_);
 }
 
 }  // namespace sigil::server

@@ -9,7 +9,9 @@
 //   fewer, bigger messages instead of one per token. Never merged: across any other frame (order holds),
 //   into the frame being written, or past `max_merged_text` bytes of text.
 // - Frames are typed (channels::web::WebFrame) until their write starts: nothing is parsed, and a frame is
-//   serialised once, when start_write() takes it, as valid UTF-8 (invalid bytes become U+FFFD).
+//   serialised once, when start_write() takes it, as valid UTF-8 (invalid bytes become U+FFFD), into one
+//   buffer the queue keeps for the next frame (up to kKeptRenderBytes of capacity): a frame costs no
+//   allocation of its own text.
 // - Not thread-safe: the connection's strand owns it.
 #pragma once
 
@@ -24,6 +26,9 @@ namespace sigil::server {
 
 class FrameQueue {
  public:
+  // A rendering buffer grown past this by a large frame is let go after its write.
+  static constexpr std::size_t kKeptRenderBytes = 2048;
+
   explicit FrameQueue(std::size_t max_merged_text = 64 * 1024) : max_merged_text_(max_merged_text) {}
   FrameQueue(const FrameQueue&) = delete;
   FrameQueue& operator=(const FrameQueue&) = delete;
@@ -47,13 +52,13 @@ class FrameQueue {
   struct Entry {
     channels::web::SharedFrame frame;             // as pushed (shared with the other watchers)
     std::optional<channels::web::TextPiece> own;  // this connection's copy, once something merged into it
-    std::string rendered;                         // the text start_write() returned
   };
   // The entry's text piece (its own copy when merged), or nullptr for any other frame.
   static const channels::web::TextPiece* piece(const Entry& entry);
 
   std::size_t max_merged_text_;
   std::deque<Entry> entries_;
+  std::string rendered_;  // the text start_write() returned, of the front entry while writing_
   bool writing_ = false;
   std::size_t merged_ = 0;
 };

@@ -1,7 +1,12 @@
 // One of the server's three Beast translation units (with http_session.cpp and http_server.cpp).
 #include "server/websocket_session.h"
 
+#include <unistd.h>
+
+#include <boost/asio/bind_allocator.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 #include <memory>
@@ -14,6 +19,7 @@
 #include "server/client_history.h"
 #include "server/frame_queue.h"
 #include "server/frame_tick.h"
+#include "server/handoff_memory.h"
 #include "server/session_list.h"
 #include "server/valid_utf8.h"
 #include "server/ws_frames.h"
@@ -34,6 +40,14 @@ constexpr std::size_t kReadPiece = std::size_t{16} << 10;
 // An idle connection keeps at most this much read buffer, even after one large message.
 constexpr std::size_t kIdleBufferBytes = std::size_t{16} << 10;
 
+// The connection's strand and its socket, as concrete types. HttpServer gives every connection a strand of
+// its io_context; through asio's type-erased any_io_executor (beast::tcp_stream's), every layer of Beast's
+// write (the WebSocket frame, asio's write loop, the timed stream, the socket's operation) moved, preferred
+// and destroyed an erased executor. The WebSocket keeps its own time-outs (handshake, idle), so it sits on
+// the socket itself: Beast's timed stream would add a layer to every write and read for none of them.
+using Strand = asio::strand<asio::io_context::executor_type>;
+using Stream = asio::basic_stream_socket<tcp, Strand>;
+
 // Frames go out through a queue, one write at a time; frames come in through read_some so that an
 // oversized message is skipped (an error frame) without closing the connection or buffering it.
 class WebSocketSession final : public Watcher,
@@ -41,7 +55,7 @@ class WebSocketSession final : public Watcher,
                                public TickClient,
                                public std::enable_shared_from_this<WebSocketSession> {
  public:
-  WebSocketSession(ServerState& state, beast::tcp_stream&& stream, ConnectionSlot slot, std::string user,
+  WebSocketSession(ServerState& state, Stream&& stream, ConnectionSlot slot, std::string user,
                    std::string conversation, std::string address)
       : state_(state),
         ws_(std::move(stream)),
@@ -54,8 +68,6 @@ class WebSocketSession final : public Watcher,
   ~WebSocketSession() override { --state_.metrics.ws_open; }
 
   void run(http::request<http::string_body> req) {
-    // The WebSocket keeps its own time-outs (idle pings); the HTTP stream's would cut it.
-    beast::get_lowest_layer(ws_).expires_never();
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
     // Message size is checked while reading (too large -> an error frame); this only bounds a frame.
     ws_.read_message_max(0);
@@ -77,13 +89,11 @@ class WebSocketSession final : public Watcher,
       if (inbox_.size() > 1) return;  // a drain is scheduled and has not run yet
     }
     if (state_.frame_tick) return state_.frame_tick->schedule(shared_from_this());
-    asio::post(ws_.get_executor(), [self = shared_from_this()] { self->drain_inbox(); });
+    post_drain();
   }
 
   // On the tick's io thread: posted there, the drain costs no wake-up.
-  void on_tick() override {
-    asio::post(ws_.get_executor(), [self = shared_from_this()] { self->drain_inbox(); });
-  }
+  void on_tick() override { post_drain(); }
 
   void close_from_server() override {
     asio::post(ws_.get_executor(), [self = shared_from_this()] { self->close(); });
@@ -115,6 +125,14 @@ class WebSocketSession final : public Watcher,
                     std::move(history->messages), history->more, say_mode.ok() && *say_mode,
                     std::move(history->deliveries))));
     do_read();
+  }
+
+  // At most one drain is posted at a time (the inbox's first frame posts it), so its operations fit the
+  // connection's hand-off memory: a post from the model's thread allocates nothing.
+  void post_drain() {
+    asio::post(ws_.get_executor(), asio::bind_allocator(handoff_.allocator(), [self = shared_from_this()] {
+                 self->drain_inbox();
+               }));
   }
 
   void drain_inbox() {
@@ -214,19 +232,20 @@ class WebSocketSession final : public Watcher,
     closed_ = true;  // the queue stays while a write is in flight: it points into the front frame
     state_.hub->unwatch(user_, conversation_, this);
     beast::error_code ec;
-    auto& socket = beast::get_lowest_layer(ws_).socket();
+    auto& socket = ws_.next_layer();
     socket.shutdown(tcp::socket::shutdown_both, ec);
     socket.close(ec);
   }
 
   ServerState& state_;
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<Stream> ws_;
   ConnectionSlot slot_;
   std::optional<http::request<http::string_body>> upgrade_;
   const std::string user_;
   const std::string conversation_;
   const std::string address_;
   beast::flat_buffer buffer_;
+  HandoffMemory handoff_;  // before the inbox: a posted drain keeps the session, so it outlives the post
   std::mutex inbox_mu_;
   std::vector<channels::web::SharedFrame> inbox_;     // from the hub, not yet on the strand
   std::vector<channels::web::SharedFrame> draining_;  // on the strand: the inbox being moved on
@@ -240,8 +259,26 @@ class WebSocketSession final : public Watcher,
 void run_websocket_session(ServerState& state, beast::tcp_stream&& stream, ConnectionSlot slot,
                            WebSocketQuery query, std::string address,
                            http::request<http::string_body> upgrade) {
+  // The socket moves to a socket of the concrete strand type. Every HttpServer connection has one; a
+  // connection without it (or whose socket cannot be moved) is dropped.
+  const auto erased = stream.get_executor();  // target() points into it
+  const Strand* strand = erased.target<Strand>();
+  if (strand == nullptr) return;
+  const Strand executor = *strand;
+  tcp::socket socket = stream.release_socket();
+  beast::error_code ec;
+  const tcp::endpoint local = socket.local_endpoint(ec);
+  if (ec) return;
+  Stream own(executor);
+  const auto handle = socket.release(ec);
+  if (ec) return;
+  own.assign(local.protocol(), handle, ec);
+  if (ec) {
+    ::close(handle);
+    return;
+  }
   auto session =
-      std::make_shared<WebSocketSession>(state, std::move(stream), std::move(slot), std::move(query.user),
+      std::make_shared<WebSocketSession>(state, std::move(own), std::move(slot), std::move(query.user),
                                          std::move(query.conversation), std::move(address));
   state.sessions.track(session);
   session->run(std::move(upgrade));

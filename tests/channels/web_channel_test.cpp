@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/alloc_counter.h"
 #include "deliver/fake_channel.h"
 #include "sigil/deliver/chat_outbox.h"
 
@@ -154,6 +155,35 @@ TEST(WebChannel, TheTurnIdCanBeLearntLate) {
   ch.set_turn("sched-1");
   ASSERT_TRUE(ch.send_text("hi").ok());
   EXPECT_EQ(rec.frames.at(0).at("turn"), "sched-1");
+}
+
+// One piece per token on a busy gateway: every piece of a turn carries the channel's id itself, not a copy
+// (a web turn's id is longer than a string keeps inline: a copy per piece was an allocation per token).
+TEST(WebChannel, ATurnsPiecesShareItsId) {
+  std::vector<WebFrame> sent;
+  WebTransport t;
+  sent.reserve(8);  // the recording itself allocates nothing while counted
+  t.send = [&sent](WebFrame frame) { sent.push_back(std::move(frame)); };
+  const std::string turn = "web-0123456789abcdef";
+  WebChannel ch(std::move(t), turn);
+  auto id = ch.send_text("a");
+  ASSERT_TRUE(id.ok());
+  {
+    const testing::AllocationCount count;
+    ASSERT_TRUE(ch.append_text(*id, "b").ok());
+    ASSERT_TRUE(ch.edit_text(*id, "c").ok());
+    EXPECT_EQ(count.count(), 0u);  // short texts and ids stay inline; the turn's id is shared
+  }
+  ASSERT_EQ(sent.size(), 3u);
+  const std::string* shared = &std::get<TextPiece>(sent[0]).turn.str();
+  for (const WebFrame& f : sent) {
+    EXPECT_EQ(&std::get<TextPiece>(f).turn.str(), shared);
+    EXPECT_EQ(std::get<TextPiece>(f).turn.str(), turn);
+  }
+  ch.set_turn("web-fedcba9876543210");  // a turn learnt late: its later pieces carry the new id
+  ASSERT_TRUE(ch.append_text(*id, "d").ok());
+  EXPECT_EQ(std::get<TextPiece>(sent.back()).turn.str(), "web-fedcba9876543210");
+  EXPECT_EQ(std::get<TextPiece>(sent[0]).turn.str(), turn);
 }
 
 }  // namespace

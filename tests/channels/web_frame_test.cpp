@@ -11,7 +11,7 @@ namespace sigil::channels::web {
 namespace {
 
 std::string as_boost_writes_it(const TextPiece& p) {
-  boost::json::object o{{"type", "text"}, {"turn", p.turn}, {"message", p.message}, {"text", p.text}};
+  boost::json::object o{{"type", "text"}, {"turn", p.turn.str()}, {"message", p.message}, {"text", p.text}};
   if (p.replace) o["replace"] = true;
   return boost::json::serialize(o);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/alloc_counter.h"
 #include "server/ws_frames.h"
 
 namespace sigil::server {
@@ -173,6 +174,40 @@ TEST(FrameQueueTest, ASharedFrameIsNotChangedByAMerge) {
   one.push(frame(piece("t1", "b")));
   EXPECT_EQ(drain(one), std::vector<std::string>{text_of("t1", "ab")});
   EXPECT_EQ(drain(other), std::vector<std::string>{text_of("t1", "a")});
+}
+
+// One frame is written at a time, so every frame is rendered into the same buffer: once it has grown to a
+// token's frame, rendering the next ones (merged or not) allocates nothing. A frame larger than the
+// buffer the queue keeps is rendered, and the buffer let go after its write.
+TEST(FrameQueueTest, RenderingAFrameReusesTheQueuesBuffer) {
+  FrameQueue queue;
+  std::vector<channels::web::SharedFrame> frames;
+  for (int i = 0; i < 100; ++i) frames.push_back(frame(piece("t1", "token " + std::to_string(100 + i))));
+  auto write = [&queue] {
+    const testing::AllocationCount count;
+    const std::string& text = queue.start_write();
+    const std::uint64_t allocations = count.count();
+    EXPECT_NE(text.find(R"("type":"text")"), std::string::npos);
+    queue.finish_write();
+    return allocations;
+  };
+  queue.push(frames[0]);
+  EXPECT_GE(write(), 1u);  // the first frame grows the buffer
+  std::uint64_t allocations = 0;
+  for (int i = 1; i < 100; ++i) {
+    queue.push(frames[i]);
+    allocations += write();
+  }
+  EXPECT_EQ(allocations, 0u);
+  push_in_flight(queue, piece("t1", "x"));
+  queue.push(frame(piece("t1", "y")));
+  queue.push(frame(piece("t1", "z")));  // merged into the waiting y
+  queue.finish_write();
+  EXPECT_EQ(write(), 0u);
+  queue.push(frame(piece("t1", std::string(FrameQueue::kKeptRenderBytes, 'b'))));
+  EXPECT_GE(write(), 1u);
+  queue.push(frames[0]);
+  EXPECT_GE(write(), 1u);  // the large buffer was let go: grown again
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ deliver::ChannelResult WebChannel::edit_text(const std::string& id, std::string_
 }
 
 deliver::ChannelResult WebChannel::delete_message(const std::string& id) {
-  send(json::object{{"type", "delete"}, {"turn", turn_}, {"message", id}});
+  send(json::object{{"type", "delete"}, {"turn", turn_.str()}, {"message", id}});
   return deliver::ChannelResult(id);
 }
 
@@ -46,7 +46,7 @@ deliver::ChannelResult WebChannel::attachment(const deliver::OutgoingFile& file,
     if (!transport_.publish(file, voice, media, error))
       return deliver::channel_error(error.empty() ? "the file could not be kept" : error);
   }
-  json::object o{{"type", "delivery"}, {"turn", turn_}, {"op", voice ? "voice" : "file"}};
+  json::object o{{"type", "delivery"}, {"turn", turn_.str()}, {"op", voice ? "voice" : "file"}};
   o["name"] = media.name.empty() ? file.name : media.name;
   o["kind"] = voice ? std::string("voice") : file.kind;
   o["caption"] = file.caption;
@@ -73,14 +73,17 @@ deliver::ChannelResult WebChannel::send_voice(const deliver::OutgoingFile& voice
 deliver::ChannelResult WebChannel::react(const std::string& message_id, std::string_view emoji) {
   // The page knows messages by turn: "" is this turn's own (user) message.
   const std::string target = message_id == kTurnMessage ? std::string() : message_id;
-  deliver_frame(json::object{
-      {"type", "delivery"}, {"turn", turn_}, {"op", "reaction"}, {"emoji", emoji}, {"message", target}});
+  deliver_frame(json::object{{"type", "delivery"},
+                             {"turn", turn_.str()},
+                             {"op", "reaction"},
+                             {"emoji", emoji},
+                             {"message", target}});
   return deliver::ChannelResult{std::string()};
 }
 
 std::string WebChannel::relayed(const deliver::Delivery& d) {
   deliver_frame(json::object{{"type", "delivery"},
-                             {"turn", turn_},
+                             {"turn", turn_.str()},
                              {"op", "message"},
                              {"text", d.text},
                              {"channel", d.channel},

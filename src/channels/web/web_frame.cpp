@@ -1,28 +1,39 @@
 #include "sigil/channels/web/web_frame.h"
 
-#include <boost/json/serialize.hpp>
+#include <boost/json/serializer.hpp>
 
 #include "sigil/text/json_string.h"
 
 namespace sigil::channels::web {
 
 std::string serialize(const WebFrame& frame) {
-  if (const auto* piece = std::get_if<TextPiece>(&frame)) {
-    // One per token on a busy gateway: written directly, the same text Boost.JSON makes of
-    // {"type","turn","message","text"[,"replace"]}.
-    std::string out;
-    out.reserve(56 + piece->turn.size() + piece->message.size() + piece->text.size());
-    out.append(R"({"type":"text","turn":)");
-    text::append_json_string(out, piece->turn);
-    out.append(R"(,"message":)");
-    text::append_json_string(out, piece->message);
-    out.append(R"(,"text":)");
-    text::append_json_string(out, piece->text);
-    if (piece->replace) out.append(R"(,"replace":true)");
-    out.push_back('}');
-    return out;
-  }
-  return boost::json::serialize(std::get<boost::json::object>(frame));
+  std::string out;
+  serialize(frame, out);
+  return out;
+}
+
+void serialize(const WebFrame& frame, std::string& out) {
+  if (const auto* piece = std::get_if<TextPiece>(&frame)) return serialize(*piece, out);
+  out.clear();
+  boost::json::serializer sr;
+  sr.reset(&std::get<boost::json::object>(frame));
+  char piece[4096];
+  while (!sr.done()) out.append(sr.read(piece));
+}
+
+void serialize(const TextPiece& piece, std::string& out) {
+  // One per token on a busy gateway: written directly, the same text Boost.JSON makes of
+  // {"type","turn","message","text"[,"replace"]}.
+  out.clear();
+  out.reserve(56 + piece.turn.str().size() + piece.message.size() + piece.text.size());
+  out.append(R"({"type":"text","turn":)");
+  text::append_json_string(out, piece.turn);
+  out.append(R"(,"message":)");
+  text::append_json_string(out, piece.message);
+  out.append(R"(,"text":)");
+  text::append_json_string(out, piece.text);
+  if (piece.replace) out.append(R"(,"replace":true)");
+  out.push_back('}');
 }
 
 bool merge(TextPiece& piece, const TextPiece& next, std::size_t max_text) {

@@ -11,10 +11,8 @@ namespace {
 constexpr std::string_view kAppendDelivery = R"sql(
 INSERT INTO deliveries(user_id, conversation_id, turn_id, json, at) VALUES (?1, ?2, ?3, ?4, ?5))sql";
 constexpr std::string_view kRecentDeliveries = R"sql(
-SELECT id, turn_id, json, at FROM (
-    SELECT id, turn_id, json, at FROM deliveries
-    WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)
-ORDER BY id)sql";
+SELECT id, turn_id, json, at FROM deliveries
+WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)sql";
 
 }  // namespace
 

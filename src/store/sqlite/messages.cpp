@@ -24,6 +24,9 @@ SELECT messages FROM message_counts WHERE user_id = ?1 AND conversation_id = ?2)
 constexpr std::string_view kPruneMessages = R"sql(
 DELETE FROM messages WHERE id IN (
     SELECT id FROM messages WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id LIMIT ?3))sql";
+// A group commit's transaction (run_message_batch), from the statement cache: two per turn or more.
+constexpr std::string_view kBeginImmediate = "BEGIN IMMEDIATE";
+constexpr std::string_view kCommit = "COMMIT";
 // Around each append of a group commit's batch (run_message_batch).
 constexpr std::string_view kSavepoint = "SAVEPOINT append_message";
 constexpr std::string_view kRollbackToSavepoint = "ROLLBACK TO append_message";
@@ -38,11 +41,11 @@ constexpr std::string_view kIndexPending = R"sql(
 INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?1)sql";
 constexpr std::string_view kMoveWatermark = R"sql(
 UPDATE messages_fts_indexed SET up_to = (SELECT coalesce(max(id), 0) FROM messages) WHERE id = 1)sql";
+// Newest first, straight down the messages_scope index (recent_messages() turns them round): ordered
+// oldest first in SQL, the rows went through a subquery's table and a sort, once per model call.
 constexpr std::string_view kRecentMessages = R"sql(
-SELECT id, role, text, turn_id, at, task_id, platform_id FROM (
-    SELECT id, role, text, turn_id, at, task_id, platform_id FROM messages
-    WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)
-ORDER BY id)sql";
+SELECT id, role, text, turn_id, at, task_id, platform_id FROM messages
+WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id DESC LIMIT ?3)sql";
 constexpr std::string_view kHasPlatformMessage = R"sql(
 SELECT 1 FROM messages WHERE user_id = ?1 AND conversation_id = ?2 AND platform_id = ?3 LIMIT 1)sql";
 constexpr std::string_view kSearchMessages = R"sql(
@@ -136,7 +139,11 @@ void SqliteStore::run_message_batch(const std::vector<MessageOp*>& batch) {
   auto fail_all = [&batch](const Error& error) {
     for (MessageOp* o : batch) o->id.emplace(error);
   };
-  Transaction tx(db_);
+  auto begin = prepare(kBeginImmediate);
+  if (!begin) return fail_all(Error{begin.error()});
+  auto commit = prepare(kCommit);
+  if (!commit) return fail_all(Error{commit.error()});
+  Transaction tx(db_, *begin, *commit);
   if (auto begun = tx.begin(); !begun) return fail_all(Error{begun.error()});
   if (batch.size() == 1) {  // alone: a failure rolls the transaction back, as before group commit
     MessageOp& o = *batch.front();

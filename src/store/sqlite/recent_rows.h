@@ -1,8 +1,9 @@
 // SqliteStore::recent_rows: the one reading of a conversation's latest rows (recent_messages,
-// recent_deliveries), so each says only which statement and what a row becomes. Private to
-// src/store/sqlite/.
+// recent_deliveries), so each says only which statement (newest first) and what a row becomes; the rows
+// come back oldest first. Private to src/store/sqlite/.
 #pragma once
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
@@ -18,7 +19,11 @@ auto SqliteStore::recent_rows(const Scope& scope, std::string_view sql, std::siz
   Reader r = reader();
   STORE_READ_STMT(q, r, sql);
   q.bind_partition(conversation_partition(scope)).bind_size(3, n);
-  return read_rows(q, std::forward<Read>(read));
+  // `sql` reads newest first (ORDER BY id DESC LIMIT n: straight down the scope index, no temporary table
+  // and no sort); the caller gets them oldest first.
+  auto rows = read_rows(q, std::forward<Read>(read));
+  if (rows) std::reverse(rows->begin(), rows->end());
+  return rows;
 }
 
 }  // namespace sigil::store::sqlite

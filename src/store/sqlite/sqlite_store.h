@@ -245,8 +245,9 @@ class SqliteStore final : public Store {
   // the ids of the stored facts it names.
   template <class T, class Change>
   Result<T> change_named_facts(const Scope& scope, std::string_view fact, Change&& change);
-  // recent_rows.h, for recent_messages and recent_deliveries: the rows `sql` reads on the read connection
-  // for the conversation `scope` (?1, ?2) with the limit `n` (?3), each made by read(row) (a const Stmt&).
+  // recent_rows.h, for recent_messages and recent_deliveries: the rows `sql` reads (newest first) on the read
+  // connection for the conversation `scope` (?1, ?2) with the limit `n` (?3), each made by read(row) (a
+  // const Stmt&), returned oldest first.
   template <class Read>
   auto recent_rows(const Scope& scope, std::string_view sql, std::size_t n, Read&& read)
       -> Result<std::vector<std::invoke_result_t<Read&, const Stmt&>>>;

@@ -175,6 +175,10 @@ class Stmt {
 class Transaction {
  public:
   explicit Transaction(sqlite3* db) noexcept : db_(db) {}
+  // With the connection's own prepared "BEGIN IMMEDIATE" and "COMMIT" (kept in its statement cache): for
+  // the transactions of every turn, since sqlite3_exec compiles its SQL again at each call.
+  Transaction(sqlite3* db, sqlite3_stmt* begin, sqlite3_stmt* commit) noexcept
+      : db_(db), begin_(begin), commit_(commit) {}
   ~Transaction() {
     if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
@@ -182,20 +186,27 @@ class Transaction {
   Transaction& operator=(const Transaction&) = delete;
 
   Status begin() {
-    if (sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK)
-      return sqlite_error(db_, "begin");
+    if (!run(begin_, "BEGIN IMMEDIATE")) return sqlite_error(db_, "begin");
     open_ = true;
     return {};
   }
   Status commit() {
-    if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK)
-      return sqlite_error(db_, "commit");
+    if (!run(commit_, "COMMIT")) return sqlite_error(db_, "commit");
     open_ = false;
     return {};
   }
 
  private:
+  bool run(sqlite3_stmt* prepared, const char* sql) {
+    if (prepared == nullptr) return sqlite3_exec(db_, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+    const int rc = sqlite3_step(prepared);
+    sqlite3_reset(prepared);
+    return rc == SQLITE_DONE;
+  }
+
   sqlite3* db_;
+  sqlite3_stmt* begin_ = nullptr;
+  sqlite3_stmt* commit_ = nullptr;
   bool open_ = false;
 };
 

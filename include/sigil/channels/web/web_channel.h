@@ -68,8 +68,8 @@ class WebChannel final : public deliver::Channel {
   std::string relayed(const deliver::Delivery& delivery);
 
   // The turn id can be learnt late (a scheduled turn announces itself at its first event).
-  void set_turn(std::string turn) { turn_ = std::move(turn); }
-  const std::string& turn() const { return turn_; }
+  void set_turn(std::string turn) { turn_ = SharedId(std::move(turn)); }
+  const std::string& turn() const { return turn_.str(); }
 
  private:
   deliver::ChannelResult attachment(const deliver::OutgoingFile& file, bool voice);
@@ -78,7 +78,7 @@ class WebChannel final : public deliver::Channel {
   void deliver_frame(boost::json::object frame);
 
   WebTransport transport_;
-  std::string turn_;
+  SharedId turn_;  // shared with every text piece of the turn
   std::uint64_t next_message_ = 0;
 };
 

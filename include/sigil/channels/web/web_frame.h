@@ -13,12 +13,31 @@
 #include <boost/json/object.hpp>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 
 namespace sigil::channels::web {
 
+// A turn's id as its text pieces carry it: one string shared by every piece of the turn, not a copy in
+// each (a web turn's id is longer than a std::string keeps inline, and a busy gateway makes a piece per
+// token). Immutable; compares by value.
+class SharedId {
+ public:
+  SharedId() : SharedId(std::string()) {}
+  SharedId(std::string id) : id_(std::make_shared<const std::string>(std::move(id))) {}  // NOLINT: implicit
+  SharedId(const char* id) : SharedId(std::string(id)) {}                                // NOLINT: implicit
+
+  const std::string& str() const { return *id_; }
+  operator std::string_view() const { return *id_; }  // NOLINT: implicit, as a string's
+  friend bool operator==(const SharedId& a, const SharedId& b) { return a.id_ == b.id_ || *a.id_ == *b.id_; }
+
+ private:
+  std::shared_ptr<const std::string> id_;
+};
+
 struct TextPiece {
-  std::string turn;
+  SharedId turn;
   std::string message;  // the text message's id ("m1", ...)
   std::string text;
   bool replace = false;  // true: `text` is the message's whole text now; false: it goes at its end
@@ -28,6 +47,10 @@ using WebFrame = std::variant<TextPiece, boost::json::object>;
 using SharedFrame = std::shared_ptr<const WebFrame>;
 
 std::string serialize(const WebFrame& frame);
+// The same text into `out` (its content replaced, its capacity kept): a connection that writes one frame
+// at a time renders every frame into one buffer instead of a string each.
+void serialize(const WebFrame& frame, std::string& out);
+void serialize(const TextPiece& piece, std::string& out);
 
 // Merges `next` into `piece` when both are pieces of the same message of the same turn and the result
 // stays within `max_text` bytes: an appended piece adds its text, a replacing piece replaces the text
