@@ -315,16 +315,25 @@ void Tidier::take_blanks(std::string_view s) {
       line_.clear();
       digits_ = 0;
       line_gap_ = false;
-      if (ws_.size() == n - 1)  // as the last gap's line left it (the same indentation): no string call
-        std::memcpy(ws_.data(), s.data() + 1, n - 1);
-      else
+      if (ws_.size() == n - 1) {  // as the last gap's line left it (the same indentation): no string call
+        char* w = ws_.data();
+        for (std::size_t k = 1; k < n; ++k) w[k - 1] = s[k];  // a few bytes: no memcpy call
+      } else {
         ws_.assign(s.data() + 1, n - 1);
+      }
       track_len_ = 0;
       ctx_ = n > 1 ? Ctx::Blank : Ctx::LineStart;
       cp_need_ = 0;
       return;
     }
   }
+  take_blank_lines(s);
+}
+
+// take_blanks() for any other shape, line by line (out of line: the common shape above then saves no
+// registers for these calls).
+void Tidier::take_blank_lines(std::string_view s) {
+  const std::size_t n = s.size();
   for (std::size_t i = 0;;) {
     std::size_t j = i;
     while (j < n && s[j] != '\n') ++j;

@@ -179,6 +179,7 @@ class Tidier {
     return !cr_ && phase_ != Phase::After && run_len_ == 0 && !overflow_;
   }
   void take_blanks(std::string_view s);
+  void take_blank_lines(std::string_view s);
   bool settle(unsigned char b);
   bool settle_line(unsigned char b);
 
