@@ -184,7 +184,10 @@ void Parser::Impl::ordinary_lines(std::string_view run, const text::stage1::Mask
   const std::uint64_t opened = code_.fences_opened();
   if (tell) code_.start_listing();
   code_.feed(run, masks);
-  run_line_state(run, masks ? masks.rfind(text::stage1::kNewlines, run.size()) : run.rfind('\n'));
+  // The run's last line break, from the tracker's count of the bytes since its line began (it counts every
+  // byte fed but a line break, and restarts at one): no search back through the masks or the bytes.
+  const std::uint64_t tail = code_.bytes_since_line_start();
+  run_line_state(run, tail < run.size() ? run.size() - 1 - tail : std::string_view::npos);
   if (tell && code_.fences_opened() == opened)
     emit_fence_free(run, masks);
   else

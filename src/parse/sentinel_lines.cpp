@@ -284,16 +284,29 @@ std::size_t SentinelLines::told_dead_lines(std::string_view s, std::size_t i, bo
 // start, nothing open) right after the same input byte, and the bytes up to the piece's last line break are
 // the same: they evolve alike, the shadow tracker opened no fence there, so at that last break this one is at
 // the same line-start state again.
+//
+// When no fence can open or close on the piece's first line in this tracker (CodeTracker::line_is_text():
+// mid-line text, or a line's start before a byte that opens no lead), that line is not stepped either: its
+// break leaves the line-start state whatever it holds, and so does the piece's last line break.
 void SentinelLines::track_code(std::string_view s, const text::stage1::MaskView& masks) {
   if (!masks || !within(fence_free_, s)) return code_.feed(s, masks);
-  const std::size_t first = masks.find(text::stage1::kNewlines, 0);
-  const std::size_t last = first == s.size() ? first : masks.rfind(text::stage1::kNewlines, s.size());
-  if (last == first) return code_.feed(s, masks);  // no whole line between: nothing to take
-  code_.feed(s.substr(0, first + 1), masks.sub(0, first + 1));
-  std::size_t from = first + 1;
-  if (!code_.in_fence()) {
-    shared_code_bytes_ += last + 1 - from;
+  std::size_t from = 0;
+  if (!s.empty() && code_.line_is_text(static_cast<unsigned char>(s[0]))) {
+    const std::size_t last = masks.rfind(text::stage1::kNewlines, s.size());
+    if (last == text::stage1::MaskView::npos) return code_.feed(s, masks);
+    code_.end_text_line();
+    shared_code_bytes_ += last + 1;
     from = last + 1;
+  } else {
+    const std::size_t first = masks.find(text::stage1::kNewlines, 0);
+    const std::size_t last = first == s.size() ? first : masks.rfind(text::stage1::kNewlines, s.size());
+    if (last == first) return code_.feed(s, masks);  // no whole line between: nothing to take
+    code_.feed(s.substr(0, first + 1), masks.sub(0, first + 1));
+    from = first + 1;
+    if (!code_.in_fence()) {
+      shared_code_bytes_ += last + 1 - from;
+      from = last + 1;
+    }
   }
   code_.feed(s.substr(from), masks.sub(from, s.size() - from));
 }

@@ -285,9 +285,10 @@ std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
 
 // A run the caller knows to hold only spaces, tabs and line breaks: what text() does with it, without
 // looking for where it ends (blank_run() does that) and without text()'s tests for plain text, which such a
-// run never passes. Taken in one pass when blank_run() would take all of it; otherwise text().
+// run never passes. Taken in one pass when blank_run() would take all of it (and a single byte, which
+// text() steps); otherwise text().
 void Tidier::blanks(std::string_view s) {
-  if (!finished_ && s.size() >= 2 && blanks_may_run() && held_bytes() + s.size() <= limit_) {
+  if (!finished_ && !s.empty() && blanks_may_run() && held_bytes() + s.size() <= limit_) {
     take_blanks(s);
     flush();
     return;
@@ -295,10 +296,11 @@ void Tidier::blanks(std::string_view s) {
   text(s);
 }
 
-// blank_run()'s pass, once it found s (two or more spaces, tabs and line breaks) allowed.
+// blank_run()'s pass, once it found s (two or more spaces, tabs and line breaks) allowed; or blanks()'s (one
+// or more: a lone line break between removed tags, as in `<actions>\n<react …/>`, costs no step() either).
 void Tidier::take_blanks(std::string_view s) {
   ++blank_runs_;
-  const std::size_t n = s.size();  // two or more
+  const std::size_t n = s.size();
   if (s[0] == '\n' && shape_ == Shape::Empty && line_gap_) {
     std::size_t j = 1;
     while (j < n && s[j] != '\n') ++j;
@@ -313,13 +315,25 @@ void Tidier::take_blanks(std::string_view s) {
       line_.clear();
       digits_ = 0;
       line_gap_ = false;
-      ws_.assign(s.data() + 1, n - 1);
+      if (ws_.size() == n - 1) {  // as the last gap's line left it (the same indentation): no string call
+        char* w = ws_.data();
+        for (std::size_t k = 1; k < n; ++k) w[k - 1] = s[k];  // a few bytes: no memcpy call
+      } else {
+        ws_.assign(s.data() + 1, n - 1);
+      }
       track_len_ = 0;
-      ctx_ = Ctx::Blank;
+      ctx_ = n > 1 ? Ctx::Blank : Ctx::LineStart;
       cp_need_ = 0;
       return;
     }
   }
+  take_blank_lines(s);
+}
+
+// take_blanks() for any other shape, line by line (out of line: the common shape above then saves no
+// registers for these calls).
+void Tidier::take_blank_lines(std::string_view s) {
+  const std::size_t n = s.size();
   for (std::size_t i = 0;;) {
     std::size_t j = i;
     while (j < n && s[j] != '\n') ++j;

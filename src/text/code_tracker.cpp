@@ -26,11 +26,11 @@ enum Phase : std::uint8_t {
 static_assert(std::is_trivially_copyable_v<CodeTracker::State>, "snapshots are plain copies");
 
 constexpr ByteSet kTextStops{"`\n"};
-// What may begin a line's lead or a lead run (step()'s kLead cases), and '\n': a line that starts with any
-// other byte is text from that byte on.
-constexpr ByteSet kLeadBytes{" \t>0123456789-*+`~\n"};
 // A piece this short is stepped byte by byte (skip_plain() would only find its stops with a scan's set-up).
 constexpr std::size_t kStepShort = 8;
+// From a stop this far from the piece's end on, text is walked along the mask words (text_walk()); a shorter
+// rest holds a stop or two, which a search each costs less than the walk's call and set-up.
+constexpr std::size_t kWalkFrom = 64;
 
 using ascii::is_blank;
 using ascii::is_digit;
@@ -167,11 +167,10 @@ std::size_t CodeTracker::skip_plain(std::string_view s) noexcept {
 }
 
 // Outside a fence at a line break (s[i] == '\n', phase kText): the break, the blank lines after it and the
-// next line's first byte when that byte can only be text, with the states step() would reach, without its
-// dispatch per byte. Prose ends most lines this way. A next line that begins with a lead byte or a byte
-// outside the plain set has its last break listed (other_breaks()), unless it begins with `-` or `*`, then
-// at most one blank or `*`, then a byte of the set. Returns where to go on.
-std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept {
+// next line's first byte when that byte can only be text (line_start()), with the states step() would reach,
+// without its dispatch per byte. Prose ends most lines this way. Returns where to go on.
+[[gnu::always_inline]] inline std::size_t CodeTracker::line_breaks(std::string_view s,
+                                                                   std::size_t i) noexcept {
   std::size_t j = i + 1;
   while (j < s.size() && s[j] == '\n') ++j;
   // step('\n') from kText: no fence closes; the line's counters and runs start over.
@@ -183,6 +182,16 @@ std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept
   s_.phase = kLead;
   ++lines_in_bulk_;
   if (j == s.size()) return j;
+  return line_start(s, j, true);
+}
+
+// At a line's very start outside a fence (the state a line break there leaves) with s[j] its first byte:
+// that byte when it can only be text, or a list marker or `*` with the blank or byte after it that ends the
+// lead, as step() would take them; otherwise nothing (returns j). `listed`: the line break is s[j - 1] (a
+// line begun in s), listed (other_breaks()) when the line begins with a lead byte or a byte outside the plain
+// set, unless it begins with `-` or `*`, then at most one blank or `*`, then a byte of the set.
+[[gnu::always_inline]] inline std::size_t CodeTracker::line_start(std::string_view s, std::size_t j,
+                                                                  bool listed) noexcept {
   const auto first = static_cast<unsigned char>(s[j]);
   if (kLeadBytes.contains(first)) {
     if (first == '-' || first == '*' || first == '+') {
@@ -199,20 +208,22 @@ std::size_t CodeTracker::line_breaks(std::string_view s, std::size_t i) noexcept
           // byte of the plain set rules the line out as surely as at its start (other_breaks()).
           std::size_t at = k;
           if (b == '*' && k == j + 1 && k + 1 < s.size()) ++at;  // `**Day`, `-*x`: one more decoration
-          if (first == '+' || !plain_starts_->contains(static_cast<unsigned char>(s[at])))
+          if (listed && (first == '+' || !plain_starts_->contains(static_cast<unsigned char>(s[at]))))
             other_break(s.data() + j - 1);
           s_.line_bytes = k + 1 - j;
+          s_.fence_event = false;
           s_.phase = kText;
           ++markers_in_bulk_;
           return k + 1;
         }
       }
     }
-    other_break(s.data() + j - 1);
+    if (listed) other_break(s.data() + j - 1);
     return j;
   }
-  if (!plain_starts_->contains(first)) other_break(s.data() + j - 1);
+  if (listed && !plain_starts_->contains(first)) other_break(s.data() + j - 1);
   s_.line_bytes = 1;  // step(b) from kLead for a byte that opens no lead: the line's text begins
+  s_.fence_event = false;
   s_.phase = kText;
   return j + 1;
 }
@@ -235,42 +246,100 @@ void CodeTracker::feed(std::string_view s) noexcept {
 }
 
 void CodeTracker::feed(std::string_view s, const stage1::MaskView& masks) noexcept {
-  static_assert(kText == kTextPhase, "the header's feed_plain() tests this phase");
+  static_assert(kText == kTextPhase && kTickRun == kTickRunPhase && kLead == 0 &&
+                    kListSpace == kListSpacePhase && kLeadRun == kLeadRunPhase &&
+                    kFenceText == kFenceTextPhase,
+                "the header tests these phases");
   if (!masks) return feed(s);
   std::size_t i = 0;
   while (i < s.size()) {
-    // What skip_plain() does, with the stops taken from the masks.
+    if (s_.phase == kText) {
+      const std::size_t stop = masks.find(stage1::kBackticksOrNewlines, i);
+      if (stop == s.size()) {  // no stop: only the line's byte count moves (no walk to set up)
+        s_.line_bytes += s.size() - i;
+        s_.fence_event = false;
+        return;
+      }
+      if (s.size() - stop >= kWalkFrom) {
+        i = text_walk(s, i, TextStops(masks, stage1::kBackticksOrNewlines, stop));
+        continue;
+      }
+      // A short rest (a streamed piece): stop by stop, as cheap as setting up the walk.
+      s_.line_bytes += stop - i;
+      s_.fence_event = false;
+      i = stop;
+      if (s[i] == '\n') {
+        i = line_breaks(s, i);
+        continue;
+      }
+      step(static_cast<unsigned char>(s[i++]));
+      continue;
+    }
+    if (s_.phase == kLead && s_.line_bytes == 0 && s_.fence_len == 0) {
+      // A line's very start (the piece begins where a line does): its first bytes without step().
+      if (const std::size_t r = line_start(s, i, false); r != i) {
+        i = r;
+        continue;
+      }
+    }
+    // Elsewhere: what skip_plain() does, with the stops taken from the masks, then a step.
     std::size_t stop = i;
-    if (s_.phase == kText)
-      stop = masks.find(stage1::kBackticksOrNewlines, i);
-    else if (s_.phase == kFenceText)
-      stop = masks.find(stage1::kNewlines, i);
+    if (s_.phase == kFenceText) stop = masks.find(stage1::kNewlines, i);
     if (stop != i) {
       s_.line_bytes += stop - i;
       s_.fence_event = false;
       i = stop;
     }
     if (i == s.size()) break;
-    if (s[i] == '\n' && s_.phase == kText) {
-      i = line_breaks(s, i);
-      continue;
-    }
     if (s[i] == '\n') other_break(s.data() + i);  // a stepped break: the line after it is not known plain
     step(static_cast<unsigned char>(s[i++]));
   }
 }
 
-bool CodeTracker::in_code() const noexcept {
-  if (s_.fence_len != 0) return true;
-  switch (s_.phase) {
-    case kLeadRun:
-      return s_.run_char == '`';
-    case kText:
-      return s_.span_len != 0;
-    case kTickRun:
-      return s_.span_len != s_.run_len;
-    default:
-      return false;
+// feed(s, masks) from s[i] (i < s.size()) in kText, the phase most of a reply is read in: the backticks and
+// line breaks are visited along one walk of the mask words (`walk`, placed at i), and the two stops prose is
+// made of are taken here with the states step() would reach: line breaks (line_breaks(), inline here) and a
+// backtick run ended by a byte on the same line (it opens a span, closes one of its length, or is span text).
+// The line's byte count is kept as an offset from the position and written once. The walk goes on while the
+// tracker stays in kText, else it returns where the general loop steps on (a line's lead; also at the end of
+// s, or inside a backtick run that s ends in).
+std::size_t CodeTracker::text_walk(std::string_view s, std::size_t i, TextStops walk) noexcept {
+  const std::size_t n = s.size();
+  std::uint64_t base = s_.line_bytes - i;  // the line's byte count after byte p - 1 is base + p (mod 2^64)
+  s_.fence_event = false;                  // no fence opens in kText
+  for (;;) {
+    const std::size_t q = walk.next();
+    if (q == n) {
+      s_.line_bytes = base + n;
+      return n;
+    }
+    if (s[q] == '\n') {  // the break, blank lines after it, and the next line's first byte if it is text
+      const std::size_t r = line_breaks(s, q);
+      if (s_.phase != kText) return r;
+      base = s_.line_bytes - r;
+      walk.seek(r);
+      continue;
+    }
+    // A backtick run from q (kTickRun), ended by the byte after it unless that is a line break or past s.
+    std::size_t r = q + 1;
+    while (r < n && s[r] == '`') ++r;
+    s_.run_len = r - q < UINT32_MAX ? static_cast<std::uint32_t>(r - q) : UINT32_MAX;
+    if (r == n) {
+      s_.phase = kTickRun;
+      s_.line_bytes = base + n;
+      return n;
+    }
+    if (s[r] == '\n') {  // the break ends the line (and any span): the next stop
+      walk.seek(r);
+      continue;
+    }
+    // step(s[r]) from kTickRun: the run opens a span, closes one of exactly its length, or is the span's
+    // text.
+    if (s_.span_len == 0)
+      s_.span_len = s_.run_len;
+    else if (s_.span_len == s_.run_len)
+      s_.span_len = 0;
+    walk.seek(r + 1);
   }
 }
 
@@ -293,7 +362,7 @@ bool CodeTracker::feed_blanks(std::size_t size, std::size_t last_break) noexcept
 
 bool CodeTracker::at_line_start() const noexcept { return s_.phase <= kListSpace; }
 
-void CodeTracker::mark_line_content() noexcept {
+void CodeTracker::mark_run_content() noexcept {
   const std::uint64_t line_bytes = s_.line_bytes;
   step('x');
   s_.line_bytes = line_bytes;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "support/stepped_states.h"
+
 namespace sigil::text {
 namespace {
 
@@ -193,16 +195,8 @@ TEST(CodeTrackerReference, RandomDocumentsMatchLineModel) {
 
 // skip_plain()/feed() in any chunking, with stage 1's masks or without, reach exactly the states that step()
 // reaches byte by byte; the line breaks taken in bulk (lines_in_bulk()) among them.
-// The tracker's state after each byte of `doc`, stepped one byte at a time (what the bulk paths must equal).
-std::vector<CodeTracker::State> stepped_states(std::string_view doc) {
-  std::vector<CodeTracker::State> states;
-  CodeTracker a;
-  for (char c : doc) {
-    a.step(static_cast<unsigned char>(c));
-    states.push_back(a.snapshot());
-  }
-  return states;
-}
+// (The tracker's state after each byte of `doc`, stepped one byte at a time: test::stepped_states.)
+using test::stepped_states;
 
 TEST(CodeTrackerDeterminism, BulkFeedMatchesStepByStep) {
   std::mt19937 rng(77);

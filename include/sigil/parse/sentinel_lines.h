@@ -79,7 +79,9 @@ class SentinelLines : public TextSink {
   // text that lies in that memory is those input bytes, so its lines after its first are whole input lines,
   // begun outside a fence in both trackers (the judge checks its own at the first line break): no fence can
   // open on them, every code span ends with its line, and this judge's tracker steps only the piece's first
-  // and last lines. Empty: no such run. The recognizer clears it before the memory can change.
+  // line (not even that when it stands where that line can open or close no fence: mid-line in text, or at a
+  // line's start before a byte that opens no lead) and its last. Empty: no such run. The recognizer clears it
+  // before the memory can change.
   // `breaks`, when given and known, adds the shadow tracker's word on the run's lines
   // (CodeTracker::other_breaks(), fed `run` with line_killers() as its plain set): every line begun in the
   // run after a line break not listed there began with a byte that kills it, or with `-` or `*` and at most

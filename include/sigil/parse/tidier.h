@@ -88,8 +88,8 @@ class Tidier {
   // text() calls that found the piece plain from its start and passed it on, up to its last plain byte,
   // unchanged in one call with its masks (the streaming fast path), counted for tests.
   std::uint64_t direct_runs() const noexcept { return direct_runs_; }
-  // Runs of two or more spaces, tabs and line breaks taken in one pass instead of stepped (counted for
-  // tests).
+  // Runs of two or more spaces, tabs and line breaks (of one or more when given to blanks()) taken in one
+  // pass instead of stepped (counted for tests).
   std::uint64_t blank_runs() const noexcept { return blank_runs_; }
   // Bytes blank_run() looked at, taken or not: never more than the bytes fed (each is offered once).
   std::uint64_t blank_scanned() const noexcept { return blank_scanned_; }
@@ -179,6 +179,7 @@ class Tidier {
     return !cr_ && phase_ != Phase::After && run_len_ == 0 && !overflow_;
   }
   void take_blanks(std::string_view s);
+  void take_blank_lines(std::string_view s);
   bool settle(unsigned char b);
   bool settle_line(unsigned char b);
 

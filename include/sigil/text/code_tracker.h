@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "sigil/text/byte_scan.h"
 #include "sigil/text/stage1.h"
@@ -69,7 +70,20 @@ class CodeTracker {
   // Exact also while a run is in progress, since such a byte ends the run: after a mid-line backtick
   // run it is true unless the run closes the open span; after a lead run of 1 or 2 backticks it is true
   // (they open a span), after 1 or 2 lead tildes false.
-  bool in_code() const noexcept;
+  // (Inline: the recognizer asks before every `<` and `[`.)
+  bool in_code() const noexcept {
+    if (s_.fence_len != 0) return true;
+    switch (s_.phase) {
+      case kLeadRunPhase:
+        return s_.run_char == '`';
+      case kTextPhase:
+        return s_.span_len != 0;
+      case kTickRunPhase:
+        return s_.span_len != s_.run_len;
+      default:
+        return false;
+    }
+  }
   // Inside a fence: from the step that sees the third character of the opening run through the line
   // break that ends the closing line.
   bool in_fence() const noexcept { return s_.fence_len != 0; }
@@ -90,10 +104,40 @@ class CodeTracker {
   // breaks, and other_breaks() says nothing after it (known is false), as after feed() without masks.
   bool feed_blanks(std::size_t size, std::size_t last_break) noexcept;
 
+  // Whether nothing from a next byte b to the current line's break can open or close a fence: outside a
+  // fence past the line's lead (text, or a backtick run there), or at the very start of a line (only blanks
+  // and `>` before) outside a fence when b opens no lead. The line break then leaves the state every break
+  // outside a fence leaves, whatever the bytes between: end_text_line() gives it without them.
+  bool line_is_text(unsigned char b) const noexcept {
+    return s_.phase == kTextPhase || s_.phase == kTickRunPhase ||
+           (s_.phase == 0 && s_.fence_len == 0 && !kLeadBytes.contains(b));
+  }
+  // As feed() of the rest of the current line and its line break, when line_is_text() held for the line's
+  // next byte (a caller that knows where the line ends and needs only the state after it: the sentinel
+  // judge on the recognizer's word).
+  void end_text_line() noexcept {
+    s_.line_bytes = 0;
+    s_.run_len = 0;
+    s_.span_len = 0;
+    s_.run_char = 0;
+    s_.phase = 0;
+    s_.fence_event = false;
+  }
+
   // Something that is not whitespace stood here (markup that was removed rather than fed): acts as
   // step() on a neutral non-space byte, so no fence can open or close on this line and a run ends, but
   // the line's byte count does not move.
-  void mark_line_content() noexcept;
+  // (Inline for the states removed markup leaves most: mid-line text or code, and a line's lead, where the
+  // byte only ends the lead.)
+  void mark_line_content() noexcept {
+    s_.fence_event = false;
+    if (s_.phase == kTextPhase || s_.phase == kFenceTextPhase) return;
+    if (s_.phase <= kListSpacePhase) {
+      s_.phase = s_.fence_len != 0 ? kFenceTextPhase : kTextPhase;
+      return;
+    }
+    mark_run_content();
+  }
 
   // Fences opened by step() and feed() since construction or reset(), counting steps later undone by
   // restore(): when the count has not moved over a feed that began outside a fence, no byte of it was in
@@ -147,8 +191,19 @@ class CodeTracker {
   // The phase past a line's lead, outside fences, where only backticks and line breaks matter
   // (code_tracker.cpp names the phases; it checks this value).
   static constexpr std::uint8_t kTextPhase = 7;
+  static constexpr std::uint8_t kListSpacePhase = 3;
+  static constexpr std::uint8_t kLeadRunPhase = 4;
+  static constexpr std::uint8_t kTickRunPhase = 8;
+  static constexpr std::uint8_t kFenceTextPhase = 9;
+  void mark_run_content() noexcept;  // mark_line_content() in a run (lead, opening, closing or backtick run)
+  // What may begin a line's lead or a lead run (step()'s kLead cases), and '\n': a line that starts with any
+  // other byte is text from that byte on.
+  static constexpr ByteSet kLeadBytes{" \t>0123456789-*+`~\n"};
 
   std::size_t line_breaks(std::string_view s, std::size_t i) noexcept;
+  std::size_t line_start(std::string_view s, std::size_t j, bool listed) noexcept;
+  using TextStops = stage1::MaskWalk<std::remove_const_t<decltype(stage1::kBackticksOrNewlines)>>;
+  std::size_t text_walk(std::string_view s, std::size_t i, TextStops walk) noexcept;
 
   State s_;
   std::uint64_t fences_opened_ = 0;

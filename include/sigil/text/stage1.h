@@ -202,9 +202,62 @@ class MaskView {
   }
 
  private:
+  template <class Select>
+  friend class MaskWalk;
+
   const BlockMasks* masks_ = nullptr;
   std::size_t offset_ = 0;
   std::size_t size_ = 0;
+};
+
+// The selected positions of a view, walked in order for a caller that stops at many of them (the code
+// tracker at each line break and backtick): next() answers what find(select, place) would, but the word and
+// bit position stay between calls, so a stop in the same block costs a bit scan, not find()'s set-up from
+// the view's start. The place only moves forward (seek()). The view must have masks.
+template <class Select>
+class MaskWalk {
+ public:
+  MaskWalk(const MaskView& view, Select select, std::size_t from) noexcept
+      : masks_(view.masks_), offset_(view.offset_), size_(view.size_), select_(select) {
+    last_ = size_ == 0 ? 0 : (offset_ + size_ - 1) / kBlock;
+    k_ = (offset_ + from) / kBlock;
+    bits_ = from >= size_ ? 0 : select_(masks_[k_]) & (~std::uint64_t{0} << ((offset_ + from) % kBlock));
+    if (from >= size_) k_ = last_;
+  }
+  // The first selected position at or after the place, or the view's size when none is. Does not move.
+  std::size_t next() noexcept {
+    while (bits_ == 0) {
+      if (k_ >= last_) return size_;
+      bits_ = select_(masks_[++k_]);
+    }
+    const std::size_t at = k_ * kBlock + static_cast<std::size_t>(__builtin_ctzll(bits_)) - offset_;
+    return at < size_ ? at : size_;
+  }
+  // Moves the place to `to` (not before the place, at most the view's size): positions before it are not
+  // selected again.
+  void seek(std::size_t to) noexcept {
+    const std::size_t abs = offset_ + to;
+    const std::size_t k = abs / kBlock;
+    if (k != k_) {
+      if (to >= size_) {
+        k_ = last_;
+        bits_ = 0;
+        return;
+      }
+      k_ = k;
+      bits_ = select_(masks_[k]);
+    }
+    bits_ &= ~std::uint64_t{0} << (abs % kBlock);
+  }
+
+ private:
+  const BlockMasks* masks_;
+  std::size_t offset_;
+  std::size_t size_;
+  std::size_t k_ = 0;
+  std::size_t last_ = 0;
+  std::uint64_t bits_ = 0;
+  [[no_unique_address]] Select select_;
 };
 
 // Where a precise scan of s may start to find the first ill-formed unit the check reported: a unit boundary
