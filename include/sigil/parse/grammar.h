@@ -11,12 +11,14 @@
 #include <boost/json/value.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sigil/parse/events.h"
+#include "sigil/parse/unset_slots.h"
 
 namespace sigil::parse {
 
@@ -122,7 +124,7 @@ class ArgArena {
   std::size_t append(std::string_view bytes) {
     const std::size_t at = size_;
     if (heap_.empty() && at + bytes.size() <= kInline) {
-      bytes.copy(inline_.data() + at, bytes.size());
+      copy_bytes(inline_.data() + at, bytes);
     } else {
       if (heap_.empty()) {  // spills, once: the heap is used from now on (room to grow: one allocation)
         heap_.reserve(2 * (at + bytes.size()));
@@ -139,8 +141,33 @@ class ArgArena {
   }
 
  private:
-  std::array<char, kInline> inline_{};
-  std::string heap_;  // non-empty once spilled
+  // A value is usually a few bytes (an emoji, a word): up to 16 are copied by two overlapping loads and
+  // stores of 4 or 8 bytes that stay inside both buffers, not by a call of memcpy (about 35 instructions of
+  // a directive's 2,100).
+  static void copy_bytes(char* to, std::string_view from) noexcept {
+    const std::size_t n = from.size();
+    const char* p = from.data();
+    if (n > 16) {
+      std::memcpy(to, p, n);
+    } else if (n >= 8) {
+      std::uint64_t head, tail;
+      std::memcpy(&head, p, 8);
+      std::memcpy(&tail, p + n - 8, 8);
+      std::memcpy(to, &head, 8);
+      std::memcpy(to + n - 8, &tail, 8);
+    } else if (n >= 4) {
+      std::uint32_t head, tail;
+      std::memcpy(&head, p, 4);
+      std::memcpy(&tail, p + n - 4, 4);
+      std::memcpy(to, &head, 4);
+      std::memcpy(to + n - 4, &tail, 4);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) to[i] = p[i];
+    }
+  }
+
+  std::array<char, kInline> inline_;  // [0, size_) set (left unset when made: always written first)
+  std::string heap_;                  // non-empty once spilled
   std::size_t size_ = 0;
 };
 
@@ -165,7 +192,7 @@ struct Validated {
   // values in `arena` (offsets, so a copy of a Validated stays whole), and no JSON was built.
   bool args_deferred = false;
   std::uint8_t deferred_count = 0;
-  std::array<Deferred, kMaxDeferredArgs> deferred{};
+  UnsetSlots<Deferred, kMaxDeferredArgs> deferred;  // [0, deferred_count) set
   ArgArena arena;
 
   // The deferred arguments as views (into this and the registry), written to `out`; returns their count.
@@ -177,8 +204,8 @@ struct Validated {
   // Makes `args` current (builds the deferred arguments).
   void build_args() {
     if (!args_deferred) return;
-    std::array<StringArg, kMaxDeferredArgs> views{};
-    build_string_args(std::span<const StringArg>(views.data(), string_args(views)), args);
+    UnsetSlots<StringArg, kMaxDeferredArgs> views;
+    build_string_args(std::span<const StringArg>(views.data(), string_args(views.span())), args);
     args_deferred = false;
   }
 };
