@@ -150,20 +150,21 @@ class ArgArena {
     if (n > 16) {
       std::memcpy(to, p, n);
     } else if (n >= 8) {
-      std::uint64_t head, tail;
-      std::memcpy(&head, p, 8);
-      std::memcpy(&tail, p + n - 8, 8);
-      std::memcpy(to, &head, 8);
-      std::memcpy(to + n - 8, &tail, 8);
+      copy_ends<std::uint64_t>(to, p, n);
     } else if (n >= 4) {
-      std::uint32_t head, tail;
-      std::memcpy(&head, p, 4);
-      std::memcpy(&tail, p + n - 4, 4);
-      std::memcpy(to, &head, 4);
-      std::memcpy(to + n - 4, &tail, 4);
+      copy_ends<std::uint32_t>(to, p, n);
     } else {
       for (std::size_t i = 0; i < n; ++i) to[i] = p[i];
     }
+  }
+  // n bytes (sizeof(Word) <= n <= 2 * sizeof(Word)) as the first and the last word, which may overlap.
+  template <class Word>
+  static void copy_ends(char* to, const char* p, std::size_t n) noexcept {
+    Word head, tail;
+    std::memcpy(&head, p, sizeof head);
+    std::memcpy(&tail, p + n - sizeof tail, sizeof tail);
+    std::memcpy(to, &head, sizeof head);
+    std::memcpy(to + n - sizeof tail, &tail, sizeof tail);
   }
 
   std::array<char, kInline> inline_;  // [0, size_) set (left unset when made: always written first)
