@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sigil/catalog/validate.h"
+#include "sigil/parse/unset_slots.h"
 #include "sigil/text/ascii.h"
 
 namespace sigil::catalog {
@@ -17,6 +18,10 @@ namespace {
 
 // More attributes than this take the general path (no directive in the catalog has as many parameters).
 constexpr std::size_t kMaxSimple = parse::kMaxDeferredArgs;
+// The parameters and the values taken so far, [0, count) of each set: left unset when made (zeroing the
+// bracket path's four arrays cost about 60 instructions a directive), each entry written before it is read.
+using Params = std::array<const ParamSpec*, kMaxSimple>;
+using Views = parse::UnsetSlots<std::string_view, kMaxSimple>;
 
 // The argument a string or enum parameter gets from `written` (validate.cpp's convert() for these two
 // types), or nothing when the general path must decide (a blank value, an enum value not in the list).
@@ -50,17 +55,14 @@ void put_arg(std::size_t i, std::string_view name, std::string_view value, parse
   if (!out.error.empty()) out.error.clear();
   if (!out.notes.empty()) out.notes.clear();
 }
-void write_valid(const std::array<const ParamSpec*, kMaxSimple>& params,
-                 const std::array<std::string_view, kMaxSimple>& values, std::size_t n,
-                 parse::Validated& out) {
+void write_valid(const Params& params, const Views& values, std::size_t n, parse::Validated& out) {
   out.arena.clear();
   for (std::size_t i = 0; i < n; ++i) put_arg(i, params[i]->name, values[i], out);
   finish_valid(n, out);
 }
 
 // Whether every required parameter of `action` is among params[0, n).
-bool all_required_given(const ActionSpec& action, const std::array<const ParamSpec*, kMaxSimple>& params,
-                        std::size_t n) {
+bool all_required_given(const ActionSpec& action, const Params& params, std::size_t n) {
   for (const ParamSpec& p : action.params) {
     if (!p.required) continue;
     bool given = false;
@@ -71,9 +73,7 @@ bool all_required_given(const ActionSpec& action, const std::array<const ParamSp
 }
 
 // Accepts `written` for `p` at index i of params (no duplicate, a string or enum value that converts).
-bool accept(const ParamSpec* p, std::string_view written, std::size_t i,
-            std::array<const ParamSpec*, kMaxSimple>& params,
-            std::array<std::string_view, kMaxSimple>& values) {
+bool accept(const ParamSpec* p, std::string_view written, std::size_t i, Params& params, Views& values) {
   if (p == nullptr) return false;
   if (p->type != ParamType::String && p->type != ParamType::Enum) return false;
   for (std::size_t j = 0; j < i; ++j)
@@ -138,7 +138,7 @@ bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling,
   if (spelling.dialect != Dialect::Bracket || !has_args || !spelling.presets.empty() || !action.rules.empty())
     return false;
   // The positional parameters (positional_params(), without copying them).
-  std::array<std::string_view, kMaxSimple> names{};
+  Views names;
   std::size_t n = 0;
   if (!spelling.positional.empty()) {
     if (spelling.positional.size() > kMaxSimple) return false;
@@ -151,7 +151,7 @@ bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling,
     return false;  // takes no arguments: a note when some were written
   }
   // ARGS split at the first n-1 colons, each part trimmed (split_bracket_args()).
-  std::array<std::string_view, kMaxSimple> parts{};
+  Views parts;
   std::size_t m = 0;
   while (m + 1 < n) {
     const std::size_t colon = args.find(':');
@@ -160,8 +160,8 @@ bool validate_bracket_simple(const ActionSpec& action, const Spelling& spelling,
     args.remove_prefix(colon + 1);
   }
   parts[m++] = ascii::trim(args);
-  std::array<const ParamSpec*, kMaxSimple> params{};
-  std::array<std::string_view, kMaxSimple> values{};
+  Params params;
+  Views values;
   for (std::size_t i = 0; i < m; ++i)
     if (!accept(find_param(action, names[i]), parts[i], i, params, values)) return false;
   if (!all_required_given(action, params, m)) return false;

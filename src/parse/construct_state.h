@@ -44,15 +44,23 @@ struct TagPart {
   int tag = -1;  // index into the name table's tags; -1 for MCP
   int mcp_server = -1;
   std::string mcp_tool;
-  std::string name;  // lower case, for the close tag
+  // Lower case, for the close tag: a registered tag read whole views the name index's copy (which outlives
+  // the parser), one the byte machine read views own_name (copy_name()).
+  std::string_view name;
+  std::string own_name;
   std::vector<Attribute> attrs;
   bool self_closing = false;
 
+  void copy_name(std::string_view n) {
+    own_name.assign(n);
+    name = own_name;
+  }
   void reset() {
     tag = -1;
     mcp_server = -1;
     mcp_tool.clear();
-    name.clear();
+    name = {};
+    own_name.clear();
     attrs.clear();
     self_closing = false;
   }

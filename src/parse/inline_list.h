@@ -1,11 +1,12 @@
 // A list of small trivially copyable items whose first few live inside its owner.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <span>
 #include <type_traits>
 #include <vector>
+
+#include "sigil/parse/unset_slots.h"
 
 namespace sigil::parse {
 
@@ -38,7 +39,7 @@ class InlineList {
   // Out of line: the inline push_back stays small enough to be inlined where it is called.
   [[gnu::noinline]] void push_back_heap(const T& item) {
     if (!spilled_) {
-      heap_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(size_));
+      heap_.assign(inline_.data(), inline_.data() + size_);
       spilled_ = true;
     }
     heap_.push_back(item);
@@ -47,8 +48,8 @@ class InlineList {
   T* data() noexcept { return spilled_ ? heap_.data() : inline_.data(); }
   const T* data() const noexcept { return spilled_ ? heap_.data() : inline_.data(); }
 
-  std::array<T, N> inline_{};
-  std::vector<T> heap_;  // the items once spilled
+  UnsetSlots<T, N> inline_;  // [0, size_) set until spilled
+  std::vector<T> heap_;      // the items once spilled
   std::size_t size_ = 0;
   bool spilled_ = false;
 };

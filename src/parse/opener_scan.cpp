@@ -26,6 +26,14 @@ NameIndex::NameIndex(const Grammar& grammar)
     bracket_table.add(std::move(n), static_cast<int>(i));
   }
   bracket_table.build();
+  auto info_of = [&](int spelling) {
+    if (spelling < 0) return;
+    const auto at = static_cast<std::size_t>(spelling);
+    if (at >= spelling_infos.size()) spelling_infos.resize(at + 1, nullptr);
+    spelling_infos[at] = &grammar.spelling(spelling);
+  };
+  for (const TagName& t : tags) info_of(t.spelling);
+  for (const BracketName& b : brackets) info_of(b.spelling);
   std::size_t longest_server = 0;
   for (const std::string& s : grammar.mcp_servers()) {
     mcp_servers.push_back(s);

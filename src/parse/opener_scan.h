@@ -28,6 +28,9 @@ struct NameIndex {
   // tags[i].name in lower case: what a name the table matched is, written in any case (a construct's name).
   std::vector<std::string> tags_lower;
   std::span<const BracketName> brackets;
+  // The grammar's SpellingInfo of each spelling a tag or bracket name has, by spelling index (nullptr for
+  // one no name has): asked once per directive, a load instead of the grammar's virtual spelling() call.
+  std::vector<const SpellingInfo*> spelling_infos;
   NameTable tag_table{true};       // name, any case -> index into tags
   NameTable bracket_table{false};  // name (upper case when case-insensitive) -> index into brackets
   bool brackets_ci = false;

@@ -247,7 +247,7 @@ void Parser::Impl::begin_from_opener(Kind kind) {
     cs_.tag().tag = opener_.index();
     cs_.tag().mcp_server = opener_.mcp_server();
     if (cs_.tag().mcp_server >= 0) cs_.tag().mcp_tool = std::string(opener_.mcp_tool());
-    cs_.tag().name = opener_.name();
+    cs_.tag().copy_name(opener_.name());
   }
 }
 
@@ -308,7 +308,7 @@ bool Parser::Impl::trigger(OpenerScan::Kind k, unsigned char c, const Ctx& ctx) 
       cs_.tag().tag = opener_.index();
       cs_.tag().mcp_server = opener_.mcp_server();
       if (cs_.tag().mcp_server >= 0) cs_.tag().mcp_tool = std::string(opener_.mcp_tool());
-      cs_.tag().name = opener_.name();
+      cs_.tag().copy_name(opener_.name());
       tag_.start();
       open_tag_byte(c, ctx, false);
       return true;

@@ -184,6 +184,8 @@ class Parser::Impl {
   // directive()'s refusals (12.2, 12.5, 12.6, 11.6, 5.5) for one that is not the common case.
   void refuse_directive(bool is_say, Ending ending, bool interrupting, bool denied);
   bool inline_result(const DirectiveEvent& e);
+  // The grammar's SpellingInfo of a spelling (nullptr for -1: MCP), from the name index when it has it.
+  const SpellingInfo* spelling_info(int spelling) const;
   // The pending tag's arguments, validated into scratch_ (valid until the next call).
   Validated& validate_construct(const Body& body);
   void silence_by_tag(std::uint64_t offset);
@@ -195,6 +197,13 @@ class Parser::Impl {
   void end_constructs(FinishReason reason);
   // Reports a diagnostic through one reused event (diag_), so the steady state allocates nothing.
   void diag(std::string_view code, std::uint64_t offset, std::string_view message);
+  // The same for a code and a message written as string literals (most diagnostics): their bytes never
+  // change, so when diag_ holds the same literals it is known by their addresses, without comparing bytes.
+  template <std::size_t C, std::size_t M>
+  void diag(const char (&code)[C], std::uint64_t offset, const char (&message)[M]) {
+    diag_literal(std::string_view(code, C - 1), offset, std::string_view(message, M - 1));
+  }
+  void diag_literal(std::string_view code, std::uint64_t offset, std::string_view message);
   std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
   std::uint64_t visible_count() const { return visible_.count(); }
   void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
@@ -272,8 +281,11 @@ class Parser::Impl {
   // The spelling whose action event_.action holds (nullptr: another). Kept by reset() as event_ is: the
   // grammar, and so the pointer, stays the parser's.
   const SpellingInfo* event_action_of_ = nullptr;
-  std::array<StringArg, kMaxDeferredArgs> deferred_args_{};  // event_'s deferred arguments (directive())
+  UnsetSlots<StringArg, kMaxDeferredArgs> deferred_args_;  // event_'s deferred arguments (directive())
   Diagnostic diag_;
+  // The literals diag_'s code and message were last assigned from (nullptr: from other bytes).
+  const char* diag_code_literal_ = nullptr;
+  const char* diag_message_literal_ = nullptr;
 
   ConstructState cs_;            // the pending construct, typed per construct
   Construct& c_ = cs_.common();  // what every construct has: kind, begin, held bytes

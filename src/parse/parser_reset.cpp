@@ -49,7 +49,8 @@ void Parser::Impl::reset() {
   tag_.start();
   close_.reset();
   json_.reset();
-  // scratch_, event_ and diag_ keep their storage: each is overwritten before it is read.
+  // scratch_, event_ and diag_ keep their storage: each is overwritten before it is read (diag_'s literal
+  // pointers stay with it: they say what it holds).
 
   cs_.reset();
 

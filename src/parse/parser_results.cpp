@@ -14,6 +14,22 @@ void Parser::Impl::diag(std::string_view code, std::uint64_t offset, std::string
   if (std::string_view(diag_.code) != code) diag_.code.assign(code);
   diag_.offset = offset;
   if (std::string_view(diag_.message) != message) diag_.message.assign(message);
+  diag_code_literal_ = nullptr;
+  diag_message_literal_ = nullptr;
+  sink_.on_diagnostic(diag_);
+}
+
+void Parser::Impl::diag_literal(std::string_view code, std::uint64_t offset, std::string_view message) {
+  ++stats_.diagnostics;
+  if (code.data() != diag_code_literal_) {
+    diag_.code.assign(code);
+    diag_code_literal_ = code.data();
+  }
+  diag_.offset = offset;
+  if (message.data() != diag_message_literal_) {
+    diag_.message.assign(message);
+    diag_message_literal_ = message.data();
+  }
   sink_.on_diagnostic(diag_);
 }
 
@@ -24,8 +40,7 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   // strings and the argument object, so the steady state allocates nothing here. Deferred arguments stay
   // deferred: views into `v` (alive until this returns), built only if a reader asks (events.h).
   DirectiveEvent& e = event_;
-  // Asked once: the grammar's spelling() is a virtual call.
-  const SpellingInfo* info = spelling >= 0 ? &grammar_.spelling(spelling) : nullptr;
+  const SpellingInfo* info = spelling_info(spelling);
   if (info != nullptr) {
     // Often the last directive's action again: then e.action already holds it (no compare of the bytes).
     if (info != event_action_of_) {
@@ -37,12 +52,13 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
     event_action_of_ = nullptr;
   }
   if (v.args_deferred) {
-    e.defer_string_args(std::span<const StringArg>(deferred_args_.data(), v.string_args(deferred_args_)));
+    e.defer_string_args(
+        std::span<const StringArg>(deferred_args_.data(), v.string_args(deferred_args_.span())));
   } else {
     e.swap_args(v.args);
   }
   e.valid = v.valid;
-  e.error.swap(v.error);
+  if (!e.error.empty() || !v.error.empty()) e.error.swap(v.error);  // most directives have neither
   e.span_begin = input_offset(begin);
   e.span_end = input_offset(end);
   e.clean_offset = clean_offset;
@@ -68,6 +84,15 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
       gap(GapKind::Directive);
   }
   if (e.interrupts && !interrupted_) start_interrupt(end);
+}
+
+const SpellingInfo* Parser::Impl::spelling_info(int spelling) const {
+  if (spelling < 0) return nullptr;
+  const auto at = static_cast<std::size_t>(spelling);
+  // Every spelling a name has is in the index; another (none the parser reports today) asks the grammar.
+  if (at < names_.spelling_infos.size() && names_.spelling_infos[at] != nullptr) [[likely]]
+    return names_.spelling_infos[at];
+  return &grammar_.spelling(spelling);
 }
 
 // 10.2: the result of an inline-result directive takes its place (its surroundings stay); false when there

@@ -84,7 +84,7 @@ void Parser::Impl::complete_open_tag() {
     case TagRole::Sentinel: {
       const auto code = c_.code_at_begin;
       const std::uint64_t begin = c_.begin;
-      std::string name = cs_.tag().self_closing ? std::string() : cs_.tag().name;
+      std::string name(cs_.tag().self_closing ? std::string_view() : cs_.tag().name);
       reset_construct();
       removed_markup(code);
       silence_by_tag(begin);
@@ -139,7 +139,7 @@ void Parser::Impl::complete_open_tag() {
     const auto code = c_.code_at_begin;
     const int spelling = mcp ? -1 : t->spelling;
     const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
-    std::string name = (body == BodyKind::None && !cs_.tag().self_closing) ? cs_.tag().name : std::string();
+    std::string name(body == BodyKind::None && !cs_.tag().self_closing ? cs_.tag().name : std::string_view());
     reset_construct();
     code_.restore(code);
     code_.mark_line_content();

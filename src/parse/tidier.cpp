@@ -27,7 +27,7 @@ constexpr bool is_plain(unsigned char b) noexcept { return !is_markup_space(b) &
 
 // Every byte any stage-1 mask marks (text/stage1.h): a piece with none of them has all-zero masks.
 constexpr auto kAnyMask = [](const text::stage1::BlockMasks& m) noexcept {
-  return m.lt | m.bracket | m.newline | m.backtick | m.quote | m.non_ascii;
+  return m.lt | m.bracket | m.newline | m.backtick;
 };
 
 constexpr std::size_t kDirectEmit = 64;  // pieces this long go to the sink directly

@@ -122,7 +122,7 @@ std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
   TagPart& t = cs_.tag();
   t.tag = index;
   t.mcp_server = -1;
-  t.name.assign(names_.tags_lower[static_cast<std::size_t>(index)]);  // the name as written, in lower case
+  t.name = names_.tags_lower[static_cast<std::size_t>(index)];  // the name as written, in lower case
   // The shadow machine steps every byte of the tag, as on_byte() would, unless complete_open_tag() is sure
   // to restore it to the state before the tag (a removed tag leaves no trace in it).
   const TagRole role = spec.role;

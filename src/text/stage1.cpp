@@ -40,11 +40,8 @@ BlockMasks masks_scalar(const unsigned char* block, std::size_t len) noexcept {
       case '`':
         m.backtick |= bit;
         break;
-      case '"':
-        m.quote |= bit;
-        break;
       default:
-        if (block[i] >= 0x80) m.non_ascii |= bit;
+        break;
     }
   }
   return m;

@@ -72,7 +72,7 @@ Utf8Check scan_sse2(const unsigned char* p, std::size_t n, BlockMasks* out, unsi
     const unsigned char* b = len == kBlock ? p + k * kBlock : pad.fill(p + k * kBlock, len);
     const Sse2Block x(b);
     const std::uint64_t high = x.high();
-    if (want & kWantMasks) out[k] = {x.eq('<'), x.eq('['), x.eq('\n'), x.eq('`'), x.eq('"'), high};
+    if (want & kWantMasks) out[k] = {x.eq('<'), x.eq('['), x.eq('\n'), x.eq('`')};
     if ((want & kWantUtf8) && r.first_error_block == blocks) {
       const bool err = high == 0 ? tail_open(prev[0], prev[1], prev[2]) : utf8_block_scalar(b, len, prev);
       if (err) r.first_error_block = k;
@@ -102,7 +102,7 @@ Utf8Check scan_small(const unsigned char* p, std::size_t n, BlockMasks* out, uns
   };
   const std::uint64_t high = std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(lo))} |
                              std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(hi))} << 16;
-  if (want & kWantMasks) *out = {eq('<'), eq('['), eq('\n'), eq('`'), eq('"'), high};
+  if (want & kWantMasks) *out = {eq('<'), eq('['), eq('\n'), eq('`')};
   Utf8Check r{1, false};
   if ((want & kWantUtf8) && high != 0) {
     const unsigned char none[3] = {0, 0, 0};
@@ -127,8 +127,7 @@ constexpr std::array<std::uint8_t, 32> splat32(std::uint8_t c) noexcept {
 alignas(32) constexpr std::array<std::uint8_t, 32> kNibble32 = splat32(0x0F), kThird32 = splat32(0xE0 - 0x80),
                                                    kFourth32 = splat32(0xF0 - 0x80), kTop32 = splat32(0x80);
 alignas(32) constexpr std::array<std::uint8_t, 32> kLt32 = splat32('<'), kBracket32 = splat32('['),
-                                                   kNewline32 = splat32('\n'),
-                                                   kBacktick32 = splat32('`'), kQuote32 = splat32('"');
+                                                   kNewline32 = splat32('\n'), kBacktick32 = splat32('`');
 
 SIGIL_TARGET_AVX2 inline __m256i load32(const std::array<std::uint8_t, 32>& t) noexcept {
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(t.data()));
@@ -172,13 +171,12 @@ SIGIL_TARGET_AVX2 inline __m256i judge32(const Avx2Tables& t, __m256i cur, __m25
 
 // The bytes the masks mark (see splat32).
 struct Avx2Needles {
-  __m256i lt, bracket, newline, backtick, quote;
+  __m256i lt, bracket, newline, backtick;
   SIGIL_TARGET_AVX2 Avx2Needles() noexcept
       : lt(load32(kLt32)),
         bracket(load32(kBracket32)),
         newline(load32(kNewline32)),
-        backtick(load32(kBacktick32)),
-        quote(load32(kQuote32)) {}
+        backtick(load32(kBacktick32)) {}
 };
 
 SIGIL_TARGET_AVX2 inline std::uint64_t eq64(__m256i lo, __m256i hi, __m256i needle) noexcept {
@@ -225,9 +223,6 @@ struct Avx2Blocks {
       put_halves(m + offsetof(BlockMasks, bracket), lo, hi, needles.bracket);
       put_halves(m + offsetof(BlockMasks, newline), lo, hi, needles.newline);
       put_halves(m + offsetof(BlockMasks, backtick), lo, hi, needles.backtick);
-      put_halves(m + offsetof(BlockMasks, quote), lo, hi, needles.quote);
-      put_half(m + offsetof(BlockMasks, non_ascii), _mm256_movemask_epi8(lo));
-      put_half(m + offsetof(BlockMasks, non_ascii) + 4, _mm256_movemask_epi8(hi));
     }
     bool err = false;
     if constexpr ((Want & kWantUtf8) != 0) {
@@ -354,8 +349,7 @@ SIGIL_TARGET_AVX2 inline Utf8Check scan_small32(__m256i v, const unsigned char* 
                                                 BlockMasks* out, unsigned want) noexcept {
   const std::uint64_t high = static_cast<std::uint32_t>(_mm256_movemask_epi8(v));
   if (want & kWantMasks)
-    *out = {eq32(v, kLt32),       eq32(v, kBracket32), eq32(v, kNewline32),
-            eq32(v, kBacktick32), eq32(v, kQuote32),   high};
+    *out = {eq32(v, kLt32), eq32(v, kBracket32), eq32(v, kNewline32), eq32(v, kBacktick32)};
   Utf8Check r{1, false};
   if ((want & kWantUtf8) && high != 0) {
     const Avx2Tables t;
@@ -401,8 +395,6 @@ SIGIL_TARGET_AVX2 Utf8Check scan_block_avx2(const unsigned char* p, std::size_t 
     put_halves(m + offsetof(BlockMasks, bracket), b.lo, b.hi, load32(kBracket32));
     put_halves(m + offsetof(BlockMasks, newline), b.lo, b.hi, load32(kNewline32));
     put_halves(m + offsetof(BlockMasks, backtick), b.lo, b.hi, load32(kBacktick32));
-    put_halves(m + offsetof(BlockMasks, quote), b.lo, b.hi, load32(kQuote32));
-    std::memcpy(m + offsetof(BlockMasks, non_ascii), &high, sizeof high);
   }
   Utf8Check r{1, false};
   if ((want & kWantUtf8) && high != 0) {
@@ -475,10 +467,10 @@ SIGIL_TARGET_AVX512 Utf8Check scan_avx512(const unsigned char* p, std::size_t n,
     const __m512i x =
         len == kBlock ? _mm512_loadu_si512(p + k * kBlock) : _mm512_maskz_loadu_epi8(live, p + k * kBlock);
     if (want & kWantMasks)
-      out[k] = {
-          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('<')),  _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('[')),
-          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n')), _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('`')),
-          _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('"')),  _mm512_movepi8_mask(x)};
+      out[k] = {_mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('<')),
+                _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('[')),
+                _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('\n')),
+                _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8('`'))};
     if ((want & kWantUtf8) && r.first_error_block == blocks) {
       // Judged whether or not the block is ASCII: in prose, plain and accented blocks come in no order the
       // branch predictor could learn, and a mispredicted branch costs more than the judgement.

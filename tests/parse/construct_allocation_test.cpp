@@ -4,8 +4,11 @@
 // own them, up to a bound; past it they go to the heap, once. Counted with tests/support/alloc_counter.h.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "../support/alloc_counter.h"
 #include "../support/run_parse.h"
@@ -94,6 +97,30 @@ TEST(ConstructAllocations, ArgumentBytesStayInsideUpToTheirBound) {
   }
   EXPECT_EQ(arena.view(100, 156), b);
   EXPECT_EQ(arena.size(), 256u);
+}
+
+// ArgArena copies a short value (up to 16 bytes) by overlapping words: every length at every offset, up to
+// and past the inline bound, must read back exactly, with the bytes around it untouched (a word written past
+// the value would change the next one; ASan fails a read past the source's end: each value is a heap
+// block of exactly its size).
+TEST(ConstructAllocations, ArgumentValuesOfEveryShortLengthCopyExactly) {
+  std::size_t checked = 0;
+  for (std::size_t lead = 0; lead < 24; ++lead) {
+    parse::ArgArena arena;
+    std::vector<std::pair<std::size_t, std::string>> written;
+    if (lead > 0) written.emplace_back(arena.append(std::string(lead, '.')), std::string(lead, '.'));
+    for (std::size_t n = 0; arena.size() + n <= parse::ArgArena::kInline + 40; n = (n + 1) % 21) {
+      const std::unique_ptr<char[]> bytes(new char[n]);  // exactly n bytes on the heap
+      for (std::size_t i = 0; i < n; ++i) bytes[i] = static_cast<char>('a' + (i + n + lead) % 26);
+      const std::string_view value(bytes.get(), n);
+      written.emplace_back(arena.append(value), std::string(value));
+    }
+    for (const auto& [at, value] : written) {
+      EXPECT_EQ(arena.view(at, value.size()), value) << "lead " << lead << ", at " << at;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 24u * 20u);
 }
 
 TEST(ConstructAllocations, AnInlineListSpillsOnce) {

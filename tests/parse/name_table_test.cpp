@@ -168,5 +168,23 @@ TEST(NameTable, NameRunEqualsTheByteTableForEveryByteAtEveryPosition) {
   }
 }
 
+// directive() reads a spelling's SpellingInfo from the index: it must be the grammar's own object for every
+// spelling a tag or a bracket name has (a wrong index would report another action's name, or miss its
+// interrupting and inline-result flags).
+TEST(NameIndex, SpellingInfosAreTheGrammarsForEveryNamedSpelling) {
+  const Grammar& grammar = sigil::testing::conformance_registry();
+  const NameIndex names{grammar};
+  std::size_t checked = 0;
+  auto expect_info = [&](int spelling) {
+    if (spelling < 0) return;  // a name without a spelling (a wrapper, a sentinel, a hidden region)
+    ASSERT_LT(static_cast<std::size_t>(spelling), names.spelling_infos.size());
+    EXPECT_EQ(names.spelling_infos[static_cast<std::size_t>(spelling)], &grammar.spelling(spelling))
+        << spelling;
+    ++checked;
+  };
+  for (const TagName& t : names.tags) expect_info(t.spelling);
+  for (const BracketName& b : names.brackets) expect_info(b.spelling);
+  EXPECT_GT(checked, 20u);
+}
 }  // namespace
 }  // namespace sigil::parse

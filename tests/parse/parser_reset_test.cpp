@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <new>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -117,6 +119,44 @@ TEST(ParserReset, ReusedParserGivesAFreshParsersEventsOnEveryVector) {
   }
   EXPECT_EQ(compared, 2 * vectors.size());
   EXPECT_GT(unfinished, 0u);
+}
+
+// A parser's construction leaves storage that is always written before it is read unset (UnsetSlots: the
+// deferred arguments, the open-tag scanner's inline attributes; the argument arena's inline bytes). A parser
+// built over storage that held other bytes must then give exactly the events of one built over zeros: a slot
+// read before it is written would carry those bytes into an event or a count.
+TEST(ParserReset, AParserBuiltOverAnyBytesGivesTheSameEvents) {
+  const std::vector<Vector> vectors = all_vectors();
+  ASSERT_GT(vectors.size(), 300u);
+  const parse::CompiledGrammar grammar(sigil::testing::conformance_registry());
+  struct alignas(parse::Parser) Storage {
+    std::byte bytes[sizeof(parse::Parser)];
+  };
+  auto storage = std::make_unique<Storage>();
+  auto run_over = [&](unsigned char fill, const Vector& v, std::size_t chunk,
+                      std::vector<std::uint64_t>& stats) {
+    std::memset(storage->bytes, fill, sizeof storage->bytes);
+    TraceSink sink;
+    auto* parser = new (storage->bytes) parse::Parser(grammar, sink, v.options);
+    feed(*parser, v.reply, chunk);
+    parser->finish(v.cut_off ? parse::FinishReason::Length : parse::FinishReason::Stop);
+    stats = counts(parser->stats());
+    parser->~Parser();
+    return sink.trace;
+  };
+  std::size_t directives = 0;
+  for (const Vector& v : vectors) {
+    for (std::size_t chunk : {0, 7}) {
+      std::vector<std::uint64_t> zeros_stats, other_stats;
+      const std::vector<std::string> zeros = run_over(0x00, v, chunk, zeros_stats);
+      for (unsigned char fill : {0xA5, 0xFF}) {
+        EXPECT_EQ(run_over(fill, v, chunk, other_stats), zeros) << v.id << " (chunk " << chunk << ")";
+        EXPECT_EQ(other_stats, zeros_stats) << v.id << " (chunk " << chunk << ")";
+      }
+      directives += zeros_stats[4];
+    }
+  }
+  EXPECT_GT(directives, 300u);  // the deferred arguments and the scanner's attributes were used
 }
 
 TEST(ParserReset, DropsAnUnfinishedReplyWithoutEvents) {

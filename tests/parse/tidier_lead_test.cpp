@@ -42,8 +42,6 @@ class StrictMasks final : public TextSink {
       expect_same(bytes, masks, want, [](const s1::BlockMasks& m) { return m.bracket; });
       expect_same(bytes, masks, want, [](const s1::BlockMasks& m) { return m.newline; });
       expect_same(bytes, masks, want, [](const s1::BlockMasks& m) { return m.backtick; });
-      expect_same(bytes, masks, want, [](const s1::BlockMasks& m) { return m.quote; });
-      expect_same(bytes, masks, want, [](const s1::BlockMasks& m) { return m.non_ascii; });
     }
     text.append(bytes);
     ++calls;

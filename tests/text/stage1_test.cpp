@@ -45,8 +45,6 @@ std::vector<BlockMasks> naive_masks(std::string_view s) {
     if (b == '[') x.bracket |= bit;
     if (b == '\n') x.newline |= bit;
     if (b == '`') x.backtick |= bit;
-    if (b == '"') x.quote |= bit;
-    if (b >= 0x80) x.non_ascii |= bit;
   }
   return m;
 }

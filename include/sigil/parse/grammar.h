@@ -11,12 +11,14 @@
 #include <boost/json/value.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sigil/parse/events.h"
+#include "sigil/parse/unset_slots.h"
 
 namespace sigil::parse {
 
@@ -122,7 +124,7 @@ class ArgArena {
   std::size_t append(std::string_view bytes) {
     const std::size_t at = size_;
     if (heap_.empty() && at + bytes.size() <= kInline) {
-      bytes.copy(inline_.data() + at, bytes.size());
+      copy_bytes(inline_.data() + at, bytes);
     } else {
       if (heap_.empty()) {  // spills, once: the heap is used from now on (room to grow: one allocation)
         heap_.reserve(2 * (at + bytes.size()));
@@ -139,8 +141,34 @@ class ArgArena {
   }
 
  private:
-  std::array<char, kInline> inline_{};
-  std::string heap_;  // non-empty once spilled
+  // A value is usually a few bytes (an emoji, a word): up to 16 are copied by two overlapping loads and
+  // stores of 4 or 8 bytes that stay inside both buffers, not by a call of memcpy (about 35 instructions of
+  // a directive's 2,100).
+  static void copy_bytes(char* to, std::string_view from) noexcept {
+    const std::size_t n = from.size();
+    const char* p = from.data();
+    if (n > 16) {
+      std::memcpy(to, p, n);
+    } else if (n >= 8) {
+      copy_ends<std::uint64_t>(to, p, n);
+    } else if (n >= 4) {
+      copy_ends<std::uint32_t>(to, p, n);
+    } else {
+      for (std::size_t i = 0; i < n; ++i) to[i] = p[i];
+    }
+  }
+  // n bytes (sizeof(Word) <= n <= 2 * sizeof(Word)) as the first and the last word, which may overlap.
+  template <class Word>
+  static void copy_ends(char* to, const char* p, std::size_t n) noexcept {
+    Word head, tail;
+    std::memcpy(&head, p, sizeof head);
+    std::memcpy(&tail, p + n - sizeof tail, sizeof tail);
+    std::memcpy(to, &head, sizeof head);
+    std::memcpy(to + n - sizeof tail, &tail, sizeof tail);
+  }
+
+  std::array<char, kInline> inline_;  // [0, size_) set (left unset when made: always written first)
+  std::string heap_;                  // non-empty once spilled
   std::size_t size_ = 0;
 };
 
@@ -165,7 +193,7 @@ struct Validated {
   // values in `arena` (offsets, so a copy of a Validated stays whole), and no JSON was built.
   bool args_deferred = false;
   std::uint8_t deferred_count = 0;
-  std::array<Deferred, kMaxDeferredArgs> deferred{};
+  UnsetSlots<Deferred, kMaxDeferredArgs> deferred;  // [0, deferred_count) set
   ArgArena arena;
 
   // The deferred arguments as views (into this and the registry), written to `out`; returns their count.
@@ -177,8 +205,8 @@ struct Validated {
   // Makes `args` current (builds the deferred arguments).
   void build_args() {
     if (!args_deferred) return;
-    std::array<StringArg, kMaxDeferredArgs> views{};
-    build_string_args(std::span<const StringArg>(views.data(), string_args(views)), args);
+    UnsetSlots<StringArg, kMaxDeferredArgs> views;
+    build_string_args(std::span<const StringArg>(views.data(), string_args(views.span())), args);
     args_deferred = false;
   }
 };

@@ -29,14 +29,15 @@ inline constexpr std::size_t kBlock = 64;
 
 constexpr std::size_t blocks_for(std::size_t bytes) noexcept { return (bytes + kBlock - 1) / kBlock; }
 
-// The structural bytes of one 64-byte block, one bit per byte.
+// The structural bytes of one 64-byte block, one bit per byte. Only what a stage reads is marked: a mask of
+// quotes and one of bytes >= 0x80 were written and never read (a quoted value in markup is a few bytes that
+// OpenTagScan::scan_whole() reads to its quote, stopping at backslashes, `&` and line breaks too, which no
+// mask marks; the UTF-8 check finds its own non-ASCII bytes), at about 360 instructions a typical reply.
 struct BlockMasks {
-  std::uint64_t lt = 0;         // `<`: tags, comments, close tags
-  std::uint64_t bracket = 0;    // `[`: bracket directives
-  std::uint64_t newline = 0;    // `\n`: line starts for the code tracker, the sentinel judge, the tidier
-  std::uint64_t backtick = 0;   // `` ` ``: inline code and fences
-  std::uint64_t quote = 0;      // `"`: quoted values inside markup
-  std::uint64_t non_ascii = 0;  // bytes >= 0x80: where a code point may take more than one byte
+  std::uint64_t lt = 0;        // `<`: tags, comments, close tags
+  std::uint64_t bracket = 0;   // `[`: bracket directives
+  std::uint64_t newline = 0;   // `\n`: line starts for the code tracker, the sentinel judge, the tidier
+  std::uint64_t backtick = 0;  // `` ` ``: inline code and fences
   friend bool operator==(const BlockMasks&, const BlockMasks&) = default;
 };
 
