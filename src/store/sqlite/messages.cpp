@@ -24,9 +24,6 @@ SELECT messages FROM message_counts WHERE user_id = ?1 AND conversation_id = ?2)
 constexpr std::string_view kPruneMessages = R"sql(
 DELETE FROM messages WHERE id IN (
     SELECT id FROM messages WHERE user_id = ?1 AND conversation_id = ?2 ORDER BY id LIMIT ?3))sql";
-// A group commit's transaction (run_message_batch), from the statement cache: two per turn or more.
-constexpr std::string_view kBeginImmediate = "BEGIN IMMEDIATE";
-constexpr std::string_view kCommit = "COMMIT";
 // Around each append of a group commit's batch (run_message_batch).
 constexpr std::string_view kSavepoint = "SAVEPOINT append_message";
 constexpr std::string_view kRollbackToSavepoint = "ROLLBACK TO append_message";
@@ -139,11 +136,9 @@ void SqliteStore::run_message_batch(const std::vector<MessageOp*>& batch) {
   auto fail_all = [&batch](const Error& error) {
     for (MessageOp* o : batch) o->id.emplace(error);
   };
-  auto begin = prepare(kBeginImmediate);
-  if (!begin) return fail_all(Error{begin.error()});
-  auto commit = prepare(kCommit);
-  if (!commit) return fail_all(Error{commit.error()});
-  Transaction tx(db_, *begin, *commit);
+  const auto statements = begin_commit();
+  if (!statements) return fail_all(Error{statements.error()});
+  Transaction tx(db_, statements->first, statements->second);
   if (auto begun = tx.begin(); !begun) return fail_all(Error{begun.error()});
   if (batch.size() == 1) {  // alone: a failure rolls the transaction back, as before group commit
     MessageOp& o = *batch.front();

@@ -141,9 +141,11 @@ void SqliteStore::run_once_batch(const std::vector<OnceOp*>& batch) {
   auto fail_all = [&batch](const Error& error) {
     for (OnceOp* o : batch) o->fail(error);
   };
+  const auto statements = begin_commit();
+  if (!statements) return fail_all(Error{statements.error()});
   if (auto on = full_sync(true); !on) return fail_all(Error{on.error()});
   {
-    Transaction tx(db_);
+    Transaction tx(db_, statements->first, statements->second);
     if (auto begun = tx.begin(); !begun) {
       fail_all(Error{begun.error()});
     } else {

@@ -136,7 +136,7 @@ void SqliteStore::begin_reads() {
   if (t_reading_together != nullptr) return;  // together on another store: these reads go one by one
   std::unique_lock lock(reader_mutex_);
   // Deferred: the snapshot is taken at the first read, so it holds every commit made before that read.
-  if (sqlite3_exec(reader_, "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) return;  // one by one, then
+  if (!run_cached(reader_, reader_statements_, "BEGIN")) return;  // one by one, then
   read_transactions_.fetch_add(1, std::memory_order_relaxed);
   together_lock_ = std::move(lock);
   together_depth_ = 1;
@@ -146,7 +146,7 @@ void SqliteStore::begin_reads() {
 void SqliteStore::end_reads() noexcept {
   if (!reading_together() || --together_depth_ > 0) return;
   // Ends the read transaction (a read cannot fail to commit; a read that failed may have ended it already).
-  (void)sqlite3_exec(reader_, "COMMIT", nullptr, nullptr, nullptr);
+  (void)run_cached(reader_, reader_statements_, "COMMIT");
   t_reading_together = nullptr;
   // Moved out before the unlock: the next reader's begin_reads writes together_lock_ as soon as it has
   // the mutex, so this thread must not touch the member after releasing it.
@@ -155,8 +155,8 @@ void SqliteStore::end_reads() noexcept {
 
 void SqliteStore::renew_reads_together() {
   if (!reading_together()) return;
-  (void)sqlite3_exec(reader_, "COMMIT", nullptr, nullptr, nullptr);
-  if (sqlite3_exec(reader_, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK)
+  (void)run_cached(reader_, reader_statements_, "COMMIT");
+  if (run_cached(reader_, reader_statements_, "BEGIN"))
     read_transactions_.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -173,6 +173,22 @@ Result<sqlite3_stmt*> SqliteStore::prepare_on(sqlite3* db, StatementCache& cache
   }
   cache.emplace(sql, stmt);
   return stmt;
+}
+
+bool SqliteStore::run_cached(sqlite3* db, StatementCache& cache, std::string_view sql) {
+  auto stmt = prepare_on(db, cache, sql);
+  if (!stmt) return false;
+  const int rc = sqlite3_step(*stmt);
+  sqlite3_reset(*stmt);
+  return rc == SQLITE_DONE;
+}
+
+Result<std::pair<sqlite3_stmt*, sqlite3_stmt*>> SqliteStore::begin_commit() {
+  auto begin = prepare("BEGIN IMMEDIATE");
+  if (!begin) return std::move(begin).error();
+  auto commit = prepare("COMMIT");
+  if (!commit) return std::move(commit).error();
+  return std::pair{*begin, *commit};
 }
 
 Status SqliteStore::exec(const char* sql) {

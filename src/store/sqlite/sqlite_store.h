@@ -62,6 +62,7 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sigil/store/sqlite.h"
@@ -215,6 +216,12 @@ class SqliteStore final : public Store {
   // without copying it.
   Result<sqlite3_stmt*> prepare(std::string_view sql);
   static Result<sqlite3_stmt*> prepare_on(sqlite3* db, StatementCache& cache, std::string_view sql);
+  // `sql` (a literal without results: BEGIN, COMMIT) run as `cache`'s prepared statement on `db`: the
+  // transactions of every turn (history appends, the exactly-once log, a model call's reads) begin and end
+  // this way, since sqlite3_exec compiles its SQL again at each call (about 11,000 instructions).
+  static bool run_cached(sqlite3* db, StatementCache& cache, std::string_view sql);
+  // The write connection's cached "BEGIN IMMEDIATE" and "COMMIT", for a Transaction on a turn's path.
+  Result<std::pair<sqlite3_stmt*, sqlite3_stmt*>> begin_commit();
   Status open_reader(const std::string& path);
   // The read-only connection (the write one in memory), locked for this read; inside begin_reads on this
   // thread, the snapshot already open (its lock held by together_lock_).
