@@ -111,6 +111,19 @@ Trace feed(std::string_view input, const std::vector<std::size_t>& cuts, bool le
   return r;
 }
 
+// A random reply of 1-60 of `tokens`, and cut points every 1..`step` bytes of it (both draw from `rng`).
+std::string random_reply(std::mt19937& rng, const std::vector<std::string>& tokens) {
+  std::string input;
+  const unsigned n = 1 + static_cast<unsigned>(rng() % 60);
+  for (unsigned j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+  return input;
+}
+std::vector<std::size_t> random_cuts(std::mt19937& rng, std::size_t size, std::size_t step) {
+  std::vector<std::size_t> cuts;
+  for (std::size_t i = 0; i < size; i += 1 + rng() % step) cuts.push_back(i);
+  return cuts;
+}
+
 TEST(TidierLead, LeadRunsEqualGathering) {
   const std::vector<std::string> tokens = {
       "word", "b",    " ",     "  ",    "\t",  "\n",           "\n\n", "\r\n",    "\r", "*",
@@ -119,13 +132,12 @@ TEST(TidierLead, LeadRunsEqualGathering) {
   std::mt19937 rng(2121);
   std::uint64_t leads = 0;
   for (int iter = 0; iter < 3000; ++iter) {
-    std::string input;
-    const unsigned n = 1 + static_cast<unsigned>(rng() % 60);
-    for (unsigned j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::string input = random_reply(rng, tokens);
     SCOPED_TRACE(testing::PrintToString(input));
-    std::vector<std::size_t> cuts;
-    const std::size_t step = iter % 3 == 0 ? 4 : iter % 3 == 1 ? 24 : 200;
-    for (std::size_t i = 0; i < input.size(); i += 1 + rng() % step) cuts.push_back(i);
+    const std::vector<std::size_t> cuts = random_cuts(rng, input.size(),
+                                                      iter % 3 == 0   ? 4
+                                                      : iter % 3 == 1 ? 24
+                                                                      : 200);
     const Trace off = feed(input, cuts, false);
     const Trace on = feed(input, cuts, true);
     ASSERT_EQ(off.lead_runs, 0u);
@@ -151,13 +163,10 @@ TEST(TidierLead, SettledLinesEqualStepping) {
   std::mt19937 rng(3131);
   std::uint64_t lines = 0, trailing = 0;
   for (int iter = 0; iter < 3000; ++iter) {
-    std::string input;
-    const unsigned n = 1 + static_cast<unsigned>(rng() % 60);
-    for (unsigned j = 0; j < n; ++j) input += tokens[rng() % tokens.size()];
+    const std::string input = random_reply(rng, tokens);
     SCOPED_TRACE(testing::PrintToString(input));
-    std::vector<std::size_t> cuts;
-    if (iter % 2 == 0)
-      for (std::size_t i = 0; i < input.size(); i += 1 + rng() % 24) cuts.push_back(i);
+    const std::vector<std::size_t> cuts =
+        iter % 2 == 0 ? random_cuts(rng, input.size(), 24) : std::vector<std::size_t>{};
     const Trace off = feed(input, cuts, true, false);
     const Trace on = feed(input, cuts, true, true);
     ASSERT_EQ(off.settled_lines, 0u);
