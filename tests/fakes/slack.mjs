@@ -313,6 +313,14 @@ export class SlackFake {
         stored.edits += 1;
         return { channel: channel.id, ts: stored.message.ts, text, message: stored.message };
       } },
+      "chat.delete": { token: "bot", run: (p) => {
+        const channel = this.channelFor(p.channel);
+        const stored = this.messageFor(channel, p.ts);
+        if (stored.message.user !== IDS.botUser) throw new SlackError("cant_delete_message");
+        channel.messages.delete(stored.message.ts);
+        channel.order = channel.order.filter((ts) => ts !== stored.message.ts);
+        return { channel: channel.id, ts: stored.message.ts };
+      } },
       "reactions.add": { token: "bot", run: (p) => {
         if (!p.channel || !p.timestamp) throw new SlackError("no_item_specified");
         const channel = this.channelFor(p.channel);
