@@ -10,13 +10,16 @@ twice:
 1. a DM: a reaction by Slack name, two say blocks as mrkdwn, then (say mode holds them to the end) a file and a
    voice note as uploads; no markup anywhere; every envelope acked;
 2. not answered: a user not in allowed_users, a channel message that does not mention the bot; a mention in
-   #general is answered in its thread;
+   #general is answered in its thread; a late <no-reply/> deletes what was said; send-message to an allowed
+   channel sends for real, to another one nothing; a file the user shares is downloaded and kept;
 3. faults, each message answered exactly once: a 429 with Retry-After on chat.postMessage (one retry after the
-   wait), a dropped Socket Mode connection with a message written during the drop;
+   wait), a time-out after the send went through (shown once, never sent again: in doubt), a dropped Socket
+   Mode connection with a message written during the drop;
 4. SIGKILL between recording a message and answering it, and a message written while sigil is down: after
    the restart each is answered exactly once.
 Then the count over every message written: 0 lost, 0 answered twice. Every wait is for an event.
 """
+import base64
 import hashlib
 import json
 import os
@@ -38,6 +41,10 @@ fail, check, wait_for = CHECKS.fail, CHECKS.check, CHECKS.wait_for
 REPORT_REPLY = ('I should send the report first. <react emoji="👍"/><say>Here is **the report**: it has `code`, '
                 'snake_case and a < b & c.</say><file path="report.pdf" mode="doc"/>'
                 '<voice>Hello from sigil.</voice><say>That is all.</say>')
+LATE_REPLY = '<say>Let me look into that.</say> On second thought this needs no answer. <no-reply/>'
+NOPE = "C0NOPE00001"
+RELAY_REPLY = ('<say>Relaying.</say><send-message channel="slack" chat="' + GENERAL + '">Relayed *hello*'
+               '</send-message><send-message channel="slack" chat="' + NOPE + '">leak</send-message>')
 SLOW_REPLY = "<say>Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(80)) + " end.</say>"
 
 
@@ -75,12 +82,16 @@ def main():
         report = os.urandom(3000) + b"%PDF-not-really"
         files = file_folder(tmp, [("report.pdf", report)])
         replay = os.path.join(tmp, "replay.jsonl")
-        write_replay(replay, ({"match": "report", "reply": REPORT_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
+        write_replay(replay, ({"match": "is not an allowed target",
+                               "reply": "<say>That channel is not allowed.</say>"},
+                              {"match": "report", "reply": REPORT_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
+                              {"match": "late", "reply": LATE_REPLY}, {"match": "relay", "reply": RELAY_REPLY},
                               {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},
                               {"reply": "<say>Fallback.</say>"}))
         config = write_toml(tmp, serve_toml(tmp) +
                                  replay_model_toml(replay, 40) + '[agent]\nsay_mode = true\n'
                                  f'[actions]\nfile_roots = ["{files}"]\n'
+                                 f'[[actions.message_targets]]\nchannel = "slack"\nchat = "{GENERAL}"\n'
                                  f'[channels.slack]\nbot_token = "{BOT_TOKEN}"\napp_token = "{APP_TOKEN}"\n'
                                  f'api_url = "{fake.url}/api"\nallowed_users = ["{ALICE}"]\nrequest_timeout = 3\n')
 
@@ -148,6 +159,40 @@ def main():
         check(len(posts) == 1 and posts[0]["params"].get("thread_ts") == m_at["ts"],
               "one answer, in the thread of the message that mentioned the bot (message + app_mention: once)")
 
+        # 2b. A late <no-reply/>: what was said is deleted again; the user sees nothing.
+        seq = fake.last_seq()
+        before = len(fake.bot_messages(DM))
+        msg = fake.write("a late one")
+        written.append((DM, msg["ts"]))
+        wait_for("the late turn", lambda: turn_logged(server, DM, msg["ts"]), server)
+        late = [e["route"] for e in fake.calls(seq) if e["route"] in ("chat.postMessage", "chat.delete")]
+        check(late == ["chat.postMessage", "chat.delete"], f"the said message is deleted again: {late}")
+        check(len(fake.bot_messages(DM)) == before, "the user sees no new message")
+
+        # 2c. send-message: for real to an allowed channel, refused for another.
+        seq = fake.last_seq()
+        msg = fake.write("relay this")
+        written.append((DM, msg["ts"]))
+        wait_for("the relay turn", lambda: turn_logged(server, DM, msg["ts"]), server)
+        posts = fake.calls(seq, "chat.postMessage")
+        relayed = [e["params"]["text"] for e in posts if e["params"]["channel"] == GENERAL]
+        check(relayed == ["Relayed _hello_"], f"send-message sent to the allowed channel once, as mrkdwn: {relayed}")
+        check(all(e["params"].get("channel") != NOPE for e in fake.calls(seq)), "nothing to a channel not allowed")
+        texts = [e["params"]["text"] for e in posts if e["params"]["channel"] == DM]
+        check(texts == ["Relaying.", "That channel is not allowed."], f"the reply around it: {texts}")
+
+        # 2d. A file the user shares: downloaded with the bot token and kept where the file actions find it.
+        notes = os.urandom(500)
+        seq = fake.last_seq()
+        msg = fake.write("MARK-FILE here are my notes",
+                         files=[{"name": "notes.bin", "data_base64": base64.b64encode(notes).decode()}])
+        written.append((DM, msg["ts"]))
+        wait_for("the file turn", lambda: turn_logged(server, DM, msg["ts"]), server)
+        downloads = [e for e in fake.entries(seq, kind="download")]
+        check(len(downloads) == 1 and downloads[0]["authorized"], "the file was downloaded once, with the bot token")
+        kept = os.path.join(files, "slack", DM, f"{msg['ts']}-notes.bin")
+        check(os.path.exists(kept) and open(kept, "rb").read() == notes, f"the file is kept as {kept}")
+
         # 3. Faults. A 429 with Retry-After on the answer: one retry after the wait.
         fake.admin("/_fake/faults", {"match": "chat.postMessage", "kind": "rate_limit", "retry_after": 1})
         seq = fake.last_seq()
@@ -157,6 +202,17 @@ def main():
         sends = fake.calls(seq, "chat.postMessage")
         check([e["status"] for e in sends] == [429, 200], f"429, then sent once: {[e['status'] for e in sends]}")
         check(sends[1]["t_ms"] - sends[0]["t_ms"] >= 950, "the retry waited Retry-After (1 s)")
+
+        # A time-out after the send went through: the answer is shown once and never sent again (in doubt).
+        fake.admin("/_fake/faults", {"match": "chat.postMessage", "kind": "timeout"})
+        seq = fake.last_seq()
+        msg = fake.write("MARK-TIMEOUT")
+        written.append((DM, msg["ts"]))
+        wait_for("the time-out turn", lambda: turn_logged(server, DM, msg["ts"]), server)
+        sends = fake.calls(seq, "chat.postMessage")
+        check(len(sends) == 1, f"the send whose answer never came was not repeated: {len(sends)} calls")
+        line = next(l for l in server.err if f"slack-turn turn=sl-{DM}-{msg['ts']} " in l)
+        check("in_doubt" in line or "outcome unknown" in line, f"the turn's log names the send in doubt: {line}")
 
         # A dropped Socket Mode connection; a message written during the drop arrives on the next one.
         hellos = hello_count()
@@ -204,7 +260,9 @@ def main():
         check(not twice, f"0 messages answered twice: {twice}")
         dm_texts = [m.get("text") or "" for m in fake.bot_messages(DM)]
         check(sum("MARK-SLOW" in t for t in dm_texts) == 1, "the slow answer is shown exactly once")
-        check(sum(t == "Answer to MARK-ECHO." for t in dm_texts) == 3, "each fault-test answer is shown exactly once")
+        echoes = 5  # MARK-FILE, MARK-429, MARK-TIMEOUT, MARK-DROP, MARK-AWAY
+        check(sum(t == "Answer to MARK-ECHO." for t in dm_texts) == echoes,
+              f"each of the {echoes} echo answers is shown exactly once")
         check(sum(t == "That is all." for t in dm_texts) == 1, "the report's last message is shown once")
 
         run.stop_cleanly("sigil serve stops cleanly on SIGTERM")
