@@ -134,11 +134,6 @@ void SocketMode::run(const std::stop_token& stop) {
       state_.connected = false;
     }
     if (after == After::Stop) return;
-    if (after == After::Fatal) {
-      std::lock_guard lock(mu_);
-      state_.fatal = true;
-      return;
-    }
     // A connection that got as far as `hello` was good: the next one starts at once after a short pause.
     backoff = had_hello ? std::chrono::milliseconds(250) : std::min(backoff * 2, options_.max_backoff);
     if (!pause_unless_stopped(stop, backoff)) return;

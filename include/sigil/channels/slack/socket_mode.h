@@ -60,7 +60,7 @@ class SocketMode {
 
  private:
   struct Inbox;
-  enum class After : unsigned char { Reconnect, Fatal, Stop };
+  enum class After : unsigned char { Reconnect, Stop };
 
   void run(const std::stop_token& stop);
   After connection(const std::stop_token& stop, const std::string& url);
