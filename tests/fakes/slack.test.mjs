@@ -176,6 +176,33 @@ test("reactions.add: names without colons, skin tones, custom emoji; invalid_nam
     assert.deepEqual(state.messages[0].reactions.map((r) => r.name), ["thumbsup", "+1::skin-tone-3", "sigil_logo"]);
   }));
 
+test("chat.update, chat.delete, conversations.info and users.info as the Web API client calls them", () =>
+  withFake(async (fake) => {
+    const client = web(fake);
+    const { ts } = await client.chat.postMessage({ channel: IDS.general, text: "draft" });
+    const updated = await client.chat.update({ channel: IDS.general, ts, text: "final" });
+    assert.equal(updated.text, "final");
+    let state = await channelState(fake, IDS.general);
+    assert.equal(state.messages[0].text, "final");
+    assert.equal(state.messages[0].edits, 1);
+    const { message } = await userSays(fake, "not yours");
+    await assert.rejects(client.chat.update({ channel: IDS.general, ts: message.ts, text: "x" }), (e) =>
+      e.data.error === "cant_update_message");
+    await assert.rejects(client.chat.delete({ channel: IDS.general, ts: message.ts }), (e) =>
+      e.data.error === "cant_delete_message");
+    await client.chat.delete({ channel: IDS.general, ts });
+    await assert.rejects(client.chat.delete({ channel: IDS.general, ts }), (e) => e.data.error === "message_not_found");
+    state = await channelState(fake, IDS.general);
+    assert.deepEqual(state.messages.map((m) => m.text), ["not yours"]);
+    const info = await client.conversations.info({ channel: IDS.aliceDm });
+    assert.equal(info.channel.is_im, true);
+    assert.equal(info.channel.user, IDS.alice);
+    assert.equal((await client.conversations.info({ channel: IDS.random })).channel.is_member, false);
+    const user = await client.users.info({ user: IDS.alice });
+    assert.equal(user.user.real_name, "Alice");
+    await assert.rejects(client.users.info({ user: "U0NOSUCH001" }), (e) => e.data.error === "user_not_found");
+  }));
+
 test("filesUploadV2: getUploadURLExternal, the bytes to upload_url, completeUploadExternal into a thread", () =>
   withFake(async (fake) => {
     const client = web(fake);
