@@ -49,10 +49,8 @@ deliver::ChannelCapabilities SlackChannel::slack_capabilities() {
 deliver::ChannelCapabilities SlackChannel::capabilities() const { return slack_capabilities(); }
 
 deliver::ChannelResult SlackChannel::finish(std::string_view what, const ApiOutcome& o, bool text) {
-  if (o.ok()) {
-    std::string ts = string_at(o.body, "ts");
-    return shown(ts.empty() ? target_.answering : ts);
-  }
+  // A message's id is its ts; an upload's answer names only the files (no id: nothing to edit or delete).
+  if (o.ok()) return shown(string_at(o.body, "ts"));
   return failed({"slack-send-failed", "channel", target_.channel, "call"}, what, o.summary(),
                 o.kind == ApiOutcome::Kind::Unknown, text);
 }
