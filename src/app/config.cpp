@@ -67,6 +67,16 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
     throw ConfigError(
         "[channels.discord] needs the bot's token: set token (from the Developer Portal's Bot "
         "page) or SIGIL_DISCORD_TOKEN");
+  if (auto v = env("SIGIL_SLACK_BOT_TOKEN"); v && !v->empty()) config.channels.slack.bot_token = *v;
+  if (auto v = env("SIGIL_SLACK_APP_TOKEN"); v && !v->empty()) config.channels.slack.app_token = *v;
+  if (config.channels.slack.enabled && !config.channels.slack.bot_token.starts_with("xoxb-"))
+    throw ConfigError(
+        "[channels.slack] needs the bot token (xoxb-…, from the app's OAuth & Permissions page): set "
+        "bot_token or SIGIL_SLACK_BOT_TOKEN");
+  if (config.channels.slack.enabled && !config.channels.slack.app_token.starts_with("xapp-"))
+    throw ConfigError(
+        "[channels.slack] needs the app-level token (xapp-…, with connections:write, from the app's Basic "
+        "Information page) for Socket Mode: set app_token or SIGIL_SLACK_APP_TOKEN");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -223,6 +233,12 @@ std::string Config::describe() const {
         << (channels.discord.allowed_users.empty() ? std::string("(anyone)")
                                                    : std::to_string(channels.discord.allowed_users.size()))
         << ", request_timeout " << channels.discord.request_timeout_seconds << '\n';
+  if (channels.slack.enabled)
+    out << "channels.slack: bot_token " << secret(channels.slack.bot_token) << ", app_token "
+        << secret(channels.slack.app_token) << ", api_url " << channels.slack.api_url << ", allowed_users "
+        << (channels.slack.allowed_users.empty() ? std::string("(anyone)")
+                                                 : std::to_string(channels.slack.allowed_users.size()))
+        << ", request_timeout " << channels.slack.request_timeout_seconds << '\n';
   return out.str();
 }
 

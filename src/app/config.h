@@ -169,6 +169,18 @@ struct DiscordConfig {
   std::uint64_t max_download_bytes = 25ull << 20;
 };
 
+// [channels.slack] (docs/channels/slack.md). The section being there turns the channel on.
+struct SlackConfig {
+  bool enabled = false;
+  std::string bot_token;  // xoxb-…, never printed; SIGIL_SLACK_BOT_TOKEN overrides the file
+  std::string app_token;  // xapp-… (Socket Mode), never printed; SIGIL_SLACK_APP_TOKEN overrides the file
+  std::string api_url = "https://slack.com/api";  // the Socket Mode URL comes from apps.connections.open
+  std::vector<std::string> allowed_users;         // member ids (U…/W…); empty: anyone in the workspace
+  int request_timeout_seconds = 30;               // one Web API call's answer
+  // Files users share are downloaded up to this size each.
+  std::uint64_t max_download_bytes = 25ull << 20;
+};
+
 // [mcp.servers.NAME] (docs/actions/mcp.md): one MCP server, run as a child (`command`) or reached over
 // Streamable HTTP (`url`); exactly one of the two.
 struct McpServerConfig {
@@ -194,6 +206,7 @@ struct McpServerConfig {
 struct ChannelsConfig {
   TelegramConfig telegram;
   DiscordConfig discord;
+  SlackConfig slack;
 };
 
 struct Config {

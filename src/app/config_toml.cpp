@@ -442,13 +442,14 @@ class Reader {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
       const toml::table* table = node.as_table();
-      if (name != "telegram" && name != "discord")
-        fail_at(key.source(), "unknown channel [channels." + name + "] (known: telegram, discord)");
+      if (name != "telegram" && name != "discord" && name != "slack")
+        fail_at(key.source(), "unknown channel [channels." + name + "] (known: telegram, discord, slack)");
       if (table == nullptr)
         fail_at(node.source(), "channels." + name + " must be a table ([channels." + name + "])");
       section_ = "channels." + name;
       if (name == "telegram") telegram(*table, c.telegram);
       if (name == "discord") discord(*table, c.discord);
+      if (name == "slack") slack(*table, c.slack);
     }
   }
 
@@ -628,6 +629,46 @@ class Reader {
                    c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 500)) << 20;
                  }},
             });
+  }
+
+  void slack(const toml::table& t, SlackConfig& c) {
+    c.enabled = true;
+    const auto token = [&](std::string& into_token, std::string_view prefix) {
+      return [&into_token, prefix, this](const toml::node& n, const std::string& k) {
+        into_token = string(n, k);
+        if (!into_token.empty() && !std::string_view(into_token).starts_with(prefix))
+          fail(n, k, "must be a Slack token starting " + std::string(prefix));
+      };
+    };
+    each(t,
+         {
+             {"bot_token", token(c.bot_token, "xoxb-")},
+             {"app_token", token(c.app_token, "xapp-")},
+             {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+             {"allowed_users",
+              [&](const toml::node& n, const std::string& k) {
+                const auto* a = n.as_array();
+                c.allowed_users.clear();
+                const std::string why = "must be an array of Slack member ids (e.g. [\"U012AB3CD\"])";
+                if (a == nullptr) fail(n, k, why);
+                for (const toml::node& e : *a) {
+                  const auto* v = e.as_string();
+                  if (v == nullptr || v->get().size() < 2 || v->get().size() > 24 ||
+                      (v->get().front() != 'U' && v->get().front() != 'W') ||
+                      v->get().find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != std::string::npos)
+                    fail(e, k, why);
+                  c.allowed_users.push_back(v->get());
+                }
+              }},
+             {"request_timeout",
+              [&](const toml::node& n, const std::string& k) {
+                c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
+              }},
+             {"max_download_mb",
+              [&](const toml::node& n, const std::string& k) {
+                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
+              }},
+         });
   }
 
   std::string name_;

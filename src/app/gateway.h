@@ -36,6 +36,7 @@
 #include "app/data_lock.h"
 #include "app/discord_service.h"
 #include "app/mcp_servers.h"
+#include "app/slack_service.h"
 #include "app/telegram_service.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
@@ -113,6 +114,7 @@ class Gateway {
   std::filesystem::path files_root_;           // the first of the actions' file roots
   std::unique_ptr<TelegramService> telegram_;  // [channels.telegram]; null when not configured
   std::unique_ptr<DiscordService> discord_;    // [channels.discord]; null when not configured
+  std::unique_ptr<SlackService> slack_;        // [channels.slack]; null when not configured
 
   std::mutex mu_;
   actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken

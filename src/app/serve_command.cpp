@@ -66,6 +66,12 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
                   ? std::string("anyone may write")
                   : std::to_string(config.channels.discord.allowed_users.size()) + " allowed users")
           << ")\n";
+    if (config.channels.slack.enabled)
+      out << "sigil: slack: socket mode via " << config.channels.slack.api_url << " ("
+          << (config.channels.slack.allowed_users.empty()
+                  ? std::string("anyone in the workspace may write")
+                  : std::to_string(config.channels.slack.allowed_users.size()) + " allowed users")
+          << ")\n";
     for (const std::string& name : gateway.mcp_servers()) out << "sigil: mcp: " << name << " connected\n";
     for (const std::string& error : gateway.mcp_errors()) out << "sigil: mcp: " << error << " (not taught)\n";
     out << "sigil: listening on http://" << host << ':' << port << std::endl;

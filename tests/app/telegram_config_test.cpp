@@ -109,7 +109,8 @@ TEST(TelegramConfig, ClearErrors) {
        {"poll_timeout must be between 0 and 50"}},
       {"[channels.telegram]\ntoken = \"1:a\"\nwebhook = \"x\"\n",
        {"[channels.telegram] unknown key \"webhook\""}},
-      {"[channels.slack]\ntoken = \"x\"\n", {"unknown channel [channels.slack] (known: telegram, discord)"}},
+      {"[channels.teams]\ntoken = \"x\"\n",
+       {"unknown channel [channels.teams] (known: telegram, discord, slack)"}},
   });
 }
 

@@ -1,0 +1,280 @@
+#include "app/slack_service.h"
+
+#include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
+#include <utility>
+
+#include "app/channel_turn.h"
+#include "app/json_record.h"
+#include "app/user_files.h"
+#include "sigil/channels/json_fields.h"
+#include "sigil/channels/slack/slack_channel.h"
+#include "sigil/deliver/split.h"
+#include "sigil/log/log.h"
+
+namespace sigil::app {
+namespace {
+
+namespace sl = channels::slack;
+
+constexpr std::string_view kChannel = "slack";
+// Slack ids as sigil names them: user "sl-<user id>", conversation "sl-<channel id>", turn
+// "sl-<channel id>-<ts>".
+constexpr std::string_view kIdPrefix = "sl-";
+
+using Message = sl::InboundMessage;
+using File = sl::InboundFile;
+const JsonField<Message> kMessageFields[] = {
+    {"event_id", &Message::event_id},  {"event_type", &Message::event_type},
+    {"channel", &Message::channel},    {"channel_type", &Message::channel_type},
+    {"user", &Message::user},          {"subtype", &Message::subtype},
+    {"text", &Message::text},          {"ts", &Message::ts},
+    {"thread_ts", &Message::thread_ts}};
+const JsonField<File> kFileFields[] = {{"id", &File::id},
+                                       {"name", &File::name},
+                                       {"mimetype", &File::mimetype},
+                                       {"size", &File::size},
+                                       {"url", &File::url}};
+
+std::string payload_of(const Message& m) {
+  boost::json::object o;
+  write_fields(o, m, kMessageFields);
+  boost::json::array& files = o["files"].emplace_array();
+  for (const File& f : m.files)
+    write_fields(files.emplace_back(boost::json::object()).as_object(), f, kFileFields);
+  return boost::json::serialize(o);
+}
+
+std::optional<Message> message_of(const std::string& json) {
+  const auto parsed = channels::parse_object(json);
+  if (!parsed) return std::nullopt;
+  Message m;
+  read_fields(*parsed, m, kMessageFields);
+  if (const auto* list = parsed->if_contains("files"); list != nullptr && list->is_array())
+    for (const auto& f : list->as_array())
+      if (f.is_object()) read_fields(f.as_object(), m.files.emplace_back(), kFileFields);
+  if (m.channel.empty() || m.ts.empty()) return std::nullopt;
+  return m;
+}
+
+bool is_channel_id(std::string_view s) {
+  return s.size() >= 2 && s.size() <= 24 && (s.front() == 'C' || s.front() == 'D' || s.front() == 'G') &&
+         s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == std::string_view::npos;
+}
+
+}  // namespace
+
+SlackService::SlackService(const SlackConfig& config, agent::Agent& agent, store::Store& store,
+                           std::filesystem::path files_root)
+    : config_(config),
+      agent_(agent),
+      store_(store),
+      files_root_(std::move(files_root)),
+      io_(std::make_shared<net::IoThreads>(1)),
+      inbound_(store, std::string(kChannel), sl::bot_account(config.bot_token), "message") {
+  http_ = std::make_unique<net::HttpClient>(io_);
+  ws_ = std::make_unique<net::WebSocketClient>(io_);
+  sl::ApiOptions ao;
+  ao.request_timeout = std::chrono::seconds(config_.request_timeout_seconds);
+  send_api_ = std::make_unique<sl::WebApi>(*http_, config_.api_url, config_.bot_token, ao);
+  app_api_ = std::make_unique<sl::WebApi>(*http_, config_.api_url, config_.app_token, ao);
+  socket_ = std::make_unique<sl::SocketMode>(
+      *app_api_, *ws_, sl::SocketModeOptions{},
+      [this](const boost::json::object& payload, int /*attempt*/) { return on_event(payload); });
+}
+
+SlackService::~SlackService() {
+  stop_socket();
+  send_api_->stop();
+}
+
+void SlackService::start() {
+  inbound_.resume_pending([this](const std::string& json) {
+    const std::optional<Message> m = message_of(json);
+    return m && run_turn(*m);
+  });
+  socket_->start();
+}
+
+void SlackService::stop_socket() {
+  if (socket_) socket_->stop();
+  if (app_api_) app_api_->stop();
+}
+
+bool SlackService::know_bot() {
+  {
+    std::lock_guard lock(mu_);
+    if (!bot_user_.empty()) return true;
+  }
+  const sl::ApiOutcome o = send_api_->call("auth.test", {}, true);
+  std::lock_guard lock(mu_);
+  if (!o.ok()) {
+    auth_error_ = "auth.test: " + o.summary();
+    return false;
+  }
+  bot_user_ = channels::string_at(o.body, "user_id");
+  bot_id_ = channels::string_at(o.body, "bot_id");
+  auth_error_.clear();
+  return !bot_user_.empty();
+}
+
+bool SlackService::on_event(const boost::json::object& payload) {
+  const std::optional<Message> m = sl::read_event(payload);
+  if (!m) return true;            // an event sigil does not answer: acked, nothing to record
+  if (!know_bot()) return false;  // not acked: Slack sends it again, by then auth.test may answer
+  sl::AdmitPolicy policy;
+  policy.allowed_users = config_.allowed_users;
+  {
+    std::lock_guard lock(mu_);
+    policy.bot_user = bot_user_;
+    policy.bot_id = bot_id_;
+  }
+  const sl::Verdict verdict = sl::admit(*m, policy);
+  if (verdict != sl::Verdict::Admitted) {
+    // The bot's own messages come back as events: not worth a log line each.
+    if (verdict != sl::Verdict::Own && log::enabled(log::Level::info))
+      log::write(log::Record{log::Level::info, "slack-ignored", {}}
+                     .with("message", m->key())
+                     .with("event", m->event_type)
+                     .with("why", std::string(sl::to_string(verdict)))
+                     .with("from", m->user));
+    return true;
+  }
+  switch (inbound_.record(m->key(), payload_of(*m))) {
+    case ChannelInbound::Recorded::Failed:
+      return false;  // not acked: Slack sends it again
+    case ChannelInbound::Recorded::Duplicate:
+      return true;
+    case ChannelInbound::Recorded::Fresh:
+      break;
+  }
+  (void)run_turn(*m);
+  return true;
+}
+
+bool SlackService::run_turn(const Message& m) {
+  const std::string turn_id = std::string(kIdPrefix) + m.channel + "-" + m.ts;
+  sl::SlackTarget target{m.channel, sl::thread_for(m), m.ts};
+  deliver::ChatOutboxOptions options;
+  options.reply_to = m.ts;
+  // Held until final: about one message a second per channel is too slow to stream by edits.
+  options.stream = deliver::StreamPolicy::Never;
+  // send-message's handler sent the text itself (it must know whether Slack took it); nothing more.
+  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
+  inbound_.begin(turn_id);
+  auto observer = std::make_shared<ChannelTurn<sl::SlackChannel>>(
+      *send_api_, target, std::move(options), std::chrono::seconds(8),
+      [this, turn_id, key = m.key(), chat = m.channel](const agent::TurnSummary& summary,
+                                                       const deliver::DeliveryReport& report,
+                                                       const std::vector<std::string>& in_doubt) {
+        inbound_.end(key, turn_id, chat, summary, report, in_doubt);
+      });
+  // No typing indicator: Slack has none for bots (SlackChannel::typing).
+  std::string bot_user;
+  {
+    std::lock_guard lock(mu_);
+    bot_user = bot_user_;
+  }
+  agent::TurnInput in;
+  in.user = std::string(kIdPrefix) + m.user;
+  in.conversation = std::string(kIdPrefix) + m.channel;
+  in.text = sl::readable_text(sl::without_bot_mention(m.text, bot_user));
+  if (!m.files.empty()) {
+    // Downloaded here, after the message was recorded: a crash meanwhile resumes the turn, which downloads
+    // them again to the same names.
+    const std::string lines = keep_files(m);
+    in.text = in.text.empty() ? lines : in.text + "\n\n" + lines;
+  }
+  in.message_id = m.ts;
+  in.turn_id = turn_id;
+  agent_.start_turn(std::move(in), std::move(observer));
+  return true;
+}
+
+std::string SlackService::keep_files(const Message& m) {
+  constexpr std::size_t kMostFiles = 10;
+  std::string lines;
+  for (std::size_t i = 0; i < m.files.size(); ++i) {
+    const File& f = m.files[i];
+    const std::string_view type = f.mimetype;
+    const UserFile about{type.starts_with("image/")   ? "image"
+                         : type.starts_with("audio/") ? "audio file"
+                         : type.starts_with("video/") ? "video"
+                                                      : "file",
+                         f.name, std::string(type.substr(0, type.find(';'))), f.size};
+    std::string line;
+    if (i >= kMostFiles) {
+      line = not_kept_line(about, "more than " + std::to_string(kMostFiles) + " files in one message");
+    } else if (files_root_.empty()) {
+      line = not_kept_line(about, "no folder to keep it in ([actions] file_roots)");
+    } else if (f.size > 0 && static_cast<std::uint64_t>(f.size) > config_.max_download_bytes) {
+      line = not_kept_line(about, over_limit(config_.max_download_bytes));
+    } else if (auto bytes = send_api_->download(f.url, config_.max_download_bytes); !bytes) {
+      line = not_kept_line(about, download_refused(bytes.error(), config_.max_download_bytes));
+    } else {
+      const std::string name = m.ts + (m.files.size() > 1 ? "-" + std::to_string(i + 1) : "") + "-" +
+                               (f.name.empty() ? "file" : f.name);
+      line = keep_user_file(files_root_, "slack/" + m.channel + "/" + safe_file_name(name), *bytes, about,
+                            "slack-file-kept", m.channel);
+    }
+    lines += (lines.empty() ? "" : "\n") + line;
+  }
+  return lines;
+}
+
+std::shared_ptr<agent::TurnObserver> SlackService::task_observer(const store::ScheduledTask& task,
+                                                                 const std::string& turn_id) {
+  const std::string_view conversation = task.scope.conversation_id;
+  if (!conversation.starts_with(kIdPrefix)) return nullptr;
+  const std::string_view channel = conversation.substr(kIdPrefix.size());
+  if (!is_channel_id(channel)) return nullptr;
+  sl::SlackTarget target{std::string(channel), {}, {}};
+  deliver::ChatOutboxOptions options;
+  options.stream = deliver::StreamPolicy::Never;  // as run_turn: held until final
+  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
+  return std::make_shared<ChannelTurn<sl::SlackChannel>>(
+      *send_api_, target, std::move(options), std::chrono::seconds(8),
+      [id = task.id, turn_id, chat = target.channel](const agent::TurnSummary& summary,
+                                                     const deliver::DeliveryReport& report,
+                                                     const std::vector<std::string>& in_doubt) {
+        log_channel_turn("slack-task", id, turn_id, chat, summary, report, in_doubt);
+      });
+}
+
+std::string SlackService::metrics_text() const {
+  const sl::ApiStats web = send_api_->stats();
+  const sl::ApiStats app = app_api_->stats();
+  const sl::SocketModeState s = socket_->state();
+  std::string out = channel_metrics(kChannel, "web", web);
+  ApiCounters socket;
+  socket.calls = s.connects + app.calls;
+  socket.retries = s.connects > 0 ? s.connects - 1 : 0;
+  socket.failures = s.unrecorded + app.failures;
+  socket.paced = app.paced;
+  socket.last_error = !s.last_error.empty() ? s.last_error : app.last_error;
+  out += channel_metrics(kChannel, "socket", socket);
+  return out + channel_connected(kChannel, s.connected);
+}
+
+std::string SlackService::health_json() const {
+  const sl::SocketModeState s = socket_->state();
+  const std::string state = s.connected ? "connected" : s.fatal ? "error" : "connecting";
+  std::string error = s.last_error;
+  {
+    std::lock_guard lock(mu_);
+    if (error.empty()) error = auth_error_;
+  }
+  if (error.empty()) error = send_api_->stats().last_error;
+  return channel_health_json("socket", state, error, inbound_);
+}
+
+std::string SlackService::send_message(std::string_view channel, std::string_view text) {
+  if (!is_channel_id(channel))
+    return "slack: the chat must be a Slack channel id (C…, D… or G…, from the channel's details)";
+  sl::SlackChannel ch(*send_api_, sl::SlackTarget{std::string(channel), {}, {}});
+  const deliver::ChannelResult r = ch.send_text(text);
+  if (!r.ok()) return "slack: " + r.error();
+  return {};
+}
+
+}  // namespace sigil::app

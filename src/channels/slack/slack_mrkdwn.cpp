@@ -1,0 +1,236 @@
+#include "sigil/channels/slack/slack_mrkdwn.h"
+
+#include <string>
+
+#include "channels/markdown_walk.h"
+#include "sigil/text/char_refs.h"
+
+namespace sigil::channels::slack {
+namespace {
+
+constexpr std::string_view kZwsp = "\xE2\x80\x8B";  // U+200B ZERO WIDTH SPACE
+
+// What opens and closes an emphasis span in mrkdwn ("" for the spans Slack has no syntax for).
+std::string_view span_marker(MD_SPANTYPE type) {
+  switch (type) {
+    case MD_SPAN_EM:
+      return "_";
+    case MD_SPAN_STRONG:
+      return "*";
+    case MD_SPAN_DEL:
+      return "~";
+    default:
+      return "";
+  }
+}
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+// `& < >` as Slack's entities: the only escaping mrkdwn has.
+void put_escaped(std::string& out, char c) {
+  switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    default:
+      out += c;
+  }
+}
+
+std::string escaped(std::string_view s) {
+  std::string out;
+  for (char c : s) put_escaped(out, c);
+  return out;
+}
+
+// A link's URL inside <url|text>: '|' and '>' would end its parts, so they are percent-encoded.
+std::string link_url(std::string_view url) {
+  std::string out;
+  for (char c : url) {
+    if (c == '|')
+      out += "%7C";
+    else if (c == '>')
+      out += "%3E";
+    else if (c == '<')
+      out += "%3C";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+class Renderer final : public MarkdownWalk {
+ public:
+  Renderer() : MarkdownWalk({.bullet = "\xE2\x80\xA2 ", .bold_open = "*", .bold_close = "*"}) {}
+  std::string run(std::string_view markdown) {
+    if (!walk(markdown))
+      return escape_slack_text(markdown, false);  // md4c gives up only on memory exhaustion
+    return trimmed();
+  }
+
+ private:
+  // Whether the last character written ends a word (so a formatting character next could not open).
+  bool after_word() const {
+    if (out_.empty()) return false;
+    const char c = out_.back();
+    return !is_space(c) && c != '(' && c != '"' && c != '\'';
+  }
+  void line_break() override {
+    out_ += '\n';
+    if (quote_depth_ > 0) out_ += "> ";
+  }
+  void put(std::string_view s) {
+    for (char c : s) {
+      if (c == '\n')
+        line_break();
+      else
+        out_ += c;
+    }
+  }
+  bool line_start() const { return out_.empty() || out_.back() == '\n'; }
+  void enter_quote() override {
+    if (quote_depth_++ == 0) {
+      if (!line_start()) line_break();
+      out_ += "> ";
+    }
+  }
+  void leave_quote() override {
+    if (--quote_depth_ == 0) {
+      while (out_.size() >= 3 && out_.compare(out_.size() - 3, 3, "\n> ") == 0) out_.resize(out_.size() - 3);
+    }
+  }
+  void enter_heading(unsigned) override { out_ += "*"; }
+  void leave_heading() override { out_ += "*"; }
+  void enter_code(const std::string&) override {
+    out_ += "```";
+    line_break();
+    in_code_block_ = true;
+    code_.clear();
+  }
+  void leave_code() override {
+    if (!code_.empty() && code_.back() == '\n') code_.pop_back();
+    std::string shown = escaped(code_);
+    for (std::size_t at = 0; (at = shown.find("```", at)) != std::string::npos; at += 2)
+      shown.insert(at + 1, kZwsp);
+    in_code_block_ = false;
+    put(shown);
+    line_break();
+    out_ += "```";
+  }
+
+  int enter_span(MD_SPANTYPE type, void* detail) override {
+    if (in_link_) return 0;  // Slack shows no formatting inside a link's text
+    out_ += span_marker(type);
+    switch (type) {
+      case MD_SPAN_CODE:
+        in_code_span_ = true;
+        code_.clear();
+        break;
+      case MD_SPAN_A: {
+        const auto* d = static_cast<const MD_SPAN_A_DETAIL*>(detail);
+        link_href_ = attribute(d->href);
+        link_raw_.clear();
+        in_link_ = true;
+        link_text_start_ = out_.size();
+        break;
+      }
+      default:
+        break;
+    }
+    return 0;
+  }
+
+  int leave_span(MD_SPANTYPE type) override {
+    if (in_link_ && type != MD_SPAN_A) return 0;
+    out_ += span_marker(type);
+    switch (type) {
+      case MD_SPAN_CODE:
+        in_code_span_ = false;
+        if (code_.find('`') != std::string::npos)
+          out_ += escape_slack_text(code_, after_word());
+        else
+          out_ += "`" + escaped(code_) + "`";
+        break;
+      case MD_SPAN_A: {
+        in_link_ = false;
+        const std::string text = out_.substr(link_text_start_);
+        out_.resize(link_text_start_);
+        // An autolink's text is its URL (md4c adds the scheme to "www." links and "mailto:" to addresses).
+        if (link_raw_ == link_href_ || "http://" + link_raw_ == link_href_ ||
+            "mailto:" + link_raw_ == link_href_)
+          out_ += "<" + link_url(link_href_) + ">";
+        else
+          out_ += "<" + link_url(link_href_) + "|" + text + ">";
+        break;
+      }
+      default:
+        break;
+    }
+    return 0;
+  }
+
+  int text(MD_TEXTTYPE type, std::string_view s) override {
+    if (in_code_block_ || in_code_span_) {
+      code_ += s;
+      return 0;
+    }
+    switch (type) {
+      case MD_TEXT_NULLCHAR:
+        out_ += s;
+        break;
+      case MD_TEXT_BR:
+      case MD_TEXT_SOFTBR:
+        line_break();
+        break;
+      case MD_TEXT_ENTITY: {
+        std::string decoded;
+        out_ += escape_slack_text(text::decode_char_ref(s, decoded) ? std::string_view(decoded) : s,
+                                  after_word());
+        break;
+      }
+      default:
+        if (in_link_) {
+          link_raw_ += s;
+          out_ += escaped(s);  // no formatting inside a link: nothing to keep literal
+        } else {
+          out_ += escape_slack_text(s, after_word());
+        }
+        break;
+    }
+    return 0;
+  }
+
+  bool in_code_block_ = false, in_code_span_ = false;
+  std::string code_;
+  bool in_link_ = false;
+  std::string link_href_, link_raw_;
+  std::size_t link_text_start_ = 0;
+};
+
+}  // namespace
+
+std::string escape_slack_text(std::string_view text, bool after_word) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  bool word = after_word;
+  for (char c : text) {
+    // A formatting character at the start of a word could open a span: the zero-width space before it
+    // makes it follow a "word" character, which Slack does not take as an opening.
+    if ((c == '*' || c == '_' || c == '~' || c == '`') && !word) out += kZwsp;
+    put_escaped(out, c);
+    word = !is_space(c) && c != '(' && c != '"' && c != '\'';
+  }
+  return out;
+}
+
+std::string render_slack_mrkdwn(std::string_view markdown) { return Renderer().run(markdown); }
+
+}  // namespace sigil::channels::slack
