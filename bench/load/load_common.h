@@ -69,6 +69,24 @@ inline double cpu_seconds(int who) {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+// A process's CPU split into user space and kernel, and its threads' context switches: counts that do not
+// depend on how busy the machine is as much as the total does (a switch is a thread that slept or was
+// put off the core; the kernel's share holds the system calls and the loopback path they run).
+struct Usage {
+  double user_s = 0;
+  double system_s = 0;
+  double voluntary_switches = 0;
+  double involuntary_switches = 0;
+};
+
+inline Usage usage(int who) {
+  rusage ru{};
+  getrusage(who, &ru);
+  return Usage{static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) / 1e6,
+               static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) / 1e6,
+               static_cast<double>(ru.ru_nvcsw), static_cast<double>(ru.ru_nivcsw)};
+}
+
 // ------------------------------------------------------------------------------------------------ pipes
 // Line-based messages between the two processes.
 class LinePipe {

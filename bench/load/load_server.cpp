@@ -257,6 +257,7 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
   MemorySample m_half, m_all, m_loaded, m_closed;
   int half = 0, all = 0;
   double cpu_load_start = 0, cpu_load = 0;
+  Usage usage_start, usage_end;
   double wall_load_start = 0, wall_load = 0;
   double load_average_start = -1, load_average_end = -1;  // the machine's, at the load's start and end
   bool child_ok = true;
@@ -277,11 +278,13 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
       settle();
       m_all = sample_memory();
       cpu_load_start = cpu_seconds(RUSAGE_SELF);
+      usage_start = usage(RUSAGE_SELF);
       load_average_start = load_average();
       wall_load_start = static_cast<double>(mono_ns()) / 1e9;
     } else if (l == "idle") {
       settle();
       cpu_load = cpu_seconds(RUSAGE_SELF) - cpu_load_start;
+      usage_end = usage(RUSAGE_SELF);
       load_average_end = load_average();
       wall_load = static_cast<double>(mono_ns()) / 1e9 - wall_load_start;
       m_loaded = sample_memory();
@@ -324,6 +327,11 @@ json::object run_server(const Options& o, LinePipe& pipe, bool& ok) {
   report["memory"] = std::move(memory);
   report["cpu_seconds_during_load"] = cpu_load;
   report["cpu_cores_during_load"] = wall_load > 0 ? cpu_load / wall_load : 0.0;
+  report["user_seconds_during_load"] = usage_end.user_s - usage_start.user_s;
+  report["system_seconds_during_load"] = usage_end.system_s - usage_start.system_s;
+  report["voluntary_switches_during_load"] = usage_end.voluntary_switches - usage_start.voluntary_switches;
+  report["involuntary_switches_during_load"] =
+      usage_end.involuntary_switches - usage_start.involuntary_switches;
   report["load_average_start"] = load_average_start;
   report["load_average_end"] = load_average_end;
   report["frame_tick_us"] = o.frame_tick_us;

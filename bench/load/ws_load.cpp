@@ -662,6 +662,14 @@ int main(int argc, char** argv) {
     const json::value* cpu = server->if_contains("cpu_seconds_during_load");
     (*server)["cpu_us_per_token"] =
         cpu != nullptr && tokens > 0 ? cpu->to_number<double>() * 1e6 / tokens : 0.0;
+    auto per_token = [&](std::string_view key, double scale) {
+      const json::value* v = server->if_contains(key);
+      return v != nullptr && tokens > 0 ? v->to_number<double>() * scale / tokens : 0.0;
+    };
+    (*server)["user_us_per_token"] = per_token("user_seconds_during_load", 1e6);
+    (*server)["system_us_per_token"] = per_token("system_seconds_during_load", 1e6);
+    (*server)["voluntary_switches_per_token"] = per_token("voluntary_switches_during_load", 1);
+    (*server)["involuntary_switches_per_token"] = per_token("involuntary_switches_during_load", 1);
     // The pace the gateway kept: the model's tokens, markup included (a directive's tokens take the
     // model's time but reach nobody as text), per conversation per second of its own time under load.
     const json::value* model_tokens = server->if_contains("model_tokens");
@@ -681,7 +689,8 @@ int main(int argc, char** argv) {
         "%.0f us "
         "p99 %.0f us max %.0f us; %.1f tokens/s per conversation (%.1f while it chatted; the model wrote "
         "%.1f, markup included); server %.1f KiB RSS per idle conversation "
-        "(%.1f KiB after the load), %.2f cores, %.1f us CPU per token; load average %.1f-%.1f\n",
+        "(%.1f KiB after the load), %.2f cores, %.1f us CPU per token (%.1f user, %.1f kernel), %.2f "
+        "context switches per token; load average %.1f-%.1f\n",
         o.conversations, o.seconds, o.tokens_per_second,
         static_cast<unsigned long long>(c.at("tokens_received").to_number<std::uint64_t>()),
         static_cast<unsigned long long>(errors), num(lat, "p50"), num(lat, "p99"), num(lat, "max"),
@@ -691,6 +700,10 @@ int main(int argc, char** argv) {
         num(mem, "rss_per_conversation_after_load_bytes") / 1024,
         num(report["server"].as_object(), "cpu_cores_during_load"),
         num(report["server"].as_object(), "cpu_us_per_token"),
+        num(report["server"].as_object(), "user_us_per_token"),
+        num(report["server"].as_object(), "system_us_per_token"),
+        num(report["server"].as_object(), "voluntary_switches_per_token") +
+            num(report["server"].as_object(), "involuntary_switches_per_token"),
         num(report["server"].as_object(), "load_average_start"),
         num(report["server"].as_object(), "load_average_end"));
   }

@@ -11,7 +11,8 @@
 // - Frames are typed (channels::web::WebFrame) until their write starts: nothing is parsed, and a frame is
 //   serialised once, when start_write() takes it, as valid UTF-8 (invalid bytes become U+FFFD), into one
 //   buffer the queue keeps for the next frame (up to kKeptRenderBytes of capacity): a frame costs no
-//   allocation of its own text.
+//   allocation of its own text. The pieces of one message share their head ({"type":"text","turn":…,
+//   "message":…,"text":): it is rendered once and kept in that buffer, so a piece renders only its text.
 // - Not thread-safe: the connection's strand owns it.
 #pragma once
 
@@ -47,6 +48,8 @@ class FrameQueue {
 
   // Frames merged into another one so far (for tests and metrics).
   std::size_t merged() const { return merged_; }
+  // Text piece heads rendered so far: one per message written while nothing else came between (for tests).
+  std::size_t heads_rendered() const { return heads_rendered_; }
 
  private:
   struct Entry {
@@ -55,10 +58,17 @@ class FrameQueue {
   };
   // The entry's text piece (its own copy when merged), or nullptr for any other frame.
   static const channels::web::TextPiece* piece(const Entry& entry);
+  // Renders a text piece into rendered_, reusing the head left there by the previous piece of its message.
+  void render_text(const channels::web::TextPiece& piece);
 
   std::size_t max_merged_text_;
   std::deque<Entry> entries_;
   std::string rendered_;  // the text start_write() returned, of the front entry while writing_
+  // rendered_ begins with the head of (head_turn_, head_message_)'s pieces, head_size_ bytes (0: no head).
+  std::size_t head_size_ = 0;
+  channels::web::SharedId head_turn_;
+  std::string head_message_;
+  std::size_t heads_rendered_ = 0;
   bool writing_ = false;
   std::size_t merged_ = 0;
 };

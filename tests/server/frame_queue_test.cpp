@@ -165,6 +165,46 @@ TEST(FrameQueueTest, WhatIsWrittenIsValidUtf8) {
   EXPECT_EQ(json::parse(written[1]).at("name").as_string(), "x\xEF\xBF\xBD.txt");
 }
 
+// The pieces of one message written one after another share their head ({"type":"text","turn":…,
+// "message":…,"text":): it is rendered once, and each piece still reads exactly as serialize() makes it.
+// Another message, another turn, any other frame between, or a piece repaired to valid UTF-8 renders the
+// head again, and what follows is still right.
+TEST(FrameQueueTest, APiecesHeadIsRenderedOncePerMessage) {
+  FrameQueue queue;
+  auto write = [&queue](WebFrame f) {
+    queue.push(frame(std::move(f)));
+    std::string text = queue.start_write();
+    queue.finish_write();
+    return text;
+  };
+  for (int i = 0; i < 40; ++i)
+    EXPECT_EQ(write(piece("t1", "w" + std::to_string(i))), text_of("t1", "w" + std::to_string(i)));
+  EXPECT_EQ(queue.heads_rendered(), 1u);
+  EXPECT_EQ(write(piece("t1", "all", true)), text_of("t1", "all", true));
+  EXPECT_EQ(write(piece("t1", " \"q\"\n")), text_of("t1", " \"q\"\n"));
+  EXPECT_EQ(queue.heads_rendered(), 1u);
+
+  EXPECT_EQ(write(TextPiece{"t1", "m2", "next", false}),
+            channels::web::serialize(TextPiece{"t1", "m2", "next", false}));
+  EXPECT_EQ(queue.heads_rendered(), 2u);
+  EXPECT_EQ(write(piece("t2", "turn")), text_of("t2", "turn"));
+  EXPECT_EQ(queue.heads_rendered(), 3u);
+  const json::object other{{"type", "end"}, {"turn", "t2"}};
+  EXPECT_EQ(write(other), json::serialize(other));
+  EXPECT_EQ(write(piece("t2", "after")), text_of("t2", "after"));
+  EXPECT_EQ(queue.heads_rendered(), 4u);
+
+  // An invalid byte in the text is repaired in the whole frame; the next piece is whole again.
+  EXPECT_EQ(json::parse(write(piece("t2", "bad \xFF"))).at("text").as_string(), "bad \xEF\xBF\xBD");
+  EXPECT_EQ(write(piece("t2", "good")), text_of("t2", "good"));
+  EXPECT_EQ(queue.heads_rendered(), 5u);
+  // A head with an invalid byte (a turn id is the server's own, but a message id need not be) is repaired.
+  const TextPiece odd{"t3", "m\xFF", "x", false};
+  EXPECT_EQ(json::parse(write(odd)).at("message").as_string(), "m\xEF\xBF\xBD");
+  EXPECT_EQ(json::parse(write(odd)).at("text").as_string(), "x");
+  EXPECT_EQ(write(piece("t3", "y")), text_of("t3", "y"));
+}
+
 TEST(FrameQueueTest, ASharedFrameIsNotChangedByAMerge) {
   // The hub hands one frame to every watcher: merging on one connection must not change it for another.
   FrameQueue one, other;

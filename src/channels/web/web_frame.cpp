@@ -24,6 +24,11 @@ void serialize(const WebFrame& frame, std::string& out) {
 void serialize(const TextPiece& piece, std::string& out) {
   // One per token on a busy gateway: written directly, the same text Boost.JSON makes of
   // {"type","turn","message","text"[,"replace"]}.
+  serialize_text_head(piece, out);
+  append_text_tail(piece, out);
+}
+
+void serialize_text_head(const TextPiece& piece, std::string& out) {
   out.clear();
   out.reserve(56 + piece.turn.str().size() + piece.message.size() + piece.text.size());
   out.append(R"({"type":"text","turn":)");
@@ -31,6 +36,9 @@ void serialize(const TextPiece& piece, std::string& out) {
   out.append(R"(,"message":)");
   text::append_json_string(out, piece.message);
   out.append(R"(,"text":)");
+}
+
+void append_text_tail(const TextPiece& piece, std::string& out) {
   text::append_json_string(out, piece.text);
   if (piece.replace) out.append(R"(,"replace":true)");
   out.push_back('}');

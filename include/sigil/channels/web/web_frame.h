@@ -51,6 +51,12 @@ std::string serialize(const WebFrame& frame);
 // at a time renders every frame into one buffer instead of a string each.
 void serialize(const WebFrame& frame, std::string& out);
 void serialize(const TextPiece& piece, std::string& out);
+// A text piece's JSON in two parts, serialize(piece) = head + tail. The head (`out` replaced) depends only
+// on the piece's turn and message: {"type":"text","turn":…,"message":…,"text": ; the tail (appended to
+// `out`) is the text's value, "replace" and the closing brace. A connection that writes the pieces of
+// one message one after another renders the head once and only the tail per token.
+void serialize_text_head(const TextPiece& piece, std::string& out);
+void append_text_tail(const TextPiece& piece, std::string& out);
 
 // Merges `next` into `piece` when both are pieces of the same message of the same turn and the result
 // stays within `max_text` bytes: an appended piece adds its text, a replacing piece replaces the text
