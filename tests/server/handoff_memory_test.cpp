@@ -22,7 +22,8 @@ namespace {
 namespace asio = boost::asio;
 
 // An io thread serving one strand; post() hands it a handler from the test's thread (as the model's
-// thread hands a connection its drain) and waits until it ran, so one hand-off is outstanding at a time.
+// thread hands a connection its drain) and waits until it ran and the strand is idle, so one hand-off is
+// outstanding at a time.
 class StrandFromAnotherThread : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -39,9 +40,14 @@ class StrandFromAnotherThread : public ::testing::Test {
     const testing::AllocationCount count;
     for (int i = 0; i < n; ++i) {
       const int before = ran_.load();
+      // The count goes up from a handler the strand's handler posts to the io_context: on the one io
+      // thread it runs only after the strand has finished and is idle again, so the next post finds it
+      // idle too (counting inside the strand's handler let the next post race the strand's end).
       post([this] {
-        ran_.fetch_add(1);
-        ran_.notify_one();
+        asio::post(ioc_, [this] {
+          ran_.fetch_add(1);
+          ran_.notify_one();
+        });
       });
       ran_.wait(before);
     }
