@@ -33,8 +33,8 @@ void OpenTagScan::end_value() {
   value_.clear();
 }
 
-void OpenTagScan::materialize() {
-  if (refs_.empty()) return;  // attributes_ was cleared by scan_whole()'s start()
+// materialize() with attributes (attributes_ was cleared by scan_whole()'s start_whole()).
+void OpenTagScan::copy_refs() {
   attributes_.resize(refs_.size());
   for (std::size_t i = 0; i < refs_.size(); ++i) {
     attributes_[i].key.assign(refs_[i].key);

@@ -43,7 +43,9 @@ class OpenTagScan {
   std::span<const AttributeRef> attribute_refs() const { return refs_.items(); }
   // Copies what scan_whole() read into attributes(), for a tag that is then kept in a construct.
   // Assigned in place, so the attributes' storage is kept from tag to tag.
-  void materialize();
+  void materialize() {
+    if (!refs_.empty()) copy_refs();  // (none for a bare tag: no call)
+  }
 
   bool self_closing() const { return self_closing_; }
   // Inside a quoted value only a line break fails the tag, and no trigger counts (2.8).
@@ -81,6 +83,7 @@ class OpenTagScan {
     attributes_.clear();
     refs_.clear();
   }
+  void copy_refs();
   // scan_whole() of a tag with more than its `>`.
   std::size_t scan_attributes(std::string_view rest);
   void begin_key(unsigned char c);

@@ -200,7 +200,15 @@ class Parser::Impl {
   void refuse_directive(bool is_say, Ending ending, bool interrupting, bool denied);
   bool inline_result(const DirectiveEvent& e);
   // The grammar's SpellingInfo of a spelling (nullptr for -1: MCP), from the name index when it has it.
-  const SpellingInfo* spelling_info(int spelling) const;
+  // (Inline: one call less a directive.)
+  const SpellingInfo* spelling_info(int spelling) const {
+    if (spelling < 0) return nullptr;
+    const auto at = static_cast<std::size_t>(spelling);
+    // Every spelling a name has is in the index; another (none the parser reports today) asks the grammar.
+    if (at < names_.spelling_infos.size() && names_.spelling_infos[at] != nullptr) [[likely]]
+      return names_.spelling_infos[at];
+    return &grammar_.spelling(spelling);
+  }
   // The pending tag's arguments, validated into scratch_ (valid until the next call).
   Validated& validate_construct(const Body& body);
   void silence_by_tag(std::uint64_t offset);
