@@ -154,12 +154,13 @@ class ConstructState {
 
   // Forgets the construct: resets the parts it touched, keeps every buffer's capacity.
   void reset() {
-    const unsigned char used = c_.parts;
-    if (used & Construct::kTag) tag_.reset();
-    if (used & Construct::kBody) body_.reset();
-    if (used & Construct::kJson) json_.reset();
-    if (used & Construct::kBracket) bracket_.reset();
-    if (used & Construct::kWait) wait_.reset();
+    if (const unsigned char used = c_.parts; used != 0) {  // (none after an earlier reset: one test)
+      if (used & Construct::kTag) tag_.reset();
+      if (used & Construct::kBody) body_.reset();
+      if (used & Construct::kJson) json_.reset();
+      if (used & Construct::kBracket) bracket_.reset();
+      if (used & Construct::kWait) wait_.reset();
+    }
     c_.kind = ConstructKind::None;
     c_.parts = 0;
     c_.line_start = false;

@@ -33,8 +33,8 @@ void OpenTagScan::end_value() {
   value_.clear();
 }
 
-void OpenTagScan::materialize() {
-  if (refs_.empty()) return;  // attributes_ was cleared by scan_whole()'s start()
+// materialize() with attributes (attributes_ was cleared by scan_whole()'s start_whole()).
+void OpenTagScan::copy_refs() {
   attributes_.resize(refs_.size());
   for (std::size_t i = 0; i < refs_.size(); ++i) {
     attributes_[i].key.assign(refs_[i].key);
@@ -71,12 +71,8 @@ void OpenTagScan::view_decoded() {
     refs_[d.attribute].value = std::string_view(decoded_).substr(d.offset, d.size);
 }
 
-std::size_t OpenTagScan::scan_whole(std::string_view rest) {
-  // start() without what only step() reads (its key, value and quote; step() is always start()ed anew).
-  state_ = State::AfterName;
-  self_closing_ = false;
-  attributes_.clear();
-  refs_.clear();
+std::size_t OpenTagScan::scan_attributes(std::string_view rest) {
+  start_whole();
   bool decoded = false;  // whether a value had character references (decoded_ holds this tag's then)
   // A decoded value's view is made once every value is decoded (decoded_ may move while it grows).
   auto done = [&](std::size_t used) {

@@ -33,11 +33,19 @@ class OpenTagScan {
   // The attributes are views (attribute_refs()), into `rest` or into the scanner's decoded copy of a value
   // with character references: valid until the next start() or scan_whole(), and only while `rest` is.
   // attributes() stays empty until materialize() copies them.
-  std::size_t scan_whole(std::string_view rest);
+  std::size_t scan_whole(std::string_view rest) {
+    if (!rest.empty() && rest[0] == '>') {  // a bare tag (`<actions>`, a body's `<voice>`): nothing to read
+      start_whole();
+      return 1;
+    }
+    return scan_attributes(rest);
+  }
   std::span<const AttributeRef> attribute_refs() const { return refs_.items(); }
   // Copies what scan_whole() read into attributes(), for a tag that is then kept in a construct.
   // Assigned in place, so the attributes' storage is kept from tag to tag.
-  void materialize();
+  void materialize() {
+    if (!refs_.empty()) copy_refs();  // (none for a bare tag: no call)
+  }
 
   bool self_closing() const { return self_closing_; }
   // Inside a quoted value only a line break fails the tag, and no trigger counts (2.8).
@@ -68,6 +76,16 @@ class OpenTagScan {
     AfterQuoted,    // right after a closing quote: WS, `>`, `/` or (2.1) another key
     Slash,          // after `/`: WS, then `>`
   };
+  // start() without what only step() reads (its key, value and quote; step() is always start()ed anew).
+  void start_whole() {
+    state_ = State::AfterName;
+    self_closing_ = false;
+    attributes_.clear();
+    refs_.clear();
+  }
+  void copy_refs();
+  // scan_whole() of a tag with more than its `>`.
+  std::size_t scan_attributes(std::string_view rest);
   void begin_key(unsigned char c);
   void end_value();
   // scan_whole(): a value with character references, decoded into decoded_ (`first`: the tag's first);

@@ -233,7 +233,7 @@ void Parser::Impl::begin_construct(Kind kind, std::uint64_t begin, std::string_v
   reset_construct();
   c_.kind = kind;
   c_.begin = begin;
-  c_.held.assign(held);
+  if (!held.empty()) c_.held.assign(held);  // reset_construct() emptied it
   c_.clean_offset = clean_offset;
   c_.code_at_begin = code;
   c_.line_start = line_start;

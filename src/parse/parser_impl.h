@@ -110,6 +110,7 @@ class Parser::Impl {
   std::size_t whole_tag(std::string_view piece, std::size_t i, const text::stage1::MaskView& masks,
                         bool in_body);
   std::size_t whole_bracket(std::string_view rest);
+  std::size_t not_a_bracket(std::string_view rest, std::size_t dead);
   // After markup read whole, in ordinary text: the spaces, tabs and line breaks from s[i] up to the next `<`
   // or `[` (or the end of s), taken as ordinary_run() would take them but in one step per stage; returns how
   // many (0: none, or not only blanks, or a state that needs the general path).
@@ -136,7 +137,21 @@ class Parser::Impl {
   void begin_construct(Kind kind, std::uint64_t begin, std::string_view held, std::uint64_t clean_offset,
                        const text::CodeTracker::State& code, bool line_start);
   // Forgets the construct: only the parts it used, keeping every buffer's capacity (construct_state.h).
-  void reset_construct() { cs_.reset(); }
+  void reset_construct() {
+    cs_.reset();
+    held_lag_ = 0;
+  }
+  // The construct's held bytes: c_.held, then the held_lag_ bytes at held_from_, in the piece being consumed
+  // right before the current byte (an open tag and its text or markup body read by the fast paths, not yet
+  // copied). They are copied (settle_held) before the byte machine reads a byte of the body and by the fast
+  // path that reaches the piece's end, and set aside before a sink is called, so no view outlives the
+  // caller's buffer: a body that lies in one piece is never copied, one that straddles a piece boundary once.
+  std::size_t held_size() const { return c_.held.size() + held_lag_; }
+  void settle_held() {
+    c_.held.append(held_from_, held_lag_);
+    stats_.held_settled += held_lag_;
+    held_lag_ = 0;
+  }
   void begin_from_opener(Kind kind);
   void release_all();
   void release_prefix(std::size_t cut);
@@ -185,7 +200,15 @@ class Parser::Impl {
   void refuse_directive(bool is_say, Ending ending, bool interrupting, bool denied);
   bool inline_result(const DirectiveEvent& e);
   // The grammar's SpellingInfo of a spelling (nullptr for -1: MCP), from the name index when it has it.
-  const SpellingInfo* spelling_info(int spelling) const;
+  // (Inline: one call less a directive.)
+  const SpellingInfo* spelling_info(int spelling) const {
+    if (spelling < 0) return nullptr;
+    const auto at = static_cast<std::size_t>(spelling);
+    // Every spelling a name has is in the index; another (none the parser reports today) asks the grammar.
+    if (at < names_.spelling_infos.size() && names_.spelling_infos[at] != nullptr) [[likely]]
+      return names_.spelling_infos[at];
+    return &grammar_.spelling(spelling);
+  }
   // The pending tag's arguments, validated into scratch_ (valid until the next call).
   Validated& validate_construct(const Body& body);
   void silence_by_tag(std::uint64_t offset);
@@ -204,9 +227,12 @@ class Parser::Impl {
     diag_literal(std::string_view(code, C - 1), offset, std::string_view(message, M - 1));
   }
   void diag_literal(std::string_view code, std::uint64_t offset, std::string_view message);
-  std::uint64_t input_offset(std::uint64_t pos) const { return utf8_.to_input_offset(pos); }
+  std::uint64_t input_offset(std::uint64_t pos) const {
+    // No replacement so far (most replies): the offsets are the input's, without the search.
+    return utf8_.replacements().empty() ? pos : utf8_.to_input_offset(pos);
+  }
   std::uint64_t visible_count() const { return visible_.count(); }
-  void note_held() { stats_.max_held = std::max(stats_.max_held, c_.held.size() + opener_bytes_.size()); }
+  void note_held() { stats_.max_held = std::max(stats_.max_held, held_size() + opener_bytes_.size()); }
 
   // A member added below must also be set back in reset() (parser_reset.cpp), or a reused parser differs
   // from a new one (parser_reset_test).
@@ -289,6 +315,9 @@ class Parser::Impl {
 
   ConstructState cs_;            // the pending construct, typed per construct
   Construct& c_ = cs_.common();  // what every construct has: kind, begin, held bytes
+  // Held bytes not yet copied into c_.held (held_size()); held_from_ is read only while held_lag_ != 0.
+  const char* held_from_ = nullptr;
+  std::size_t held_lag_ = 0;
 
   OpenerScan hidden_scan_;
   std::uint64_t hidden_begin_ = 0;

@@ -137,6 +137,7 @@ void Parser::Impl::consume(std::string_view s, const text::stage1::MaskView& mas
         i += used;
         continue;
       }
+      if (held_lag_ != 0) settle_held();  // the byte machine reads the body from c_.held
     } else if (mode_ == Mode::Hidden && !hidden_scan_.active()) {
       // Inside a hidden region only a close tag counts: skip to the next `<`, dropping what is before it.
       std::size_t j;

@@ -52,7 +52,7 @@ void Parser::Impl::reset() {
   // scratch_, event_ and diag_ keep their storage: each is overwritten before it is read (diag_'s literal
   // pointers stay with it: they say what it holds).
 
-  cs_.reset();
+  reset_construct();  // and held_lag_
 
   hidden_scan_.reset();
   hidden_begin_ = 0;

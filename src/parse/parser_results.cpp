@@ -86,15 +86,6 @@ void Parser::Impl::directive(int spelling, std::string_view action, Validated& v
   if (e.interrupts && !interrupted_) start_interrupt(end);
 }
 
-const SpellingInfo* Parser::Impl::spelling_info(int spelling) const {
-  if (spelling < 0) return nullptr;
-  const auto at = static_cast<std::size_t>(spelling);
-  // Every spelling a name has is in the index; another (none the parser reports today) asks the grammar.
-  if (at < names_.spelling_infos.size() && names_.spelling_infos[at] != nullptr) [[likely]]
-    return names_.spelling_infos[at];
-  return &grammar_.spelling(spelling);
-}
-
 // 10.2: the result of an inline-result directive takes its place (its surroundings stay); false when there
 // is none to show. Out of line: directive() builds no std::optional<std::string> for the common directive.
 bool Parser::Impl::inline_result(const DirectiveEvent& e) {

@@ -51,19 +51,20 @@ void Parser::Impl::open_tag_byte(unsigned char c, const Ctx& ctx, bool fence) {
 }
 
 void Parser::Impl::complete_open_tag() {
-  const bool mcp = cs_.tag().tag < 0;
-  const TagName* t = mcp ? nullptr : &names_.tags[static_cast<std::size_t>(cs_.tag().tag)];
-  tag_.take_attributes_into(cs_.tag().attrs);
-  cs_.tag().self_closing = tag_.self_closing();
+  TagPart& tp = cs_.tag();  // (one access: each marks the part used)
+  const bool mcp = tp.tag < 0;
+  const TagName* t = mcp ? nullptr : &names_.tags[static_cast<std::size_t>(tp.tag)];
+  tag_.take_attributes_into(tp.attrs);
+  tp.self_closing = tag_.self_closing();
   const TagRole role = mcp ? TagRole::Action : t->role;
   const BodyKind body = mcp ? BodyKind::Json : t->body;
-  const std::uint64_t end = c_.begin + c_.held.size();
+  const std::uint64_t end = c_.begin + held_size();
   switch (role) {
     case TagRole::Hidden:
-      if (only_removed_ || cs_.tag().self_closing) {
+      if (only_removed_ || tp.self_closing) {
         const std::uint64_t begin = c_.begin;
         const auto code = c_.code_at_begin;
-        const bool self_closing = cs_.tag().self_closing;
+        const bool self_closing = tp.self_closing;
         reset_construct();
         if (self_closing) {
           removed_markup(code);
@@ -84,7 +85,7 @@ void Parser::Impl::complete_open_tag() {
     case TagRole::Sentinel: {
       const auto code = c_.code_at_begin;
       const std::uint64_t begin = c_.begin;
-      std::string name(cs_.tag().self_closing ? std::string_view() : cs_.tag().name);
+      std::string name(tp.self_closing ? std::string_view() : tp.name);
       reset_construct();
       removed_markup(code);
       silence_by_tag(begin);
@@ -93,7 +94,7 @@ void Parser::Impl::complete_open_tag() {
     }
     case TagRole::Wrapper: {
       const auto code = c_.code_at_begin;
-      const bool self_closing = cs_.tag().self_closing;
+      const bool self_closing = tp.self_closing;
       reset_construct();
       removed_markup(code);
       window_open_ = !self_closing;
@@ -102,7 +103,7 @@ void Parser::Impl::complete_open_tag() {
     case TagRole::Say: {
       const auto code = c_.code_at_begin;
       const std::uint64_t begin = c_.begin;
-      const bool self_closing = cs_.tag().self_closing;
+      const bool self_closing = tp.self_closing;
       const int spelling = t->spelling;
       reset_construct();
       if (!opt_.say_mode || interrupted_) {
@@ -127,9 +128,8 @@ void Parser::Impl::complete_open_tag() {
     case TagRole::Action:
       break;
   }
-  if (body == BodyKind::None || cs_.tag().self_closing) {
-    if (body == BodyKind::None && !cs_.tag().self_closing && cs_.tag().attrs.empty() &&
-        t->has_required_params) {
+  if (body == BodyKind::None || tp.self_closing) {
+    if (body == BodyKind::None && !tp.self_closing && tp.attrs.empty() && t->has_required_params) {
       std::string held = std::move(c_.held);
       reset_construct();
       emit_text(held);  // 2.4: `I can react with <react>.` is text
@@ -139,7 +139,7 @@ void Parser::Impl::complete_open_tag() {
     const auto code = c_.code_at_begin;
     const int spelling = mcp ? -1 : t->spelling;
     const std::uint64_t begin = c_.begin, clean = c_.clean_offset;
-    std::string name(body == BodyKind::None && !cs_.tag().self_closing ? cs_.tag().name : std::string_view());
+    std::string name(body == BodyKind::None && !tp.self_closing ? tp.name : std::string_view());
     reset_construct();
     code_.restore(code);
     code_.mark_line_content();
@@ -151,15 +151,17 @@ void Parser::Impl::complete_open_tag() {
 }
 
 void Parser::Impl::enter_body(BodyKind body) {
-  cs_.body().body_begin = c_.held.size();
-  cs_.body().line_begin = c_.held.size();
-  close_.set_name(cs_.tag().name);
-  const TagName* t = cs_.tag().tag >= 0 ? &names_.tags[static_cast<std::size_t>(cs_.tag().tag)] : nullptr;
+  BodyPart& b = cs_.body();
+  const TagPart& tp = cs_.tag();
+  b.body_begin = held_size();
+  b.line_begin = b.body_begin;
+  close_.set_name(tp.name);
+  const TagName* t = tp.tag >= 0 ? &names_.tags[static_cast<std::size_t>(tp.tag)] : nullptr;
   switch (body) {
     case BodyKind::Text:
     case BodyKind::Path:
       c_.kind = Kind::TextBody;
-      cs_.body().single_line = t != nullptr && t->single_line;
+      b.single_line = t != nullptr && t->single_line;
       return;
     case BodyKind::Markup:
       c_.kind = Kind::MarkupBody;
@@ -315,12 +317,13 @@ std::size_t Parser::Impl::body_run(std::string_view piece, std::size_t i,
   if (!markup) {
     // A fence line could still start: in the line's lead, or in a run of backticks or tildes right after it
     // (the tracker is in such a run only when the byte before was its character).
-    if (code_.at_line_start() || c_.held.back() == '`' || c_.held.back() == '~') return 0;
+    const char last = held_lag_ != 0 ? held_from_[held_lag_ - 1] : c_.held.back();
+    if (code_.at_line_start() || last == '`' || last == '~') return 0;
     const TagName* t = cs_.tag().tag >= 0 ? &names_.tags[static_cast<std::size_t>(cs_.tag().tag)] : nullptr;
     // A path body judges a line's first byte, and a second line that began with `<` at the byte after it.
     if (t != nullptr && t->body == BodyKind::Path && (!b.line_has_content || b.second_line_lt)) return 0;
   }
-  const std::size_t used = c_.held.size() - b.body_begin;
+  const std::size_t used = held_size() - b.body_begin;
   const std::size_t limit = body_limit_of(names_, cs_.tag().tag);
   if (used >= limit) return 0;
   std::size_t n = std::min(s.size(), limit - used);
@@ -332,19 +335,27 @@ std::size_t Parser::Impl::body_run(std::string_view piece, std::size_t i,
   if (n == 0) return 0;
   const std::string_view run = s.substr(0, n);
   const text::stage1::MaskView run_masks = masks.sub(0, n);
-  code_.feed(run, run_masks);
+  // A text body's run holds no line break: mid-line with no backtick, the tracker takes it inline.
+  if (markup || !code_.feed_plain(run, run_masks)) code_.feed(run, run_masks);
   // The line state, as on_byte() keeps it (only a markup body's run may hold line breaks).
   std::size_t nl = std::string_view::npos;
   if (markup) nl = run_masks ? run_masks.rfind(text::stage1::kNewlines, n) : run.rfind('\n');
-  run_line_state(run, nl);
+  if (nl != npos || line_ws_only_) run_line_state(run, nl);  // (else it would change nothing)
   if (!markup && b.first_nonws == npos) {
     for (std::size_t k = 0; k < n; ++k)
       if (!is_markup_space(run[k])) {
-        b.first_nonws = c_.held.size() + k;
+        b.first_nonws = held_size() + k;
         break;
       }
   }
-  c_.held.append(run);
+  // Held in place while the bytes before it are (held_lag_), and copied with them once the piece ends here.
+  if (held_lag_ != 0) {
+    held_lag_ += n;
+    stats_.held_in_place += n;
+    if (n == s.size()) settle_held();
+  } else {
+    c_.held.append(run);
+  }
   stats_.bytes_examined += n;
   pos_ += n;
   note_held();

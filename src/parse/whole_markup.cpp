@@ -45,8 +45,8 @@ std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
     // tag, or one that runs into the body limit before its delimiter.
     const BodyPart& b = cs_.body();
     if (names_.tags[static_cast<std::size_t>(index)].role == TagRole::Hidden) return 0;
-    if (index == cs_.tag().tag && (b.first_nonws == npos || b.first_nonws == c_.held.size())) return 0;
-    if (c_.held.size() + k - b.body_begin >= body_limit_of(names_, cs_.tag().tag)) return 0;
+    if (index == cs_.tag().tag && (b.first_nonws == npos || b.first_nonws == held_size())) return 0;
+    if (held_size() + k - b.body_begin >= body_limit_of(names_, cs_.tag().tag)) return 0;
   }
   const std::uint64_t begin = pos_;
   const text::CodeTracker::State code = code_.snapshot();
@@ -74,13 +74,21 @@ std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
   if (len >= opt_.tag_limit) return 0;
   if (in_body) {
     // The byte machine would hold `<NAME` in the body, then release the body before it (trigger()).
-    stats_.max_held = std::max(stats_.max_held, c_.held.size() + k);
+    stats_.max_held = std::max(stats_.max_held, held_size() + k);
+    // The open tag and the body usually lie in the piece right before the `<` (held_lag_): released from
+    // there, with stage 1's masks, never copied (set aside first: no view stays if a sink throws).
+    const std::string_view lagging(held_from_, held_lag_);
+    held_lag_ = 0;
     diag("abandoned", input_offset(c_.begin), "unfinished markup was released as text");
-    // The held bytes (the open tag and the body) are usually the piece's bytes right before the `<`: then
-    // stage 1's masks go with them and the clean-text stages read those. Compared here, once per body.
-    const std::size_t h = c_.held.size();
-    const bool in_piece = masks && h <= at && std::memcmp(c_.held.data(), piece.data() + (at - h), h) == 0;
-    emit_text(c_.held, in_piece ? masks.sub(at - h, h) : text::stage1::MaskView());
+    if (c_.held.empty()) {
+      emit_text(lagging, masks.sub(at - lagging.size(), lagging.size()));
+    } else {
+      // Held from an earlier piece, or by the byte machine. Its bytes may still be the piece's right before
+      // the `<` (a caller that feeds one buffer in parts): then their masks go with them. Compared here.
+      const std::size_t h = c_.held.size();
+      const bool in_piece = masks && h <= at && std::memcmp(c_.held.data(), piece.data() + (at - h), h) == 0;
+      emit_text(c_.held, in_piece ? masks.sub(at - h, h) : text::stage1::MaskView());
+    }
     reset_construct();
   }
   const std::string_view bytes = rest.substr(0, len);
@@ -118,7 +126,16 @@ std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
     return len;
   }
   tag_.materialize();  // the construct keeps them (complete_open_tag() takes them)
-  begin_construct(Kind::OpenTag, begin, bytes, visible_count(), code, line_start);
+  // An action with a text or markup body goes straight into its body (complete_open_tag()): its bytes are
+  // held in place (held_lag_), as body_run() holds the body's, unless they end the piece.
+  const bool in_place =
+      spec.role == TagRole::Action && !self_closing && at + len < piece.size() &&
+      (spec.body == BodyKind::Text || spec.body == BodyKind::Path || spec.body == BodyKind::Markup);
+  begin_construct(Kind::OpenTag, begin, in_place ? std::string_view() : bytes, visible_count(), code,
+                  line_start);
+  held_from_ = piece.data() + at;
+  held_lag_ = in_place ? len : 0;
+  stats_.held_in_place += held_lag_;
   TagPart& t = cs_.tag();
   t.tag = index;
   t.mcp_server = -1;
@@ -186,7 +203,7 @@ std::size_t Parser::Impl::whole_bracket(std::string_view rest) {
     if (!text::ascii::is_alnum(c) && c != '_') break;
     const char b = names_.brackets_ci ? text::ascii::upper(c) : c;
     node = names_.bracket_table.walk(node, static_cast<unsigned char>(b));
-    if (node == NameTable::kDead) return 0;
+    if (node == NameTable::kDead) return not_a_bracket(rest, k);
   }
   if (k == 1 || k == rest.size() || rest[k] != ':') return 0;
   const int index = names_.bracket_table.value(node);
@@ -221,6 +238,31 @@ std::size_t Parser::Impl::whole_bracket(std::string_view rest) {
   code_.feed(bytes);  // final only at the next byte, which bracket_end_byte() reads from the restored state
   pos_ = begin + len;
   stats_.max_held = std::max(stats_.max_held, len + opener_bytes_.size());  // note_held() of the bytes held
+  return len;
+}
+
+// `[` and the name bytes up to rest[dead], where no registered bracket name can go on (`[Lisboa Card]`): the
+// byte machine would hold them as an opener and release them as text at that byte (OpenerScan: NotMarkup),
+// one byte at a time; done here in one step with the same effects (the shadow tracker, the line state, the
+// opener's bookkeeping, the stats and one emit_text() of the same bytes, without masks as the opener's).
+// Not when a blank follows: after markup read whole consume() would take it as a gap (blank_gap), which the
+// byte machine does not.
+std::size_t Parser::Impl::not_a_bracket(std::string_view rest, std::size_t dead) {
+  const std::size_t len = dead + 1;
+  if (len < rest.size() && (rest[len] == ' ' || rest[len] == '\t' || rest[len] == '\n')) return 0;
+  const std::string_view bytes = rest.substr(0, len);
+  pre_step_ = code_.snapshot();
+  opener_code_ = pre_step_;
+  opener_line_start_ = line_ws_only_;
+  opener_clean_offset_ = visible_count();
+  code_.feed(bytes);
+  line_ws_only_ = false;  // `[` is no blank
+  stats_.bytes_examined += len;
+  stats_.max_held = std::max(stats_.max_held, held_size() + dead);  // the opener's bytes before rest[dead]
+  pos_ += dead;                                                     // at rest[dead], as on_byte() would be
+  emit_text(bytes);
+  ++pos_;
+  ++stats_.brackets_not_named;
   return len;
 }
 

@@ -212,15 +212,22 @@ EventLog run_events(std::string_view reply, const RunOptions& options,
     sink.fed = reply.size();
     parser.feed(reply);
   } else {
+    std::string buffer(reply.size(), '\0');  // options.reuse_buffer: every chunk from its front
+    const auto feed = [&](std::string_view chunk) {
+      if (!options.reuse_buffer) return parser.feed(chunk);
+      std::copy(chunk.begin(), chunk.end(), buffer.begin());
+      parser.feed(std::string_view(buffer).substr(0, chunk.size()));
+      std::fill(buffer.begin(), buffer.end(), '\xA5');
+    };
     std::size_t at = 0;
     for (std::size_t n : sizes) {
       const std::string_view chunk = reply.substr(std::min(at, reply.size()), n);
       sink.fed = at + chunk.size();
-      parser.feed(chunk);
+      feed(chunk);
       at += n;
     }
     sink.fed = reply.size();
-    if (at < reply.size()) parser.feed(reply.substr(at));
+    if (at < reply.size()) feed(reply.substr(at));
   }
   sink.fed = EventLog::kAtFinish;
   log.text_before_finish = log.visible.size() + log.hidden.size();

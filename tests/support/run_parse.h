@@ -23,6 +23,9 @@ struct RunOptions {
   bool whole_markup = true;                           // ParserOptions::whole_markup
   bool blank_gaps = true;                             // ParserOptions::blank_gaps
   bool whole_names = true;                            // ParserOptions::whole_names
+  // gen::run_events: each chunk is fed from one reused buffer, overwritten after every feed (a caller that
+  // reuses its buffer: the parser may keep no view of a chunk past its feed()).
+  bool reuse_buffer = false;
 };
 
 // The parser's options for a run (what RunOptions says beyond the registry and the finish reason).

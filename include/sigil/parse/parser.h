@@ -88,6 +88,14 @@ struct ParserStats {
   // Brackets read whole (ParserOptions::whole_markup) whose bytes waited for the byte after their `]` inside
   // the parser's construct state (up to 256 bytes), not in the held string; counted for tests.
   std::uint64_t brackets_inline = 0;
+  // A `[` whose name no registered bracket name begins with (`[Lisboa Card]`), released as text by stage 2
+  // in one step (ParserOptions::whole_markup) where the byte machine would step each byte; counted for tests.
+  std::uint64_t brackets_not_named = 0;
+  // Bytes of open tags and of text and markup bodies that stage 2 held in place, as views of the fed chunk
+  // (ParserOptions::whole_markup), and of those the bytes copied into the parser (once each) because the
+  // chunk ended, or the byte machine took the construct over, before the construct did. Counted for tests.
+  std::uint64_t held_in_place = 0;
+  std::uint64_t held_settled = 0;
 };
 
 struct NameIndex;
