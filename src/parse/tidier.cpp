@@ -518,7 +518,7 @@ void Tidier::emit(std::string_view s, const text::stage1::MaskView& masks) {
     started_ = true;
   }
   if (s.size() >= kDirectEmit) {
-    flush();
+    if (gathered_ != 0) flush();
     out_.clean_run(s, masks.sub(skipped, s.size()));
     emitted_ += s.size();
     return;
