@@ -255,7 +255,7 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
     step(b);
     ++i;
   }
-  flush();
+  if (gathered_ != 0) flush();
 }
 
 // Spaces, tabs and line breaks (no CR) taken as step() takes them one at a time, in one pass: the whitespace
@@ -290,7 +290,7 @@ std::size_t Tidier::blank_run(std::string_view s, std::size_t& scanned) {
 void Tidier::blanks(std::string_view s) {
   if (!finished_ && !s.empty() && blanks_may_run() && held_bytes() + s.size() <= limit_) {
     take_blanks(s);
-    flush();
+    if (gathered_ != 0) flush();  // (seldom: blanks between removed tags gather nothing)
     return;
   }
   text(s);
@@ -476,7 +476,7 @@ void Tidier::gap(GapKind kind) {
     group_directive_ = group_directive_ || kind == GapKind::Directive;
   }
   ctx_ = Ctx::Boundary;
-  flush();
+  if (gathered_ != 0) flush();
 }
 
 void Tidier::finish() {
@@ -518,7 +518,7 @@ void Tidier::emit(std::string_view s, const text::stage1::MaskView& masks) {
     started_ = true;
   }
   if (s.size() >= kDirectEmit) {
-    flush();
+    if (gathered_ != 0) flush();
     out_.clean_run(s, masks.sub(skipped, s.size()));
     emitted_ += s.size();
     return;

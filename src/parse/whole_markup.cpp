@@ -189,7 +189,9 @@ std::size_t Parser::Impl::blank_gap(std::string_view s, std::size_t i) {
   if (!code_.feed_blanks(len, last_break == npos ? npos : last_break - i)) return 0;
   if (last_break != npos) line_ws_only_ = true;  // run_line_state(): blanks after it keep it so
   // emit_text() of whitespace: it changes none of the flags that wait for text, and goes to the tidier.
-  if (!interrupted_ && !silent_by_tag_) tidier().blanks(s.substr(i, len));
+  // (The main tidier without tidier()'s call unless say mode picks one: a directive-dense reply comes here
+  // between every two directives.)
+  if (!interrupted_ && !silent_by_tag_) (opt_.say_mode ? tidier() : main_tidy_).blanks(s.substr(i, len));
   pos_ += len;
   ++stats_.blank_gaps;
   return len;

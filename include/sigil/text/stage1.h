@@ -126,14 +126,17 @@ class MaskView {
     const std::size_t start = offset_ + from, end = offset_ + size_;
     std::size_t k = start / kBlock;
     std::uint64_t bits = select(masks_[k]) & (~std::uint64_t{0} << (start % kBlock));
-    for (;;) {
-      if (bits != 0) {
-        const std::size_t at = k * kBlock + static_cast<std::size_t>(__builtin_ctzll(bits));
-        return at < end ? at - offset_ : size_;
-      }
-      if (++k * kBlock >= end) return size_;
-      bits = select(masks_[k]);
+    if (bits == 0) {
+      // The blocks after the first, up to the view's last: a compare and a load each (the last block's index
+      // is worked out here, not on the way of a search that ends in its first block, as a streamed piece's).
+      const std::size_t last = (end - 1) / kBlock;
+      do {
+        if (k == last) return size_;
+        bits = select(masks_[++k]);
+      } while (bits == 0);
     }
+    const std::size_t at = k * kBlock + static_cast<std::size_t>(__builtin_ctzll(bits));
+    return at < end ? at - offset_ : size_;
   }
   // Whether no position of the view has its bit set in select(block masks): find(select, 0) == size(),
   // without finding where (a streamed piece lies in one or two blocks: a test or two, no search loop).
@@ -144,10 +147,12 @@ class MaskView {
     if (start + size_ <= kBlock)  // within one block: its bits from start, the size_ lowest of them
       return size_ == 0 || ((select(masks_[k]) >> start) << (kBlock - size_)) == 0;
     const std::size_t last = (offset_ + size_ - 1) / kBlock;
-    std::uint64_t bits = select(masks_[k]) & (~std::uint64_t{0} << start);
-    for (; k != last; bits = select(masks_[++k]))
-      if (bits != 0) return false;
-    return (bits & (~std::uint64_t{0} >> (kBlock - 1 - (offset_ + size_ - 1) % kBlock))) == 0;
+    if ((select(masks_[k]) & (~std::uint64_t{0} << start)) != 0) return false;
+    // The whole blocks between, two at a time (one test for both: a long window of prose holds no `<`).
+    for (++k; k + 2 <= last; k += 2)
+      if ((select(masks_[k]) | select(masks_[k + 1])) != 0) return false;
+    if (k != last && select(masks_[k]) != 0) return false;
+    return (select(masks_[last]) & (~std::uint64_t{0} >> (kBlock - 1 - (offset_ + size_ - 1) % kBlock))) == 0;
   }
   // Where a run of run-selected bytes ends or a stop-selected byte stands, whichever comes first: the first
   // position p > from whose run bit is clear while the run bit of p - 1 is set (with kNewlines: the first
@@ -192,14 +197,15 @@ class MaskView {
     std::size_t k = (end - 1) / kBlock;
     const std::size_t top = (end - 1) % kBlock;
     std::uint64_t bits = select(masks_[k]) & (top == 63 ? ~std::uint64_t{0} : (std::uint64_t{2} << top) - 1);
-    for (;;) {
-      if (bits != 0) {
-        const std::size_t at = k * kBlock + 63 - static_cast<std::size_t>(__builtin_clzll(bits));
-        return at >= start ? at - offset_ : npos;
-      }
-      if (k * kBlock <= start) return npos;
-      bits = select(masks_[--k]);
+    if (bits == 0) {  // back through the blocks before, down to the view's first (as find())
+      const std::size_t first = start / kBlock;
+      do {
+        if (k == first) return npos;
+        bits = select(masks_[--k]);
+      } while (bits == 0);
     }
+    const std::size_t at = k * kBlock + 63 - static_cast<std::size_t>(__builtin_clzll(bits));
+    return at >= start ? at - offset_ : npos;
   }
 
  private:
@@ -228,6 +234,12 @@ class MaskWalk {
   // The first selected position at or after the place, or the view's size when none is. Does not move.
   std::size_t next() noexcept {
     while (bits_ == 0) {
+      if (k_ + 2 <= last_) {  // two words at a time while both lie in the view (prose: most select nothing)
+        const std::uint64_t a = select_(masks_[k_ + 1]), b = select_(masks_[k_ + 2]);
+        k_ += a != 0 ? 1 : 2;
+        bits_ = a != 0 ? a : b;
+        continue;
+      }
       if (k_ >= last_) return size_;
       bits_ = select_(masks_[++k_]);
     }
