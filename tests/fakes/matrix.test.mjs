@@ -301,3 +301,18 @@ test("more than the timeline limit while away: limited, prev_batch, and /message
     assert.deepEqual(older, ["burst 3", "burst 2", "burst 1", "burst 0"]);
   });
 });
+
+test("unsigned.transaction_id goes only to the access token that sent the event; a bad since is M_INVALID_PARAM", async () => {
+  await withFake(async (fake) => {
+    const bot = client(fake);
+    const alice = client(fake, { accessToken: ALICE_ACCESS_TOKEN, userId: IDS.alice });
+    const first = await bot.http.authedRequest("GET", "/sync", {});
+    const { event_id } = await bot.sendEvent(IDS.general, "m.room.message", { msgtype: "m.text", body: "whose txn" }, "txn-42");
+    const timelineOf = async (c) => (await c.http.authedRequest("GET", "/sync", { since: first.next_batch, timeout: "0" }))
+      .rooms.join[IDS.general].timeline.events.find((e) => e.event_id === event_id);
+    assert.equal((await timelineOf(bot)).unsigned.transaction_id, "txn-42");
+    assert.equal((await timelineOf(alice)).unsigned.transaction_id, undefined);
+    await assert.rejects(bot.http.authedRequest("GET", "/sync", { since: "not-a-token" }),
+      (e) => e.errcode === "M_INVALID_PARAM" && e.httpStatus === 400);
+  });
+});
