@@ -37,6 +37,20 @@ ChannelInbound::Recorded ChannelInbound::record(const std::string& key, std::str
   return Recorded::Fresh;
 }
 
+bool ChannelInbound::handle(const std::string& key, std::string payload_json,
+                            const std::function<void()>& run_turn) {
+  switch (record(key, std::move(payload_json))) {
+    case Recorded::Failed:
+      return false;
+    case Recorded::Duplicate:
+      return true;
+    case Recorded::Fresh:
+      break;
+  }
+  run_turn();
+  return true;
+}
+
 void ChannelInbound::resume_pending(const std::function<bool(const std::string& payload_json)>& run) {
   auto pending = store_.pending_inbound(channel_, account_, 1000);
   if (!pending.ok()) {

@@ -7,6 +7,7 @@
 // - record(): Fresh when the message is new (recorded now, durably: the caller may confirm it and start its
 //   turn), Duplicate when it was recorded before (log "<channel>-duplicate", start nothing), Failed when
 //   the store failed (logged; the caller must not confirm it, so the platform sends it again).
+// - handle(): record() and the turn of a Fresh message, as a channel that confirms what it handled wants.
 // - resume_pending(): the records whose turn never ended, oldest first, each given to `run` (with a
 //   "<channel>-resume" log line); a record `run` cannot read is marked finished.
 // - pending_count(): the records whose turn has not ended (recorded, running, or to resume).
@@ -37,6 +38,9 @@ class ChannelInbound {
 
   enum class Recorded : unsigned char { Fresh, Duplicate, Failed };
   Recorded record(const std::string& key, std::string payload_json);
+  // record(), then `run_turn` for a Fresh message. False only when the store failed: the caller must not
+  // confirm the message, so the platform sends it again (Slack, Discord).
+  bool handle(const std::string& key, std::string payload_json, const std::function<void()>& run_turn);
   void resume_pending(const std::function<bool(const std::string& payload_json)>& run);
 
   void begin(const std::string& turn_id);

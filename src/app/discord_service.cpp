@@ -164,16 +164,8 @@ bool DiscordService::on_dispatch(std::string_view type, const boost::json::objec
                      .with("chat", m->channel_id));
     return true;
   }
-  switch (inbound_.record(m->id, payload_of(*m))) {
-    case ChannelInbound::Recorded::Failed:
-      return false;  // not handled: the gateway resumes and Discord replays it
-    case ChannelInbound::Recorded::Duplicate:
-      return true;
-    case ChannelInbound::Recorded::Fresh:
-      break;
-  }
-  (void)run_turn(*m);
-  return true;
+  // False (the store failed): not handled, the gateway resumes and Discord replays it.
+  return inbound_.handle(m->id, payload_of(*m), [&] { (void)run_turn(*m); });
 }
 
 bool DiscordService::run_turn(const dc::InboundMessage& m) {
@@ -183,20 +175,8 @@ bool DiscordService::run_turn(const dc::InboundMessage& m) {
   target.answering = m.id;
   target.reply = !m.guild_id.empty();
   target.nonce_seed = account_ + ":" + turn_id;
-  deliver::ChatOutboxOptions options;
-  options.reply_to = m.id;
-  // Held until final: Discord's message bucket (5 per 5 s per channel) is too small to stream by edits.
-  options.stream = deliver::StreamPolicy::Never;
-  // send-message's handler sent the text itself (it must know whether Discord took it); nothing more.
-  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
-  inbound_.begin(turn_id);
-  auto observer = std::make_shared<ChannelTurn<dc::DiscordChannel>>(
-      *send_api_, target, std::move(options), std::chrono::seconds(8),
-      [this, turn_id, key = m.id, chat = m.channel_id](const agent::TurnSummary& summary,
-                                                       const deliver::DeliveryReport& report,
-                                                       const std::vector<std::string>& in_doubt) {
-        inbound_.end(key, turn_id, chat, summary, report, in_doubt);
-      });
+  auto observer = inbound_turn<dc::DiscordChannel>(inbound_, *send_api_, target, held_until_final(m.id),
+                                                   std::chrono::seconds(8), m.id, turn_id, m.channel_id);
   observer->start_typing();
   agent::TurnInput in;
   in.user = std::string(kIdPrefix) + m.author_id;
@@ -215,36 +195,15 @@ bool DiscordService::run_turn(const dc::InboundMessage& m) {
 }
 
 std::string DiscordService::keep_attachments(const dc::InboundMessage& m) {
-  constexpr std::size_t kMostFiles = 10;  // Discord's own limit per message
-  std::string lines;
-  for (std::size_t i = 0; i < m.attachments.size(); ++i) {
-    const dc::InboundAttachment& a = m.attachments[i];
-    const std::string_view type = a.content_type;
-    const UserFile about{m.voice                      ? "voice note"
-                         : type.starts_with("image/") ? "image"
-                         : type.starts_with("audio/") ? "audio file"
-                         : type.starts_with("video/") ? "video"
-                                                      : "file",
-                         a.filename, std::string(type.substr(0, type.find(';'))), a.size};
-    std::string line;
-    if (i >= kMostFiles) {
-      line = not_kept_line(about, "more than " + std::to_string(kMostFiles) + " files in one message");
-    } else if (files_root_.empty()) {
-      line = not_kept_line(about, "no folder to keep it in ([actions] file_roots)");
-    } else if (a.size > 0 && static_cast<std::uint64_t>(a.size) > config_.max_download_bytes) {
-      line = not_kept_line(about, over_limit(config_.max_download_bytes));
-    } else if (auto bytes = send_api_->download(a.url, config_.max_download_bytes); !bytes) {
-      line = not_kept_line(about, download_refused(bytes.error(), config_.max_download_bytes));
-    } else {
-      // One message may carry several files of the same name: the index keeps them apart.
-      const std::string name = m.id + (m.attachments.size() > 1 ? "-" + std::to_string(i + 1) : "") + "-" +
-                               (a.filename.empty() ? "file" : a.filename);
-      line = keep_user_file(files_root_, "discord/" + m.channel_id + "/" + safe_file_name(name), *bytes,
-                            about, "discord-file-kept", m.channel_id);
-    }
-    lines += (lines.empty() ? "" : "\n") + line;
+  std::vector<MessageFile> files;
+  for (const dc::InboundAttachment& a : m.attachments) {
+    files.push_back({typed_user_file(a.filename, a.content_type, a.size), a.url});
+    if (m.voice) files.back().about.kind = "voice note";
   }
-  return lines;
+  return message_file_lines(files, kChannel, m.channel_id, m.id, files_root_, config_.max_download_bytes,
+                            [this](const std::string& url, std::uint64_t max_bytes) {
+                              return send_api_->download(url, max_bytes);
+                            });
 }
 
 std::shared_ptr<agent::TurnObserver> DiscordService::task_observer(const store::ScheduledTask& task,
@@ -256,11 +215,8 @@ std::shared_ptr<agent::TurnObserver> DiscordService::task_observer(const store::
   dc::DiscordTarget target;
   target.channel_id = std::string(channel);
   target.nonce_seed = account_ + ":" + turn_id;
-  deliver::ChatOutboxOptions options;
-  options.stream = deliver::StreamPolicy::Never;  // as run_turn: held until final
-  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
   auto observer = std::make_shared<ChannelTurn<dc::DiscordChannel>>(
-      *send_api_, target, std::move(options), std::chrono::seconds(8),
+      *send_api_, target, held_until_final(), std::chrono::seconds(8),
       [id = task.id, chat = target.channel_id](const agent::TurnSummary& summary,
                                                const deliver::DeliveryReport& report,
                                                const std::vector<std::string>& in_doubt) {

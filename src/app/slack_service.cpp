@@ -140,35 +140,15 @@ bool SlackService::on_event(const boost::json::object& payload) {
                      .with("from", m->user));
     return true;
   }
-  switch (inbound_.record(m->key(), payload_of(*m))) {
-    case ChannelInbound::Recorded::Failed:
-      return false;  // not acked: Slack sends it again
-    case ChannelInbound::Recorded::Duplicate:
-      return true;
-    case ChannelInbound::Recorded::Fresh:
-      break;
-  }
-  (void)run_turn(*m);
-  return true;
+  // False (the store failed): not acked, Slack sends it again.
+  return inbound_.handle(m->key(), payload_of(*m), [&] { (void)run_turn(*m); });
 }
 
 bool SlackService::run_turn(const Message& m) {
   const std::string turn_id = std::string(kIdPrefix) + m.channel + "-" + m.ts;
   sl::SlackTarget target{m.channel, sl::thread_for(m), m.ts};
-  deliver::ChatOutboxOptions options;
-  options.reply_to = m.ts;
-  // Held until final: about one message a second per channel is too slow to stream by edits.
-  options.stream = deliver::StreamPolicy::Never;
-  // send-message's handler sent the text itself (it must know whether Slack took it); nothing more.
-  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
-  inbound_.begin(turn_id);
-  auto observer = std::make_shared<ChannelTurn<sl::SlackChannel>>(
-      *send_api_, target, std::move(options), std::chrono::seconds(8),
-      [this, turn_id, key = m.key(), chat = m.channel](const agent::TurnSummary& summary,
-                                                       const deliver::DeliveryReport& report,
-                                                       const std::vector<std::string>& in_doubt) {
-        inbound_.end(key, turn_id, chat, summary, report, in_doubt);
-      });
+  auto observer = inbound_turn<sl::SlackChannel>(inbound_, *send_api_, target, held_until_final(m.ts),
+                                                 std::chrono::seconds(8), m.key(), turn_id, m.channel);
   // No typing indicator: Slack has none for bots (SlackChannel::typing).
   std::string bot_user;
   {
@@ -192,34 +172,12 @@ bool SlackService::run_turn(const Message& m) {
 }
 
 std::string SlackService::keep_files(const Message& m) {
-  constexpr std::size_t kMostFiles = 10;
-  std::string lines;
-  for (std::size_t i = 0; i < m.files.size(); ++i) {
-    const File& f = m.files[i];
-    const std::string_view type = f.mimetype;
-    const UserFile about{type.starts_with("image/")   ? "image"
-                         : type.starts_with("audio/") ? "audio file"
-                         : type.starts_with("video/") ? "video"
-                                                      : "file",
-                         f.name, std::string(type.substr(0, type.find(';'))), f.size};
-    std::string line;
-    if (i >= kMostFiles) {
-      line = not_kept_line(about, "more than " + std::to_string(kMostFiles) + " files in one message");
-    } else if (files_root_.empty()) {
-      line = not_kept_line(about, "no folder to keep it in ([actions] file_roots)");
-    } else if (f.size > 0 && static_cast<std::uint64_t>(f.size) > config_.max_download_bytes) {
-      line = not_kept_line(about, over_limit(config_.max_download_bytes));
-    } else if (auto bytes = send_api_->download(f.url, config_.max_download_bytes); !bytes) {
-      line = not_kept_line(about, download_refused(bytes.error(), config_.max_download_bytes));
-    } else {
-      const std::string name = m.ts + (m.files.size() > 1 ? "-" + std::to_string(i + 1) : "") + "-" +
-                               (f.name.empty() ? "file" : f.name);
-      line = keep_user_file(files_root_, "slack/" + m.channel + "/" + safe_file_name(name), *bytes, about,
-                            "slack-file-kept", m.channel);
-    }
-    lines += (lines.empty() ? "" : "\n") + line;
-  }
-  return lines;
+  std::vector<MessageFile> files;
+  for (const File& f : m.files) files.push_back({typed_user_file(f.name, f.mimetype, f.size), f.url});
+  return message_file_lines(files, kChannel, m.channel, m.ts, files_root_, config_.max_download_bytes,
+                            [this](const std::string& url, std::uint64_t max_bytes) {
+                              return send_api_->download(url, max_bytes);
+                            });
 }
 
 std::shared_ptr<agent::TurnObserver> SlackService::task_observer(const store::ScheduledTask& task,
@@ -229,11 +187,8 @@ std::shared_ptr<agent::TurnObserver> SlackService::task_observer(const store::Sc
   const std::string_view channel = conversation.substr(kIdPrefix.size());
   if (!is_channel_id(channel)) return nullptr;
   sl::SlackTarget target{std::string(channel), {}, {}};
-  deliver::ChatOutboxOptions options;
-  options.stream = deliver::StreamPolicy::Never;  // as run_turn: held until final
-  options.other_chat = [](const deliver::Delivery&) { return std::string(); };
   return std::make_shared<ChannelTurn<sl::SlackChannel>>(
-      *send_api_, target, std::move(options), std::chrono::seconds(8),
+      *send_api_, target, held_until_final(), std::chrono::seconds(8),
       [id = task.id, turn_id, chat = target.channel](const agent::TurnSummary& summary,
                                                      const deliver::DeliveryReport& report,
                                                      const std::vector<std::string>& in_doubt) {

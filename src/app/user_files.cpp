@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <system_error>
+#include <utility>
 
 #include "sigil/deliver/format.h"
 #include "sigil/log/log.h"
@@ -68,6 +69,43 @@ std::string keep_user_file(const fs::path& root, const std::string& relative, st
   const std::string mime =
       !file.mime_type.empty() ? file.mime_type : std::string(text::mime_type_for_name(relative));
   return sent(file.kind) + ": " + relative + " (" + mime + ", " + deliver::human_size(bytes.size()) + ")]";
+}
+
+UserFile typed_user_file(std::string name, std::string_view content_type, std::int64_t size) {
+  const std::string_view type = content_type;
+  return UserFile{type.starts_with("image/")   ? "image"
+                  : type.starts_with("audio/") ? "audio file"
+                  : type.starts_with("video/") ? "video"
+                                               : "file",
+                  std::move(name), std::string(type.substr(0, type.find(';'))), size};
+}
+
+std::string message_file_lines(const std::vector<MessageFile>& files, std::string_view channel,
+                               const std::string& chat, const std::string& message_id,
+                               const std::filesystem::path& root, std::uint64_t max_bytes,
+                               const FileDownload& download) {
+  constexpr std::size_t kMostFiles = 10;
+  std::string lines;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const UserFile& about = files[i].about;
+    std::string line;
+    if (i >= kMostFiles) {
+      line = not_kept_line(about, "more than " + std::to_string(kMostFiles) + " files in one message");
+    } else if (root.empty()) {
+      line = not_kept_line(about, "no folder to keep it in ([actions] file_roots)");
+    } else if (about.size > 0 && static_cast<std::uint64_t>(about.size) > max_bytes) {
+      line = not_kept_line(about, over_limit(max_bytes));
+    } else if (auto bytes = download(files[i].url, max_bytes); !bytes) {
+      line = not_kept_line(about, download_refused(bytes.error(), max_bytes));
+    } else {
+      const std::string name = message_id + (files.size() > 1 ? "-" + std::to_string(i + 1) : "") + "-" +
+                               (about.name.empty() ? "file" : about.name);
+      line = keep_user_file(root, std::string(channel) + "/" + chat + "/" + safe_file_name(name), *bytes,
+                            about, std::string(channel) + "-file-kept", chat);
+    }
+    lines += (lines.empty() ? "" : "\n") + line;
+  }
+  return lines;
 }
 
 }  // namespace sigil::app

@@ -13,9 +13,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "sigil/base/result.h"
 #include "sigil/net/blocking_fetch.h"
 
 namespace sigil::app {
@@ -46,5 +49,25 @@ std::string download_refused(const net::DownloadError& error, std::uint64_t max_
 std::string keep_user_file(const std::filesystem::path& root, const std::string& relative,
                            std::string_view bytes, const UserFile& file, std::string_view event,
                            std::string_view chat);
+
+// A file by its Content-Type (its parameters cut off): kind "image", "audio file", "video" or "file".
+UserFile typed_user_file(std::string name, std::string_view content_type, std::int64_t size);
+
+// A file a Discord or Slack message carries: what the model is told of it, and where the bot fetches it.
+struct MessageFile {
+  UserFile about;
+  std::string url;
+};
+using FileDownload =
+    std::function<Result<std::string, net::DownloadError>(const std::string& url, std::uint64_t max_bytes)>;
+
+// The lines the model reads after the text of a Discord or Slack message, one a file: the first 10 (Discord's
+// own limit a message) are fetched with `download` (at most max_bytes) and kept at
+// <channel>/<chat>/<message id>[-<n>]-<name> beneath root (the index keeps a message's files of one name
+// apart; log event "<channel>-file-kept"); the others, and the files that cannot be kept, say why not.
+std::string message_file_lines(const std::vector<MessageFile>& files, std::string_view channel,
+                               const std::string& chat, const std::string& message_id,
+                               const std::filesystem::path& root, std::uint64_t max_bytes,
+                               const FileDownload& download);
 
 }  // namespace sigil::app

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "channels/markdown_walk.h"
+#include "channels/chat_markdown_walk.h"
 #include "sigil/text/char_refs.h"
 
 namespace sigil::channels::discord {
@@ -38,9 +38,9 @@ std::size_t longest_backtick_run(std::string_view s) {
   return best;
 }
 
-class Renderer final : public MarkdownWalk {
+class Renderer final : public ChatMarkdownWalk {
  public:
-  Renderer() : MarkdownWalk({.bullet = "- ", .bold_open = "**", .bold_close = "**"}) {}
+  Renderer() : ChatMarkdownWalk({.bullet = "- ", .bold_open = "**", .bold_close = "**"}) {}
   std::string run(std::string_view markdown) {
     if (!walk(markdown))
       return escape_discord_text(markdown, true);  // md4c gives up only on memory exhaustion
@@ -49,36 +49,11 @@ class Renderer final : public MarkdownWalk {
 
  private:
   // Whether the next character written starts a line (after the quote's "> ").
-  bool line_start() const {
+  bool line_start() const override {
     if (out_.empty()) return true;
     if (quote_depth_ > 0 && out_.size() >= 2 && out_.compare(out_.size() - 2, 2, "> ") == 0)
       return out_.size() == 2 || out_[out_.size() - 3] == '\n';
     return out_.back() == '\n';
-  }
-  void line_break() override {
-    out_ += '\n';
-    if (quote_depth_ > 0) out_ += "> ";
-  }
-  // Writes s, giving every line after a line break the quote's prefix.
-  void put(std::string_view s) {
-    for (char c : s) {
-      if (c == '\n')
-        line_break();
-      else
-        out_ += c;
-    }
-  }
-  void enter_quote() override {
-    if (quote_depth_++ == 0) {
-      if (!line_start()) line_break();
-      out_ += "> ";
-    }
-  }
-  void leave_quote() override {
-    if (--quote_depth_ == 0) {
-      // Drop the empty quoted lines the quote's last block left.
-      while (out_.size() >= 3 && out_.compare(out_.size() - 3, 3, "\n> ") == 0) out_.resize(out_.size() - 3);
-    }
   }
   void enter_heading(unsigned level) override {
     // Discord shows three heading sizes; smaller ones are bold lines.
@@ -89,38 +64,18 @@ class Renderer final : public MarkdownWalk {
     if (heading_bold_) out_ += "**";
     heading_bold_ = false;
   }
-  void enter_code(const std::string& lang) override {
-    out_ += "```" + lang;
-    line_break();
-    in_code_block_ = true;
-    code_.clear();
-  }
-  void leave_code() override {
-    if (!code_.empty() && code_.back() == '\n') code_.pop_back();
-    // "```" inside would end the block on Discord: a zero-width space keeps the backticks apart.
-    for (std::size_t at = 0; (at = code_.find("```", at)) != std::string::npos; at += 2)
-      code_.insert(at + 1, "\xE2\x80\x8B");
-    in_code_block_ = false;
-    put(code_);
-    line_break();
-    out_ += "```";
-  }
+  void enter_code(const std::string& lang) override { open_fence(lang); }
+  void leave_code() override { close_fence(code_block()); }
 
   int enter_span(MD_SPANTYPE type, void* detail) override {
     out_ += span_marker(type);
     switch (type) {
       case MD_SPAN_CODE:
-        in_code_span_ = true;
-        code_.clear();
+        open_code_span();
         break;
-      case MD_SPAN_A: {
-        const auto* d = static_cast<const MD_SPAN_A_DETAIL*>(detail);
-        link_href_ = attribute(d->href);
-        link_raw_.clear();
-        in_link_ = true;
-        link_text_start_ = out_.size();
+      case MD_SPAN_A:
+        open_link(detail);
         break;
-      }
       default:
         break;
     }
@@ -139,9 +94,7 @@ class Renderer final : public MarkdownWalk {
       }
       case MD_SPAN_A:
         in_link_ = false;
-        // An autolink's text is its URL (md4c adds the scheme to "www." links and "mailto:" to addresses).
-        if (link_raw_ == link_href_ || "http://" + link_raw_ == link_href_ ||
-            "mailto:" + link_raw_ == link_href_) {
+        if (is_autolink()) {
           // The URL as written: Discord links it by itself, and escaping would break it.
           out_.resize(link_text_start_);
           out_ += link_raw_;
@@ -161,10 +114,7 @@ class Renderer final : public MarkdownWalk {
   }
 
   int text(MD_TEXTTYPE type, std::string_view s) override {
-    if (in_code_block_ || in_code_span_) {
-      code_ += s;
-      return 0;
-    }
+    if (gathered(s)) return 0;
     switch (type) {
       case MD_TEXT_NULLCHAR:  // U+FFFD: nothing to escape, and not part of a link's URL as written
         out_ += s;
@@ -188,11 +138,6 @@ class Renderer final : public MarkdownWalk {
   }
 
   bool heading_bold_ = false;
-  bool in_code_block_ = false, in_code_span_ = false;
-  std::string code_;
-  bool in_link_ = false;
-  std::string link_href_, link_raw_;
-  std::size_t link_text_start_ = 0;
 };
 
 }  // namespace

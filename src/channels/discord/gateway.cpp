@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "channels/pause.h"
+#include "channels/ws_inbox.h"
 #include "sigil/channels/json_fields.h"
 #include "sigil/log/log.h"
 
@@ -29,27 +30,8 @@ void log_info(std::string event, std::string key, std::string value) {
 
 }  // namespace
 
-struct Gateway::Inbox {
-  struct Event {
-    std::uint64_t generation = 0;
-    enum class Kind : unsigned char { Open, Message, Close } kind = Kind::Open;
-    std::string data;
-    net::WebSocketClosed closed;
-  };
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::deque<Event> events;
-  std::uint64_t generation = 0;  // the current connection's; events of older ones are dropped
-
-  void push(Event e) {
-    {
-      std::lock_guard lock(mu);
-      if (e.generation != generation) return;
-      events.push_back(std::move(e));
-    }
-    cv.notify_all();
-  }
-};
+// The connections' events, waited on by the session thread.
+struct Gateway::Inbox : WsInbox {};
 
 // One connection's state on the gateway thread.
 struct Gateway::Link {
@@ -61,22 +43,6 @@ struct Gateway::Link {
 
   void send(const boost::json::object& payload) const { ws->send_text(boost::json::serialize(payload)); }
 };
-
-namespace {
-
-class Handler final : public net::WebSocketHandler {
- public:
-  using Push = std::function<void(int kind, std::string data, net::WebSocketClosed closed)>;
-  explicit Handler(Push push) : push_(std::move(push)) {}
-  void on_open() override { push_(0, {}, {}); }
-  void on_message(std::string_view data, bool /*binary*/) override { push_(1, std::string(data), {}); }
-  void on_close(const net::WebSocketClosed& closed) override { push_(2, {}, closed); }
-
- private:
-  Push push_;
-};
-
-}  // namespace
 
 Gateway::Gateway(RestApi& rest, net::WebSocketClient& ws, GatewayOptions options, OnDispatch on_dispatch,
                  OnSession on_session)
@@ -186,19 +152,7 @@ void Gateway::run(const std::stop_token& stop) {
 }
 
 Gateway::After Gateway::connection(const std::stop_token& stop, const std::string& url) {
-  std::uint64_t generation = 0;
-  {
-    std::lock_guard lock(inbox_->mu);
-    generation = ++inbox_->generation;
-    inbox_->events.clear();
-  }
-  std::weak_ptr<Inbox> weak = inbox_;
-  auto handler =
-      std::make_shared<Handler>([weak, generation](int kind, std::string data, net::WebSocketClosed closed) {
-        if (auto inbox = weak.lock())
-          inbox->push(Inbox::Event{generation, static_cast<Inbox::Event::Kind>(kind), std::move(data),
-                                   std::move(closed)});
-      });
+  std::shared_ptr<net::WebSocketHandler> handler = next_connection(inbox_);
   Link link;
   had_ready_ = false;
   net::WebSocketOptions wo;

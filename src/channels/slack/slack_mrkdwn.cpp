@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "channels/markdown_walk.h"
+#include "channels/chat_markdown_walk.h"
 #include "sigil/text/char_refs.h"
 
 namespace sigil::channels::slack {
@@ -67,9 +67,9 @@ std::string link_url(std::string_view url) {
   return out;
 }
 
-class Renderer final : public MarkdownWalk {
+class Renderer final : public ChatMarkdownWalk {
  public:
-  Renderer() : MarkdownWalk({.bullet = "\xE2\x80\xA2 ", .bold_open = "*", .bold_close = "*"}) {}
+  Renderer() : ChatMarkdownWalk({.bullet = "\xE2\x80\xA2 ", .bold_open = "*", .bold_close = "*"}) {}
   std::string run(std::string_view markdown) {
     if (!walk(markdown))
       return escape_slack_text(markdown, false);  // md4c gives up only on memory exhaustion
@@ -83,65 +83,22 @@ class Renderer final : public MarkdownWalk {
     const char c = out_.back();
     return !is_space(c) && c != '(' && c != '"' && c != '\'';
   }
-  void line_break() override {
-    out_ += '\n';
-    if (quote_depth_ > 0) out_ += "> ";
-  }
-  void put(std::string_view s) {
-    for (char c : s) {
-      if (c == '\n')
-        line_break();
-      else
-        out_ += c;
-    }
-  }
-  bool line_start() const { return out_.empty() || out_.back() == '\n'; }
-  void enter_quote() override {
-    if (quote_depth_++ == 0) {
-      if (!line_start()) line_break();
-      out_ += "> ";
-    }
-  }
-  void leave_quote() override {
-    if (--quote_depth_ == 0) {
-      while (out_.size() >= 3 && out_.compare(out_.size() - 3, 3, "\n> ") == 0) out_.resize(out_.size() - 3);
-    }
-  }
+  bool line_start() const override { return out_.empty() || out_.back() == '\n'; }
   void enter_heading(unsigned) override { out_ += "*"; }
   void leave_heading() override { out_ += "*"; }
-  void enter_code(const std::string&) override {
-    out_ += "```";
-    line_break();
-    in_code_block_ = true;
-    code_.clear();
-  }
-  void leave_code() override {
-    if (!code_.empty() && code_.back() == '\n') code_.pop_back();
-    std::string shown = escaped(code_);
-    for (std::size_t at = 0; (at = shown.find("```", at)) != std::string::npos; at += 2)
-      shown.insert(at + 1, kZwsp);
-    in_code_block_ = false;
-    put(shown);
-    line_break();
-    out_ += "```";
-  }
+  void enter_code(const std::string&) override { open_fence(""); }  // Slack shows no language
+  void leave_code() override { close_fence(escaped(code_block())); }
 
   int enter_span(MD_SPANTYPE type, void* detail) override {
     if (in_link_) return 0;  // Slack shows no formatting inside a link's text
     out_ += span_marker(type);
     switch (type) {
       case MD_SPAN_CODE:
-        in_code_span_ = true;
-        code_.clear();
+        open_code_span();
         break;
-      case MD_SPAN_A: {
-        const auto* d = static_cast<const MD_SPAN_A_DETAIL*>(detail);
-        link_href_ = attribute(d->href);
-        link_raw_.clear();
-        in_link_ = true;
-        link_text_start_ = out_.size();
+      case MD_SPAN_A:
+        open_link(detail);
         break;
-      }
       default:
         break;
     }
@@ -163,9 +120,7 @@ class Renderer final : public MarkdownWalk {
         in_link_ = false;
         const std::string text = out_.substr(link_text_start_);
         out_.resize(link_text_start_);
-        // An autolink's text is its URL (md4c adds the scheme to "www." links and "mailto:" to addresses).
-        if (link_raw_ == link_href_ || "http://" + link_raw_ == link_href_ ||
-            "mailto:" + link_raw_ == link_href_)
+        if (is_autolink())
           out_ += "<" + link_url(link_href_) + ">";
         else
           out_ += "<" + link_url(link_href_) + "|" + text + ">";
@@ -178,10 +133,7 @@ class Renderer final : public MarkdownWalk {
   }
 
   int text(MD_TEXTTYPE type, std::string_view s) override {
-    if (in_code_block_ || in_code_span_) {
-      code_ += s;
-      return 0;
-    }
+    if (gathered(s)) return 0;
     switch (type) {
       case MD_TEXT_NULLCHAR:
         out_ += s;
@@ -207,12 +159,6 @@ class Renderer final : public MarkdownWalk {
     }
     return 0;
   }
-
-  bool in_code_block_ = false, in_code_span_ = false;
-  std::string code_;
-  bool in_link_ = false;
-  std::string link_href_, link_raw_;
-  std::size_t link_text_start_ = 0;
 };
 
 }  // namespace

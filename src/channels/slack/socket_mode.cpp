@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "channels/pause.h"
+#include "channels/ws_inbox.h"
 #include "sigil/channels/json_fields.h"
 #include "sigil/log/log.h"
 
@@ -25,43 +26,8 @@ void log_info(std::string event, std::string key, std::string value) {
 
 }  // namespace
 
-struct SocketMode::Inbox {
-  struct Event {
-    std::uint64_t generation = 0;
-    enum class Kind : unsigned char { Open, Message, Close } kind = Kind::Open;
-    std::string data;
-    net::WebSocketClosed closed;
-  };
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::deque<Event> events;
-  std::uint64_t generation = 0;  // the current connection's; events of older ones are dropped
-
-  void push(Event e) {
-    {
-      std::lock_guard lock(mu);
-      if (e.generation != generation) return;
-      events.push_back(std::move(e));
-    }
-    cv.notify_all();
-  }
-};
-
-namespace {
-
-class Handler final : public net::WebSocketHandler {
- public:
-  using Push = std::function<void(int kind, std::string data, net::WebSocketClosed closed)>;
-  explicit Handler(Push push) : push_(std::move(push)) {}
-  void on_open() override { push_(0, {}, {}); }
-  void on_message(std::string_view data, bool /*binary*/) override { push_(1, std::string(data), {}); }
-  void on_close(const net::WebSocketClosed& closed) override { push_(2, {}, closed); }
-
- private:
-  Push push_;
-};
-
-}  // namespace
+// The connections' events, waited on by the session thread.
+struct SocketMode::Inbox : WsInbox {};
 
 SocketMode::SocketMode(WebApi& app_api, net::WebSocketClient& ws, SocketModeOptions options, OnEvent on_event)
     : api_(app_api),
@@ -141,19 +107,7 @@ void SocketMode::run(const std::stop_token& stop) {
 }
 
 SocketMode::After SocketMode::connection(const std::stop_token& stop, const std::string& url) {
-  std::uint64_t generation = 0;
-  {
-    std::lock_guard lock(inbox_->mu);
-    generation = ++inbox_->generation;
-    inbox_->events.clear();
-  }
-  std::weak_ptr<Inbox> weak = inbox_;
-  auto handler =
-      std::make_shared<Handler>([weak, generation](int kind, std::string data, net::WebSocketClosed closed) {
-        if (auto inbox = weak.lock())
-          inbox->push(Inbox::Event{generation, static_cast<Inbox::Event::Kind>(kind), std::move(data),
-                                   std::move(closed)});
-      });
+  std::shared_ptr<net::WebSocketHandler> handler = next_connection(inbox_);
   net::WebSocketOptions wo;
   // Slack pings every few seconds; a minute without any frame is a dead connection.
   wo.idle_timeout = std::chrono::seconds(60);
