@@ -599,6 +599,22 @@ class Reader {
     return net::without_trailing_slashes(http_url(n, k, false));
   }
 
+  // A channel's allowed_users: an array of the platform's ids as strings, each checked by `valid`; `why`
+  // names the form in the error, at the array or at the first element that is not one.
+  template <class Valid>
+  std::vector<std::string> id_list(const toml::node& n, const std::string& k, const std::string& why,
+                                   Valid valid) const {
+    const auto* a = n.as_array();
+    if (a == nullptr) fail(n, k, why);
+    std::vector<std::string> ids;
+    for (const toml::node& e : *a) {
+      const auto* v = e.as_string();
+      if (v == nullptr || !valid(v->get())) fail(e, k, why);
+      ids.push_back(v->get());
+    }
+    return ids;
+  }
+
   void discord(const toml::table& t, DiscordConfig& c) {
     c.enabled = true;
     each(t, {
@@ -606,19 +622,13 @@ class Reader {
                 {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
                 {"allowed_users",
                  [&](const toml::node& n, const std::string& k) {
-                   const auto* a = n.as_array();
-                   c.allowed_users.clear();
-                   const std::string why =
-                       "must be an array of Discord user ids (snowflakes as strings, "
-                       "e.g. [\"80351110224678912\"])";
-                   if (a == nullptr) fail(n, k, why);
-                   for (const toml::node& e : *a) {
-                     const auto* v = e.as_string();
-                     if (v == nullptr || v->get().empty() || v->get().size() > 20 ||
-                         v->get().find_first_not_of("0123456789") != std::string::npos)
-                       fail(e, k, why);
-                     c.allowed_users.push_back(v->get());
-                   }
+                   c.allowed_users = id_list(n, k,
+                                             "must be an array of Discord user ids (snowflakes as strings, "
+                                             "e.g. [\"80351110224678912\"])",
+                                             [](const std::string& v) {
+                                               return !v.empty() && v.size() <= 20 &&
+                                                      v.find_first_not_of("0123456789") == std::string::npos;
+                                             });
                  }},
                 {"request_timeout",
                  [&](const toml::node& n, const std::string& k) {
@@ -640,35 +650,29 @@ class Reader {
           fail(n, k, "must be a Slack token starting " + std::string(prefix));
       };
     };
-    each(t,
-         {
-             {"bot_token", token(c.bot_token, "xoxb-")},
-             {"app_token", token(c.app_token, "xapp-")},
-             {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
-             {"allowed_users",
-              [&](const toml::node& n, const std::string& k) {
-                const auto* a = n.as_array();
-                c.allowed_users.clear();
-                const std::string why = "must be an array of Slack member ids (e.g. [\"U012AB3CD\"])";
-                if (a == nullptr) fail(n, k, why);
-                for (const toml::node& e : *a) {
-                  const auto* v = e.as_string();
-                  if (v == nullptr || v->get().size() < 2 || v->get().size() > 24 ||
-                      (v->get().front() != 'U' && v->get().front() != 'W') ||
-                      v->get().find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != std::string::npos)
-                    fail(e, k, why);
-                  c.allowed_users.push_back(v->get());
-                }
-              }},
-             {"request_timeout",
-              [&](const toml::node& n, const std::string& k) {
-                c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
-              }},
-             {"max_download_mb",
-              [&](const toml::node& n, const std::string& k) {
-                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
-              }},
-         });
+    each(t, {
+                {"bot_token", token(c.bot_token, "xoxb-")},
+                {"app_token", token(c.app_token, "xapp-")},
+                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+                {"allowed_users",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.allowed_users = id_list(
+                       n, k, "must be an array of Slack member ids (e.g. [\"U012AB3CD\"])",
+                       [](const std::string& v) {
+                         return v.size() >= 2 && v.size() <= 24 && (v.front() == 'U' || v.front() == 'W') &&
+                                v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
+                                    std::string::npos;
+                       });
+                 }},
+                {"request_timeout",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
+                 }},
+                {"max_download_mb",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
+                 }},
+            });
   }
 
   std::string name_;
