@@ -173,5 +173,25 @@ TEST_F(MatrixChannelTest, ASendInDoubtRepeatedIsTheSameTransaction) {
   EXPECT_EQ(mine().size(), 2u);
 }
 
+TEST_F(MatrixChannelTest, TheOutboxRepeatsASendInDoubtAsTheSameTransaction) {
+  ApiOptions options;
+  options.max_attempts = 2;
+  options.retry_pause = std::chrono::milliseconds(10);
+  options.request_timeout = std::chrono::milliseconds(300);
+  ClientApi slow(*http, fake.url(), kToken, options);
+  fake.fault({{"match", "send"}, {"kind", "timeout"}, {"times", 2}});
+  deliver::ChatOutboxOptions o;
+  o.stream = deliver::StreamPolicy::Never;
+  o.repeat_failed_sends = true;
+  MatrixChannel ch(slow, target());
+  deliver::ChatOutbox out(ch, o);
+  out.text("only one of me");
+  out.end();
+  EXPECT_EQ(out.report().messages_sent, 1u);
+  EXPECT_TRUE(out.report().notes.empty());
+  ASSERT_EQ(mine().size(), 1u);
+  EXPECT_EQ(ch.in_doubt().size(), 1u);  // the first call's doubt, resolved by its repeat
+}
+
 }  // namespace
 }  // namespace sigil::channels::matrix

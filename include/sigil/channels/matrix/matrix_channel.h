@@ -11,7 +11,8 @@
 // - txnIds are derived from the target's `txn_seed` (the turn id) and a count of the sends of each kind, so
 //   the same turn run again (after a restart) makes the same txnIds and the homeserver answers each with
 //   the event it already has. A text send whose outcome stayed unknown keeps its count: sending the same
-//   text again is the same transaction, never a second message (a different text is a new one).
+//   text again is the same transaction, never a second message (a different text is a new one). So the
+//   outbox may repeat a failed send (ChatOutboxOptions::repeat_failed_sends), and the Matrix service does.
 // - send_text: an `m.text` (`m.notice` when the target says so) with `body` (plain) and `formatted_body`
 //   (org.matrix.custom.html, matrix_html.h); a rendering whose event would pass 48,000 bytes goes as several
 //   events cut at safe points (split.h); the id returned is the last event's.
