@@ -77,6 +77,16 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
     throw ConfigError(
         "[channels.slack] needs the app-level token (xapp-…, with connections:write, from the app's Basic "
         "Information page) for Socket Mode: set app_token or SIGIL_SLACK_APP_TOKEN");
+  if (auto v = env("SIGIL_MATRIX_ACCESS_TOKEN"); v && !v->empty()) config.channels.matrix.access_token = *v;
+  if (config.channels.matrix.enabled && config.channels.matrix.homeserver_url.empty())
+    throw ConfigError(
+        "[channels.matrix] needs homeserver_url: the bot account's homeserver, e.g. "
+        "https://matrix.example.org");
+  if (config.channels.matrix.enabled && config.channels.matrix.access_token.empty())
+    throw ConfigError(
+        "[channels.matrix] needs the bot account's access token (from a /login, see "
+        "docs/channels/matrix.md): "
+        "set access_token or SIGIL_MATRIX_ACCESS_TOKEN");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -239,6 +249,14 @@ std::string Config::describe() const {
         << (channels.slack.allowed_users.empty() ? std::string("(anyone)")
                                                  : std::to_string(channels.slack.allowed_users.size()))
         << ", request_timeout " << channels.slack.request_timeout_seconds << '\n';
+  if (channels.matrix.enabled)
+    out << "channels.matrix: homeserver_url " << channels.matrix.homeserver_url << ", access_token "
+        << secret(channels.matrix.access_token) << ", user_id "
+        << (channels.matrix.user_id.empty() ? std::string("(the token's)") : channels.matrix.user_id)
+        << ", allowed_users "
+        << (channels.matrix.allowed_users.empty() ? std::string("(anyone)")
+                                                  : std::to_string(channels.matrix.allowed_users.size()))
+        << ", request_timeout " << channels.matrix.request_timeout_seconds << '\n';
   return out.str();
 }
 

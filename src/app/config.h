@@ -181,6 +181,17 @@ struct SlackConfig {
   std::uint64_t max_download_bytes = 25ull << 20;
 };
 
+// [channels.matrix] (docs/channels/matrix.md). The section being there turns the channel on.
+struct MatrixConfig {
+  bool enabled = false;
+  std::string homeserver_url;  // "https://matrix.example.org" (the client-server API's base)
+  std::string access_token;  // the bot account's, never printed; SIGIL_MATRIX_ACCESS_TOKEN overrides the file
+  std::string user_id;       // "@sigil:example.org": checked against whoami ("": whoever the token is)
+  std::vector<std::string> allowed_users;          // Matrix user ids (@name:server); empty: anyone
+  int request_timeout_seconds = 30;                // one API call's answer (a /sync long poll waits longer)
+  std::uint64_t max_download_bytes = 25ull << 20;  // files users send, each
+};
+
 // [mcp.servers.NAME] (docs/actions/mcp.md): one MCP server, run as a child (`command`) or reached over
 // Streamable HTTP (`url`); exactly one of the two.
 struct McpServerConfig {
@@ -207,6 +218,7 @@ struct ChannelsConfig {
   TelegramConfig telegram;
   DiscordConfig discord;
   SlackConfig slack;
+  MatrixConfig matrix;
 };
 
 struct Config {

@@ -442,14 +442,16 @@ class Reader {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
       const toml::table* table = node.as_table();
-      if (name != "telegram" && name != "discord" && name != "slack")
-        fail_at(key.source(), "unknown channel [channels." + name + "] (known: telegram, discord, slack)");
+      if (name != "telegram" && name != "discord" && name != "slack" && name != "matrix")
+        fail_at(key.source(),
+                "unknown channel [channels." + name + "] (known: telegram, discord, slack, matrix)");
       if (table == nullptr)
         fail_at(node.source(), "channels." + name + " must be a table ([channels." + name + "])");
       section_ = "channels." + name;
       if (name == "telegram") telegram(*table, c.telegram);
       if (name == "discord") discord(*table, c.discord);
       if (name == "slack") slack(*table, c.slack);
+      if (name == "matrix") matrix(*table, c.matrix);
     }
   }
 
@@ -663,6 +665,40 @@ class Reader {
                                 v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") ==
                                     std::string::npos;
                        });
+                 }},
+                {"request_timeout",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
+                 }},
+                {"max_download_mb",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
+                 }},
+            });
+  }
+
+  void matrix(const toml::table& t, MatrixConfig& c) {
+    c.enabled = true;
+    // "@localpart:server": what a Matrix user id looks like (the spec's grammar, loosely).
+    const auto user_id = [](const std::string& v) {
+      const auto colon = v.find(':');
+      return v.size() >= 4 && v.size() <= 255 && v.front() == '@' && colon != std::string::npos &&
+             colon > 1 && colon + 1 < v.size() && v.find_first_of(" \t\n/") == std::string::npos;
+    };
+    const std::string why = "must be a Matrix user id (e.g. \"@alice:example.org\")";
+    each(t, {
+                {"homeserver_url",
+                 [&](const toml::node& n, const std::string& k) { c.homeserver_url = api_url(n, k); }},
+                {"access_token", into(c.access_token, &Reader::string)},
+                {"user_id",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.user_id = string(n, k);
+                   if (!user_id(c.user_id)) fail(n, k, why);
+                 }},
+                {"allowed_users",
+                 [&](const toml::node& n, const std::string& k) {
+                   c.allowed_users = id_list(
+                       n, k, "must be an array of Matrix user ids (e.g. [\"@alice:example.org\"])", user_id);
                  }},
                 {"request_timeout",
                  [&](const toml::node& n, const std::string& k) {

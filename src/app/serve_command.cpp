@@ -72,6 +72,12 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
                   ? std::string("anyone in the workspace may write")
                   : std::to_string(config.channels.slack.allowed_users.size()) + " allowed users")
           << ")\n";
+    if (config.channels.matrix.enabled)
+      out << "sigil: matrix: sync via " << config.channels.matrix.homeserver_url << " ("
+          << (config.channels.matrix.allowed_users.empty()
+                  ? std::string("anyone may write or invite")
+                  : std::to_string(config.channels.matrix.allowed_users.size()) + " allowed users")
+          << ")\n";
     for (const std::string& name : gateway.mcp_servers()) out << "sigil: mcp: " << name << " connected\n";
     for (const std::string& error : gateway.mcp_errors()) out << "sigil: mcp: " << error << " (not taught)\n";
     out << "sigil: listening on http://" << host << ':' << port << std::endl;

@@ -192,7 +192,10 @@ void ChatOutbox::finish_message(std::string_view head) {
   if (head.empty()) return;
   if (open_.id.empty()) {
     take_token(true);
-    const ChannelResult r = call([&] { return channel_.send_text(head); });
+    ChannelResult r = call([&] { return channel_.send_text(head); });
+    // Its outcome may be unknown (a time-out after it went out): the channel's repeat is the same
+    // transaction.
+    if (!r.ok() && options_.repeat_failed_sends) r = call([&] { return channel_.send_text(head); });
     if (r.ok()) {
       ++report_.messages_sent;
       reply_ids_.push_back(r.value());

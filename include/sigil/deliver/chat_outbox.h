@@ -14,6 +14,8 @@
 //   same text.
 // - A message holds the text between two non-text deliveries with leading whitespace and trailing
 //   whitespace removed; whitespace-only text sends nothing.
+// - A text send that failed is made once more when options.repeat_failed_sends says the channel makes that
+//   safe, and never otherwise.
 // - Fallbacks (each recorded in report()): voice note -> audio file -> document -> a text line with the
 //   name, size (and a link when media_url gives one); a file kind the channel lacks -> document -> text line;
 //   a channel error on one way tries the next. A reaction the channel cannot show, or whose emoji is not in
@@ -64,6 +66,11 @@ struct ChatOutboxOptions {
   std::function<std::string(const deliver::Delivery&)> other_chat;
   // Clock for the rate limit; null: SteadyClock::instance().
   Clock* clock = nullptr;
+  // The channel sends every message under an idempotency key the platform deduplicates, and sends a text
+  // again under the same key (Matrix's txnId): a text send that failed, perhaps after it went out (a
+  // time-out, a dropped connection), is then made once more instead of being reported lost. Only for such a
+  // channel: elsewhere the repeat could show the text twice.
+  bool repeat_failed_sends = false;
 };
 
 class ChatOutbox final : public deliver::Outbox {
