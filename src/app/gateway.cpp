@@ -181,9 +181,12 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
       return discord_->send_message(target.chat, text);
     if (text::ascii::iequals(target.channel, "slack") && slack_)
       return slack_->send_message(target.chat, text);
+    if (text::ascii::iequals(target.channel, "signal") && signal_)
+      return signal_->send_message(target.chat, text);
     const char* section = text::ascii::iequals(target.channel, "telegram")  ? " ([channels.telegram])"
                           : text::ascii::iequals(target.channel, "discord") ? " ([channels.discord])"
                           : text::ascii::iequals(target.channel, "slack")   ? " ([channels.slack])"
+                          : text::ascii::iequals(target.channel, "signal")  ? " ([channels.signal])"
                                                                             : "";
     return "no " + target.channel + " channel is configured" + section;
   };
@@ -277,13 +280,14 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.allowed_origins = config_.server.allowed_origins;
     o.allowed_hosts = config_.server.allowed_hosts;
     o.extra_metrics = [this] {
-      if (!telegram_ && !discord_ && !slack_) return std::string();
+      if (!telegram_ && !discord_ && !slack_ && !signal_) return std::string();
       return channel_metrics_header() + (telegram_ ? telegram_->metrics_text() : std::string()) +
              (discord_ ? discord_->metrics_text() : std::string()) +
-             (slack_ ? slack_->metrics_text() : std::string());
+             (slack_ ? slack_->metrics_text() : std::string()) +
+             (signal_ ? signal_->metrics_text() : std::string());
     };
     if (config_.channels.telegram.enabled || config_.channels.discord.enabled ||
-        config_.channels.slack.enabled) {
+        config_.channels.slack.enabled || config_.channels.signal.enabled) {
       o.health = [this] {
         // Read on an io thread while the gateway runs: both services exist before the server starts.
         std::string out = "{";
@@ -291,6 +295,9 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
         if (discord_) out += std::string(telegram_ ? "," : "") + "\"discord\":" + discord_->health_json();
         if (slack_)
           out += std::string(telegram_ || discord_ ? "," : "") + "\"slack\":" + slack_->health_json();
+        if (signal_)
+          out += std::string(telegram_ || discord_ || slack_ ? "," : "") +
+                 "\"signal\":" + signal_->health_json();
         return out + "}";
       };
     }
@@ -316,6 +323,8 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
                                                 data_dir_ / "discord-session.json", files_root_);
   if (config_.channels.slack.enabled)
     slack_ = std::make_unique<SlackService>(config_.channels.slack, *agent_, *store_, files_root_);
+  if (config_.channels.signal.enabled)
+    signal_ = std::make_unique<SignalService>(config_.channels.signal, *agent_, *store_, files_root_);
   scheduler_ = std::make_unique<actions::Scheduler>(
       *store_,
       [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });
@@ -329,6 +338,7 @@ bool Gateway::fire(const store::ScheduledTask& task, const std::string& turn_id)
   if (!observer && telegram_) observer = telegram_->task_observer(task);         // set from a Telegram chat
   if (!observer && discord_) observer = discord_->task_observer(task, turn_id);  // from a Discord channel
   if (!observer && slack_) observer = slack_->task_observer(task, turn_id);      // from a Slack channel
+  if (!observer && signal_) observer = signal_->task_observer(task, turn_id);    // from a Signal chat
   if (!observer && server_)
     observer = server_->conversation_observer(task.scope.user_id, task.scope.conversation_id);
   {
@@ -351,6 +361,7 @@ unsigned short Gateway::start() {
   if (telegram_) telegram_->start();
   if (discord_) discord_->start();
   if (slack_) slack_->start();
+  if (signal_) signal_->start();
   {
     std::lock_guard lock(mu_);
     notify_target_ = scheduler_.get();
@@ -369,6 +380,7 @@ void Gateway::stop(std::chrono::milliseconds grace) {
   if (telegram_) telegram_->stop_polling();
   if (discord_) discord_->stop_gateway();
   if (slack_) slack_->stop_socket();
+  if (signal_) signal_->stop_receiving();
   if (scheduler_) scheduler_->stop();
   if (server_) server_->stop();
   if (!agent_) return;
@@ -388,6 +400,8 @@ void Gateway::stop(std::chrono::milliseconds grace) {
     for (const std::string& id : discord_->running_turns()) turns.insert(id);
   if (slack_)
     for (const std::string& id : slack_->running_turns()) turns.insert(id);
+  if (signal_)
+    for (const std::string& id : signal_->running_turns()) turns.insert(id);
   for (const std::string& id : turns) agent_->cancel(id);
   agent_->wait_idle();
 }

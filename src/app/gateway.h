@@ -36,6 +36,7 @@
 #include "app/data_lock.h"
 #include "app/discord_service.h"
 #include "app/mcp_servers.h"
+#include "app/signal_service.h"
 #include "app/slack_service.h"
 #include "app/telegram_service.h"
 #include "sigil/actions/scheduler.h"
@@ -115,6 +116,7 @@ class Gateway {
   std::unique_ptr<TelegramService> telegram_;  // [channels.telegram]; null when not configured
   std::unique_ptr<DiscordService> discord_;    // [channels.discord]; null when not configured
   std::unique_ptr<SlackService> slack_;        // [channels.slack]; null when not configured
+  std::unique_ptr<SignalService> signal_;      // [channels.signal]; null when not configured
 
   std::mutex mu_;
   actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken
