@@ -10,7 +10,7 @@ user's app shows them) must show exactly the expected calls, nothing twice:
 1. a direct message: a reaction on it, the say blocks as plain text with style ranges, then a file as an attachment;
    no markup anywhere;
 2. not answered: a sender not in allowed_users, a group message without a mention; a mention in an allowed
-   group is answered there, quoting it;
+   group is answered there, quoting it; send-message to an allowed chat sends for real, to another one nothing;
 3. faults: a dropped event stream with a message written during the drop; a time-out after a send went
    through (shown once, never sent again: in doubt);
 4. SIGKILL between recording a message and answering it, and a message written while sigil is down: after
@@ -34,6 +34,8 @@ fail, check, wait_for = CHECKS.fail, CHECKS.check, CHECKS.wait_for
 
 REPORT_REPLY = ('I should send the report first. <react emoji="👍"/><say>Here is **the report**: it has `code` '
                 'and *style*.</say><file path="report.pdf" mode="doc"/><say>That is all.</say>')
+RELAY_REPLY = ('<say>Relaying.</say><send-message channel="signal" chat="' + BOB + '">Relayed **hello**'
+               '</send-message><send-message channel="signal" chat="+15550100077">leak</send-message>')
 SLOW_REPLY = "<say>Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(80)) + " end.</say>"
 
 
@@ -79,10 +81,12 @@ def main():
         files = file_folder(tmp, [("report.pdf", report)])
         replay = os.path.join(tmp, "replay.jsonl")
         write_replay(replay, ({"match": "report", "reply": REPORT_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
+                              {"match": "relay", "reply": RELAY_REPLY},
                               {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},
                               {"reply": "<say>Fallback.</say>"}))
         config = write_toml(tmp, serve_toml(tmp) + replay_model_toml(replay, 40) + '[agent]\nsay_mode = true\n'
                                  f'[actions]\nfile_roots = ["{files}"]\n'
+                                 f'[[actions.message_targets]]\nchannel = "signal"\nchat = "{BOB}"\n'
                                  f'[channels.signal]\nrpc_url = "{fake.url}"\naccount = "{ACCOUNT}"\n'
                                  f'allowed_users = ["{ALICE}"]\nallowed_groups = ["{GROUP}"]\nrequest_timeout = 3\n')
 
@@ -140,6 +144,19 @@ def main():
         check(len(group_msgs) == 1 and group_msgs[0]["quote"]["id"] == m_at["timestamp"],
               "one answer in the group, quoting the message that mentioned the bot")
         check(not any(m["body"] == "Fallback." for m in fake.bot_messages(BOB)), "nothing to the sender not allowed")
+
+        # 2b. send-message: for real to an allowed chat (styled as Signal shows it), refused for another.
+        seq = fake.last_seq()
+        msg = fake.write("relay this")
+        written.append((ALICE, msg["timestamp"]))
+        wait_for("the relay turn", lambda: turn_logged(server, ALICE, msg["timestamp"]), server)
+        relayed = fake.bot_messages(BOB)
+        check([m["body"] for m in relayed] == ["Relayed hello"] and
+              [(x["style"], x["text"]) for x in relayed[0]["styled"]] == [("BOLD", "hello")],
+              f"send-message sent to the allowed chat once, styled: {[m['body'] for m in relayed]}")
+        check(not fake.bot_messages("+15550100077") and
+              all("+15550100077" not in json.dumps(e.get("params")) for e in fake.calls(seq)),
+              "nothing to a chat not allowed")
 
         # 3. Faults. A dropped stream; a message written during the drop arrives on the next one.
         opened = streams_opened()
