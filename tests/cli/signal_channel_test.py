@@ -11,12 +11,14 @@ user's app shows them) must show exactly the expected calls, nothing twice:
    no markup anywhere;
 2. not answered: a sender not in allowed_users, a group message without a mention; a mention in an allowed
    group is answered there, quoting it; send-message to an allowed chat sends for real, to another one nothing;
+   an attachment a person sends is fetched (getAttachment) and kept;
 3. faults: a dropped event stream with a message written during the drop; a time-out after a send went
    through (shown once, never sent again: in doubt);
 4. SIGKILL between recording a message and answering it, and a message written while sigil is down: after
    the restart each is answered exactly once.
 Then the count over every message written: 0 lost, 0 answered twice.
 """
+import base64
 import json
 import os
 import signal
@@ -158,6 +160,18 @@ def main():
               all("+15550100077" not in json.dumps(e.get("params")) for e in fake.calls(seq)),
               "nothing to a chat not allowed")
 
+        # 2c. An attachment a person sends: fetched with getAttachment and kept where the file actions find it.
+        notes = os.urandom(500)
+        seq = fake.last_seq()
+        msg = fake.write("MARK-FILE here are my notes", attachments=[
+            {"filename": "notes.bin", "content_type": "application/octet-stream",
+             "data_base64": base64.b64encode(notes).decode()}])
+        written.append((ALICE, msg["timestamp"]))
+        wait_for("the file turn", lambda: turn_logged(server, ALICE, msg["timestamp"]), server)
+        check(len(fake.calls(seq, "getAttachment")) == 1, "the attachment was fetched once")
+        kept = os.path.join(files, "signal", "_" + ALICE[1:], f"{msg['timestamp']}-notes.bin")
+        check(os.path.exists(kept) and open(kept, "rb").read() == notes, f"the attachment is kept as {kept}")
+
         # 3. Faults. A dropped stream; a message written during the drop arrives on the next one.
         opened = streams_opened()
         fake.admin("/_fake/events/drop", {})
@@ -206,7 +220,7 @@ def main():
         check(not twice, f"0 messages answered twice: {twice}")
         texts = [m["body"] or "" for m in fake.bot_messages(ALICE)]
         check(sum("MARK-SLOW" in t for t in texts) == 1, "the slow answer is shown exactly once")
-        check(sum(t == "Answer to MARK-ECHO." for t in texts) == 3, "each echo answer (drop, time-out, away) once")
+        check(sum(t == "Answer to MARK-ECHO." for t in texts) == 4, "each echo answer (file, drop, time-out, away) once")
         check(sum(t == "That is all." for t in texts) == 1, "the report's last message is shown once")
 
         run.stop_cleanly("sigil serve stops cleanly on SIGTERM")
