@@ -147,6 +147,27 @@ TEST_F(SignalChannelTest, ATimedOutSendIsInDoubtAndNeverRepeated) {
   EXPECT_EQ(fake.journal("rpc").size(), 1u);
 }
 
+TEST_F(SignalChannelTest, AServerErrorLeavesASendInDoubtWhileTypingIsMadeAgain) {
+  // A 5xx says nothing about whether signal-cli sent the message: never sent again.
+  fake.admin("POST", "/_fake/faults", R"({"match":"send","kind":"status","status":503})");
+  SignalChannel ch(*api, dm());
+  const auto r = ch.send_text("maybe");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("outcome unknown: HTTP 503"), std::string::npos) << r.error();
+  EXPECT_EQ(ch.in_doubt().size(), 1u);
+  // Typing shows nothing new when made twice: the call is made again after the same fault.
+  fake.admin("POST", "/_fake/faults", R"({"match":"sendTyping","kind":"status","status":503})");
+  EXPECT_TRUE(ch.typing());
+  std::size_t sends = 0, typings = 0;
+  for (const auto& e : fake.journal("rpc")) {
+    const auto route = e.at("route").as_string();
+    if (route == "send") ++sends;
+    if (route == "sendTyping") ++typings;
+  }
+  EXPECT_EQ(sends, 1u);
+  EXPECT_EQ(typings, 2u);
+}
+
 TEST_F(SignalChannelTest, RateLimitIsWaitedOutAndSentOnce) {
   fake.admin("POST", "/_fake/faults", R"({"match":"send","kind":"rate_limit","retry_after":1})");
   SignalChannel ch(*api, dm());
