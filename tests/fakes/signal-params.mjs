@@ -79,7 +79,8 @@ export class Params {
     if (v === null) {
       throw new RpcError(
         RPC.INTERNAL_ERROR,
-        `Cannot invoke "java.lang.Long.longValue()" because the return value of "net.sourceforge.argparse4j.inf.Namespace.getLong(String)" is null (NullPointerException)`,
+        `Cannot invoke "java.lang.Long.longValue()" because the return value of ` +
+          `"net.sourceforge.argparse4j.inf.Namespace.getLong(String)" is null (NullPointerException)`,
       );
     }
     return v;

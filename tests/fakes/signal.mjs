@@ -48,6 +48,7 @@ export const IDS = {
 // text/x-signal-plain attachment (ServiceConfig.MAX_MESSAGE_SIZE_BYTES, MimeUtils.LONG_TEXT).
 export const MAX_BODY_BYTES = 2000;
 const LONG_TEXT = "text/x-signal-plain";
+const JAVA_MAP = "java.util.LinkedHashMap<java.lang.String,java.lang.Object>";
 const METHODS_WITH_ROUTE = new Set(["send", "sendReaction", "sendTyping", "remoteDelete", "listGroups", "getAttachment", "receive"]);
 
 export class SignalFake {
@@ -515,7 +516,7 @@ export class SignalFake {
     if (params !== null && (typeof params !== "object" || Array.isArray(params))) {
       const what = Array.isArray(params) ? "Array value (token `JsonToken.START_ARRAY`)" : "a scalar value";
       return finish(
-        errorResponse(RPC.INVALID_REQUEST, `Cannot deserialize value of type \`java.util.LinkedHashMap<java.lang.String,java.lang.Object>\` from ${what}`, id),
+        errorResponse(RPC.INVALID_REQUEST, `Cannot deserialize value of type \`${JAVA_MAP}\` from ${what}`, id),
         true,
       );
     }
@@ -617,7 +618,17 @@ export class SignalFake {
       ...(spec.group ? { groupInfo: this.groupInfo(spec.group) } : {}),
     };
     const key = spec.group ? `group:${spec.group}` : user.number ?? user.uuid;
-    this.chat(key).push({ timestamp, author: user.number ?? user.uuid, body: text, textStyles: [], mentions, attachments, reactions: [], revisions: [], deleted: false });
+    this.chat(key).push({
+      timestamp,
+      author: user.number ?? user.uuid,
+      body: text,
+      textStyles: [],
+      mentions,
+      attachments,
+      reactions: [],
+      revisions: [],
+      deleted: false,
+    });
     const envelope = this.envelope(user, timestamp, { dataMessage });
     const delivery = this.events.arrive(envelope);
     this.journal.record({ kind: "inject", what: "message", timestamp, delivery: delivery.state });
@@ -660,14 +671,25 @@ export class SignalFake {
     let fields;
     if (spec.type === "receipt") {
       user = this.sender(spec.from ?? "alice");
-      fields = { receiptMessage: { when: timestamp, isDelivery: spec.read !== true, isRead: spec.read === true, isViewed: false, timestamps: spec.timestamps ?? [] } };
+      const read = spec.read === true;
+      const timestamps = spec.timestamps ?? [];
+      fields = { receiptMessage: { when: timestamp, isDelivery: !read, isRead: read, isViewed: false, timestamps } };
     } else if (spec.type === "typing") {
       user = this.sender(spec.from ?? "alice");
       fields = { typingMessage: { action: spec.stop ? "STOPPED" : "STARTED", timestamp } };
     } else if (spec.type === "sync") {
       user = this.self();
       const dest = this.userFor(spec.destination ?? this.account) ?? this.self();
-      fields = { syncMessage: { sentMessage: { destination: dest.number, destinationNumber: dest.number, destinationUuid: dest.uuid, timestamp, message: spec.text ?? "", expiresInSeconds: 0, viewOnce: false } } };
+      const sentMessage = {
+        destination: dest.number,
+        destinationNumber: dest.number,
+        destinationUuid: dest.uuid,
+        timestamp,
+        message: spec.text ?? "",
+        expiresInSeconds: 0,
+        viewOnce: false,
+      };
+      fields = { syncMessage: { sentMessage } };
     } else {
       throw new Error("type must be receipt, typing or sync");
     }
