@@ -11,7 +11,8 @@ user's app shows them) must show exactly the expected calls, nothing twice:
    no markup anywhere;
 2. not answered: a sender not in allowed_users, a group message without a mention; a mention in an allowed
    group is answered there, quoting it; send-message to an allowed chat sends for real, to another one nothing;
-   an attachment a person sends is fetched (getAttachment) and kept;
+   a late <no-reply/> deletes what was said (remoteDelete); an attachment a person sends is fetched
+   (getAttachment) and kept;
 3. faults: a dropped event stream with a message written during the drop; a time-out after a send went
    through (shown once, never sent again: in doubt);
 4. SIGKILL between recording a message and answering it, and a message written while sigil is down: after
@@ -38,6 +39,7 @@ REPORT_REPLY = ('I should send the report first. <react emoji="👍"/><say>Here 
                 'and *style*.</say><file path="report.pdf" mode="doc"/><say>That is all.</say>')
 RELAY_REPLY = ('<say>Relaying.</say><send-message channel="signal" chat="' + BOB + '">Relayed **hello**'
                '</send-message><send-message channel="signal" chat="+15550100077">leak</send-message>')
+LATE_REPLY = '<say>Let me look into that.</say> On second thought this needs no answer. <no-reply/>'
 SLOW_REPLY = "<say>Slow answer MARK-SLOW " + " ".join(f"word{i}" for i in range(80)) + " end.</say>"
 
 
@@ -83,7 +85,7 @@ def main():
         files = file_folder(tmp, [("report.pdf", report)])
         replay = os.path.join(tmp, "replay.jsonl")
         write_replay(replay, ({"match": "report", "reply": REPORT_REPLY}, {"match": "slow", "reply": SLOW_REPLY},
-                              {"match": "relay", "reply": RELAY_REPLY},
+                              {"match": "relay", "reply": RELAY_REPLY}, {"match": "late", "reply": LATE_REPLY},
                               {"match": "MARK-", "reply": "<say>Answer to MARK-ECHO.</say>"},
                               {"reply": "<say>Fallback.</say>"}))
         config = write_toml(tmp, serve_toml(tmp) + replay_model_toml(replay, 40) + '[agent]\nsay_mode = true\n'
@@ -160,7 +162,17 @@ def main():
               all("+15550100077" not in json.dumps(e.get("params")) for e in fake.calls(seq)),
               "nothing to a chat not allowed")
 
-        # 2c. An attachment a person sends: fetched with getAttachment and kept where the file actions find it.
+        # 2c. A late <no-reply/>: what was said is deleted again (remoteDelete); the person sees nothing.
+        seq = fake.last_seq()
+        msg = fake.write("a late one")
+        written.append((ALICE, msg["timestamp"]))
+        wait_for("the late turn", lambda: turn_logged(server, ALICE, msg["timestamp"]), server)
+        late = [e["route"] for e in fake.calls(seq) if e["route"] in ("send", "remoteDelete")]
+        check(late == ["send", "remoteDelete"], f"the said message is deleted again: {late}")
+        said = [m for m in fake.bot_messages(ALICE) if m["body"] == "Let me look into that."]
+        check(len(said) == 1 and said[0]["deleted"], "the person sees it deleted")
+
+        # 2d. An attachment a person sends: fetched with getAttachment and kept where the file actions find it.
         notes = os.urandom(500)
         seq = fake.last_seq()
         msg = fake.write("MARK-FILE here are my notes", attachments=[
