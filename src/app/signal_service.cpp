@@ -130,9 +130,8 @@ bool SignalService::run_turn(const Message& m) {
   sg::SignalTarget target = target_for(chat);
   target.answering = m.timestamp;
   target.answering_author = m.sender();
-  auto observer =
-      inbound_turn<sg::SignalChannel>(inbound_, *api_, target, held_until_final(std::to_string(m.timestamp)),
-                                      std::chrono::seconds(10), m.key(), turn_id, chat);
+  auto observer = inbound_turn<sg::SignalChannel>(inbound_, *api_, target, held_until_final(m.key()),
+                                                  std::chrono::seconds(10), m.key(), turn_id, chat);
   observer->start_typing();
   agent::TurnInput in;
   in.user = std::string(kIdPrefix) + m.sender();
@@ -144,7 +143,7 @@ bool SignalService::run_turn(const Message& m) {
     const std::string lines = keep_files(m, chat);
     in.text = in.text.empty() ? lines : in.text + "\n\n" + lines;
   }
-  in.message_id = std::to_string(m.timestamp);
+  in.message_id = m.key();  // "<sender>/<timestamp>": a reaction to it needs its author too
   in.turn_id = turn_id;
   agent_.start_turn(std::move(in), std::move(observer));
   return true;

@@ -152,12 +152,21 @@ deliver::ChannelResult SignalChannel::send_voice(const deliver::OutgoingFile& vo
 
 deliver::ChannelResult SignalChannel::react(const std::string& message_id, std::string_view emoji) {
   if (emoji.empty()) return deliver::channel_error("no emoji");
-  const bool answered =
-      message_id.empty() || (target_.answering != 0 && message_id == std::to_string(target_.answering));
-  const std::optional<std::int64_t> ts =
-      answered ? std::optional<std::int64_t>(target_.answering) : timestamp_of(message_id);
+  // "" is the message being answered; "<author>/<timestamp>" a person's message (the id the history shows,
+  // inbound.h's key()); a bare timestamp the message being answered or one of the bot's own.
+  std::optional<std::int64_t> ts;
+  std::string author;
+  if (message_id.empty()) {
+    ts = target_.answering;
+    author = target_.answering_author;
+  } else if (const auto slash = message_id.rfind('/'); slash != std::string::npos) {
+    ts = timestamp_of(std::string_view(message_id).substr(slash + 1));
+    author = message_id.substr(0, slash);
+  } else {
+    ts = timestamp_of(message_id);
+    author = ts && *ts == target_.answering ? target_.answering_author : target_.account;
+  }
   if (!ts || *ts == 0) return deliver::channel_error("no message to react to");
-  const std::string& author = answered ? target_.answering_author : target_.account;
   if (author.empty()) return deliver::channel_error("the message's author is unknown");
   boost::json::object p = addressed();
   p["emoji"] = std::string(emoji);
@@ -165,7 +174,7 @@ deliver::ChannelResult SignalChannel::react(const std::string& message_id, std::
   p["targetTimestamp"] = *ts;
   // One reaction per reactor per message: made again, it replaces itself with itself.
   deliver::ChannelResult res = finish("sendReaction", api_.call("sendReaction", std::move(p), true), false);
-  if (res.ok()) return deliver::ChannelResult(std::to_string(*ts));
+  if (res.ok()) return deliver::ChannelResult(message_id.empty() ? std::to_string(*ts) : message_id);
   return res;
 }
 

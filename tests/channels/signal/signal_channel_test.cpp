@@ -80,6 +80,20 @@ TEST_F(SignalChannelTest, ReactsToTheAnsweredMessageByItsAuthor) {
   EXPECT_FALSE(ch.react("", "").ok());
 }
 
+TEST_F(SignalChannelTest, ReactsToAnEarlierMessageByItsHistoryId) {
+  const std::int64_t earlier = fake.user_message("earlier");
+  const std::int64_t now = fake.user_message("now");
+  SignalChannel ch(*api, dm(now));
+  const std::string id = std::string(kAlice) + "/" + std::to_string(earlier);
+  const auto r = ch.react(id, "👀");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.value(), id);
+  const auto msgs = fake.messages(kAlice);
+  ASSERT_EQ(msgs.size(), 2u);
+  EXPECT_EQ(msgs[0].at("reactions").as_array().size(), 1u);
+  EXPECT_TRUE(msgs[1].at("reactions").as_array().empty());
+}
+
 TEST_F(SignalChannelTest, FilesAndVoiceNotesGoAsDataUris) {
   SignalChannel ch(*api, dm());
   deliver::OutgoingFile f;

@@ -13,7 +13,8 @@
 // - send_file / send_voice: the file with the caption's first part as its text (and its style ranges); the
 //   caption's further parts follow as text messages.
 // - react: `message_id` "" (or the answered message's timestamp) reacts to the message being answered, by
-//   its author; any other id is one of the bot's own messages.
+//   its author; "<author>/<timestamp>" (the id a person's message has in the history: inbound.h's key()) to
+//   that message; any other timestamp is one of the bot's own messages.
 // - Signal has no idempotency key: a send whose outcome stayed unknown (a time-out after it went out) is
 //   never repeated; it is listed by in_doubt(), text fails with "outcome unknown: …", and a file or
 //   reaction reports success so the outbox does not send the same thing another way. A user may then see a
