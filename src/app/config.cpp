@@ -87,6 +87,10 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
         "[channels.matrix] needs the bot account's access token (from a /login, see "
         "docs/channels/matrix.md): "
         "set access_token or SIGIL_MATRIX_ACCESS_TOKEN");
+  if (config.channels.signal.enabled && config.channels.signal.account.empty())
+    throw ConfigError(
+        "[channels.signal] needs account: the bot's number in E.164 (the -a ACCOUNT signal-cli's daemon runs "
+        "with)");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -257,6 +261,11 @@ std::string Config::describe() const {
         << (channels.matrix.allowed_users.empty() ? std::string("(anyone)")
                                                   : std::to_string(channels.matrix.allowed_users.size()))
         << ", request_timeout " << channels.matrix.request_timeout_seconds << '\n';
+  if (channels.signal.enabled)
+    out << "channels.signal: rpc_url " << channels.signal.rpc_url << ", account " << channels.signal.account
+        << ", allowed_users " << channels.signal.allowed_users.size() << ", allowed_groups "
+        << channels.signal.allowed_groups.size() << ", request_timeout "
+        << channels.signal.request_timeout_seconds << '\n';
   return out.str();
 }
 

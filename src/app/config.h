@@ -214,11 +214,24 @@ struct McpServerConfig {
   } oauth;
 };
 
+// [channels.signal] (docs/channels/signal.md): signal-cli's HTTP daemon for the bot's number.
+struct SignalConfig {
+  bool enabled = false;
+  std::string rpc_url = "http://127.0.0.1:8080";  // `signal-cli -a ACCOUNT daemon --http 127.0.0.1:8080`
+  std::string account;                            // the bot's number, E.164 ("+15551234567")
+  std::vector<std::string> allowed_users;   // numbers (E.164) or ACIs whose direct messages are answered
+  std::vector<std::string> allowed_groups;  // group ids (base64) where a mention of the bot is answered
+  int request_timeout_seconds = 60;         // one JSON-RPC call's answer (a send waits on Signal)
+  int silence_seconds = 40;  // a receive stream with no event or keep-alive this long is opened again
+  std::uint64_t max_download_bytes = 25ull << 20;
+};
+
 struct ChannelsConfig {
   TelegramConfig telegram;
   DiscordConfig discord;
   SlackConfig slack;
   MatrixConfig matrix;
+  SignalConfig signal;
 };
 
 struct Config {

@@ -111,7 +111,7 @@ DiscordService::DiscordService(const DiscordConfig& config, agent::Agent& agent,
 }
 
 DiscordService::~DiscordService() {
-  stop_gateway();
+  stop_receiving();
   send_api_->stop();
 }
 
@@ -123,7 +123,7 @@ void DiscordService::start() {
   gateway_->start();
 }
 
-void DiscordService::stop_gateway() {
+void DiscordService::stop_receiving() {
   if (gateway_) gateway_->stop();
   if (gateway_api_) gateway_api_->stop();
 }

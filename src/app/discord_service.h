@@ -18,7 +18,7 @@
 //   CDN when the turn starts (again when it resumes) and kept beneath `files_root` (user_files.h); the model
 //   reads one line per file after the text: where it lies, or why it was not kept.
 // - send_message(): a text to a channel id, for send-message (allow-listed by the handler).
-// - stop_gateway(): the gateway closes (its session stays resumable and kept); turns under way keep their
+// - stop_receiving(): the gateway closes (its session stays resumable and kept); turns under way keep their
 //   channel until they end.
 #pragma once
 
@@ -29,6 +29,7 @@
 #include <string_view>
 
 #include "app/channel_inbound.h"
+#include "app/chat_service.h"
 #include "app/config.h"
 #include "sigil/agent/agent.h"
 #include "sigil/channels/discord/gateway.h"
@@ -41,35 +42,36 @@
 
 namespace sigil::app {
 
-class DiscordService {
+class DiscordService final : public ChatService {
  public:
   // `files_root`: where the files users attach are kept (user_files.h), in discord/<channel id>/.
   DiscordService(const DiscordConfig& config, agent::Agent& agent, store::Store& store,
                  std::filesystem::path session_file, std::filesystem::path files_root);
-  ~DiscordService();
+  ~DiscordService() override;
   DiscordService(const DiscordService&) = delete;
   DiscordService& operator=(const DiscordService&) = delete;
 
-  void start();
-  void stop_gateway();
-  std::set<std::string> running_turns() const { return inbound_.running(); }
+  std::string_view name() const override { return "discord"; }
+  void start() override;
+  void stop_receiving() override;
+  std::set<std::string> running_turns() const override { return inbound_.running(); }
 
   // A scheduled task's turn arrives where the task was set: for a Discord conversation ("dc-<channel id>") an
   // observer that delivers to that channel (its sends' nonces come from `turn_id`, so a task fired again
   // after a crash does not post twice); nullptr for any other conversation.
   std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task,
-                                                     const std::string& turn_id);
+                                                     const std::string& turn_id) override;
 
   // Sends `text` to the channel (a Discord channel id); "" when Discord took every part, else the error.
-  std::string send_message(std::string_view channel, std::string_view text);
+  std::string send_message(std::string_view channel, std::string_view text) override;
 
   // Prometheus lines (channel_metrics_header() goes before them once): the REST counters (api="rest"), the
   // gateway's (api="gateway": connects as calls, resumes and identifies after the first as retries) and
   // sigil_channel_connected{channel="discord"}.
-  std::string metrics_text() const;
+  std::string metrics_text() const override;
   // The channel's state for /healthz (channel_health_json): mode "gateway", state "connected",
   // "connecting" or "error" (the session ended for good).
-  std::string health_json() const;
+  std::string health_json() const override;
 
  private:
   bool on_dispatch(std::string_view type, const boost::json::object& data);

@@ -7,8 +7,12 @@
 #include <utility>
 
 #include "action_names.h"
+#include "app/discord_service.h"
+#include "app/matrix_service.h"
 #include "app/mcp_servers.h"
 #include "app/provider_actions.h"
+#include "app/signal_service.h"
+#include "app/slack_service.h"
 #include "sigil/actions/builtin_handlers.h"
 #include "sigil/embed/files.h"
 #include "sigil/model/openai.h"
@@ -175,19 +179,12 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   }
   // Discord and Slack targets are channel ids: only those listed in [actions] message_targets are allowed.
   builtin.messages.send = [this](const actions::MessageTarget& target, std::string_view text) -> std::string {
-    if (text::ascii::iequals(target.channel, "telegram") && telegram_)
-      return telegram_->send_message(target.chat, text);
-    if (text::ascii::iequals(target.channel, "discord") && discord_)
-      return discord_->send_message(target.chat, text);
-    if (text::ascii::iequals(target.channel, "slack") && slack_)
-      return slack_->send_message(target.chat, text);
-    if (text::ascii::iequals(target.channel, "matrix") && matrix_)
-      return matrix_->send_message(target.chat, text);
-    const char* section = text::ascii::iequals(target.channel, "telegram")  ? " ([channels.telegram])"
-                          : text::ascii::iequals(target.channel, "discord") ? " ([channels.discord])"
-                          : text::ascii::iequals(target.channel, "slack")   ? " ([channels.slack])"
-                          : text::ascii::iequals(target.channel, "matrix")  ? " ([channels.matrix])"
-                                                                            : "";
+    for (const auto& chat : chats_)
+      if (text::ascii::iequals(target.channel, chat->name())) return chat->send_message(target.chat, text);
+    constexpr std::string_view kKnown[] = {"telegram", "discord", "slack", "matrix", "signal"};
+    std::string section;
+    for (const std::string_view known : kKnown)
+      if (text::ascii::iequals(target.channel, known)) section = " ([channels." + std::string(known) + "])";
     return "no " + target.channel + " channel is configured" + section;
   };
   for (const CommandConfigEntry& c : config_.actions.commands) {
@@ -280,24 +277,19 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.allowed_origins = config_.server.allowed_origins;
     o.allowed_hosts = config_.server.allowed_hosts;
     o.extra_metrics = [this] {
-      if (!telegram_ && !discord_ && !slack_ && !matrix_) return std::string();
-      return channel_metrics_header() + (telegram_ ? telegram_->metrics_text() : std::string()) +
-             (discord_ ? discord_->metrics_text() : std::string()) +
-             (slack_ ? slack_->metrics_text() : std::string()) +
-             (matrix_ ? matrix_->metrics_text() : std::string());
+      if (chats_.empty()) return std::string();
+      std::string out = channel_metrics_header();
+      for (const auto& chat : chats_) out += chat->metrics_text();
+      return out;
     };
     if (config_.channels.telegram.enabled || config_.channels.discord.enabled ||
-        config_.channels.slack.enabled || config_.channels.matrix.enabled) {
+        config_.channels.slack.enabled || config_.channels.matrix.enabled ||
+        config_.channels.signal.enabled) {
       o.health = [this] {
-        // Read on an io thread while the gateway runs: both services exist before the server starts.
+        // Read on an io thread while the gateway runs: every service exists before the server starts.
         std::string out = "{";
-        if (telegram_) out += "\"telegram\":" + telegram_->health_json();
-        if (discord_) out += std::string(telegram_ ? "," : "") + "\"discord\":" + discord_->health_json();
-        if (slack_)
-          out += std::string(telegram_ || discord_ ? "," : "") + "\"slack\":" + slack_->health_json();
-        if (matrix_)
-          out += std::string(telegram_ || discord_ || slack_ ? "," : "") +
-                 "\"matrix\":" + matrix_->health_json();
+        for (const auto& chat : chats_)
+          out += (out.size() > 1 ? ",\"" : "\"") + std::string(chat->name()) + "\":" + chat->health_json();
         return out + "}";
       };
     }
@@ -316,16 +308,22 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
         "[channels.telegram] mode \"webhook\" needs the gateway's HTTP server (sigil serve) to receive "
         "Telegram's updates; use mode \"polling\" here");
   }
-  if (config_.channels.telegram.enabled)
-    telegram_ = std::make_unique<TelegramService>(config_.channels.telegram, *agent_, *store_, files_root_);
+  if (config_.channels.telegram.enabled) {
+    auto telegram =
+        std::make_unique<TelegramService>(config_.channels.telegram, *agent_, *store_, files_root_);
+    telegram_ = telegram.get();
+    chats_.push_back(std::move(telegram));
+  }
   if (config_.channels.discord.enabled)
-    discord_ = std::make_unique<DiscordService>(config_.channels.discord, *agent_, *store_,
-                                                data_dir_ / "discord-session.json", files_root_);
+    chats_.push_back(std::make_unique<DiscordService>(config_.channels.discord, *agent_, *store_,
+                                                      data_dir_ / "discord-session.json", files_root_));
   if (config_.channels.slack.enabled)
-    slack_ = std::make_unique<SlackService>(config_.channels.slack, *agent_, *store_, files_root_);
+    chats_.push_back(std::make_unique<SlackService>(config_.channels.slack, *agent_, *store_, files_root_));
   if (config_.channels.matrix.enabled)
-    matrix_ = std::make_unique<MatrixService>(config_.channels.matrix, *agent_, *store_,
-                                              data_dir_ / "matrix-sync.json", files_root_);
+    chats_.push_back(std::make_unique<MatrixService>(config_.channels.matrix, *agent_, *store_,
+                                                     data_dir_ / "matrix-sync.json", files_root_));
+  if (config_.channels.signal.enabled)
+    chats_.push_back(std::make_unique<SignalService>(config_.channels.signal, *agent_, *store_, files_root_));
   scheduler_ = std::make_unique<actions::Scheduler>(
       *store_,
       [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });
@@ -336,10 +334,8 @@ Gateway::~Gateway() { stop(); }
 bool Gateway::fire(const store::ScheduledTask& task, const std::string& turn_id) {
   std::shared_ptr<agent::TurnObserver> observer;
   if (options_.task_observer) observer = options_.task_observer(task);
-  if (!observer && telegram_) observer = telegram_->task_observer(task);         // set from a Telegram chat
-  if (!observer && discord_) observer = discord_->task_observer(task, turn_id);  // from a Discord channel
-  if (!observer && slack_) observer = slack_->task_observer(task, turn_id);      // from a Slack channel
-  if (!observer && matrix_) observer = matrix_->task_observer(task, turn_id);    // from a Matrix room
+  for (const auto& chat : chats_)  // a task set from one of a platform's chats is delivered there
+    if (!observer) observer = chat->task_observer(task, turn_id);
   if (!observer && server_)
     observer = server_->conversation_observer(task.scope.user_id, task.scope.conversation_id);
   {
@@ -359,10 +355,7 @@ unsigned short Gateway::start() {
       throw GatewayError(e.what());
     }
   }
-  if (telegram_) telegram_->start();
-  if (discord_) discord_->start();
-  if (slack_) slack_->start();
-  if (matrix_) matrix_->start();
+  for (const auto& chat : chats_) chat->start();
   {
     std::lock_guard lock(mu_);
     notify_target_ = scheduler_.get();
@@ -378,10 +371,7 @@ void Gateway::stop(std::chrono::milliseconds grace) {
     stopped_ = true;
     notify_target_ = nullptr;
   }
-  if (telegram_) telegram_->stop_polling();
-  if (discord_) discord_->stop_gateway();
-  if (slack_) slack_->stop_socket();
-  if (matrix_) matrix_->stop_sync();
+  for (const auto& chat : chats_) chat->stop_receiving();
   if (scheduler_) scheduler_->stop();
   if (server_) server_->stop();
   if (!agent_) return;
@@ -395,14 +385,8 @@ void Gateway::stop(std::chrono::milliseconds grace) {
     std::lock_guard lock(mu_);
     turns = task_turns_;
   }
-  if (telegram_)
-    for (const std::string& id : telegram_->running_turns()) turns.insert(id);
-  if (discord_)
-    for (const std::string& id : discord_->running_turns()) turns.insert(id);
-  if (slack_)
-    for (const std::string& id : slack_->running_turns()) turns.insert(id);
-  if (matrix_)
-    for (const std::string& id : matrix_->running_turns()) turns.insert(id);
+  for (const auto& chat : chats_)
+    for (const std::string& id : chat->running_turns()) turns.insert(id);
   for (const std::string& id : turns) agent_->cancel(id);
   agent_->wait_idle();
 }

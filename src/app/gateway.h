@@ -32,12 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "app/chat_service.h"
 #include "app/config.h"
 #include "app/data_lock.h"
-#include "app/discord_service.h"
-#include "app/matrix_service.h"
 #include "app/mcp_servers.h"
-#include "app/slack_service.h"
 #include "app/telegram_service.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
@@ -112,11 +110,11 @@ class Gateway {
   std::unique_ptr<agent::Agent> agent_;
   std::unique_ptr<server::HttpServer> server_;
   std::unique_ptr<actions::Scheduler> scheduler_;
-  std::filesystem::path files_root_;           // the first of the actions' file roots
-  std::unique_ptr<TelegramService> telegram_;  // [channels.telegram]; null when not configured
-  std::unique_ptr<DiscordService> discord_;    // [channels.discord]; null when not configured
-  std::unique_ptr<SlackService> slack_;        // [channels.slack]; null when not configured
-  std::unique_ptr<MatrixService> matrix_;      // [channels.matrix]; null when not configured
+  std::filesystem::path files_root_;  // the first of the actions' file roots
+  // The configured chat platforms ([channels.*]), in the order they start and are asked for a task's
+  // observer.
+  std::vector<std::unique_ptr<ChatService>> chats_;
+  TelegramService* telegram_ = nullptr;  // the Telegram one in chats_ (its webhook); null when not configured
 
   std::mutex mu_;
   actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken

@@ -123,7 +123,7 @@ MatrixService::MatrixService(const MatrixConfig& config, agent::Agent& agent, st
 }
 
 MatrixService::~MatrixService() {
-  stop_sync();
+  stop_receiving();
   send_api_->stop();
 }
 
@@ -140,7 +140,7 @@ void MatrixService::start() {
   sync_->start();
 }
 
-void MatrixService::stop_sync() {
+void MatrixService::stop_receiving() {
   if (sync_) sync_->stop();
 }
 

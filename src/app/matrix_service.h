@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "app/channel_inbound.h"
+#include "app/chat_service.h"
 #include "app/config.h"
 #include "sigil/agent/agent.h"
 #include "sigil/channels/matrix/client_api.h"
@@ -43,31 +44,32 @@
 
 namespace sigil::app {
 
-class MatrixService {
+class MatrixService final : public ChatService {
  public:
   MatrixService(const MatrixConfig& config, agent::Agent& agent, store::Store& store,
                 std::filesystem::path sync_file, std::filesystem::path files_root);
-  ~MatrixService();
+  ~MatrixService() override;
   MatrixService(const MatrixService&) = delete;
   MatrixService& operator=(const MatrixService&) = delete;
 
-  void start();
-  void stop_sync();
-  std::set<std::string> running_turns() const { return inbound_.running(); }
+  std::string_view name() const override { return "matrix"; }
+  void start() override;
+  void stop_receiving() override;
+  std::set<std::string> running_turns() const override { return inbound_.running(); }
 
   // A scheduled task's turn for a Matrix room ("mx-<room id>"): an observer that delivers there; nullptr
   // for any other conversation.
   std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task,
-                                                     const std::string& turn_id);
+                                                     const std::string& turn_id) override;
 
   // Sends `text` to a room ("!id:server"); "" when the homeserver took every part, else the error.
-  std::string send_message(std::string_view room, std::string_view text);
+  std::string send_message(std::string_view room, std::string_view text) override;
 
   // Prometheus lines: the client-server API's counters (api="client") and the sync loop's (api="sync"),
   // and sigil_channel_connected{channel="matrix"}.
-  std::string metrics_text() const;
+  std::string metrics_text() const override;
   // The channel's state for /healthz: mode "sync", state "connected", "connecting" or "error".
-  std::string health_json() const;
+  std::string health_json() const override;
 
  private:
   bool on_events(const std::vector<channels::matrix::InboundEvent>& events);

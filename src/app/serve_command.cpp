@@ -78,6 +78,10 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
                   ? std::string("anyone may write or invite")
                   : std::to_string(config.channels.matrix.allowed_users.size()) + " allowed users")
           << ")\n";
+    if (config.channels.signal.enabled)
+      out << "sigil: signal: " << config.channels.signal.account << " via signal-cli at "
+          << config.channels.signal.rpc_url << " (" << config.channels.signal.allowed_users.size()
+          << " allowed users, " << config.channels.signal.allowed_groups.size() << " allowed groups)\n";
     for (const std::string& name : gateway.mcp_servers()) out << "sigil: mcp: " << name << " connected\n";
     for (const std::string& error : gateway.mcp_errors()) out << "sigil: mcp: " << error << " (not taught)\n";
     out << "sigil: listening on http://" << host << ':' << port << std::endl;

@@ -84,7 +84,7 @@ SlackService::SlackService(const SlackConfig& config, agent::Agent& agent, store
 }
 
 SlackService::~SlackService() {
-  stop_socket();
+  stop_receiving();
   send_api_->stop();
 }
 
@@ -96,7 +96,7 @@ void SlackService::start() {
   socket_->start();
 }
 
-void SlackService::stop_socket() {
+void SlackService::stop_receiving() {
   if (socket_) socket_->stop();
   if (app_api_) app_api_->stop();
 }

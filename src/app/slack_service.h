@@ -18,7 +18,7 @@
 // - Files shared with the message (at most 10, each up to max_download_bytes) are downloaded with the bot
 //   token when the turn starts (again when it resumes) and kept beneath `files_root` (user_files.h).
 // - send_message(): a text to a channel id, for send-message (allow-listed by the handler).
-// - stop_socket(): Socket Mode closes; turns under way keep their channel until they end.
+// - stop_receiving(): Socket Mode closes; turns under way keep their channel until they end.
 #pragma once
 
 #include <filesystem>
@@ -29,6 +29,7 @@
 #include <string_view>
 
 #include "app/channel_inbound.h"
+#include "app/chat_service.h"
 #include "app/config.h"
 #include "sigil/agent/agent.h"
 #include "sigil/channels/slack/inbound.h"
@@ -41,31 +42,32 @@
 
 namespace sigil::app {
 
-class SlackService {
+class SlackService final : public ChatService {
  public:
   SlackService(const SlackConfig& config, agent::Agent& agent, store::Store& store,
                std::filesystem::path files_root);
-  ~SlackService();
+  ~SlackService() override;
   SlackService(const SlackService&) = delete;
   SlackService& operator=(const SlackService&) = delete;
 
-  void start();
-  void stop_socket();
-  std::set<std::string> running_turns() const { return inbound_.running(); }
+  std::string_view name() const override { return "slack"; }
+  void start() override;
+  void stop_receiving() override;
+  std::set<std::string> running_turns() const override { return inbound_.running(); }
 
   // A scheduled task's turn for a Slack conversation ("sl-<channel id>"): an observer that delivers there;
   // nullptr for any other conversation.
   std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task,
-                                                     const std::string& turn_id);
+                                                     const std::string& turn_id) override;
 
   // Sends `text` to the channel (a Slack channel id); "" when Slack took every part, else the error.
-  std::string send_message(std::string_view channel, std::string_view text);
+  std::string send_message(std::string_view channel, std::string_view text) override;
 
   // Prometheus lines: the Web API counters (api="web") and Socket Mode's (api="socket": connects as calls,
   // reconnects as retries), and sigil_channel_connected{channel="slack"}.
-  std::string metrics_text() const;
+  std::string metrics_text() const override;
   // The channel's state for /healthz: mode "socket", state "connected", "connecting" or "error".
-  std::string health_json() const;
+  std::string health_json() const override;
 
  private:
   bool on_event(const boost::json::object& payload);

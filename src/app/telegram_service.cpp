@@ -140,7 +140,7 @@ TelegramService::TelegramService(const TelegramConfig& config, agent::Agent& age
 }
 
 TelegramService::~TelegramService() {
-  stop_polling();
+  stop_receiving();
   send_api_->stop();
 }
 
@@ -154,7 +154,7 @@ void TelegramService::start() {
   }
 }
 
-void TelegramService::stop_polling() {
+void TelegramService::stop_receiving() {
   if (poller_) poller_->stop();
   if (webhook_) webhook_->stop();
   // Updates recorded and not started yet stay pending in the store: the next start runs them (an album's
@@ -295,7 +295,8 @@ void TelegramService::run_turn(const TelegramAlbums::Items& items) {
   agent_.start_turn(std::move(in), std::move(observer));
 }
 
-std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store::ScheduledTask& task) {
+std::shared_ptr<agent::TurnObserver> TelegramService::task_observer(const store::ScheduledTask& task,
+                                                                    const std::string& /*turn_id*/) {
   const auto chat = chat_of(task.scope.conversation_id);
   if (!chat) return nullptr;
   const auto [chat_id, thread_id] = *chat;

@@ -38,6 +38,7 @@
 #include <thread>
 
 #include "app/channel_inbound.h"
+#include "app/chat_service.h"
 #include "app/config.h"
 #include "app/telegram_albums.h"
 #include "sigil/agent/agent.h"
@@ -50,18 +51,19 @@
 
 namespace sigil::app {
 
-class TelegramService {
+class TelegramService final : public ChatService {
  public:
   // `files_root`: where files users send are kept (telegram_inbox.h); empty: they are not downloaded.
   TelegramService(const TelegramConfig& config, agent::Agent& agent, store::Store& store,
                   std::filesystem::path files_root);
-  ~TelegramService();
+  ~TelegramService() override;
   TelegramService(const TelegramService&) = delete;
   TelegramService& operator=(const TelegramService&) = delete;
 
-  void start();
+  std::string_view name() const override { return "telegram"; }
+  void start() override;
   // Stops receiving (polling ends; webhook POSTs get 503 so Telegram delivers them again later).
-  void stop_polling();
+  void stop_receiving() override;
 
   // Webhook mode: the path the gateway's server answers ("" in polling mode) and one POST to it.
   const std::string& webhook_path() const { return config_.webhook_path; }
@@ -69,25 +71,26 @@ class TelegramService {
 
   // The channel's state for /healthz, a JSON object: {"mode", "state" ("connecting", "polling", "webhook",
   // "error"), "last_error", "running_turns", "pending_updates"} (pending: recorded, turn not ended).
-  std::string health_json() const;
+  std::string health_json() const override;
   // Whether updates come in: getUpdates is polling, or the webhook is set.
   bool receiving() const;
   // Turns started here and not ended yet (the gateway cancels them when its grace period is over).
-  std::set<std::string> running_turns() const;
+  std::set<std::string> running_turns() const override;
 
   // A scheduled task's turn arrives where the task was set: for a Telegram conversation ("tg-<chat id>", or a
   // forum topic's "tg-<chat id>-topic-<thread id>") an observer that delivers to that chat (and topic), as a
   // turn started by a message would (without a message to answer);
   // nullptr for any other conversation.
-  std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task);
+  std::shared_ptr<agent::TurnObserver> task_observer(const store::ScheduledTask& task,
+                                                     const std::string& turn_id) override;
 
   // Sends `text` to the chat (a Telegram chat id); "" when Telegram took every part, else the error.
-  std::string send_message(std::string_view chat, std::string_view text);
+  std::string send_message(std::string_view chat, std::string_view text) override;
 
   // Prometheus lines (channel_metrics_header() goes before them once): sigil_channel_calls_total,
   // _retries_total, _failures_total and sigil_channel_last_error_info{channel="telegram",api="send"|"poll",
   // error="…"} (the error line never holds the token: BotApi's errors name only the host).
-  std::string metrics_text() const;
+  std::string metrics_text() const override;
 
  private:
   bool on_update(std::int64_t update_id, const std::optional<channels::telegram::InboundMessage>& message,

@@ -86,14 +86,16 @@ export function routeMatches(pattern, route) {
 }
 
 export class Faults {
-  constructor() {
+  // extraKinds: a fake's own fault kinds beside FAULT_KINDS (signal.mjs: rpc_error).
+  constructor(extraKinds = []) {
     this.pending = [];
     this.nextId = 1;
+    this.kinds = new Set([...FAULT_KINDS, ...extraKinds]);
   }
 
   add(spec) {
     if (!spec || typeof spec.match !== "string" || !spec.match) throw new Error("a fault needs `match`");
-    if (!FAULT_KINDS.has(spec.kind)) throw new Error(`unknown fault kind ${spec.kind}`);
+    if (!this.kinds.has(spec.kind)) throw new Error(`unknown fault kind ${spec.kind}`);
     if (spec.kind === "status" && !(spec.status >= 400 && spec.status <= 599)) {
       throw new Error("a status fault needs `status` 400..599");
     }
