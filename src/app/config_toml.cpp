@@ -711,49 +711,51 @@ class Reader {
                    c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
                  }},
             });
-    void signal(const toml::table& t, SignalConfig& c) {
-      c.enabled = true;
-      const auto list = [&](std::vector<std::string>& into_list, const char* why,
-                            bool (*valid)(std::string_view)) {
-        return [&into_list, why, valid, this](const toml::node& n, const std::string& k) {
-          into_list = id_list(n, k, why, [valid](const std::string& v) { return valid(v); });
-        };
-      };
-      each(t,
-           {
-               {"rpc_url", [&](const toml::node& n, const std::string& k) { c.rpc_url = api_url(n, k); }},
-               {"account",
-                [&](const toml::node& n, const std::string& k) {
-                  c.account = string(n, k);
-                  if (c.account.empty() || c.account.front() != '+' ||
-                      !channels::signal::is_signal_user(c.account))
-                    fail(n, k, "must be the bot's number in E.164 (e.g. \"+15551234567\")");
-                }},
-               {"allowed_users", list(c.allowed_users, "must be an array of numbers in E.164 or ACIs (UUIDs)",
-                                      &channels::signal::is_signal_user)},
-               {"allowed_groups",
-                list(c.allowed_groups, "must be an array of Signal group ids (base64, 44 characters)",
-                     &channels::signal::is_signal_group)},
-               {"request_timeout",
-                [&](const toml::node& n, const std::string& k) {
-                  c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 600));
-                }},
-               {"silence_seconds",
-                [&](const toml::node& n, const std::string& k) {
-                  c.silence_seconds = static_cast<int>(integer(n, k, 20, 3600));
-                }},
-               {"max_download_mb",
-                [&](const toml::node& n, const std::string& k) {
-                  c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
-                }},
-           });
-    }
+  }
 
-    std::string name_;
-    fs::path base_;
-    std::string section_;
-    std::string images_model_, images_size_;  // where the images model and size were set (once_for_images)
-  };
+  void signal(const toml::table& t, SignalConfig& c) {
+    c.enabled = true;
+    const auto list = [&](std::vector<std::string>& into_list, const char* why,
+                          bool (*valid)(std::string_view)) {
+      return [&into_list, why, valid, this](const toml::node& n, const std::string& k) {
+        into_list = id_list(n, k, why, [valid](const std::string& v) { return valid(v); });
+      };
+    };
+    each(t,
+         {
+             {"rpc_url", [&](const toml::node& n, const std::string& k) { c.rpc_url = api_url(n, k); }},
+             {"account",
+              [&](const toml::node& n, const std::string& k) {
+                c.account = string(n, k);
+                if (c.account.empty() || c.account.front() != '+' ||
+                    !channels::signal::is_signal_user(c.account))
+                  fail(n, k, "must be the bot's number in E.164 (e.g. \"+15551234567\")");
+              }},
+             {"allowed_users", list(c.allowed_users, "must be an array of numbers in E.164 or ACIs (UUIDs)",
+                                    &channels::signal::is_signal_user)},
+             {"allowed_groups",
+              list(c.allowed_groups, "must be an array of Signal group ids (base64, 44 characters)",
+                   &channels::signal::is_signal_group)},
+             {"request_timeout",
+              [&](const toml::node& n, const std::string& k) {
+                c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 600));
+              }},
+             {"silence_seconds",
+              [&](const toml::node& n, const std::string& k) {
+                c.silence_seconds = static_cast<int>(integer(n, k, 20, 3600));
+              }},
+             {"max_download_mb",
+              [&](const toml::node& n, const std::string& k) {
+                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
+              }},
+         });
+  }
+
+  std::string name_;
+  fs::path base_;
+  std::string section_;
+  std::string images_model_, images_size_;  // where the images model and size were set (once_for_images)
+};
 
 }  // namespace
 
