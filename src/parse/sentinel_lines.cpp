@@ -111,6 +111,7 @@ void SentinelLines::reset() noexcept {
   short_dead_pieces_ = 0;
   dead_lines_by_masks_ = 0;
   plain_dead_pieces_ = 0;
+  told_pieces_ = 0;
   held_.clear();
   first_decided_ = false;
   last_exact_ = false;
@@ -151,7 +152,9 @@ void SentinelLines::judge_run(std::string_view s, const text::stage1::MaskView& 
     emit(s);
     return;
   }
-  std::size_t i = 0;
+  // A piece of a run the recognizer told of (most of an ordinary run between markup, as the tidier passes
+  // it): its dead lines at once, up to a line that needs judging.
+  std::size_t i = breaks_ != nullptr ? told_piece(s, masks) : 0;
   while (i < s.size()) {
     if (dead_) {
       i = pass_dead_lines(s, i, masks);
@@ -227,6 +230,59 @@ std::size_t SentinelLines::pass_dead_lines(std::string_view s, std::size_t i,
   emit(piece);
   if (fresh) new_line();
   return i;
+}
+
+// The start of judge_run() for a piece with masks in the run fence_free_run() told of, with its breaks
+// (breaks_ set), decided before anything moves and done in one pass: when the loop would begin it with
+// pass_dead_lines() (the first line dead and showing text, the first line decided and nothing held; or fresh
+// and dying at s[0], decided as the loop decides it, which releases the blank lines held before a first
+// line), that goes past the piece's first line break and the breaks after it, to a line dying early, and
+// told_dead_lines() through the listed breaks, up to a line that needs judging or the piece's end. The same
+// state, counts and output as the loop, without its per-line dispatch. Returns where the loop goes on (a
+// line that needs judging, new_line() done), s.size() when all of it went, 0 when the state does not allow.
+std::size_t SentinelLines::told_piece(std::string_view s, const text::stage1::MaskView& masks) {
+  const std::size_t n = s.size();
+  if (!told_on_ || n == 0 || !masks || !within(fence_free_, s)) return 0;
+  if (dead_) {
+    if (!nonempty_ || !first_decided_ || !held_.empty()) return 0;
+  } else if (!line_fresh_ || (first_decided_ && !held_.empty()) || !set_->dies_early(s, 0)) {
+    return 0;
+  }
+  if (!dead_) {  // as judge_run() decides a fresh line that dies at its first byte
+    nonempty_ = true;
+    last_exact_ = false;
+    first_decided_ = true;
+    die();
+  }
+  std::size_t stop = n;  // where the loop goes on
+  std::size_t j = masks.find(text::stage1::kNewlines, 0);
+  if (j != n) {
+    while (j < n && s[j] == '\n') ++j;
+    if (j != n && !set_->dies_early(s, j)) {
+      stop = j;
+    } else if (j != n) {
+      const std::less<const char*> lt;
+      const char* const* next = breaks_->at;
+      const char* const* const end = breaks_->at + breaks_->count;
+      while (next != end && lt(*next, s.data() + j)) ++next;
+      for (; next != end && lt(*next, s.data() + n); ++next) {
+        std::size_t k = static_cast<std::size_t>(*next - s.data());
+        while (k < n && s[k] == '\n') ++k;
+        if (k == n) break;
+        if (!set_->dies_early(s, k)) {
+          stop = k;
+          break;
+        }
+      }
+      told_dead_bytes_ += stop - j;
+    }
+  }
+  ++told_pieces_;
+  const std::string_view piece = s.substr(0, stop);
+  track_code(piece, masks.sub(0, stop));
+  emit(piece);
+  if (s[stop - 1] == '\n') new_line();
+  return stop;
 }
 
 // The rest of pass_dead_lines() from i, a line's first byte that killed it, with nothing held and the first

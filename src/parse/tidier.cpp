@@ -135,6 +135,7 @@ void Tidier::reset() noexcept {
   lead_runs_ = 0;
   settled_lines_ = 0;
   trailing_blanks_ = 0;
+  trailing_breaks_ = 0;
   settled_breaks_ = false;
   gathered_calls_ = 0;
   gathered_ = 0;
@@ -226,16 +227,19 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
         }
         if (p.has_newline) line_gap_ = false;
         i += p.length;
-        if (i + 1 == bytes.size() && settle_on_ && is_blank(bytes[i]) && plain()) {
-          // The piece ends in one blank after its bulk (a streamed piece, a released body): held as step()
-          // holds it (normal_blank(): trailing blanks wait for what follows), without the machine.
-          track_len_ = 0;
-          ws_.push_back(bytes[i]);
-          check_limit();
-          ctx_ = Ctx::Blank;
-          cp_need_ = 0;
-          ++trailing_blanks_;
-          break;
+        if (i + 1 == bytes.size() && settle_on_) {
+          if (is_blank(bytes[i]) && plain()) {
+            // The piece ends in one blank after its bulk (a streamed piece, a released body): held as step()
+            // holds it (normal_blank(): trailing blanks wait for what follows), without the machine.
+            track_len_ = 0;
+            ws_.push_back(bytes[i]);
+            check_limit();
+            ctx_ = Ctx::Blank;
+            cp_need_ = 0;
+            ++trailing_blanks_;
+            break;
+          }
+          if (bytes[i] == '\n' && trailing_break()) break;
         }
         continue;
       }
@@ -256,6 +260,24 @@ void Tidier::text_stepped(std::string_view bytes, const text::stage1::MaskView& 
     ++i;
   }
   if (gathered_ != 0) flush();
+}
+
+// A piece that ends in a line break after its bulk (a paragraph before markup): what step('\n') does in the
+// plain state (normal_newline() on a line that shows text with no blank held: the break is held as the
+// line's), without the machine. Returns false, having done nothing, in any other state. (Out of line: the
+// trailing blank's path before it stays as short as it was.)
+bool Tidier::trailing_break() {
+  if (!plain()) return false;
+  track_len_ = 0;
+  pre_.assign(1, '\n');
+  has_blank_ = false;
+  merge_ = false;
+  reset_line();
+  check_limit();
+  ctx_ = Ctx::LineStart;
+  cp_need_ = 0;
+  ++trailing_breaks_;
+  return true;
 }
 
 // Spaces, tabs and line breaks (no CR) taken as step() takes them one at a time, in one pass: the whitespace

@@ -16,6 +16,7 @@
 #include "sigil/text/code_tracker.h"
 #include "sigil/text/stage1.h"
 #include "sigil/text/unicode.h"
+#include "support/shadow_runs.h"
 #include "support/text_recorder.h"
 
 namespace sigil::parse {
@@ -581,34 +582,18 @@ FenceFreeResult run_told(std::string_view input, std::size_t k, std::uint32_t se
   SentinelLines judge(sink);
   text::CodeTracker shadow;
   shadow.plain_line_starts(judge.line_killers());
-  std::vector<text::stage1::BlockMasks> masks;
   std::mt19937 rng(seed);
-  std::size_t i = 0;
-  while (i < input.size()) {
-    if (input[i] == '\x01') {
-      shadow.mark_line_content();
-      ++i;
-      continue;
-    }
-    std::size_t n = k != 0 ? k : 1 + rng() % 40;
-    n = std::min({n, input.size() - i, input.find('\x01', i) - i});
-    const std::string piece(input.substr(i, n));  // its own memory, as a window of the recognizer
-    masks.assign(text::stage1::blocks_for(piece.size()), {});
-    text::stage1::scan(piece, masks.data());
-    const text::stage1::MaskView view(masks.data(), 0, piece.size());
-    const bool outside = !shadow.in_fence();
-    const std::uint64_t opened = shadow.fences_opened();
-    shadow.start_listing();
-    shadow.feed(piece, view);
-    if (tell && outside && shadow.fences_opened() == opened)
-      judge.fence_free_run(piece, lines ? &shadow.other_breaks() : nullptr);
-    // As the tidier passes pieces on: some whole, some split, the tail of a few without masks.
-    const std::size_t cut = rng() % 3 == 0 ? rng() % (piece.size() + 1) : piece.size();
-    judge.clean_run(std::string_view(piece).substr(0, cut), view.sub(0, cut));
-    if (cut < piece.size()) judge.clean_text(std::string_view(piece).substr(cut));
-    judge.fence_free_run({});
-    i += n;
-  }
+  const auto size = [&] { return k != 0 ? k : 1 + rng() % 40; };
+  test::shadow_runs(input, shadow, size,
+                    [&](std::string_view piece, const text::stage1::MaskView& view, bool free) {
+                      if (tell && free) judge.fence_free_run(piece, lines ? &shadow.other_breaks() : nullptr);
+                      // As the tidier passes pieces on: some whole, some split, the tail of a few without
+                      // masks.
+                      const std::size_t cut = rng() % 3 == 0 ? rng() % (piece.size() + 1) : piece.size();
+                      judge.clean_run(piece.substr(0, cut), view.sub(0, cut));
+                      if (cut < piece.size()) judge.clean_text(piece.substr(cut));
+                      judge.fence_free_run({});
+                    });
   judge.finish();
   return {sink.text, judge.silent(), judge.decided_late(), judge.shared_code_bytes(),
           judge.told_dead_bytes()};

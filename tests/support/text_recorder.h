@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sigil/parse/tidier.h"
 
@@ -21,6 +22,13 @@ class TextRecorder final : public parse::TextSink {
   }
   std::string text;
   std::size_t calls = 0;
+};
+
+// Every call as it came, for tests that compare how two paths split the text too.
+class CallRecorder final : public parse::TextSink {
+ public:
+  void clean_text(std::string_view bytes) override { calls.emplace_back(bytes); }
+  std::vector<std::string> calls;
 };
 
 }  // namespace sigil::test

@@ -93,6 +93,12 @@ class SentinelLines : public TextSink {
     fence_free_ = run;
     breaks_ = breaks != nullptr && breaks->known ? breaks : nullptr;
   }
+  // Pieces with masks, lying in a run told of by fence_free_run() with its breaks, whose dead lines were
+  // passed on at once, up to a line that needs judging, on one look at the listed breaks (the general path's
+  // pass_dead_lines() decided before anything moves; counted for tests).
+  std::uint64_t told_pieces() const noexcept { return told_pieces_; }
+  // For tests: off, such pieces go the general way (the path told pieces are compared with). On by default.
+  void told_in_one(bool on) noexcept { told_on_ = on; }
   // The ASCII bytes that rule a line out as its first byte (FormSet::kills), for the recognizer's shadow
   // tracker (CodeTracker::plain_line_starts); lives as long as this judge.
   const text::ByteSet& line_killers() const noexcept { return set_->killers; }
@@ -145,6 +151,7 @@ class SentinelLines : public TextSink {
   };
 
   void judge_run(std::string_view s, const text::stage1::MaskView& masks);
+  std::size_t told_piece(std::string_view s, const text::stage1::MaskView& masks);
   void step(unsigned char b);
   void on_code_point(char32_t cp, std::string_view bytes);
   void advance_form(std::string_view bytes);
@@ -177,6 +184,8 @@ class SentinelLines : public TextSink {
   std::uint64_t short_dead_pieces_ = 0;
   std::uint64_t dead_lines_by_masks_ = 0;
   std::uint64_t plain_dead_pieces_ = 0;
+  std::uint64_t told_pieces_ = 0;
+  bool told_on_ = true;
 
   std::string held_;            // a suffix of the input not yet passed on
   std::size_t line_start_ = 0;  // where the current line begins in held_

@@ -104,7 +104,10 @@ class Tidier {
   std::uint64_t settled_lines() const noexcept { return settled_lines_; }
   // Pieces that ended in one blank after their bulk run, held without being stepped (counted for tests).
   std::uint64_t trailing_blanks() const noexcept { return trailing_blanks_; }
-  // For tests: off, such bytes (these three counts) are stepped (the general path the bulk one is compared
+  // Pieces that ended in one line break after their bulk run, taken as step() takes it without stepping it
+  // (counted for tests).
+  std::uint64_t trailing_breaks() const noexcept { return trailing_breaks_; }
+  // For tests: off, such bytes (these four counts) are stepped (the general path the bulk one is compared
   // with). On by default.
   void settle_in_bulk(bool on) noexcept { settle_on_ = on; }
   // text() calls whose first bytes settle() released (blanks) and that then passed those and the plain run
@@ -181,6 +184,7 @@ class Tidier {
   void take_blanks(std::string_view s);
   void take_blank_lines(std::string_view s);
   bool settle(unsigned char b);
+  [[gnu::noinline]] bool trailing_break();
   bool settle_line(unsigned char b);
 
   TextSink& out_;
@@ -198,6 +202,7 @@ class Tidier {
   std::uint64_t lead_runs_ = 0;
   std::uint64_t settled_lines_ = 0;
   std::uint64_t trailing_blanks_ = 0;
+  std::uint64_t trailing_breaks_ = 0;
   bool settled_breaks_ = false;  // the last settle() released line breaks (settle_line(): pre_)
   bool lead_on_ = true;
   // Small emitted pieces, passed on at the end of each call or when the next would not fit. The storage is
