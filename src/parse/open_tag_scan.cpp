@@ -1,6 +1,11 @@
 #include "open_tag_scan.h"
 
 #include <array>
+#include <bit>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "opener_scan.h"
 #include "sigil/text/char_refs.h"
@@ -52,6 +57,43 @@ constexpr std::array<bool, 256> kValueLook = [] {
   for (unsigned char c : {'"', '\'', '\\', '\n', '\r', '&'}) t[c] = true;
   return t;
 }();
+
+// The closing `quote` of a value from p[begin] on, one table load per byte; n when step() must read the value
+// (an escape or a line break: step() knows their rules; or no closing quote in p[0, n)). *refs: whether a
+// `&` (a character reference) came first.
+[[gnu::always_inline]] inline std::size_t quoted_end(const unsigned char* p, std::size_t n, std::size_t begin,
+                                                     unsigned char quote, bool* refs) {
+  std::size_t end = begin;
+  for (;;) {
+    while (end < n && !kValueLook[p[end]]) ++end;
+    if (end == n) return n;
+    const unsigned char v = p[end];
+    if (v == quote) return end;
+    if (v == '\\' || v == '\n' || v == '\r') return n;
+    *refs = *refs || v == '&';
+    ++end;  // `&` or the other quote
+  }
+}
+
+// quoted_end() with the first 16 bytes looked at in one step when they are at hand: a repeated tag's value
+// (an emoji, a word) usually ends inside them, where a table load per byte cost about 5 instructions a byte.
+[[gnu::always_inline]] inline std::size_t value_end_16(const unsigned char* p, std::size_t n,
+                                                       std::size_t begin, unsigned char quote, bool* refs) {
+#if defined(__SSE2__)
+  if (n - begin >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + begin));
+    auto is = [&](char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
+    const __m128i look =
+        _mm_or_si128(_mm_or_si128(_mm_or_si128(is('"'), is('\'')), _mm_or_si128(is('\\'), is('&'))),
+                     _mm_or_si128(is('\n'), is('\r')));
+    const unsigned stops = static_cast<unsigned>(_mm_movemask_epi8(look));
+    if (stops == 0) return quoted_end(p, n, begin + 16, quote, refs);
+    const std::size_t at = begin + static_cast<std::size_t>(std::countr_zero(stops));
+    return p[at] == quote ? at : quoted_end(p, n, at, quote, refs);
+  }
+#endif
+  return quoted_end(p, n, begin, quote, refs);
+}
 }  // namespace
 
 // scan_whole()'s rare cases, out of line so that the common tag's scan saves fewer registers.
@@ -111,19 +153,9 @@ std::size_t OpenTagScan::scan_attributes(std::string_view rest) {
     const unsigned char quote = p[i + 1];
     if (quote != '"' && quote != '\'') return 0;
     const std::size_t value_begin = i + 2;
-    // To the closing quote, one table load per byte; escapes and line breaks send the tag to step(), which
-    // knows their rules.
-    std::size_t value_end = value_begin;
     bool refs = false;
-    for (;;) {
-      while (value_end < n && !kValueLook[p[value_end]]) ++value_end;
-      if (value_end == n) return 0;
-      const unsigned char v = p[value_end];
-      if (v == quote) break;
-      if (v == '\\' || v == '\n' || v == '\r') return 0;
-      refs = refs || v == '&';
-      ++value_end;  // `&` or the other quote
-    }
+    const std::size_t value_end = quoted_end(p, n, value_begin, quote, &refs);
+    if (value_end == n) return 0;
     const std::string_view value = rest.substr(value_begin, value_end - value_begin);
     if (refs) {
       add_decoded(key, value, !decoded);
@@ -136,6 +168,29 @@ std::size_t OpenTagScan::scan_attributes(std::string_view rest) {
     // Right after a closing quote a key may follow directly (2.1): the loop takes it like one after a blank.
   }
   return 0;
+}
+
+std::size_t OpenTagScan::scan_repeat(std::string_view rest, std::size_t value_begin, std::size_t key_begin,
+                                     std::size_t key_size, bool bare_end) {
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(rest.data());
+  const std::size_t n = rest.size();
+  bool refs = false;
+  const std::size_t value_end = value_end_16(p, n, value_begin, p[value_begin - 1], &refs);
+  if (value_end + 2 >= n || refs) return 0;
+  std::size_t used;
+  if (p[value_end + 1] == '/' && p[value_end + 2] == '>') {
+    used = value_end + 3;
+  } else if (bare_end && p[value_end + 1] == '>') {
+    used = value_end + 2;
+  } else {
+    return 0;
+  }
+  start_whole();
+  self_closing_ = used == value_end + 3;
+  // (Both views lie inside rest: the prefix's key before value_begin, the value before value_end < n.)
+  refs_.push_back({std::string_view(rest.data() + key_begin, key_size),
+                   std::string_view(rest.data() + value_begin, value_end - value_begin), true});
+  return used;
 }
 
 OpenTagScan::Result OpenTagScan::step(unsigned char c) {

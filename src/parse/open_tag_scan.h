@@ -40,6 +40,14 @@ class OpenTagScan {
     }
     return scan_attributes(rest);
   }
+  // scan_whole() of a tag whose first `value_begin` bytes from its `<` (rest[0]) are a prefix read before
+  // (TagPrefix: the name, the one key at [key_begin, key_begin + key_size), `=` and the quote): the value up
+  // to its closing quote, then `/>`, or `>` when `bare_end`. Returns the bytes used from the `<`, with the
+  // one attribute and self_closing() that scan_whole() would give; 0 for anything else (a value with a
+  // character reference, an escape or a line break; more attributes; another end; the value's end out of
+  // reach), which the general path then reads.
+  std::size_t scan_repeat(std::string_view rest, std::size_t value_begin, std::size_t key_begin,
+                          std::size_t key_size, bool bare_end);
   std::span<const AttributeRef> attribute_refs() const { return refs_.items(); }
   // Copies what scan_whole() read into attributes(), for a tag that is then kept in a construct.
   // Assigned in place, so the attributes' storage is kept from tag to tag.

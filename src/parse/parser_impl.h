@@ -28,6 +28,7 @@
 #include "sigil/text/code_tracker.h"
 #include "sigil/text/stage1.h"
 #include "sigil/text/utf8.h"
+#include "tag_prefix.h"
 
 namespace sigil::parse {
 
@@ -100,15 +101,26 @@ class Parser::Impl {
   // inside s; returns the bytes consumed, 0 when the byte machine must read it. `masks`: stage 1's of s, if
   // any (the shadow tracker takes a kept tag's bytes on their word).
   // (Inline: one call less on a directive-dense reply's path.)
-  std::size_t whole_markup(std::string_view s, std::size_t i, const text::stage1::MaskView& masks) {
+  [[gnu::always_inline]] std::size_t whole_markup(std::string_view s, std::size_t i,
+                                                  const text::stage1::MaskView& masks) {
     if (code_.in_code()) return 0;  // the byte machine reads it (as text)
-    return s[i] == '<' ? whole_tag(s, i, masks, false) : whole_bracket(s.substr(i));
+    if (s[i] != '<') return whole_bracket(s.substr(i));
+    if (prefix_.kept() && opt_.repeated_tags) {
+      const std::string_view rest(s.data() + i, s.size() - i);  // (i < s.size(): s[i] is the `<`)
+      if (prefix_.match(rest)) {
+        if (const std::size_t len = repeated_tag(rest)) return len;
+      }
+    }
+    return whole_tag(s, i, masks, false);
   }
   // The tag at piece[i]; `masks`: stage 1's of the piece, if any. `in_body`: at a `<` inside a text body,
   // where an open tag is a trigger (2.8) that first releases the body; the piece before the `<` usually ends
   // with the body's held bytes (then their masks go with the released body).
   std::size_t whole_tag(std::string_view piece, std::size_t i, const text::stage1::MaskView& masks,
                         bool in_body);
+  void whole_directive(int index, std::uint64_t begin, std::size_t len, bool self_closing);
+  [[gnu::noinline]] void keep_prefix(std::string_view rest, int index, std::size_t name_end);
+  std::size_t repeated_tag(std::string_view rest);
   std::size_t whole_bracket(std::string_view rest);
   std::size_t not_a_bracket(std::string_view rest, std::size_t dead);
   // After markup read whole, in ordinary text: the spaces, tabs and line breaks from s[i] up to the next `<`
@@ -298,6 +310,7 @@ class Parser::Impl {
   bool trigger_line_start_ = false;
 
   OpenTagScan tag_;
+  TagPrefix prefix_;  // the last common directive's bytes up to its value (kept by reset())
   CloseTagMatcher close_;
   JsonScanner json_;
   // Reused for every directive: after the first few, validating and reporting a common directive allocates

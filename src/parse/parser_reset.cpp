@@ -1,8 +1,9 @@
 // Parser::reset(): the next reply on the same parser, without building a new one. Every member of the
 // recognizer's state is set back to what the constructor gives it (parser_impl.h lists them in this
 // order); what depends only on the grammar and the options (the name index, denied spellings, the say tag's
-// name, the stage-1 kernel) stays. tests/parse/parser_reset_test.cpp holds a reused parser to a new one's
-// events on every conformance vector, after finished and after abandoned replies.
+// name, the stage-1 kernel, the kept tag prefix: TagPrefix) stays. tests/parse/parser_reset_test.cpp holds a
+// reused parser to a new one's events on every conformance vector, after finished and after abandoned
+// replies.
 #include "parser_impl.h"
 
 namespace sigil::parse {

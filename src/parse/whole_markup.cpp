@@ -22,6 +22,38 @@ namespace {
 constexpr text::ByteSet kBracketArgStops{"]<[\n"};
 }  // namespace
 
+// The common directive, read whole from begin to begin + len: validated and reported from the scanner's
+// attributes. The removed tag leaves no trace in the shadow machine (2.8), so it never steps it.
+[[gnu::always_inline]] inline void Parser::Impl::whole_directive(int index, std::uint64_t begin,
+                                                                 std::size_t len, bool self_closing) {
+  const TagName& spec = names_.tags[static_cast<std::size_t>(index)];
+  const std::uint64_t clean = visible_count();
+  pos_ = begin + len - 1;
+  grammar_.validate_tag_refs_into(spec.spelling, tag_.attribute_refs(), scratch_);
+  code_.mark_line_content();
+  directive(spec.spelling, {}, scratch_, begin, begin + len, clean);
+  // 2.4: its own close tag after only whitespace belongs to it.
+  if (!self_closing) none_close_name_.assign(names_.tags_lower[static_cast<std::size_t>(index)]);
+  note_held();
+  pos_ = begin + len;
+}
+
+// After the common directive at rest[0] was read whole (its name ends at rest[name_end]), when it has one
+// attribute, a quoted value without character references right before `/>` or `>`: its bytes up to that
+// value become the prefix the next such tag is compared with (repeated_tag(), in ordinary text; the tag read
+// here may have ended a body: the same bytes give the same decisions, the body's release aside). Kept only
+// when rest holds TagPrefix::kBytes bytes (wants()) and the name is shorter than NameTable::kWholeBytes:
+// then its lookup was whole exactly when whole_names is on and the table is built, and so it would be again.
+void Parser::Impl::keep_prefix(std::string_view rest, int index, std::size_t name_end) {
+  const std::span<const AttributeRef> refs = tag_.attribute_refs();
+  if (refs.size() != 1 || !refs[0].has_value || name_end - 1 >= NameTable::kWholeBytes) return;
+  const char* value = refs[0].value.data();
+  if (value <= rest.data() || value >= rest.data() + rest.size()) return;  // a decoded copy
+  const std::size_t key_begin = static_cast<std::size_t>(refs[0].key.data() - rest.data());
+  prefix_.keep(rest, static_cast<std::size_t>(value - rest.data()), index, key_begin, refs[0].key.size(),
+               opt_.whole_names && names_.tag_table.whole_ready());
+}
+
 std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
                                     const text::stage1::MaskView& masks, bool in_body) {
   const std::string_view rest = piece.substr(at);
@@ -101,17 +133,9 @@ std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
   if (spec.role == TagRole::Action && (self_closing || spec.body == BodyKind::None) &&
       (self_closing || tag_.has_attributes() || !spec.has_required_params)) {
     // The common directive (`<react emoji="…"/>`) is complete here: validated and reported straight from
-    // the scanner's attributes, as complete_open_tag() would after holding it in a construct. The removed
-    // tag leaves no trace in the shadow machine (2.8), so it never steps it.
-    const std::uint64_t clean = visible_count();
-    pos_ = begin + len - 1;
-    grammar_.validate_tag_refs_into(spec.spelling, tag_.attribute_refs(), scratch_);
-    code_.mark_line_content();
-    directive(spec.spelling, {}, scratch_, begin, begin + len, clean);
-    // 2.4: its own close tag after only whitespace belongs to it.
-    if (!self_closing) none_close_name_.assign(names_.tags_lower[static_cast<std::size_t>(index)]);
-    note_held();
-    pos_ = begin + len;
+    // the scanner's attributes, as complete_open_tag() would after holding it in a construct.
+    if (opt_.repeated_tags && prefix_.wants(rest)) keep_prefix(rest, index, k);
+    whole_directive(index, begin, len, self_closing);
     return len;
   }
   if (spec.role == TagRole::Wrapper) {
@@ -159,6 +183,25 @@ std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
   complete_open_tag();
   note_held();
   pos_ = begin + len;
+  return len;
+}
+
+// A tag that begins with the kept prefix (TagPrefix): its value and end read by scan_repeat(), then what the
+// general path does for the common directive (whole_tag()) with the same effects and counts; 0 (nothing
+// done) for anything scan_repeat() leaves to the general path.
+std::size_t Parser::Impl::repeated_tag(std::string_view rest) {
+  const int index = prefix_.tag();
+  const TagName& spec = names_.tags[static_cast<std::size_t>(index)];
+  const std::size_t len = tag_.scan_repeat(rest, prefix_.size(), prefix_.key_begin(), prefix_.key_size(),
+                                           spec.body == BodyKind::None);
+  if (len == 0 || len >= opt_.tag_limit) return 0;
+  stats_.names_whole += prefix_.name_whole() ? 1 : 0;
+  ++stats_.tags_repeated;
+  pre_step_ = code_.snapshot();
+  line_ws_only_ = false;
+  stats_.bytes_examined += len;
+  stats_.max_held = std::max(stats_.max_held, len - 1);  // held before the tag's `>`
+  whole_directive(index, pos_, len, tag_.self_closing());
   return len;
 }
 

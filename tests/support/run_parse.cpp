@@ -24,6 +24,7 @@ parse::ParserOptions parser_options(const RunOptions& options) {
   po.whole_markup = options.whole_markup;
   po.blank_gaps = options.blank_gaps;
   po.whole_names = options.whole_names;
+  po.repeated_tags = options.repeated_tags;
   return po;
 }
 

@@ -23,6 +23,7 @@ struct RunOptions {
   bool whole_markup = true;                           // ParserOptions::whole_markup
   bool blank_gaps = true;                             // ParserOptions::blank_gaps
   bool whole_names = true;                            // ParserOptions::whole_names
+  bool repeated_tags = true;                          // ParserOptions::repeated_tags
   // gen::run_events: each chunk is fed from one reused buffer, overwritten after every feed (a caller that
   // reuses its buffer: the parser may keep no view of a chunk past its feed()).
   bool reuse_buffer = false;

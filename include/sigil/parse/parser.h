@@ -50,6 +50,11 @@ struct ParserOptions {
   // a perfect hash over the registered names) instead of walking the name trie byte by byte. Off, the trie;
   // events and stats other than names_whole are the same either way, and tests compare.
   bool whole_names = true;
+  // With whole_markup: a directive written as the last common one was, up to its only quoted value
+  // (`<react emoji="`), is recognised by one compare with those bytes (parse/tag_prefix.h) instead of a name
+  // lookup and an attribute scan. Off, the whole-tag path reads it; events and stats other than
+  // tags_repeated are the same either way, and tests compare.
+  bool repeated_tags = true;
 };
 
 // Work counters, for tests that assert linear work and bounded memory.
@@ -85,6 +90,8 @@ struct ParserStats {
   std::uint64_t plain_runs = 0;
   // Tag names stage 2 looked up whole (ParserOptions::whole_names), counted for tests.
   std::uint64_t names_whole = 0;
+  // Tags recognised by the last common directive's prefix (ParserOptions::repeated_tags), counted for tests.
+  std::uint64_t tags_repeated = 0;
   // Brackets read whole (ParserOptions::whole_markup) whose bytes waited for the byte after their `]` inside
   // the parser's construct state (up to 256 bytes), not in the held string; counted for tests.
   std::uint64_t brackets_inline = 0;
