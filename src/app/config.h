@@ -203,10 +203,26 @@ struct McpServerConfig {
   } oauth;
 };
 
+// [channels.whatsapp] (docs/channels/whatsapp.md): the WhatsApp Business Cloud API. The section being there
+// turns the channel on; Meta posts messages to webhook_path on the gateway's HTTP server (sigil serve).
+struct WhatsAppConfig {
+  bool enabled = false;
+  std::string api_url = "https://graph.facebook.com/v23.0";
+  std::string phone_number_id;  // the business number's id (WhatsApp > API Setup)
+  std::string access_token;     // never printed; SIGIL_WHATSAPP_ACCESS_TOKEN overrides the file
+  std::string app_secret;       // X-Hub-Signature-256's key, never printed; SIGIL_WHATSAPP_APP_SECRET
+  std::string verify_token;     // the webhook's verify token, never printed; SIGIL_WHATSAPP_VERIFY_TOKEN
+  std::string webhook_path = "/whatsapp/webhook";
+  std::vector<std::string> allowed_users;  // phone numbers or wa_ids; empty: anyone who writes
+  int request_timeout_seconds = 30;
+  std::uint64_t max_download_bytes = 25ull << 20;  // each file a user sends
+};
+
 struct ChannelsConfig {
   TelegramConfig telegram;
   DiscordConfig discord;
   SlackConfig slack;
+  WhatsAppConfig whatsapp;
 };
 
 struct Config {

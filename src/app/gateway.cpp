@@ -181,10 +181,13 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
       return discord_->send_message(target.chat, text);
     if (text::ascii::iequals(target.channel, "slack") && slack_)
       return slack_->send_message(target.chat, text);
-    const char* section = text::ascii::iequals(target.channel, "telegram")  ? " ([channels.telegram])"
-                          : text::ascii::iequals(target.channel, "discord") ? " ([channels.discord])"
-                          : text::ascii::iequals(target.channel, "slack")   ? " ([channels.slack])"
-                                                                            : "";
+    if (text::ascii::iequals(target.channel, "whatsapp") && whatsapp_)
+      return whatsapp_->send_message(target.chat, text);
+    const char* section = text::ascii::iequals(target.channel, "telegram")   ? " ([channels.telegram])"
+                          : text::ascii::iequals(target.channel, "discord")  ? " ([channels.discord])"
+                          : text::ascii::iequals(target.channel, "slack")    ? " ([channels.slack])"
+                          : text::ascii::iequals(target.channel, "whatsapp") ? " ([channels.whatsapp])"
+                                                                             : "";
     return "no " + target.channel + " channel is configured" + section;
   };
   for (const CommandConfigEntry& c : config_.actions.commands) {
@@ -277,13 +280,14 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     o.allowed_origins = config_.server.allowed_origins;
     o.allowed_hosts = config_.server.allowed_hosts;
     o.extra_metrics = [this] {
-      if (!telegram_ && !discord_ && !slack_) return std::string();
+      if (!telegram_ && !discord_ && !slack_ && !whatsapp_) return std::string();
       return channel_metrics_header() + (telegram_ ? telegram_->metrics_text() : std::string()) +
              (discord_ ? discord_->metrics_text() : std::string()) +
-             (slack_ ? slack_->metrics_text() : std::string());
+             (slack_ ? slack_->metrics_text() : std::string()) +
+             (whatsapp_ ? whatsapp_->metrics_text() : std::string());
     };
     if (config_.channels.telegram.enabled || config_.channels.discord.enabled ||
-        config_.channels.slack.enabled) {
+        config_.channels.slack.enabled || config_.channels.whatsapp.enabled) {
       o.health = [this] {
         // Read on an io thread while the gateway runs: both services exist before the server starts.
         std::string out = "{";
@@ -291,6 +295,9 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
         if (discord_) out += std::string(telegram_ ? "," : "") + "\"discord\":" + discord_->health_json();
         if (slack_)
           out += std::string(telegram_ || discord_ ? "," : "") + "\"slack\":" + slack_->health_json();
+        if (whatsapp_)
+          out += std::string(telegram_ || discord_ || slack_ ? "," : "") +
+                 "\"whatsapp\":" + whatsapp_->health_json();
         return out + "}";
       };
     }
@@ -303,7 +310,27 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
                               return {r.status, r.body};
                             }});
     }
+    if (config_.channels.whatsapp.enabled) {
+      // Meta's posts, and its subscription check (a GET with hub.challenge).
+      server::Webhook hook{
+          config_.channels.whatsapp.webhook_path, "X-Hub-Signature-256",
+          [this](std::string_view signature, std::string_view body) -> server::WebhookAnswer {
+            if (!whatsapp_) return {503, "not ready"};
+            const channels::whatsapp::WebhookReply r = whatsapp_->receive_webhook(signature, body);
+            return {r.status, r.body};
+          }};
+      hook.on_get = [this](std::string_view query) -> server::WebhookAnswer {
+        if (!whatsapp_) return {503, "not ready"};
+        const channels::whatsapp::WebhookReply r = whatsapp_->verify_webhook(query);
+        return {r.status, r.body};
+      };
+      o.webhooks.push_back(std::move(hook));
+    }
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
+  } else if (config_.channels.whatsapp.enabled) {
+    throw GatewayConfigError(
+        "[channels.whatsapp] needs the gateway's HTTP server (sigil serve): Meta posts messages to its "
+        "webhook_path");
   } else if (config_.channels.telegram.enabled && config_.channels.telegram.mode == "webhook") {
     throw GatewayConfigError(
         "[channels.telegram] mode \"webhook\" needs the gateway's HTTP server (sigil serve) to receive "
@@ -316,6 +343,8 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
                                                 data_dir_ / "discord-session.json", files_root_);
   if (config_.channels.slack.enabled)
     slack_ = std::make_unique<SlackService>(config_.channels.slack, *agent_, *store_, files_root_);
+  if (config_.channels.whatsapp.enabled)
+    whatsapp_ = std::make_unique<WhatsAppService>(config_.channels.whatsapp, *agent_, *store_, files_root_);
   scheduler_ = std::make_unique<actions::Scheduler>(
       *store_,
       [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });
@@ -326,9 +355,10 @@ Gateway::~Gateway() { stop(); }
 bool Gateway::fire(const store::ScheduledTask& task, const std::string& turn_id) {
   std::shared_ptr<agent::TurnObserver> observer;
   if (options_.task_observer) observer = options_.task_observer(task);
-  if (!observer && telegram_) observer = telegram_->task_observer(task);         // set from a Telegram chat
-  if (!observer && discord_) observer = discord_->task_observer(task, turn_id);  // from a Discord channel
-  if (!observer && slack_) observer = slack_->task_observer(task, turn_id);      // from a Slack channel
+  if (!observer && telegram_) observer = telegram_->task_observer(task);           // set from a Telegram chat
+  if (!observer && discord_) observer = discord_->task_observer(task, turn_id);    // from a Discord channel
+  if (!observer && slack_) observer = slack_->task_observer(task, turn_id);        // from a Slack channel
+  if (!observer && whatsapp_) observer = whatsapp_->task_observer(task, turn_id);  // from a WhatsApp chat
   if (!observer && server_)
     observer = server_->conversation_observer(task.scope.user_id, task.scope.conversation_id);
   {
@@ -351,6 +381,7 @@ unsigned short Gateway::start() {
   if (telegram_) telegram_->start();
   if (discord_) discord_->start();
   if (slack_) slack_->start();
+  if (whatsapp_) whatsapp_->start();
   {
     std::lock_guard lock(mu_);
     notify_target_ = scheduler_.get();
@@ -369,6 +400,7 @@ void Gateway::stop(std::chrono::milliseconds grace) {
   if (telegram_) telegram_->stop_polling();
   if (discord_) discord_->stop_gateway();
   if (slack_) slack_->stop_socket();
+  if (whatsapp_) whatsapp_->stop_webhook();
   if (scheduler_) scheduler_->stop();
   if (server_) server_->stop();
   if (!agent_) return;
@@ -388,6 +420,8 @@ void Gateway::stop(std::chrono::milliseconds grace) {
     for (const std::string& id : discord_->running_turns()) turns.insert(id);
   if (slack_)
     for (const std::string& id : slack_->running_turns()) turns.insert(id);
+  if (whatsapp_)
+    for (const std::string& id : whatsapp_->running_turns()) turns.insert(id);
   for (const std::string& id : turns) agent_->cancel(id);
   agent_->wait_idle();
 }

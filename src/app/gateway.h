@@ -38,6 +38,7 @@
 #include "app/mcp_servers.h"
 #include "app/slack_service.h"
 #include "app/telegram_service.h"
+#include "app/whatsapp_service.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
@@ -115,6 +116,7 @@ class Gateway {
   std::unique_ptr<TelegramService> telegram_;  // [channels.telegram]; null when not configured
   std::unique_ptr<DiscordService> discord_;    // [channels.discord]; null when not configured
   std::unique_ptr<SlackService> slack_;        // [channels.slack]; null when not configured
+  std::unique_ptr<WhatsAppService> whatsapp_;  // [channels.whatsapp]; null when not configured
 
   std::mutex mu_;
   actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken

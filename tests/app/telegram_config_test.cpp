@@ -110,7 +110,7 @@ TEST(TelegramConfig, ClearErrors) {
       {"[channels.telegram]\ntoken = \"1:a\"\nwebhook = \"x\"\n",
        {"[channels.telegram] unknown key \"webhook\""}},
       {"[channels.teams]\ntoken = \"x\"\n",
-       {"unknown channel [channels.teams] (known: telegram, discord, slack)"}},
+       {"unknown channel [channels.teams] (known: telegram, discord, slack"}},
   });
 }
 

@@ -388,6 +388,8 @@ export class WhatsAppFake {
       new GraphError(status, 100, status === 413 ? "(#100) Request too large" : "(#100) Invalid request body").body());
     if (!parsed) return;
     entry.params = parsed.json ?? parsed.fields;
+    // A read receipt goes to /messages too; it is its own route, so a fault can aim at sends or at reads.
+    if (m?.[3] === "messages" && req.method === "POST" && entry.params?.status !== undefined) entry.route = "POST read";
     if (parsed.files.length) entry.files = parsed.files.map((f) => ({ field: f.field, filename: f.filename,
       content_type: f.contentType, size: f.data.length, sha256: sha256(f.data) }));
     if (!m) return fail(new GraphError(400, 2500, "Unknown path components: " + url.pathname));
@@ -399,7 +401,7 @@ export class WhatsAppFake {
     if (!auth) return fail(new GraphError(400, 2500, "An active access token must be used to query information about the current user."));
     if (auth !== this.accessToken) return fail(knownError(190));
 
-    const fault = takeFault(this.faults, route, entry, req, finish);
+    const fault = takeFault(this.faults, entry.route, entry, req, finish);
     if (fault?.kind === "drop") return;
     if (fault?.kind === "rate_limit") {
       const retry = Math.max(1, Math.ceil(Number(fault.retry_after ?? 1)));
