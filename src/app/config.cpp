@@ -91,6 +91,18 @@ void apply_env_and_flags(Config& config, const ConfigFlags& flags, const EnvLook
     throw ConfigError(
         "[channels.signal] needs account: the bot's number in E.164 (the -a ACCOUNT signal-cli's daemon runs "
         "with)");
+  // [channels.whatsapp]: its secrets from the environment, and all three needed.
+  WhatsAppConfig& wa = config.channels.whatsapp;
+  if (auto v = env("SIGIL_WHATSAPP_ACCESS_TOKEN"); v && !v->empty()) wa.access_token = *v;
+  if (auto v = env("SIGIL_WHATSAPP_APP_SECRET"); v && !v->empty()) wa.app_secret = *v;
+  if (auto v = env("SIGIL_WHATSAPP_VERIFY_TOKEN"); v && !v->empty()) wa.verify_token = *v;
+  if (wa.enabled && (wa.phone_number_id.empty() || wa.access_token.empty() || wa.app_secret.empty() ||
+                     wa.verify_token.empty()))
+    throw ConfigError(
+        "[channels.whatsapp] needs phone_number_id, access_token (or SIGIL_WHATSAPP_ACCESS_TOKEN), "
+        "app_secret "
+        "(or SIGIL_WHATSAPP_APP_SECRET, which signs Meta's webhook posts) and verify_token (or "
+        "SIGIL_WHATSAPP_VERIFY_TOKEN)");
   if (auto v = env("SIGIL_MODEL_URL")) config.model.url = *v;
   if (auto v = env("SIGIL_MODEL_KEY")) config.model.key = *v;
   if (auto v = env("SIGIL_MODEL")) config.model.name = *v;
@@ -266,6 +278,15 @@ std::string Config::describe() const {
         << ", allowed_users " << channels.signal.allowed_users.size() << ", allowed_groups "
         << channels.signal.allowed_groups.size() << ", request_timeout "
         << channels.signal.request_timeout_seconds << '\n';
+  if (channels.whatsapp.enabled)
+    out << "channels.whatsapp: phone_number_id " << channels.whatsapp.phone_number_id << ", access_token "
+        << secret(channels.whatsapp.access_token) << ", app_secret " << secret(channels.whatsapp.app_secret)
+        << ", verify_token " << secret(channels.whatsapp.verify_token) << ", api_url "
+        << channels.whatsapp.api_url << ", webhook_path " << channels.whatsapp.webhook_path
+        << ", allowed_users "
+        << (channels.whatsapp.allowed_users.empty() ? std::string("(anyone)")
+                                                    : std::to_string(channels.whatsapp.allowed_users.size()))
+        << '\n';
   return out.str();
 }
 

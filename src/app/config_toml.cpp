@@ -443,9 +443,10 @@ class Reader {
     for (auto&& [key, node] : t) {
       const std::string name(key.str());
       const toml::table* table = node.as_table();
-      if (name != "telegram" && name != "discord" && name != "slack" && name != "matrix" && name != "signal")
-        fail_at(key.source(),
-                "unknown channel [channels." + name + "] (known: telegram, discord, slack, matrix, signal)");
+      constexpr std::string_view kKnown[] = {"telegram", "discord", "slack", "matrix", "signal", "whatsapp"};
+      if (std::find(std::begin(kKnown), std::end(kKnown), name) == std::end(kKnown))
+        fail_at(key.source(), "unknown channel [channels." + name +
+                                  "] (known: telegram, discord, slack, matrix, signal, whatsapp)");
       if (table == nullptr)
         fail_at(node.source(), "channels." + name + " must be a table ([channels." + name + "])");
       section_ = "channels." + name;
@@ -454,6 +455,7 @@ class Reader {
       if (name == "slack") slack(*table, c.slack);
       if (name == "matrix") matrix(*table, c.matrix);
       if (name == "signal") signal(*table, c.signal);
+      if (name == "whatsapp") whatsapp(*table, c.whatsapp);
     }
   }
 
@@ -749,6 +751,45 @@ class Reader {
                 c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
               }},
          });
+  }
+
+  void whatsapp(const toml::table& t, WhatsAppConfig& c) {
+    c.enabled = true;
+    const auto digits = [](const std::string& v) {
+      return !v.empty() && v.size() <= 20 && v.find_first_not_of("0123456789") == std::string::npos;
+    };
+    each(t, {{"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+             {"phone_number_id",
+              [&](const toml::node& n, const std::string& k) {
+                c.phone_number_id = string(n, k);
+                if (!digits(c.phone_number_id))
+                  fail(n, k, "must be the number's id (digits, from API Setup)");
+              }},
+             {"access_token", into(c.access_token, &Reader::string)},
+             {"app_secret", into(c.app_secret, &Reader::string)},
+             {"verify_token", into(c.verify_token, &Reader::string)},
+             {"webhook_path",
+              [&](const toml::node& n, const std::string& k) {
+                c.webhook_path = string(n, k);
+                if (!c.webhook_path.starts_with("/") || c.webhook_path.find('?') != std::string::npos)
+                  fail(n, k, "must be a path starting with / (e.g. \"/whatsapp/webhook\")");
+              }},
+             {"allowed_users",
+              [&](const toml::node& n, const std::string& k) {
+                c.allowed_users =
+                    id_list(n, k, "must be an array of phone numbers (e.g. [\"+16505551234\"])",
+                            [](const std::string& v) {
+                              return v.find_first_of("0123456789") != std::string::npos &&
+                                     v.find_first_not_of("+0123456789 -()") == std::string::npos;
+                            });
+              }},
+             {"request_timeout",
+              [&](const toml::node& n, const std::string& k) {
+                c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
+              }},
+             {"max_download_mb", [&](const toml::node& n, const std::string& k) {
+                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 100)) << 20;
+              }}});
   }
 
   std::string name_;

@@ -181,7 +181,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
   builtin.messages.send = [this](const actions::MessageTarget& target, std::string_view text) -> std::string {
     for (const auto& chat : chats_)
       if (text::ascii::iequals(target.channel, chat->name())) return chat->send_message(target.chat, text);
-    constexpr std::string_view kKnown[] = {"telegram", "discord", "slack", "matrix", "signal"};
+    constexpr std::string_view kKnown[] = {"telegram", "discord", "slack", "matrix", "signal", "whatsapp"};
     std::string section;
     for (const std::string_view known : kKnown)
       if (text::ascii::iequals(target.channel, known)) section = " ([channels." + std::string(known) + "])";
@@ -302,7 +302,27 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
                               return {r.status, r.body};
                             }});
     }
+    if (config_.channels.whatsapp.enabled) {
+      // Meta's posts, and its subscription check (a GET with hub.challenge).
+      server::Webhook hook{
+          config_.channels.whatsapp.webhook_path, "X-Hub-Signature-256",
+          [this](std::string_view signature, std::string_view body) -> server::WebhookAnswer {
+            if (!whatsapp_) return {503, "not ready"};
+            const channels::whatsapp::WebhookReply r = whatsapp_->receive_webhook(signature, body);
+            return {r.status, r.body};
+          }};
+      hook.on_get = [this](std::string_view query) -> server::WebhookAnswer {
+        if (!whatsapp_) return {503, "not ready"};
+        const channels::whatsapp::WebhookReply r = whatsapp_->verify_webhook(query);
+        return {r.status, r.body};
+      };
+      o.webhooks.push_back(std::move(hook));
+    }
     server_ = std::make_unique<server::HttpServer>(*agent_, *store_, o);
+  } else if (config_.channels.whatsapp.enabled) {
+    throw GatewayConfigError(
+        "[channels.whatsapp] needs the gateway's HTTP server (sigil serve): Meta posts messages to its "
+        "webhook_path");
   } else if (config_.channels.telegram.enabled && config_.channels.telegram.mode == "webhook") {
     throw GatewayConfigError(
         "[channels.telegram] mode \"webhook\" needs the gateway's HTTP server (sigil serve) to receive "
@@ -324,6 +344,12 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
                                                      data_dir_ / "matrix-sync.json", files_root_));
   if (config_.channels.signal.enabled)
     chats_.push_back(std::make_unique<SignalService>(config_.channels.signal, *agent_, *store_, files_root_));
+  if (config_.channels.whatsapp.enabled) {
+    auto whatsapp =
+        std::make_unique<WhatsAppService>(config_.channels.whatsapp, *agent_, *store_, files_root_);
+    whatsapp_ = whatsapp.get();
+    chats_.push_back(std::move(whatsapp));
+  }
   scheduler_ = std::make_unique<actions::Scheduler>(
       *store_,
       [this](const store::ScheduledTask& task, const std::string& turn_id) { return fire(task, turn_id); });

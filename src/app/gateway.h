@@ -37,6 +37,7 @@
 #include "app/data_lock.h"
 #include "app/mcp_servers.h"
 #include "app/telegram_service.h"
+#include "app/whatsapp_service.h"
 #include "sigil/actions/scheduler.h"
 #include "sigil/agent/agent.h"
 #include "sigil/catalog/registry.h"
@@ -115,6 +116,7 @@ class Gateway {
   // observer.
   std::vector<std::unique_ptr<ChatService>> chats_;
   TelegramService* telegram_ = nullptr;  // the Telegram one in chats_ (its webhook); null when not configured
+  WhatsAppService* whatsapp_ = nullptr;  // the WhatsApp one in chats_ (its webhook); null when not configured
 
   std::mutex mu_;
   actions::Scheduler* notify_target_ = nullptr;  // guarded by mu_: the scheduler while it may be woken

@@ -82,6 +82,13 @@ int run_serve(const ConfigFlags& flags, std::ostream& out, std::ostream& err) {
       out << "sigil: signal: " << config.channels.signal.account << " via signal-cli at "
           << config.channels.signal.rpc_url << " (" << config.channels.signal.allowed_users.size()
           << " allowed users, " << config.channels.signal.allowed_groups.size() << " allowed groups)\n";
+    if (config.channels.whatsapp.enabled)
+      out << "sigil: whatsapp: webhook at " << config.channels.whatsapp.webhook_path << ", number "
+          << config.channels.whatsapp.phone_number_id << " via " << config.channels.whatsapp.api_url << " ("
+          << (config.channels.whatsapp.allowed_users.empty()
+                  ? std::string("anyone may write")
+                  : std::to_string(config.channels.whatsapp.allowed_users.size()) + " allowed users")
+          << ")\n";
     for (const std::string& name : gateway.mcp_servers()) out << "sigil: mcp: " << name << " connected\n";
     for (const std::string& error : gateway.mcp_errors()) out << "sigil: mcp: " << error << " (not taught)\n";
     out << "sigil: listening on http://" << host << ':' << port << std::endl;

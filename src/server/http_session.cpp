@@ -167,8 +167,22 @@ class HttpSession final : public Closable,
   void serve_webhook(const Webhook& hook, const Request& req) {
     const unsigned version = req.version();
     const bool keep = req.keep_alive();
-    if (req.method() != http::verb::post)
-      return send(json_error(405, "method not allowed; use POST").with("Allow", "POST"), version, keep);
+    if (req.method() == http::verb::get && hook.on_get) {
+      const std::string_view target = view(req.target());
+      const std::size_t q = target.find('?');
+      WebhookAnswer got;
+      try {
+        got = hook.on_get(q == std::string_view::npos ? std::string_view() : target.substr(q + 1));
+      } catch (...) {
+        got = {500, "the webhook failed"};
+      }
+      return send(text_response(got.status, std::move(got.body)), version, keep);
+    }
+    if (req.method() != http::verb::post) {
+      const char* allow = hook.on_get ? "GET, POST" : "POST";
+      return send(json_error(405, std::string("method not allowed; use ") + allow).with("Allow", allow),
+                  version, keep);
+    }
     WebhookAnswer answer;
     try {
       answer = hook.handle(header_value(req, hook.header), req.body());

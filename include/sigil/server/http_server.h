@@ -98,6 +98,9 @@ struct Webhook {
   // Called on an io thread with that header's value and the body; it must be quick (store, then hand the
   // work to another thread) and thread-safe.
   std::function<WebhookAnswer(std::string_view header_value, std::string_view body)> handle;
+  // Optional: a GET to the path (a platform's subscription check, e.g. WhatsApp's hub.challenge) gets the
+  // request's query string (without '?'; "" when none). Unset: a GET is answered 405, as before.
+  std::function<WebhookAnswer(std::string_view query)> on_get = nullptr;
 };
 
 struct HttpServerOptions {
