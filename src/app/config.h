@@ -224,78 +224,80 @@ struct SignalConfig {
   int request_timeout_seconds = 60;         // one JSON-RPC call's answer (a send waits on Signal)
   int silence_seconds = 40;  // a receive stream with no event or keep-alive this long is opened again
   std::uint64_t max_download_bytes = 25ull << 20;
-  // [channels.whatsapp] (docs/channels/whatsapp.md): the WhatsApp Business Cloud API. The section being there
-  // turns the channel on; Meta posts messages to webhook_path on the gateway's HTTP server (sigil serve).
-  struct WhatsAppConfig {
-    bool enabled = false;
-    std::string api_url = "https://graph.facebook.com/v23.0";
-    std::string phone_number_id;  // the business number's id (WhatsApp > API Setup)
-    std::string access_token;     // never printed; SIGIL_WHATSAPP_ACCESS_TOKEN overrides the file
-    std::string app_secret;       // X-Hub-Signature-256's key, never printed; SIGIL_WHATSAPP_APP_SECRET
-    std::string verify_token;     // the webhook's verify token, never printed; SIGIL_WHATSAPP_VERIFY_TOKEN
-    std::string webhook_path = "/whatsapp/webhook";
-    std::vector<std::string> allowed_users;  // phone numbers or wa_ids; empty: anyone who writes
-    int request_timeout_seconds = 30;
-    std::uint64_t max_download_bytes = 25ull << 20;  // each file a user sends
-  };
+};
 
-  struct ChannelsConfig {
-    TelegramConfig telegram;
-    DiscordConfig discord;
-    SlackConfig slack;
-    MatrixConfig matrix;
-    SignalConfig signal;
-    WhatsAppConfig whatsapp;
-  };
+// [channels.whatsapp] (docs/channels/whatsapp.md): the WhatsApp Business Cloud API. The section being there
+// turns the channel on; Meta posts messages to webhook_path on the gateway's HTTP server (sigil serve).
+struct WhatsAppConfig {
+  bool enabled = false;
+  std::string api_url = "https://graph.facebook.com/v23.0";
+  std::string phone_number_id;  // the business number's id (WhatsApp > API Setup)
+  std::string access_token;     // never printed; SIGIL_WHATSAPP_ACCESS_TOKEN overrides the file
+  std::string app_secret;       // X-Hub-Signature-256's key, never printed; SIGIL_WHATSAPP_APP_SECRET
+  std::string verify_token;     // the webhook's verify token, never printed; SIGIL_WHATSAPP_VERIFY_TOKEN
+  std::string webhook_path = "/whatsapp/webhook";
+  std::vector<std::string> allowed_users;  // phone numbers or wa_ids; empty: anyone who writes
+  int request_timeout_seconds = 30;
+  std::uint64_t max_download_bytes = 25ull << 20;  // each file a user sends
+};
 
-  struct Config {
-    ServerConfig server;
-    StoreConfig store;
-    ModelConfig model;
-    AgentSettings agent;
-    ActionsConfig actions;
-    SearchSettings search;
-    FetchSettings fetch;
-    ImagesSettings images;
-    ChannelsConfig channels;
-    std::vector<McpServerConfig> mcp_servers;
-    std::string file;  // the file read ("" : none)
+struct ChannelsConfig {
+  TelegramConfig telegram;
+  DiscordConfig discord;
+  SlackConfig slack;
+  MatrixConfig matrix;
+  SignalConfig signal;
+  WhatsAppConfig whatsapp;
+};
 
-    // Several lines "key = value" for logs; secrets only as "(set)" / "(not set)".
-    std::string describe() const;
-  };
+struct Config {
+  ServerConfig server;
+  StoreConfig store;
+  ModelConfig model;
+  AgentSettings agent;
+  ActionsConfig actions;
+  SearchSettings search;
+  FetchSettings fetch;
+  ImagesSettings images;
+  ChannelsConfig channels;
+  std::vector<McpServerConfig> mcp_servers;
+  std::string file;  // the file read ("" : none)
 
-  class ConfigError : public std::runtime_error {
-   public:
-    using std::runtime_error::runtime_error;
-  };
+  // Several lines "key = value" for logs; secrets only as "(set)" / "(not set)".
+  std::string describe() const;
+};
 
-  // Flags given on the command line (empty: not given).
-  struct ConfigFlags {
-    std::string config_file;  // --config
-    std::string listen;       // --listen HOST:PORT
-    std::string data;         // --data DIR
-    std::string log_level;    // --log-level LEVEL
-  };
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
-  // Looks an environment variable up (nullopt: not set). Tests pass their own.
-  using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
-  EnvLookup process_environment();
+// Flags given on the command line (empty: not given).
+struct ConfigFlags {
+  std::string config_file;  // --config
+  std::string listen;       // --listen HOST:PORT
+  std::string data;         // --data DIR
+  std::string log_level;    // --log-level LEVEL
+};
 
-  // Defaults, then `flags.config_file` (or ./sigil.toml when it exists and no file was named), then the
-  // environment, then the flags. Throws ConfigError.
-  Config load_config(const ConfigFlags& flags, const EnvLookup& env = process_environment());
+// Looks an environment variable up (nullopt: not set). Tests pass their own.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+EnvLookup process_environment();
 
-  // The same from TOML text (`name` is used in messages and to resolve relative paths). Throws ConfigError.
-  Config load_config_text(std::string_view toml, const std::string& name, const ConfigFlags& flags,
-                          const EnvLookup& env);
+// Defaults, then `flags.config_file` (or ./sigil.toml when it exists and no file was named), then the
+// environment, then the flags. Throws ConfigError.
+Config load_config(const ConfigFlags& flags, const EnvLookup& env = process_environment());
 
-  // A Telegram bot token's shape: digits, ':', then [A-Za-z0-9_-]+ (it goes into the request path).
-  bool valid_telegram_token(std::string_view token);
-  // A webhook secret_token's shape (Bot API setWebhook): 1-256 of A-Z, a-z, 0-9, '_' and '-'.
-  bool valid_telegram_webhook_secret(std::string_view secret);
+// The same from TOML text (`name` is used in messages and to resolve relative paths). Throws ConfigError.
+Config load_config_text(std::string_view toml, const std::string& name, const ConfigFlags& flags,
+                        const EnvLookup& env);
 
-  // "HOST:PORT" (IPv6 as "[::1]:8080") into host and port. Throws ConfigError naming `what`.
-  void parse_listen(std::string_view text, std::string& host, unsigned short& port, std::string_view what);
+// A Telegram bot token's shape: digits, ':', then [A-Za-z0-9_-]+ (it goes into the request path).
+bool valid_telegram_token(std::string_view token);
+// A webhook secret_token's shape (Bot API setWebhook): 1-256 of A-Z, a-z, 0-9, '_' and '-'.
+bool valid_telegram_webhook_secret(std::string_view secret);
+
+// "HOST:PORT" (IPv6 as "[::1]:8080") into host and port. Throws ConfigError naming `what`.
+void parse_listen(std::string_view text, std::string& host, unsigned short& port, std::string_view what);
 
 }  // namespace sigil::app
