@@ -67,7 +67,7 @@ TEST(WhatsAppConfig, ClearErrors) {
       {"[channels.whatsapp]\nwebhook_path = \"whatsapp\"\n", {"must be a path starting with /"}},
       {"[channels.whatsapp]\nallowed_users = [\"alice\"]\n", {"array of phone numbers"}},
       {"[channels.whatsapp]\nwebhook_url = \"x\"\n", {"[channels.whatsapp] unknown key \"webhook_url\""}},
-      {"[channels.signalx]\n", {"known: telegram, discord, slack, whatsapp"}},
+      {"[channels.signalx]\n", {"known: telegram, discord, slack, matrix, signal, whatsapp"}},
   });
 }
 
