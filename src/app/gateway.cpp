@@ -284,7 +284,7 @@ Gateway::Gateway(const Config& config, GatewayOptions options)
     };
     if (config_.channels.telegram.enabled || config_.channels.discord.enabled ||
         config_.channels.slack.enabled || config_.channels.matrix.enabled ||
-        config_.channels.signal.enabled) {
+        config_.channels.signal.enabled || config_.channels.whatsapp.enabled) {
       o.health = [this] {
         // Read on an io thread while the gateway runs: every service exists before the server starts.
         std::string out = "{";
