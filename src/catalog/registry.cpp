@@ -288,6 +288,28 @@ void Registry::validate_tag_refs_into(int spelling, std::span<const parse::Attri
   validate_tag_refs_general(r, attributes, out);
 }
 
+parse::OneValueTag Registry::one_value_tag(int spelling, std::string_view key) const {
+  const SpellingRef& r = refs_[checked(spelling)];
+  if (!r.flat) return {spelling, nullptr};
+  const ActionSpec& action = actions_[r.action];
+  const ParamSpec* p = find_param(action, key);
+  if (p == nullptr || (p->type != ParamType::String && p->type != ParamType::Enum))
+    return {spelling, nullptr};
+  // validate_tag_flat()'s check of the required parameters, decided by the key alone.
+  const std::uint32_t bit = std::uint32_t{1} << (p - action.params.data());
+  if ((r.required & ~bit) != 0) return {spelling, nullptr};
+  return {spelling, p};
+}
+
+void Registry::validate_one_value_into(const parse::OneValueTag& t, std::string_view key,
+                                       std::string_view value, parse::Validated& out) const {
+  if (t.resolved != nullptr &&
+      catalog::validate_one_flat(*static_cast<const ParamSpec*>(t.resolved), value, out))
+    return;
+  const parse::AttributeRef attribute{key, value, true};
+  validate_tag_refs_into(t.spelling, std::span<const parse::AttributeRef>(&attribute, 1), out);
+}
+
 void Registry::validate_tag_refs_general(const SpellingRef& r,
                                          std::span<const parse::AttributeRef> attributes,
                                          parse::Validated& out) const {

@@ -125,6 +125,19 @@ bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
   return true;
 }
 
+bool validate_one_flat(const ParamSpec& param, std::string_view value, parse::Validated& out) {
+  // validate_tag_flat()'s steps for its one attribute, past the lookup and the checks that the key decides.
+  if (param.type == ParamType::String) {
+    if (ascii::trim_left(value).empty()) return false;  // missing (9.3)
+  } else if (!simple_value(param, value, &value)) {
+    return false;
+  }
+  out.arena.clear();
+  put_arg(0, param.name, value, out);
+  finish_valid(1, out);
+  return true;
+}
+
 bool validate_tag_simple(const ActionSpec& action, const Spelling& spelling,
                          std::span<const parse::AttributeRef> attributes, const parse::Body& body,
                          parse::Validated& out) {

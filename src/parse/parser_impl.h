@@ -118,8 +118,10 @@ class Parser::Impl {
   // with the body's held bytes (then their masks go with the released body).
   std::size_t whole_tag(std::string_view piece, std::size_t i, const text::stage1::MaskView& masks,
                         bool in_body);
-  void whole_directive(int index, std::uint64_t begin, std::size_t len, bool self_closing);
-  [[gnu::noinline]] void keep_prefix(std::string_view rest, int index, std::size_t name_end);
+  // `one_value`: validated against the kept prefix's resolved tag (TagPrefix::one_value()), whose directive
+  // this is (one attribute under its key, with a value).
+  void whole_directive(int index, std::uint64_t begin, std::size_t len, bool self_closing, bool one_value);
+  [[gnu::noinline]] bool keep_prefix(std::string_view rest, int index, std::size_t name_end);
   std::size_t repeated_tag(std::string_view rest);
   std::size_t whole_bracket(std::string_view rest);
   std::size_t not_a_bracket(std::string_view rest, std::size_t dead);

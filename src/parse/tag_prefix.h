@@ -16,6 +16,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "sigil/parse/grammar.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -54,11 +56,10 @@ class TagPrefix {
     }
     return rest.size() >= kBytes;
   }
-  // Keeps rest[0, size) as the prefix (not when size > kBytes; wants(rest) was true) and what the whole-tag
-  // path decided over it.
+  // Keeps rest[0, size) as the prefix (size <= kBytes; wants(rest) was true), what the whole-tag path
+  // decided over it, and what the grammar resolved for its tag and key (`one_value`).
   void keep(std::string_view rest, std::size_t size, int tag, std::size_t key_begin, std::size_t key_size,
-            bool name_whole) noexcept {
-    if (size > kBytes) return;
+            bool name_whole, const OneValueTag& one_value) noexcept {
     std::memcpy(bytes_.data(), rest.data(), kBytes);  // (the bytes past size are masked off)
     size_ = static_cast<std::uint8_t>(size);
     mask_ = static_cast<std::uint32_t>((std::uint64_t{1} << size) - 1);
@@ -66,6 +67,7 @@ class TagPrefix {
     key_begin_ = static_cast<std::uint8_t>(key_begin);
     key_size_ = static_cast<std::uint8_t>(key_size);
     name_whole_ = name_whole;
+    one_value_ = one_value;
   }
 
   bool kept() const noexcept { return size_ != 0; }
@@ -75,9 +77,13 @@ class TagPrefix {
   std::size_t key_size() const noexcept { return key_size_; }
   // Whether the name was looked up whole (NameTable::match_whole): so it would be again with kBytes at hand.
   bool name_whole() const noexcept { return name_whole_; }
+  // Grammar::one_value_tag() of the tag's spelling and the key: a tag that matches has one attribute under
+  // the same key bytes, validated against it (Grammar::validate_one_value_into).
+  const OneValueTag& one_value() const noexcept { return one_value_; }
 
  private:
   std::array<char, kBytes> bytes_;  // left unset when made: written by keep() before match() reads it
+  OneValueTag one_value_;
   std::uint32_t mask_ = 0;
   int tag_ = -1;
   std::uint8_t size_ = 0;  // 0: none kept

@@ -23,13 +23,21 @@ constexpr text::ByteSet kBracketArgStops{"]<[\n"};
 }  // namespace
 
 // The common directive, read whole from begin to begin + len: validated and reported from the scanner's
-// attributes. The removed tag leaves no trace in the shadow machine (2.8), so it never steps it.
+// attributes (with `one_value`, its one attribute against what the grammar resolved for the kept prefix's
+// tag and key: the same result). The removed tag leaves no trace in the shadow machine (2.8), so it never
+// steps it.
 [[gnu::always_inline]] inline void Parser::Impl::whole_directive(int index, std::uint64_t begin,
-                                                                 std::size_t len, bool self_closing) {
+                                                                 std::size_t len, bool self_closing,
+                                                                 bool one_value) {
   const TagName& spec = names_.tags[static_cast<std::size_t>(index)];
   const std::uint64_t clean = visible_count();
   pos_ = begin + len - 1;
-  grammar_.validate_tag_refs_into(spec.spelling, tag_.attribute_refs(), scratch_);
+  if (one_value) {
+    const AttributeRef& a = tag_.attribute_refs()[0];
+    grammar_.validate_one_value_into(prefix_.one_value(), a.key, a.value, scratch_);
+  } else {
+    grammar_.validate_tag_refs_into(spec.spelling, tag_.attribute_refs(), scratch_);
+  }
   code_.mark_line_content();
   directive(spec.spelling, {}, scratch_, begin, begin + len, clean);
   // 2.4: its own close tag after only whitespace belongs to it.
@@ -44,14 +52,20 @@ constexpr text::ByteSet kBracketArgStops{"]<[\n"};
 // here may have ended a body: the same bytes give the same decisions, the body's release aside). Kept only
 // when rest holds TagPrefix::kBytes bytes (wants()) and the name is shorter than NameTable::kWholeBytes:
 // then its lookup was whole exactly when whole_names is on and the table is built, and so it would be again.
-void Parser::Impl::keep_prefix(std::string_view rest, int index, std::size_t name_end) {
+// With the prefix goes what the grammar resolves for its tag and key (Grammar::one_value_tag), against
+// which this directive and each repeat are validated. Returns whether a prefix was kept.
+bool Parser::Impl::keep_prefix(std::string_view rest, int index, std::size_t name_end) {
   const std::span<const AttributeRef> refs = tag_.attribute_refs();
-  if (refs.size() != 1 || !refs[0].has_value || name_end - 1 >= NameTable::kWholeBytes) return;
+  if (refs.size() != 1 || !refs[0].has_value || name_end - 1 >= NameTable::kWholeBytes) return false;
   const char* value = refs[0].value.data();
-  if (value <= rest.data() || value >= rest.data() + rest.size()) return;  // a decoded copy
+  if (value <= rest.data() || value >= rest.data() + rest.size()) return false;  // a decoded copy
   const std::size_t key_begin = static_cast<std::size_t>(refs[0].key.data() - rest.data());
-  prefix_.keep(rest, static_cast<std::size_t>(value - rest.data()), index, key_begin, refs[0].key.size(),
-               opt_.whole_names && names_.tag_table.whole_ready());
+  const std::size_t size = static_cast<std::size_t>(value - rest.data());
+  if (size > TagPrefix::kBytes) return false;
+  prefix_.keep(rest, size, index, key_begin, refs[0].key.size(),
+               opt_.whole_names && names_.tag_table.whole_ready(),
+               grammar_.one_value_tag(names_.tags[static_cast<std::size_t>(index)].spelling, refs[0].key));
+  return true;
 }
 
 std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
@@ -134,8 +148,11 @@ std::size_t Parser::Impl::whole_tag(std::string_view piece, std::size_t at,
       (self_closing || tag_.has_attributes() || !spec.has_required_params)) {
     // The common directive (`<react emoji="…"/>`) is complete here: validated and reported straight from
     // the scanner's attributes, as complete_open_tag() would after holding it in a construct.
-    if (opt_.repeated_tags && prefix_.wants(rest)) keep_prefix(rest, index, k);
-    whole_directive(index, begin, len, self_closing);
+    if (opt_.repeated_tags && prefix_.wants(rest) && keep_prefix(rest, index, k)) {
+      whole_directive(index, begin, len, self_closing, true);
+    } else {
+      whole_directive(index, begin, len, self_closing, false);
+    }
     return len;
   }
   if (spec.role == TagRole::Wrapper) {
@@ -201,7 +218,7 @@ std::size_t Parser::Impl::repeated_tag(std::string_view rest) {
   line_ws_only_ = false;
   stats_.bytes_examined += len;
   stats_.max_held = std::max(stats_.max_held, len - 1);  // held before the tag's `>`
-  whole_directive(index, pos_, len, tag_.self_closing());
+  whole_directive(index, pos_, len, tag_.self_closing(), true);
   return len;
 }
 

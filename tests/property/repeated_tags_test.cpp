@@ -20,7 +20,9 @@ using namespace sigil::testing::gen;
 constexpr FastPath kRepeated{&RunOptions::repeated_tags, &sigil::parse::ParserStats::tags_repeated};
 
 std::string repeat_dense_reply(ReplyGenerator& g) {
-  // Prefixes the path keeps and some it must not confuse with them (a case, a blank or a byte apart).
+  // Prefixes the path keeps and some it must not confuse with them (a case, a blank or a byte apart); keys
+  // whose values the grammar judges in other ways (an enum of send-file's without its required path, an
+  // alias, a key in another case), with values that fail (blank, not in the enum) or pass.
   static const std::vector<std::string> heads = {"<react emoji=\"",
                                                  "<react emoji=\"",
                                                  "<react emoji='",
@@ -43,7 +45,10 @@ std::string repeat_dense_reply(ReplyGenerator& g) {
                                                  "<no-reply reason=\"",
                                                  "<actions note=\"",
                                                  "<react emoji=\"\"",
-                                                 "<a_rather_long_tag_name_here key=\""};
+                                                 "<a_rather_long_tag_name_here key=\"",
+                                                 "<send-file kind=\"",
+                                                 "<send-file file=\"",
+                                                 "<react EMOJI=\""};
   static const std::vector<std::string> values = {"👍",
                                                   "🎉",
                                                   "x",
@@ -62,7 +67,11 @@ std::string repeat_dense_reply(ReplyGenerator& g) {
                                                   "x&#128077;",
                                                   "averyveryveryverylongvaluethatgoesonandon",
                                                   "\r",
-                                                  "✅ done"};
+                                                  "✅ done",
+                                                  "image",
+                                                  " IMAGE ",
+                                                  "not-a-kind",
+                                                  "\t"};
   static const std::vector<std::string> tails = {
       "\"/>", "\"/>", "\">", "\" />",        "\"/ >", "\" message=\"1\"/>", "\">body</react>",
       "\"",   "\"/",  "'/>", "\">\n</react>"};

@@ -87,6 +87,12 @@ class Registry : public parse::Grammar {
                          parse::Validated& out) const override;
   void validate_tag_refs_into(int spelling, std::span<const parse::AttributeRef> attributes,
                               parse::Validated& out) const override;
+  // Resolves the parameter `key` names when the spelling takes the flat path (validate_tag_flat()) and one
+  // attribute under it can be valid (a string or enum parameter that is all the required ones); the value
+  // is then checked against it alone: no name lookup, no bounds check, no dispatch on the spelling.
+  parse::OneValueTag one_value_tag(int spelling, std::string_view key) const override;
+  void validate_one_value_into(const parse::OneValueTag& t, std::string_view key, std::string_view value,
+                               parse::Validated& out) const override;
   parse::Validated validate_bracket(int spelling, std::string_view args, bool has_args) const override;
   void validate_bracket_into(int spelling, std::string_view args, bool has_args,
                              parse::Validated& out) const override;

@@ -49,6 +49,11 @@ std::optional<std::uint32_t> flat_required(const ActionSpec& action, const Spell
 bool validate_tag_flat(const ActionSpec& action, std::uint32_t required,
                        std::span<const parse::AttributeRef> attributes, parse::Validated& out);
 
+// validate_tag_flat() for one attribute with a value under a key that names `param` (a string or enum
+// parameter of an action whose only required parameter, if any, it is): true with the same result, or
+// false (`out` then for the caller to replace) where validate_tag_flat() would be false.
+bool validate_one_flat(const ParamSpec& param, std::string_view value, parse::Validated& out);
+
 // The common case of validate_bracket, in place: ARGS given for positional string or enum parameters that
 // convert, every required parameter given, no presets or rules (REMEMBER, CALCULATE, SEARCH, ...). Then
 // writes what validate_bracket returns into `out`, the arguments deferred as validate_tag_simple's, and

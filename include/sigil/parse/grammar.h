@@ -211,6 +211,13 @@ struct Validated {
   }
 };
 
+// What a grammar resolved for a spelling's tag written with one attribute under a given key
+// (Grammar::one_value_tag): opaque to the parser, valid as long as the grammar is.
+struct OneValueTag {
+  int spelling = -1;
+  const void* resolved = nullptr;  // the grammar's own; nullptr: nothing resolved (validated in full)
+};
+
 class Grammar {
  public:
   virtual ~Grammar() = default;
@@ -243,6 +250,22 @@ class Grammar {
   virtual void validate_tag_refs_into(int spelling, std::span<const AttributeRef> attributes,
                                       Validated& out) const {
     validate_tag_into(spelling, to_attributes(attributes), Body{}, out);
+  }
+  // A tag without a body written with one attribute, `key`, and a value, over and over (the directive the
+  // parser's repeated-tag path recognises by its prefix: parse/tag_prefix.h). one_value_tag() resolves what
+  // does not depend on the value once (the action, the parameter `key` names, what its type checks), and
+  // validate_one_value_into() validates each value against that, with validate_tag_refs_into()'s result
+  // for the same attribute (the same arguments, error, notes). The defaults resolve nothing.
+  virtual OneValueTag one_value_tag(int spelling, std::string_view key) const {
+    static_cast<void>(key);
+    return {spelling, nullptr};
+  }
+  // validate_tag_refs_into(t.spelling, {{key, value, true}}, out), where t is one_value_tag(t.spelling, k)
+  // for a `k` of the same bytes as `key`.
+  virtual void validate_one_value_into(const OneValueTag& t, std::string_view key, std::string_view value,
+                                       Validated& out) const {
+    const AttributeRef attribute{key, value, true};
+    validate_tag_refs_into(t.spelling, std::span<const AttributeRef>(&attribute, 1), out);
   }
   // A bracket directive: ARGS exactly as written between `NAME:` and `]` (split and trimmed here, 3.3).
   // `has_args` is false for `[NAME]`.
