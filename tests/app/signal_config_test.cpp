@@ -59,7 +59,7 @@ TEST(SignalConfig, ClearErrors) {
       {"[channels.signal]\naccount = \"+15550100001\"\nsilence_seconds = 5\n", {"silence_seconds"}},
       {"[channels.signal]\naccount = \"+15550100001\"\nphone = \"x\"\n",
        {"[channels.signal] unknown key \"phone\""}},
-      {"[channels.teams]\n", {"known: telegram, discord, slack, signal"}},
+      {"[channels.teams]\n", {"known: telegram, discord, slack, matrix, signal"}},
   });
 }
 
