@@ -100,6 +100,24 @@ class Reader {
   Setter into(T& field, Read read) {
     return [this, &field, read](const toml::node& n, const std::string& k) { field = (this->*read)(n, k); };
   }
+  // each()'s entry for a whole number of `lo` to `hi` (integer()) kept as an int (or an optional one):
+  // seconds, milliseconds, tokens.
+  template <class Int>
+  Setter int_in(Int& field, std::int64_t lo, std::int64_t hi) {
+    return [this, &field, lo, hi](const toml::node& n, const std::string& k) {
+      field = static_cast<int>(integer(n, k, lo, hi));
+    };
+  }
+  // each()'s entry for a size given in MB, 0 to `max_mb`, kept in bytes (max_download_mb).
+  Setter megabytes(std::uint64_t& bytes, std::int64_t max_mb) {
+    return [this, &bytes, max_mb](const toml::node& n, const std::string& k) {
+      bytes = static_cast<std::uint64_t>(integer(n, k, 0, max_mb)) << 20;
+    };
+  }
+  // each()'s entry for a chat platform's API address (api_url()).
+  Setter api_url_into(std::string& field) {
+    return [this, &field](const toml::node& n, const std::string& k) { field = api_url(n, k); };
+  }
   // each()'s entry for a key that must be one of `allowed` (choice()).
   Setter one_of(std::string& field, std::vector<std::string_view> allowed) {
     return [this, &field, allowed = std::move(allowed)](const toml::node& n, const std::string& k) {
@@ -313,14 +331,8 @@ class Reader {
              {"replay", into(c.replay, &Reader::path)},
              {"tokens_per_second",
               [&](const toml::node& n, const std::string& k) { c.tokens_per_second = number(n, k, 0, 1e6); }},
-             {"timeout_seconds",
-              [&](const toml::node& n, const std::string& k) {
-                c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
-              }},
-             {"max_tokens",
-              [&](const toml::node& n, const std::string& k) {
-                c.max_tokens = static_cast<int>(integer(n, k, 1, 10'000'000));
-              }},
+             {"timeout_seconds", int_in(c.timeout_seconds, 1, 3600)},
+             {"max_tokens", int_in(c.max_tokens, 1, 10'000'000)},
              {"temperature",
               [&](const toml::node& n, const std::string& k) { c.temperature = number(n, k, 0, 2); }},
              {"tools", one_of(c.tools, {"auto", "on", "off"})},
@@ -342,10 +354,7 @@ class Reader {
   void agent(const toml::table& t, AgentSettings& c) {
     each(t, {
                 {"say_mode", into(c.say_mode, &Reader::boolean)},
-                {"max_model_calls",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.max_model_calls = static_cast<int>(integer(n, k, 1, 100));
-                 }},
+                {"max_model_calls", int_in(c.max_model_calls, 1, 100)},
                 {"history_messages",
                  [&](const toml::node& n, const std::string& k) {
                    c.history_messages = static_cast<std::size_t>(integer(n, k, 1, 10000));
@@ -486,10 +495,7 @@ class Reader {
             {"url", into(c.url, &Reader::string)},
             {"env", [&](const toml::node& n, const std::string& k) { c.env = pairs(n, k); }},
             {"headers", [&](const toml::node& n, const std::string& k) { c.headers = pairs(n, k); }},
-            {"timeout_seconds",
-             [&](const toml::node& n, const std::string& k) {
-               c.timeout_seconds = static_cast<int>(integer(n, k, 1, 3600));
-             }},
+            {"timeout_seconds", int_in(c.timeout_seconds, 1, 3600)},
             {"elicitation", one_of(c.elicitation, {"decline", "cancel", "defaults"})},
             {"oauth", [&](const toml::node& n, const std::string& k) { mcp_oauth(n, k, c.oauth); }}});
       if (c.command.empty() == c.url.empty())
@@ -542,7 +548,7 @@ class Reader {
                 if (!c.token.empty() && !valid_telegram_token(c.token))
                   fail(n, k, "is not a bot token (digits, ':', then letters, digits, '_' or '-')");
               }},
-             {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+             {"api_url", api_url_into(c.api_url)},
              {"mode", one_of(c.mode, {"polling", "webhook"})},
              {"webhook_url",
               [&](const toml::node& n, const std::string& k) {
@@ -573,14 +579,8 @@ class Reader {
                   fail(n, k, "must be 1-256 of A-Z, a-z, 0-9, '_' and '-' (Telegram's secret_token)");
               }},
              {"stream", into(c.stream, &Reader::boolean)},
-             {"edit_interval_ms",
-              [&](const toml::node& n, const std::string& k) {
-                c.edit_interval_ms = static_cast<int>(integer(n, k, 200, 60'000));
-              }},
-             {"max_download_mb",
-              [&](const toml::node& n, const std::string& k) {
-                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 2000)) << 20;
-              }},
+             {"edit_interval_ms", int_in(c.edit_interval_ms, 200, 60'000)},
+             {"max_download_mb", megabytes(c.max_download_bytes, 2000)},
              {"allowed_users",
               [&](const toml::node& n, const std::string& k) {
                 const auto* a = n.as_array();
@@ -593,10 +593,7 @@ class Reader {
                   c.allowed_users.push_back(i->get());
                 }
               }},
-             {"poll_timeout",
-              [&](const toml::node& n, const std::string& k) {
-                c.poll_timeout_seconds = static_cast<int>(integer(n, k, 0, 50));
-              }},
+             {"poll_timeout", int_in(c.poll_timeout_seconds, 0, 50)},
          });
   }
 
@@ -625,7 +622,7 @@ class Reader {
     c.enabled = true;
     each(t, {
                 {"token", into(c.token, &Reader::string)},
-                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+                {"api_url", api_url_into(c.api_url)},
                 {"allowed_users",
                  [&](const toml::node& n, const std::string& k) {
                    c.allowed_users = id_list(n, k,
@@ -636,14 +633,8 @@ class Reader {
                                                       v.find_first_not_of("0123456789") == std::string::npos;
                                              });
                  }},
-                {"request_timeout",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
-                 }},
-                {"max_download_mb",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 500)) << 20;
-                 }},
+                {"request_timeout", int_in(c.request_timeout_seconds, 1, 300)},
+                {"max_download_mb", megabytes(c.max_download_bytes, 500)},
             });
   }
 
@@ -659,7 +650,7 @@ class Reader {
     each(t, {
                 {"bot_token", token(c.bot_token, "xoxb-")},
                 {"app_token", token(c.app_token, "xapp-")},
-                {"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+                {"api_url", api_url_into(c.api_url)},
                 {"allowed_users",
                  [&](const toml::node& n, const std::string& k) {
                    c.allowed_users = id_list(
@@ -670,14 +661,8 @@ class Reader {
                                     std::string::npos;
                        });
                  }},
-                {"request_timeout",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
-                 }},
-                {"max_download_mb",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
-                 }},
+                {"request_timeout", int_in(c.request_timeout_seconds, 1, 300)},
+                {"max_download_mb", megabytes(c.max_download_bytes, 1000)},
             });
   }
 
@@ -691,8 +676,7 @@ class Reader {
     };
     const std::string why = "must be a Matrix user id (e.g. \"@alice:example.org\")";
     each(t, {
-                {"homeserver_url",
-                 [&](const toml::node& n, const std::string& k) { c.homeserver_url = api_url(n, k); }},
+                {"homeserver_url", api_url_into(c.homeserver_url)},
                 {"access_token", into(c.access_token, &Reader::string)},
                 {"user_id",
                  [&](const toml::node& n, const std::string& k) {
@@ -704,14 +688,8 @@ class Reader {
                    c.allowed_users = id_list(
                        n, k, "must be an array of Matrix user ids (e.g. [\"@alice:example.org\"])", user_id);
                  }},
-                {"request_timeout",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
-                 }},
-                {"max_download_mb",
-                 [&](const toml::node& n, const std::string& k) {
-                   c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
-                 }},
+                {"request_timeout", int_in(c.request_timeout_seconds, 1, 300)},
+                {"max_download_mb", megabytes(c.max_download_bytes, 1000)},
             });
   }
 
@@ -725,7 +703,7 @@ class Reader {
     };
     each(t,
          {
-             {"rpc_url", [&](const toml::node& n, const std::string& k) { c.rpc_url = api_url(n, k); }},
+             {"rpc_url", api_url_into(c.rpc_url)},
              {"account",
               [&](const toml::node& n, const std::string& k) {
                 c.account = string(n, k);
@@ -738,18 +716,9 @@ class Reader {
              {"allowed_groups",
               list(c.allowed_groups, "must be an array of Signal group ids (base64, 44 characters)",
                    &channels::signal::is_signal_group)},
-             {"request_timeout",
-              [&](const toml::node& n, const std::string& k) {
-                c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 600));
-              }},
-             {"silence_seconds",
-              [&](const toml::node& n, const std::string& k) {
-                c.silence_seconds = static_cast<int>(integer(n, k, 20, 3600));
-              }},
-             {"max_download_mb",
-              [&](const toml::node& n, const std::string& k) {
-                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 1000)) << 20;
-              }},
+             {"request_timeout", int_in(c.request_timeout_seconds, 1, 600)},
+             {"silence_seconds", int_in(c.silence_seconds, 20, 3600)},
+             {"max_download_mb", megabytes(c.max_download_bytes, 1000)},
          });
   }
 

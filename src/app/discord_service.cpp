@@ -42,30 +42,21 @@ const JsonField<Attachment> kAttachmentFields[] = {{"id", &Attachment::id},
                                                    {"url", &Attachment::url}};
 
 std::string payload_of(const Message& m) {
-  boost::json::object o;
-  write_fields(o, m, kMessageFields);
-  boost::json::array& mentions = o["mentions"].emplace_array();
-  for (const std::string& id : m.mentions) mentions.emplace_back(id);
-  boost::json::array& attachments = o["attachments"].emplace_array();
-  for (const Attachment& a : m.attachments)
-    write_fields(attachments.emplace_back(boost::json::object()).as_object(), a, kAttachmentFields);
-  return boost::json::serialize(o);
+  return record_json(m, kMessageFields, [&](boost::json::object& o) {
+    boost::json::array& mentions = o["mentions"].emplace_array();
+    for (const std::string& id : m.mentions) mentions.emplace_back(id);
+    write_list(o, "attachments", m.attachments, kAttachmentFields);
+  });
 }
 
 std::optional<Message> message_of(const std::string& json) {
-  const auto parsed = channels::parse_object(json);
-  if (!parsed) return std::nullopt;
-  const auto& o = *parsed;
-  Message m;
-  read_fields(o, m, kMessageFields);
-  if (const auto* list = o.if_contains("mentions"); list != nullptr && list->is_array())
-    for (const auto& id : list->as_array())
-      if (id.is_string()) m.mentions.emplace_back(id.as_string());
-  if (const auto* list = o.if_contains("attachments"); list != nullptr && list->is_array()) {
-    for (const auto& a : list->as_array())
-      if (a.is_object()) read_fields(a.as_object(), m.attachments.emplace_back(), kAttachmentFields);
-  }
-  if (m.id.empty() || m.channel_id.empty()) return std::nullopt;
+  auto m = read_record(json, kMessageFields, [](const boost::json::object& o, Message& r) {
+    if (const auto* list = o.if_contains("mentions"); list != nullptr && list->is_array())
+      for (const auto& id : list->as_array())
+        if (id.is_string()) r.mentions.emplace_back(id.as_string());
+    read_list(o, "attachments", r.attachments, kAttachmentFields);
+  });
+  if (!m || m->id.empty() || m->channel_id.empty()) return std::nullopt;
   return m;
 }
 

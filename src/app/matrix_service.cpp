@@ -47,18 +47,11 @@ const JsonField<Event> kEventFields[] = {{"room", &Event::room},
                                          {"ts", &Event::ts},
                                          {"room_members", &Event::room_members}};
 
-std::string payload_of(const Event& e) {
-  boost::json::object o;
-  write_fields(o, e, kEventFields);
-  return boost::json::serialize(o);
-}
+std::string payload_of(const Event& e) { return record_json(e, kEventFields); }
 
 std::optional<Event> event_of(const std::string& json) {
-  const auto parsed = channels::parse_object(json);
-  if (!parsed) return std::nullopt;
-  Event e;
-  read_fields(*parsed, e, kEventFields);
-  if (e.room.empty() || e.event_id.empty()) return std::nullopt;
+  auto e = read_record(json, kEventFields);
+  if (!e || e->room.empty() || e->event_id.empty()) return std::nullopt;
   return e;
 }
 

@@ -36,23 +36,16 @@ const JsonField<Attachment> kAttachmentFields[] = {{"id", &Attachment::id},
                                                    {"size", &Attachment::size}};
 
 std::string payload_of(const Message& m) {
-  boost::json::object o;
-  write_fields(o, m, kMessageFields);
-  boost::json::array& files = o["attachments"].emplace_array();
-  for (const Attachment& a : m.attachments)
-    write_fields(files.emplace_back(boost::json::object()).as_object(), a, kAttachmentFields);
-  return boost::json::serialize(o);
+  return record_json(m, kMessageFields, [&](boost::json::object& o) {
+    write_list(o, "attachments", m.attachments, kAttachmentFields);
+  });
 }
 
 std::optional<Message> message_of(const std::string& json) {
-  const auto parsed = channels::parse_object(json);
-  if (!parsed) return std::nullopt;
-  Message m;
-  read_fields(*parsed, m, kMessageFields);
-  if (const auto* list = parsed->if_contains("attachments"); list != nullptr && list->is_array())
-    for (const auto& a : list->as_array())
-      if (a.is_object()) read_fields(a.as_object(), m.attachments.emplace_back(), kAttachmentFields);
-  if (m.sender().empty() || m.timestamp <= 0) return std::nullopt;
+  auto m = read_record(json, kMessageFields, [](const boost::json::object& o, Message& r) {
+    read_list(o, "attachments", r.attachments, kAttachmentFields);
+  });
+  if (!m || m->sender().empty() || m->timestamp <= 0) return std::nullopt;
   return m;
 }
 

@@ -37,23 +37,15 @@ const JsonField<File> kFileFields[] = {{"id", &File::id},
                                        {"url", &File::url}};
 
 std::string payload_of(const Message& m) {
-  boost::json::object o;
-  write_fields(o, m, kMessageFields);
-  boost::json::array& files = o["files"].emplace_array();
-  for (const File& f : m.files)
-    write_fields(files.emplace_back(boost::json::object()).as_object(), f, kFileFields);
-  return boost::json::serialize(o);
+  return record_json(m, kMessageFields,
+                     [&](boost::json::object& o) { write_list(o, "files", m.files, kFileFields); });
 }
 
 std::optional<Message> message_of(const std::string& json) {
-  const auto parsed = channels::parse_object(json);
-  if (!parsed) return std::nullopt;
-  Message m;
-  read_fields(*parsed, m, kMessageFields);
-  if (const auto* list = parsed->if_contains("files"); list != nullptr && list->is_array())
-    for (const auto& f : list->as_array())
-      if (f.is_object()) read_fields(f.as_object(), m.files.emplace_back(), kFileFields);
-  if (m.channel.empty() || m.ts.empty()) return std::nullopt;
+  auto m = read_record(json, kMessageFields, [](const boost::json::object& o, Message& r) {
+    read_list(o, "files", r.files, kFileFields);
+  });
+  if (!m || m->channel.empty() || m->ts.empty()) return std::nullopt;
   return m;
 }
 

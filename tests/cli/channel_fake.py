@@ -1,4 +1,4 @@
-"""What the chat channel end-to-end tests share (telegram_channel_test.py, discord_channel_test.py): a fake
+"""What the chat channel end-to-end tests share (telegram, discord, slack, matrix and signal _channel_test.py): a fake
 platform (tests/fakes/*.mjs) as a child process with its admin API, sigil serve's start and stop around it.
 The check/fail reporting and waiting for an event (never a fixed sleep) are sigil_serve.Checks."""
 import json
@@ -109,6 +109,26 @@ class ChannelRun:
     def stop_cleanly(self, what="sigil serve stops cleanly on SIGTERM"):
         stop_cleanly(self.checks, self.server, what)
         self.server = None
+
+
+def check_answered_once(checks, tmp, markers, logs=("serve1.log", "serve2.log")):
+    """The count over every message written: MARKERS maps each message to what its turn's log line holds; in
+    the serve logs (LOGS, in TMP) each must be answered once: 0 lost, 0 answered twice."""
+    lines = [line for name in logs for line in open(os.path.join(tmp, name)).readlines()]
+    answers = {key: sum(1 for line in lines if marker in line) for key, marker in markers.items()}
+    lost = [k for k, n in answers.items() if n == 0]
+    twice = [k for k, n in answers.items() if n > 1]
+    checks.check(not lost, f"0 lost inbound messages ({len(markers)} written): {lost}")
+    checks.check(not twice, f"0 messages answered twice: {twice}")
+
+
+def check_shown_once(checks, texts, echoes, echo_tests):
+    """What the bot showed in the chat the fault tests wrote to (TEXTS): the slow answer, each of the ECHOES
+    echo answers (of ECHO_TESTS) and the report's last message, each exactly once."""
+    checks.check(sum("MARK-SLOW" in t for t in texts) == 1, "the slow answer is shown exactly once")
+    checks.check(sum(t == "Answer to MARK-ECHO." for t in texts) == echoes,
+                 f"each of the {echoes} echo answers ({echo_tests}) is shown exactly once")
+    checks.check(sum(t == "That is all." for t in texts) == 1, "the report's last message is shown once")
 
 
 def channel_health(checks, server, channel):

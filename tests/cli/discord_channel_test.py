@@ -26,7 +26,8 @@ import re
 import signal
 import sys
 
-from channel_fake import ChannelRun, Checks, FakeServer, channel_health, metrics_text, write_replay
+from channel_fake import (ChannelRun, Checks, FakeServer, channel_health, check_answered_once, check_shown_once,
+                          metrics_text, write_replay)
 from channel_fake import DISCORD_FAKE as FAKE, DISCORD_TOKEN as TOKEN
 from sigil_serve import file_folder, replay_model_toml, serve_toml, write_toml
 
@@ -305,21 +306,9 @@ def main():
         # The count over every message written.
         creates = [e for e in fake.journal() if e["route"].startswith("POST /channels/") and
                    e["route"].endswith("/messages") and e["status"] == 200]
-        answers = {}
-        for mid, marker, channel in written:
-            answers[mid] = sum(1 for line in open(os.path.join(tmp, "serve1.log")).readlines() +
-                               open(os.path.join(tmp, "serve2.log")).readlines()
-                               if f"discord-turn turn=dc-{mid} " in line)
-        lost = [mid for mid, n in answers.items() if n == 0]
-        twice = [mid for mid, n in answers.items() if n > 1]
-        check(not lost, f"0 lost inbound messages ({len(written)} written)")
-        check(not twice, f"0 messages answered twice: {twice}")
-        dm_texts = [m.get("content") or "" for m in fake.bot_messages(DM)]
+        check_answered_once(CHECKS, tmp, {mid: f"discord-turn turn=dc-{mid} " for mid, _, _ in written})
         echo_dm = sum(1 for _, marker, ch in written if marker == "Answer to MARK-ECHO." and ch == DM)
-        check(sum("MARK-SLOW" in t for t in dm_texts) == 1, "the slow answer is shown exactly once")
-        check(sum(t == "Answer to MARK-ECHO." for t in dm_texts) == echo_dm,
-              f"each of the {echo_dm} fault-test answers is shown exactly once")
-        check(sum(t == "That is all." for t in dm_texts) == 1, "the report's last message is shown once")
+        check_shown_once(CHECKS, [m.get("content") or "" for m in fake.bot_messages(DM)], echo_dm, "the fault tests")
         nonces = [e["body"]["nonce"] for e in creates]
         dupes = len(nonces) - len(set(nonces))
         shown_ids = [e["response"]["id"] for e in creates if e.get("response")]

@@ -26,7 +26,8 @@ import signal
 import sys
 import urllib.parse
 
-from channel_fake import FAKES, ChannelRun, Checks, FakeServer, channel_health, metrics_text, write_replay
+from channel_fake import (FAKES, ChannelRun, Checks, FakeServer, channel_health, check_answered_once, check_shown_once,
+                          metrics_text, write_replay)
 from sigil_serve import file_folder, replay_model_toml, serve_toml, write_toml
 
 FAKE = os.path.join(FAKES, "matrix.mjs")
@@ -220,19 +221,9 @@ def main():
         wait_for("the message written while down", lambda: turn_logged(server, away), server)
 
         # The count over every message written.
-        logs = open(os.path.join(tmp, "serve1.log")).readlines() + open(os.path.join(tmp, "serve2.log")).readlines()
-        answers = {m["event_id"]: sum(1 for line in logs if f"matrix-turn turn={turn_id(m)} " in line)
-                   for m in written}
-        lost = [k for k, n in answers.items() if n == 0]
-        twice = [k for k, n in answers.items() if n > 1]
-        check(not lost, f"0 lost inbound messages ({len(written)} written): {lost}")
-        check(not twice, f"0 messages answered twice: {twice}")
-        dm_texts = [e["content"].get("body", "") for e in fake.bot_events(DM)]
-        check(sum("MARK-SLOW" in t for t in dm_texts) == 1, "the slow answer is shown exactly once")
-        echoes = 5  # MARK-FILE, MARK-429, MARK-TIMEOUT, MARK-DROP, MARK-AWAY
-        check(sum(t == "Answer to MARK-ECHO." for t in dm_texts) == echoes,
-              f"each of the {echoes} echo answers is shown exactly once")
-        check(sum(t == "That is all." for t in dm_texts) == 1, "the report's last message is shown once")
+        check_answered_once(CHECKS, tmp, {m["event_id"]: f"matrix-turn turn={turn_id(m)} " for m in written})
+        check_shown_once(CHECKS, [e["content"].get("body", "") for e in fake.bot_events(DM)], 5,
+                         "MARK-FILE, MARK-429, MARK-TIMEOUT, MARK-DROP, MARK-AWAY")
 
         run.stop_cleanly("sigil serve stops cleanly on SIGTERM")
         print("matrix_channel_test: all checks passed")

@@ -25,7 +25,8 @@ import os
 import signal
 import sys
 
-from channel_fake import FAKES, ChannelRun, Checks, FakeServer, channel_health, metrics_text, write_replay
+from channel_fake import (FAKES, ChannelRun, Checks, FakeServer, channel_health, check_answered_once, check_shown_once,
+                          metrics_text, write_replay)
 from sigil_serve import file_folder, replay_model_toml, serve_toml, write_toml
 
 FAKE = os.path.join(FAKES, "signal.mjs")
@@ -224,16 +225,8 @@ def main():
         wait_for("the message written while down", lambda: turn_logged(server, ALICE, away["timestamp"]), server)
 
         # The count over every message written.
-        logs = open(os.path.join(tmp, "serve1.log")).readlines() + open(os.path.join(tmp, "serve2.log")).readlines()
-        answers = {(c, ts): sum(1 for line in logs if turn_line(c, ts) in line) for c, ts in written}
-        lost = [k for k, n in answers.items() if n == 0]
-        twice = [k for k, n in answers.items() if n > 1]
-        check(not lost, f"0 lost inbound messages ({len(written)} written): {lost}")
-        check(not twice, f"0 messages answered twice: {twice}")
-        texts = [m["body"] or "" for m in fake.bot_messages(ALICE)]
-        check(sum("MARK-SLOW" in t for t in texts) == 1, "the slow answer is shown exactly once")
-        check(sum(t == "Answer to MARK-ECHO." for t in texts) == 4, "each echo answer (file, drop, time-out, away) once")
-        check(sum(t == "That is all." for t in texts) == 1, "the report's last message is shown once")
+        check_answered_once(CHECKS, tmp, {(c, ts): turn_line(c, ts) for c, ts in written})
+        check_shown_once(CHECKS, [m["body"] or "" for m in fake.bot_messages(ALICE)], 4, "file, drop, time-out, away")
 
         run.stop_cleanly("sigil serve stops cleanly on SIGTERM")
         print("signal_channel_test: all checks passed")

@@ -8,6 +8,9 @@
 //   whether it came.
 // - paced_stats(): the calls' counts (net::StoppableCalls) with `paced` = the waits of the bot's global
 //   pace, plus any other pace's waits the client names.
+// - count_attempt(): one attempt of a call that may be made again is counted as a call when it reached the
+//   platform, as a retry when it is to be made again (logged at info as the client's retry event, with the
+//   method or route and the error), else, when it failed, as a failure whose last_error is "what: summary".
 #pragma once
 
 #include <cstdint>
@@ -45,11 +48,34 @@ class PlatformApi {
   ~PlatformApi();
   net::CallStats paced_stats(std::uint64_t other_waits = 0) const;
 
+  // `o`'s attempt at the call `what` (its method or route); `again`: it is to be made again. A retry is
+  // logged as `retry_event` ("slack-retry") with `what_key` naming `what`.
+  template <class Outcome>
+  void count_attempt(std::string_view what, const Outcome& o, bool again, std::string_view retry_event,
+                     std::string_view what_key) {
+    count_attempt({.what = what,
+                   .reached = o.status != 0 || o.kind != Outcome::Kind::NotSent,
+                   .ok = o.ok(),
+                   .again = again,
+                   .summary = o.summary()},
+                  retry_event, what_key);
+  }
+
   net::HttpClient& client_;
   const std::string api_url_;
   const std::string token_;
   net::StoppableCalls calls_;  // requests under way (stop() cancels them) and their counts
   std::unique_ptr<SendPace> pace_;
+
+ private:
+  struct Attempt {
+    std::string_view what;
+    bool reached = false;  // it reached the platform or an answer came
+    bool ok = false;
+    bool again = false;
+    std::string summary;  // the outcome's one line
+  };
+  void count_attempt(const Attempt& a, std::string_view retry_event, std::string_view what_key);
 };
 
 }  // namespace sigil::channels

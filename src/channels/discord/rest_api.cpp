@@ -7,7 +7,6 @@
 #include <variant>
 
 #include "channels/send_pace.h"
-#include "sigil/log/log.h"
 #include "sigil/net/multipart.h"
 #include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
@@ -168,18 +167,8 @@ RestOutcome RestApi::call(const RestRequest& request) {
     const bool again = !gave_up && attempt < options_.max_attempts &&
                        (limited || o.kind == RestOutcome::Kind::NotSent ||
                         (request.repeatable && o.kind == RestOutcome::Kind::Unknown));
-    calls_.count([&](net::CallStats& stats) {
-      if (o.status != 0 || o.kind != RestOutcome::Kind::NotSent) ++stats.calls;
-      if (!o.ok() && !again) {
-        ++stats.failures;
-        stats.last_error = route + ": " + o.summary();
-      }
-      if (again) ++stats.retries;
-    });
+    count_attempt(route, o, again, "discord-retry", "route");
     if (!again) return o;
-    if (log::enabled(log::Level::info))
-      log::write(
-          log::Record{log::Level::info, "discord-retry", {}}.with("route", route).with("error", o.summary()));
     ++retries;
     // A 429 is waited out by the rate-limit bookkeeping at the top of the loop; other failures pause.
     if (!limited && !calls_.pause(options_.retry_pause * attempt)) {

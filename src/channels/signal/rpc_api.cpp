@@ -5,8 +5,6 @@
 #include <boost/json/serialize.hpp>
 #include <utility>
 
-#include "sigil/log/log.h"
-
 namespace sigil::channels::signal {
 namespace {
 
@@ -122,19 +120,8 @@ RpcOutcome RpcApi::call(std::string_view method, boost::json::object params, boo
     const bool again = !gave_up && attempt < options_.max_attempts &&
                        (limited || o.kind == RpcOutcome::Kind::NotSent ||
                         (repeatable && o.kind == RpcOutcome::Kind::Unknown));
-    calls_.count([&](net::CallStats& stats) {
-      if (o.status != 0 || o.kind != RpcOutcome::Kind::NotSent) ++stats.calls;
-      if (!o.ok() && !again) {
-        ++stats.failures;
-        stats.last_error = std::string(method) + ": " + o.summary();
-      }
-      if (again) ++stats.retries;
-    });
+    count_attempt(method, o, again, "signal-retry", "method");
     if (!again) return o;
-    if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, "signal-retry", {}}
-                     .with("method", std::string(method))
-                     .with("error", o.summary()));
     ++retries;
     wait = std::chrono::seconds(0);
     if (limited) {

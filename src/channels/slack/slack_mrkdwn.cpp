@@ -3,6 +3,7 @@
 #include <string>
 
 #include "channels/chat_markdown_walk.h"
+#include "channels/html_escape.h"
 #include "sigil/text/char_refs.h"
 
 namespace sigil::channels::slack {
@@ -27,27 +28,7 @@ std::string_view span_marker(MD_SPANTYPE type) {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 // `& < >` as Slack's entities: the only escaping mrkdwn has.
-void put_escaped(std::string& out, char c) {
-  switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    default:
-      out += c;
-  }
-}
-
-std::string escaped(std::string_view s) {
-  std::string out;
-  for (char c : s) put_escaped(out, c);
-  return out;
-}
+std::string escaped(std::string_view s) { return html_escaped(s, false); }
 
 // A link's URL inside <url|text>: '|' and '>' would end its parts, so they are percent-encoded.
 std::string link_url(std::string_view url) {
@@ -171,7 +152,7 @@ std::string escape_slack_text(std::string_view text, bool after_word) {
     // A formatting character at the start of a word could open a span: the zero-width space before it
     // makes it follow a "word" character, which Slack does not take as an opening.
     if ((c == '*' || c == '_' || c == '~' || c == '`') && !word) out += kZwsp;
-    put_escaped(out, c);
+    put_html_escaped(out, c, false);
     word = !is_space(c) && c != '(' && c != '"' && c != '\'';
   }
   return out;

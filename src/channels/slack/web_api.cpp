@@ -8,7 +8,6 @@
 #include <variant>
 
 #include "channels/send_pace.h"
-#include "sigil/log/log.h"
 #include "sigil/net/url.h"
 #include "sigil/text/ascii.h"
 
@@ -163,19 +162,8 @@ ApiOutcome WebApi::send(std::string_view method, const ApiArgs& args, bool repea
     const bool again = !gave_up && attempt < options_.max_attempts &&
                        (limited || o.kind == ApiOutcome::Kind::NotSent ||
                         (repeatable && o.kind == ApiOutcome::Kind::Unknown));
-    calls_.count([&](net::CallStats& stats) {
-      if (o.status != 0 || o.kind != ApiOutcome::Kind::NotSent) ++stats.calls;
-      if (!o.ok() && !again) {
-        ++stats.failures;
-        stats.last_error = std::string(method) + ": " + o.summary();
-      }
-      if (again) ++stats.retries;
-    });
+    count_attempt(method, o, again, "slack-retry", "method");
     if (!again) return o;
-    if (log::enabled(log::Level::info))
-      log::write(log::Record{log::Level::info, "slack-retry", {}}
-                     .with("method", std::string(method))
-                     .with("error", o.summary()));
     ++retries;
     wait = std::chrono::seconds(0);
     if (limited) {
