@@ -727,7 +727,7 @@ class Reader {
     const auto digits = [](const std::string& v) {
       return !v.empty() && v.size() <= 20 && v.find_first_not_of("0123456789") == std::string::npos;
     };
-    each(t, {{"api_url", [&](const toml::node& n, const std::string& k) { c.api_url = api_url(n, k); }},
+    each(t, {{"api_url", api_url_into(c.api_url)},
              {"phone_number_id",
               [&](const toml::node& n, const std::string& k) {
                 c.phone_number_id = string(n, k);
@@ -752,13 +752,8 @@ class Reader {
                                      v.find_first_not_of("+0123456789 -()") == std::string::npos;
                             });
               }},
-             {"request_timeout",
-              [&](const toml::node& n, const std::string& k) {
-                c.request_timeout_seconds = static_cast<int>(integer(n, k, 1, 300));
-              }},
-             {"max_download_mb", [&](const toml::node& n, const std::string& k) {
-                c.max_download_bytes = static_cast<std::uint64_t>(integer(n, k, 0, 100)) << 20;
-              }}});
+             {"request_timeout", int_in(c.request_timeout_seconds, 1, 300)},
+             {"max_download_mb", megabytes(c.max_download_bytes, 100)}});
   }
 
   std::string name_;
